@@ -1,0 +1,4 @@
+#pragma once
+namespace vf::app {
+const char* versionString();
+}  // namespace vf::app

@@ -1,0 +1,37 @@
+// Border handling shared by every stage. The host defines exactly one of BORDER_CONSTANT,
+// BORDER_REPLICATE, BORDER_REFLECT, BORDER_REFLECT101, BORDER_WRAP (see pipeline/border.hpp).
+// With the row "abcdefgh" (n = 8):
+//
+//   BORDER_REPLICATE    aaaaaa|abcdefgh|hhhhhhh
+//   BORDER_REFLECT      fedcba|abcdefgh|hgfedcb
+//   BORDER_REFLECT101   gfedcb|abcdefgh|gfedcba
+//   BORDER_WRAP         cdefgh|abcdefgh|abcdefg
+//   BORDER_CONSTANT     iiiiii|abcdefgh|iiiiiii   border_index() returns -1: use the constant
+//
+// The loops fold indices more than one frame away (a 1-pixel-wide frame under a 7-tap filter).
+
+#ifndef VF_BORDER_CL
+#define VF_BORDER_CL
+
+inline int border_index(int i, int n) {
+#if defined(BORDER_REPLICATE)
+  return clamp(i, 0, n - 1);
+#elif defined(BORDER_REFLECT)
+  if (n == 1) return 0;
+  while (i < 0 || i >= n) i = (i < 0) ? -i - 1 : 2 * n - i - 1;
+  return i;
+#elif defined(BORDER_REFLECT101)
+  if (n == 1) return 0;
+  while (i < 0 || i >= n) i = (i < 0) ? -i : 2 * n - i - 2;
+  return i;
+#elif defined(BORDER_WRAP)
+  i %= n;
+  return i < 0 ? i + n : i;
+#elif defined(BORDER_CONSTANT)
+  return (i < 0 || i >= n) ? -1 : i;
+#else
+#error "define one BORDER_* mode"
+#endif
+}
+
+#endif

@@ -1,0 +1,259 @@
+#include "pipeline/chain.hpp"
+
+#include <algorithm>
+
+#include "pipeline/registry.hpp"
+
+namespace vf {
+
+namespace {
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+struct Token {
+  std::string text;
+  std::size_t pos;
+};
+
+// Splits on `sep`, keeping each piece's offset in the whole chain string.
+std::vector<Token> split(const std::string& s, std::size_t base, char sep) {
+  std::vector<Token> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == sep) {
+      out.push_back({s.substr(start, i - start), base + start});
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+std::string trimCopy(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\n");
+  if (a == std::string::npos) return "";
+  const auto b = s.find_last_not_of(" \t\n");
+  return s.substr(a, b - a + 1);
+}
+}  // namespace
+
+ChainError::ChainError(const std::string& message, const std::string& chain, std::size_t pos,
+                       std::size_t len)
+    : UserError(message + "\n  " + chain + "\n  " + std::string(std::min(pos, chain.size()), ' ') +
+                std::string(std::max<std::size_t>(len, 1), '^')),
+      message_(message),
+      pos_(pos),
+      len_(len) {}
+
+Chain Chain::parse(const std::string& text) {
+  Chain chain;
+  if (trimCopy(text).empty())
+    throw ChainError("empty chain: give at least one stage, e.g. --chain blur,sobel (stages: " +
+                         joined(stageNames()) + ")",
+                     text, 0, 1);
+  for (const Token& item : split(text, 0, ',')) {
+    const auto eq = item.text.find('=');
+    const std::string rawName = item.text.substr(0, eq);
+    const std::string name = trimCopy(rawName);
+    const std::size_t namePos = item.pos + rawName.find_first_not_of(" \t\n");
+    if (name.empty())
+      throw ChainError("empty stage in chain (two commas, or a comma at an end?)", text, item.pos,
+                       1);
+    const StageInfo* info = findStage(name);
+    if (!info)
+      throw ChainError("unknown stage '" + name + "'; stages: " + joined(stageNames()), text,
+                       namePos, name.size());
+    auto stage = info->create();
+    if (eq != std::string::npos) {
+      const std::string args = item.text.substr(eq + 1);
+      std::size_t positional = 0;
+      bool named = false;
+      for (const Token& kv : split(args, item.pos + eq + 1, ':')) {
+        const auto e = kv.text.find('=');
+        std::string key, value;
+        if (e == std::string::npos) {
+          // A bare value: the next parameter in declaration order (FFmpeg's shorthand).
+          if (named)
+            throw ChainError(name + ": '" + kv.text +
+                                 "' needs a name (param=value) after a named parameter",
+                             text, kv.pos, kv.text.size());
+          const auto& specs = info->params;
+          if (positional >= specs.size())
+            throw ChainError(name + ": too many values; it takes " +
+                                 std::to_string(specs.size()) + " parameter(s)",
+                             text, kv.pos, kv.text.size());
+          key = specs[positional++].name;
+          value = trimCopy(kv.text);
+        } else {
+          named = true;
+          key = trimCopy(kv.text.substr(0, e));
+          value = trimCopy(kv.text.substr(e + 1));
+        }
+        try {
+          stage->params().set(key, value);
+        } catch (const ParamError& pe) {
+          throw ChainError(name + ": " + pe.what(), text, kv.pos, kv.text.size());
+        }
+      }
+    }
+    try {
+      stage->validate();
+    } catch (const ParamError& pe) {
+      throw ChainError(name + ": " + pe.what(), text, item.pos, item.text.size());
+    }
+    chain.add(std::move(stage));
+  }
+  return chain;
+}
+
+void Chain::add(std::unique_ptr<Stage> stage) {
+  stages_.push_back(std::move(stage));
+  enabled_.push_back(true);
+  configured_ = false;
+}
+
+std::string Chain::str() const {
+  std::string s;
+  for (const auto& st : stages_) {
+    const std::string p = st->params().str();
+    s += (s.empty() ? "" : ",") + st->name() + (p.empty() ? "" : "=" + p);
+  }
+  return s;
+}
+
+bool Chain::setEnabled(std::size_t i, bool on) {
+  if (enabled_.at(i) == on) return false;
+  enabled_[i] = on;
+  configured_ = false;
+  return true;
+}
+
+void Chain::configure(ClContext& cl, const FrameDesc& in) {
+  if (in.empty())
+    throw UserError("cannot configure the chain for an empty frame (" + in.str() + ")");
+  configured_ = false;
+  cl_ = &cl;
+  published_.clear();
+  stageOut_.assign(stages_.size(), FrameDesc{});
+  FrameDesc cur = in;
+  std::size_t maxBytes = 0;
+  std::size_t producers = 0;
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    if (!enabled_[i]) {
+      stageOut_[i] = cur;
+      continue;
+    }
+    StageContext ctx{cl, static_cast<int>(i), published_};
+    const FrameDesc out = stages_[i]->configure(ctx, cur);
+    if (!stages_[i]->passthrough()) {
+      published_.clear();
+      ++producers;
+      maxBytes = std::max(maxBytes, out.bytes());
+    } else if (out != cur) {
+      throw std::logic_error(stages_[i]->name() + ": a passthrough stage changed the frame");
+    }
+    stageOut_[i] = cur = out;
+  }
+  // Intermediate results ping-pong between two scratch buffers; the last producer writes `out`.
+  const std::size_t needed = producers >= 2 ? (producers >= 3 ? 2 : 1) : 0;
+  if (needed && maxBytes > scratchBytes_) {
+    for (std::size_t k = 0; k < 2; ++k)
+      scratch_[k] = clCall("clCreateBuffer(chain scratch)", [&] {
+        return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, maxBytes);
+      });
+    scratchBytes_ = maxBytes;
+  }
+  input_ = in;
+  output_ = cur;
+  configured_ = true;
+}
+
+std::vector<SideOutput> Chain::sideOutputs() const {
+  std::vector<SideOutput> all;
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    if (!enabled_[i]) continue;
+    for (auto s : stages_[i]->sideOutputs()) {
+      s.stage = static_cast<int>(i);
+      all.push_back(std::move(s));
+    }
+  }
+  return all;
+}
+
+ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                        const std::vector<cl::Event>& wait,
+                        std::vector<std::vector<std::uint8_t>>* side) {
+  if (!configured_) throw std::logic_error("Chain::enqueue before configure");
+  ChainRun run;
+  run.stages.resize(stages_.size());
+  std::size_t lastProducer = stages_.size();
+  for (std::size_t i = 0; i < stages_.size(); ++i)
+    if (enabled_[i] && !stages_[i]->passthrough()) lastProducer = i;
+
+  const cl::Buffer* cur = &in;
+  std::vector<cl::Event> deps = wait;
+  int nextScratch = 0;
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    if (!enabled_[i]) continue;
+    Stage& st = *stages_[i];
+    const cl::Buffer* dst = cur;
+    if (!st.passthrough()) dst = (i == lastProducer) ? &out : &scratch_[nextScratch++ % 2];
+    StageEvents ev = st.enqueue(queue, *cur, *dst, deps);
+    if (ev.last()) deps.assign(1, ev.last);  // a stage with nothing to do enqueues nothing
+    run.stages[i] = ev;
+    cur = dst;
+  }
+  if (lastProducer == stages_.size() && in() != out()) {
+    // Nothing changed the frame (e.g. "hist" alone): the output is the input.
+    cl::Event copy;
+    clCall("clEnqueueCopyBuffer(chain passthrough)",
+           [&] { queue.enqueueCopyBuffer(in, out, 0, 0, input_.bytes(), &deps, &copy); });
+    deps.assign(1, copy);
+  }
+  if (side) {
+    const auto outs = sideOutputs();
+    side->resize(outs.size());
+    for (std::size_t k = 0; k < outs.size(); ++k) {
+      (*side)[k].resize(outs[k].bytes);
+      cl::Event read;
+      clCall("clEnqueueReadBuffer(" + outs[k].name + ")", [&] {
+        queue.enqueueReadBuffer(outs[k].buffer, CL_FALSE, 0, outs[k].bytes, (*side)[k].data(),
+                                &deps, &read);
+      });
+      deps.assign(1, read);
+    }
+  }
+  run.done = deps.empty() ? cl::Event() : deps.front();
+  return run;
+}
+
+ChainRun Chain::runOnce(ClContext& cl, cl::CommandQueue& queue, const FrameView& in,
+                        const FrameView& out, std::vector<std::vector<std::uint8_t>>* side) {
+  if (!configured_ || in.desc() != input_) configure(cl, in.desc());
+  if (out.desc() != output_)
+    throw std::invalid_argument("Chain::runOnce: output frame is " + out.desc().str() +
+                                ", the chain produces " + output_.str());
+  auto makeBuf = [&](std::size_t bytes) {
+    return clCall("clCreateBuffer(runOnce)",
+                  [&] { return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1)); });
+  };
+  cl::Buffer dIn = makeBuf(input_.bytes()), dOut = makeBuf(output_.bytes());
+  const std::array<std::size_t, 3> origin{0, 0, 0};
+  clCall("clEnqueueWriteBufferRect(runOnce)", [&] {
+    queue.enqueueWriteBufferRect(dIn, CL_TRUE, origin, {0, 0, 0},
+                                 {input_.rowBytes(), std::size_t(input_.height), 1},
+                                 input_.rowBytes(), 0, in.stride, 0, in.data);
+  });
+  ChainRun run = enqueue(queue, dIn, dOut, {}, side);
+  clCall("clEnqueueReadBufferRect(runOnce)", [&] {
+    queue.enqueueReadBufferRect(dOut, CL_TRUE, origin, {0, 0, 0},
+                                {output_.rowBytes(), std::size_t(output_.height), 1},
+                                output_.rowBytes(), 0, out.stride, 0, out.data);
+  });
+  clCall("clFinish(runOnce)", [&] { queue.finish(); });
+  return run;
+}
+
+}  // namespace vf

@@ -1,0 +1,93 @@
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/cl/context.hpp"
+#include "pipeline/cl/error.hpp"
+#include "pipeline/frame.hpp"
+#include "pipeline/stage.hpp"
+
+namespace vf {
+
+// A chain string that does not parse or validate. what() is the full message with the chain
+// and a caret line under the offending token; message() is the first line alone.
+class ChainError : public UserError {
+ public:
+  ChainError(const std::string& message, const std::string& chain, std::size_t pos,
+             std::size_t len);
+  const std::string& message() const { return message_; }
+  std::size_t position() const { return pos_; }
+  std::size_t length() const { return len_; }
+
+ private:
+  std::string message_;
+  std::size_t pos_, len_;
+};
+
+// Events of one frame through the chain, indexed like the stages (a disabled stage has none).
+struct ChainRun {
+  std::vector<StageEvents> stages;
+  cl::Event done;  // the last command this frame enqueued on the compute queue
+};
+
+// Stages in order, configured for one input size and format, with the intermediate buffers
+// between them. The chain enqueues; it never waits (runOnce, for tests and tools, does).
+class Chain {
+ public:
+  Chain() = default;
+  Chain(Chain&&) = default;
+  Chain& operator=(Chain&&) = default;
+
+  // FFmpeg-style: "blur=sigma=2:border=replicate,sobel=mode=l2,hist,brightness=auto".
+  // Throws ChainError (stage and parameter named, caret under the token).
+  static Chain parse(const std::string& text);
+
+  void add(std::unique_ptr<Stage> stage);
+  std::size_t size() const { return stages_.size(); }
+  Stage& stage(std::size_t i) { return *stages_.at(i); }
+  const Stage& stage(std::size_t i) const { return *stages_.at(i); }
+  std::string str() const;  // canonical chain text (non-default parameters only)
+
+  // Turns a stage off (the frame passes it unchanged) or on. Takes effect at the next
+  // configure(); returns true when that is needed.
+  bool setEnabled(std::size_t i, bool enabled);
+  bool enabled(std::size_t i) const { return enabled_.at(i); }
+
+  // Builds every stage for input frames described by `in`. UserError on a format mismatch
+  // ("sobel: needs gray input, got bgr; put gray before it").
+  void configure(ClContext& cl, const FrameDesc& in);
+  bool configured() const { return configured_; }
+  const FrameDesc& input() const { return input_; }
+  const FrameDesc& output() const { return output_; }
+  // Size and format each stage produces (after configure), indexed like the stages.
+  const std::vector<FrameDesc>& stageOutputs() const { return stageOut_; }
+
+  // Enqueues all enabled stages on `queue`: reads `in` (input() bytes), writes `out`
+  // (output() bytes), the first command waits on `wait`. Side outputs are read back into
+  // `side` (one vector per sideOutputs() entry, resized here) on the same queue, so a later
+  // frame cannot overwrite them first; they are valid once run.done completes.
+  ChainRun enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                   const std::vector<cl::Event>& wait,
+                   std::vector<std::vector<std::uint8_t>>* side = nullptr);
+
+  std::vector<SideOutput> sideOutputs() const;
+
+  // One frame, blocking: upload `in`, run, download into `out` (which must have output()'s
+  // size and format). For tests and tools, not for streaming.
+  ChainRun runOnce(ClContext& cl, cl::CommandQueue& queue, const FrameView& in,
+                   const FrameView& out, std::vector<std::vector<std::uint8_t>>* side = nullptr);
+
+ private:
+  std::vector<std::unique_ptr<Stage>> stages_;
+  std::vector<bool> enabled_;
+  std::vector<FrameDesc> stageOut_;
+  std::map<std::string, cl::Buffer> published_;
+  FrameDesc input_, output_;
+  bool configured_ = false;
+  cl::Buffer scratch_[2];
+  std::size_t scratchBytes_ = 0;
+  ClContext* cl_ = nullptr;
+};
+
+}  // namespace vf

@@ -1,0 +1,34 @@
+#include "pipeline/cl/context.hpp"
+
+#include "pipeline/cl/error.hpp"
+
+namespace vf {
+
+ClContext::ClContext(const DeviceInfo& device) : info_(device) {
+  context_ = clCall("clCreateContext(" + info_.name + ")",
+                    [&] { return cl::Context(std::vector<cl::Device>{info_.device}); });
+  programs_ = std::make_unique<ProgramCache>(context_, info_);
+}
+
+std::shared_ptr<ClContext> ClContext::open(const std::string& selector) {
+  return std::make_shared<ClContext>(selectDevice(selector));
+}
+
+cl::CommandQueue ClContext::makeQueue() const {
+  return clCall("clCreateCommandQueue", [&] {
+    return cl::CommandQueue(context_, info_.device, CL_QUEUE_PROFILING_ENABLE);
+  });
+}
+
+double eventMs(const cl::Event& e) {
+  if (!e()) return 0.0;
+  cl_ulong start = 0, end = 0;
+  if (clGetEventProfilingInfo(e(), CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr) !=
+          CL_SUCCESS ||
+      clGetEventProfilingInfo(e(), CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) !=
+          CL_SUCCESS)
+    return 0.0;
+  return end > start ? (end - start) * 1e-6 : 0.0;
+}
+
+}  // namespace vf

@@ -1,0 +1,35 @@
+#pragma once
+#include <memory>
+#include <string>
+
+#include "pipeline/cl/device.hpp"
+#include "pipeline/cl/opencl.hpp"
+#include "pipeline/cl/program_cache.hpp"
+
+namespace vf {
+
+// The OpenCL context of one device, its program cache, and a factory for profiling queues.
+class ClContext {
+ public:
+  explicit ClContext(const DeviceInfo& device);
+  // Selects with selectDevice(selector) and opens it.
+  static std::shared_ptr<ClContext> open(const std::string& selector = "");
+
+  const DeviceInfo& info() const { return info_; }
+  const cl::Device& device() const { return info_.device; }
+  const cl::Context& context() const { return context_; }
+  ProgramCache& programs() { return *programs_; }
+
+  // A new in-order queue with profiling enabled (every stage's time comes from its event).
+  cl::CommandQueue makeQueue() const;
+
+ private:
+  DeviceInfo info_;
+  cl::Context context_;
+  std::unique_ptr<ProgramCache> programs_;
+};
+
+// Device time of a completed event in milliseconds (END - START); 0 if profiling is unavailable.
+double eventMs(const cl::Event& e);
+
+}  // namespace vf

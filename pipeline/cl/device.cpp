@@ -1,0 +1,166 @@
+#include "pipeline/cl/device.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <sstream>
+
+#include "pipeline/cl/error.hpp"
+
+namespace vf {
+
+namespace {
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back()))))
+    s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+std::string mib(std::uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (1ull << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / double(1ull << 30));
+  else
+    std::snprintf(buf, sizeof buf, "%.0f KiB", bytes / 1024.0);
+  return buf;
+}
+const char* kNoDeviceHelp =
+    "no OpenCL device found. Install a GPU driver with OpenCL support, or the CPU device: "
+    "`sudo apt-get install pocl-opencl-icd` (check with `clinfo -l`)";
+}  // namespace
+
+std::string DeviceInfo::index() const {
+  return std::to_string(platformIndex) + ":" + std::to_string(deviceIndex);
+}
+
+std::string DeviceInfo::typeName() const {
+  if (type & CL_DEVICE_TYPE_GPU) return "GPU";
+  if (type & CL_DEVICE_TYPE_CPU) return "CPU";
+  if (type & CL_DEVICE_TYPE_ACCELERATOR) return "ACCELERATOR";
+  return "OTHER";
+}
+
+std::vector<DeviceInfo> listDevices() {
+  std::vector<cl::Platform> platforms;
+  try {
+    cl::Platform::get(&platforms);
+  } catch (const cl::Error& e) {
+    // The ICD loader reports "no platform" as -1001 (CL_PLATFORM_NOT_FOUND_KHR).
+    spdlog::debug("clGetPlatformIDs: {}", clErrorName(e.err()));
+    return {};
+  }
+  std::vector<DeviceInfo> out;
+  for (std::size_t p = 0; p < platforms.size(); ++p) {
+    std::vector<cl::Device> devices;
+    try {
+      platforms[p].getDevices(CL_DEVICE_TYPE_ALL, &devices);
+    } catch (const cl::Error& e) {
+      if (e.err() == CL_DEVICE_NOT_FOUND) continue;
+      throw ClError(e.err(), "clGetDeviceIDs");
+    }
+    for (std::size_t d = 0; d < devices.size(); ++d) {
+      const cl::Device& dev = devices[d];
+      DeviceInfo info;
+      info.platformIndex = static_cast<int>(p);
+      info.deviceIndex = static_cast<int>(d);
+      clCall("clGetDeviceInfo", [&] {
+        info.platform = trim(platforms[p].getInfo<CL_PLATFORM_NAME>());
+        info.name = trim(dev.getInfo<CL_DEVICE_NAME>());
+        info.vendor = trim(dev.getInfo<CL_DEVICE_VENDOR>());
+        info.version = trim(dev.getInfo<CL_DEVICE_VERSION>());
+        info.driverVersion = trim(dev.getInfo<CL_DRIVER_VERSION>());
+        info.type = dev.getInfo<CL_DEVICE_TYPE>();
+        info.computeUnits = dev.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+        info.globalMemBytes = dev.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+        info.localMemBytes = dev.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+        info.maxAllocBytes = dev.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+        info.maxWorkGroupSize = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+      });
+      info.device = dev;
+      out.push_back(std::move(info));
+    }
+  }
+  return out;
+}
+
+std::string formatDeviceTable(const std::vector<DeviceInfo>& devices) {
+  std::ostringstream os;
+  if (devices.empty()) {
+    os << kNoDeviceHelp << "\n";
+    return os.str();
+  }
+  char line[512];
+  std::snprintf(line, sizeof line, "%-5s %-28s %-44s %-6s %-22s %4s %10s %9s\n", "P:D", "platform",
+                "device", "type", "OpenCL", "CUs", "global", "local");
+  os << line;
+  for (const auto& d : devices) {
+    std::snprintf(line, sizeof line, "%-5s %-28.28s %-44.44s %-6s %-22.22s %4u %10s %9s\n",
+                  d.index().c_str(), d.platform.c_str(), d.name.c_str(), d.typeName().c_str(),
+                  d.version.c_str(), d.computeUnits, mib(d.globalMemBytes).c_str(),
+                  mib(d.localMemBytes).c_str());
+    os << line;
+  }
+  return os.str();
+}
+
+DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selectorIn) {
+  if (devices.empty()) throw UserError(kNoDeviceHelp);
+  const std::string sel = lower(trim(selectorIn));
+  auto chosen = [&](const DeviceInfo& d, const char* how) {
+    spdlog::info("OpenCL device {} {} ({}, {}) selected {}", d.index(), d.name, d.platform,
+                 d.version, how);
+    return d;
+  };
+  if (sel.empty() || sel == "default") {
+    for (const auto& d : devices)
+      if (d.type & CL_DEVICE_TYPE_GPU) return chosen(d, "as the first GPU");
+    return chosen(devices.front(), "as the first device (no GPU found)");
+  }
+  auto listing = [&] {
+    std::string s;
+    for (const auto& d : devices)
+      s += "\n  " + d.index() + "  " + d.name + " (" + d.platform + ", " + d.typeName() + ")";
+    return s;
+  };
+  // "P:D"
+  int p = -1, dv = -1;
+  char tail = 0;
+  if (std::sscanf(sel.c_str(), "%d:%d%c", &p, &dv, &tail) == 2) {
+    for (const auto& d : devices)
+      if (d.platformIndex == p && d.deviceIndex == dv) return chosen(d, "by index");
+    throw UserError("--device " + selectorIn + ": no device with that index; devices are:" +
+                    listing());
+  }
+  cl_device_type want = 0;
+  if (sel == "gpu") want = CL_DEVICE_TYPE_GPU;
+  if (sel == "cpu") want = CL_DEVICE_TYPE_CPU;
+  if (sel == "accelerator" || sel == "acc") want = CL_DEVICE_TYPE_ACCELERATOR;
+  if (want) {
+    for (const auto& d : devices)
+      if (d.type & want) return chosen(d, "by type");
+    throw UserError("--device " + selectorIn + ": no " + sel + " device; devices are:" +
+                    listing());
+  }
+  for (const auto& d : devices)
+    if (lower(d.name).find(sel) != std::string::npos ||
+        lower(d.platform).find(sel) != std::string::npos ||
+        lower(d.vendor).find(sel) != std::string::npos ||
+        lower(d.version).find(sel) != std::string::npos)  // PoCL says so only in its version
+      return chosen(d, "by name");
+  throw UserError("--device " + selectorIn +
+                  ": matches no device (use P:D, gpu, cpu, or part of a name); devices are:" +
+                  listing());
+}
+
+DeviceInfo selectDevice(const std::string& selector) {
+  return selectDevice(listDevices(), selector);
+}
+
+}  // namespace vf

@@ -1,0 +1,44 @@
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pipeline/cl/opencl.hpp"
+
+namespace vf {
+
+// One OpenCL device as --list-devices shows it. `index()` is the "P:D" a user passes to --device.
+struct DeviceInfo {
+  int platformIndex = 0;
+  int deviceIndex = 0;
+  std::string platform;
+  std::string name;
+  std::string vendor;
+  std::string version;        // CL_DEVICE_VERSION
+  std::string driverVersion;  // CL_DRIVER_VERSION
+  cl_device_type type = 0;
+  unsigned computeUnits = 0;
+  std::uint64_t globalMemBytes = 0;
+  std::uint64_t localMemBytes = 0;
+  std::uint64_t maxAllocBytes = 0;
+  std::size_t maxWorkGroupSize = 0;
+  cl::Device device;
+
+  std::string index() const;
+  std::string typeName() const;  // "GPU", "CPU", "ACCELERATOR", ...
+};
+
+// Every device of every platform; empty when no OpenCL platform is installed.
+std::vector<DeviceInfo> listDevices();
+
+// Table for --list-devices (one line per device).
+std::string formatDeviceTable(const std::vector<DeviceInfo>& devices);
+
+// Picks a device. selector: "" (first GPU, else first device), "P:D", a type ("gpu", "cpu",
+// "accelerator"), or a case-insensitive substring of the platform or device name.
+// Throws UserError naming what exists when nothing matches, and naming pocl-opencl-icd when
+// there is no device at all.
+DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selector);
+DeviceInfo selectDevice(const std::string& selector);
+
+}  // namespace vf

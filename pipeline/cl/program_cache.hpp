@@ -1,0 +1,70 @@
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include "pipeline/cl/device.hpp"
+#include "pipeline/cl/opencl.hpp"
+
+namespace vf {
+
+// A kernel that does not compile: the message carries the file, the options and the build log.
+class KernelBuildError : public std::runtime_error {
+ public:
+  KernelBuildError(const std::string& file, const std::string& options, const std::string& log);
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string log_;
+};
+
+// Builds programs and keeps their binaries on disk, keyed by device name, driver version,
+// source hash and build options. An entry that fails to load, fails its checksum or was made
+// for another key is rebuilt from source and replaced, never trusted.
+//
+// Directory: $VIDFILTER_CACHE_DIR, else $XDG_CACHE_HOME/vidfilter, else ~/.cache/vidfilter.
+// VIDFILTER_CACHE_DIR=off disables the disk cache.
+class ProgramCache {
+ public:
+  struct Stats {
+    int memoryHits = 0;  // same program already built in this process
+    int diskHits = 0;    // loaded from a cached binary
+    int builds = 0;      // compiled from source
+    int rejected = 0;    // cache entries found stale or corrupt (and replaced)
+  };
+
+  ProgramCache(cl::Context context, const DeviceInfo& device, std::filesystem::path dir);
+  ProgramCache(cl::Context context, const DeviceInfo& device);  // default directory
+
+  // Builds kernels/<file> (includes expanded) with `options`.
+  cl::Program build(const std::string& file, const std::string& options);
+  // Builds a source given as text; `label` names it in errors.
+  cl::Program buildSource(const std::string& label, const std::string& source,
+                          const std::string& options);
+
+  Stats stats() const;
+  const std::filesystem::path& directory() const { return dir_; }
+  // Path of the cache file for this source and options (exists or not). For tests.
+  std::filesystem::path entryPath(const std::string& source, const std::string& options) const;
+
+  static std::filesystem::path defaultDirectory();
+
+ private:
+  std::string key(const std::string& source, const std::string& options) const;
+  bool tryLoad(const std::filesystem::path& path, const std::string& key, cl::Program& out);
+  void store(const std::filesystem::path& path, const std::string& key, const cl::Program& p);
+
+  cl::Context context_;
+  DeviceInfo device_;
+  std::filesystem::path dir_;
+  mutable std::mutex mutex_;
+  std::map<std::string, cl::Program> memory_;
+  Stats stats_;
+};
+
+std::uint64_t fnv1a64(const void* data, std::size_t size, std::uint64_t seed = 1469598103934665603ull);
+
+}  // namespace vf

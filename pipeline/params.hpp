@@ -1,0 +1,78 @@
+#pragma once
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace vf {
+
+// A parameter value a user wrote that is wrong: the message is complete without the stage name
+// ("sigma must be in (0, 50], got -1"); the chain parser adds "blur: " and points at the token.
+class ParamError : public std::runtime_error {
+ public:
+  ParamError(std::string param, const std::string& msg)
+      : std::runtime_error(msg), param_(std::move(param)) {}
+  const std::string& param() const { return param_; }
+
+ private:
+  std::string param_;
+};
+
+enum class ParamType { Int, Float, Enum, Bool, Size };
+
+// A parameter declared once: parsing, validation, config files and --list-stages read this.
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::Float;
+  std::string defaultValue;          // as a user would write it
+  double min = 0, max = 0;           // for Int/Float (and each side of Size)
+  bool minOpen = false;              // "(0, 50]" vs "[0, 50]"
+  bool maxOpen = false;
+  std::vector<std::string> choices;  // for Enum
+  std::string help;
+  // Live parameters are kernel arguments or small buffers: changing one (a preview key,
+  // a slider) never rebuilds a program. Others are -D build options.
+  bool live = false;
+
+  std::string rangeText() const;  // "(0, 50]", "replicate|reflect|...", "WxH" ...
+  std::string typeName() const;
+};
+
+struct Size2 {
+  int w = 0, h = 0;
+};
+
+// The values of one stage's parameters, initialised from the defaults of its specs.
+class Params {
+ public:
+  explicit Params(const std::vector<ParamSpec>& specs);
+
+  // Parses and range-checks `text` for `name`; throws ParamError (unknown name lists the valid ones).
+  void set(const std::string& name, const std::string& text);
+  const ParamSpec& spec(const std::string& name) const;  // throws ParamError for unknown names
+  const std::vector<ParamSpec>& specs() const { return *specs_; }
+  bool has(const std::string& name) const;
+  bool isDefault(const std::string& name) const;
+
+  int integer(const std::string& name) const;
+  double number(const std::string& name) const;
+  const std::string& text(const std::string& name) const;  // canonical text of any type
+  bool flag(const std::string& name) const;
+  Size2 size(const std::string& name) const;
+
+  // "sigma=2:border=replicate" with every parameter that differs from its default.
+  std::string str(bool includeDefaults = false) const;
+
+ private:
+  struct Value {
+    std::string text;
+    double number = 0;
+    Size2 size;
+  };
+  Value parse(const ParamSpec& s, const std::string& text) const;
+
+  const std::vector<ParamSpec>* specs_;
+  std::map<std::string, Value> values_;
+};
+
+}  // namespace vf

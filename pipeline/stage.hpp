@@ -1,0 +1,101 @@
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/cl/context.hpp"
+#include "pipeline/cl/opencl.hpp"
+#include "pipeline/frame.hpp"
+#include "pipeline/params.hpp"
+
+namespace vf {
+
+class Stage;
+
+// What a stage type is: its name, one-line summary, formats and parameters. One static
+// instance per stage type; the registry, the parser and --list-stages read it.
+struct StageInfo {
+  std::string name;
+  std::string summary;
+  std::string formats;  // e.g. "gray, bgr, bgra -> same"
+  std::vector<ParamSpec> params;
+  std::function<std::unique_ptr<Stage>()> create;
+};
+
+// Handed to Stage::configure. `published` carries device data an upstream stage offers to later
+// stages about the *same* frame data (the histogram stage publishes "histogram"); the chain
+// clears it after every stage that changes the frame.
+struct StageContext {
+  ClContext& cl;
+  int index = 0;  // position in the chain
+  std::map<std::string, cl::Buffer>& published;
+};
+
+// Events of one stage's commands for one frame: device time = last.END - first.START.
+struct StageEvents {
+  cl::Event first;
+  cl::Event last;
+};
+
+// Data a stage produces besides the frame (the histogram), read back to the host per frame.
+struct SideOutput {
+  int stage = 0;
+  std::string name;   // "histogram"
+  cl::Buffer buffer;  // on the device, rewritten by every frame
+  std::size_t bytes = 0;
+};
+
+// One filter. Anatomy: parameters (declared in its StageInfo) -> validate() -> configure()
+// (programs built, buffers allocated, once per input size/format) -> enqueue() per frame.
+class Stage {
+ public:
+  explicit Stage(const StageInfo& info) : info_(info), params_(info.params) {}
+  virtual ~Stage() = default;
+  Stage(const Stage&) = delete;
+  Stage& operator=(const Stage&) = delete;
+
+  const StageInfo& info() const { return info_; }
+  const std::string& name() const { return info_.name; }
+  Params& params() { return params_; }
+  const Params& params() const { return params_; }
+
+  // Checks across parameters (throws ParamError). Called after parsing, before configure.
+  virtual void validate() const {}
+
+  // Prepares for frames described by `in`: checks the format (UserError naming the stage when
+  // it cannot take it), builds programs, allocates scratch. Returns what it produces.
+  // Never called per frame; called again when the input size or format changes.
+  virtual FrameDesc configure(StageContext& ctx, const FrameDesc& in) = 0;
+
+  // Re-reads live parameters after params() changed (no program rebuild). Default: none.
+  virtual void update() {}
+
+  // True when the stage leaves the frame as it is (the histogram): the chain hands the same
+  // buffer on, and `out` passed to enqueue() equals `in`.
+  virtual bool passthrough() const { return false; }
+
+  // Enqueues this stage for one frame on `queue`, reading `in` and writing `out`, after `wait`.
+  virtual StageEvents enqueue(cl::CommandQueue& queue, const cl::Buffer& in,
+                              const cl::Buffer& out, const std::vector<cl::Event>& wait) = 0;
+
+  // Side outputs to read back per frame (after enqueue, in queue order).
+  virtual std::vector<SideOutput> sideOutputs() const { return {}; }
+
+ private:
+  const StageInfo& info_;
+  Params params_;
+};
+
+// Enqueues `kernel`; a failure throws ClError naming the kernel ("clEnqueueNDRangeKernel(sobel):
+// CL_INVALID_WORK_GROUP_SIZE"). `local` may be cl::NullRange.
+cl::Event launchKernel(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
+                       const cl::NDRange& local, const std::vector<cl::Event>& wait);
+
+// Rounds `global` up to a multiple of `local` (odd frame sizes: kernels guard their stores).
+inline std::size_t roundUp(std::size_t global, std::size_t local) {
+  return (global + local - 1) / local * local;
+}
+
+}  // namespace vf

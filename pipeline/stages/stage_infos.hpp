@@ -1,0 +1,11 @@
+#pragma once
+#include "pipeline/stage.hpp"
+
+namespace vf {
+// One accessor per stage type (defined in pipeline/stages/<name>.cpp).
+const StageInfo& grayStageInfo();
+const StageInfo& blurStageInfo();
+const StageInfo& sobelStageInfo();
+const StageInfo& histStageInfo();
+const StageInfo& brightnessStageInfo();
+}  // namespace vf

@@ -1,0 +1,138 @@
+#include "tests/support/test_support.hpp"
+
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+#include <random>
+#include <stdexcept>
+
+namespace vf::test {
+
+ClContext& context() {
+  static std::shared_ptr<ClContext> ctx = [] {
+    const char* sel = std::getenv("VIDFILTER_TEST_DEVICE");
+    return ClContext::open(sel ? sel : "");
+  }();
+  return *ctx;
+}
+
+cl::CommandQueue& queue() {
+  static cl::CommandQueue q = context().makeQueue();
+  return q;
+}
+
+PixelFormat formatOf(const cv::Mat& m) {
+  switch (m.type()) {
+    case CV_8UC1:
+      return PixelFormat::Gray8;
+    case CV_8UC3:
+      return PixelFormat::BGR8;
+    case CV_8UC4:
+      return PixelFormat::BGRA8;
+  }
+  throw std::invalid_argument("test frames are 8-bit with 1, 3 or 4 channels");
+}
+
+int cvType(PixelFormat f) { return CV_8UC(channels(f)); }
+
+FrameView view(const cv::Mat& m) {
+  return {const_cast<std::uint8_t*>(m.data), m.cols, m.rows, m.step[0], formatOf(m)};
+}
+
+cv::Mat makeMat(const FrameDesc& d) { return cv::Mat(d.height, d.width, cvType(d.format)); }
+
+cv::Mat randomFrame(int width, int height, int type, unsigned seed) {
+  cv::Mat m(height, width, type);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(0, 255);
+  for (int y = 0; y < m.rows; ++y) {
+    auto* p = m.ptr<std::uint8_t>(y);
+    for (std::size_t x = 0; x < std::size_t(m.cols) * m.channels(); ++x) p[x] = std::uint8_t(dist(rng));
+  }
+  if (width * height == 1) m.setTo(cv::Scalar::all(97 + seed % 100));  // never all-zero
+  return m;
+}
+
+cv::Mat realFrame(int index, int type, int width, int height) {
+  static std::mutex mu;
+  static std::map<int, cv::Mat> cache;
+  cv::Mat bgr;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(index);
+    if (it == cache.end()) {
+      const char* env = std::getenv("VIDFILTER_TEST_VIDEO");
+      const std::string path = env ? env : VIDFILTER_TEST_VIDEO;
+      cv::VideoCapture cap(path);
+      if (!cap.isOpened())
+        throw std::runtime_error("cannot open test video " + path +
+                                 " (install opencv-doc, or set VIDFILTER_TEST_VIDEO)");
+      cap.set(cv::CAP_PROP_POS_FRAMES, index);
+      cv::Mat f;
+      if (!cap.read(f) || f.empty())
+        throw std::runtime_error("cannot read frame " + std::to_string(index) + " of " + path);
+      it = cache.emplace(index, f.clone()).first;
+    }
+    bgr = it->second;
+  }
+  cv::Mat out;
+  switch (type) {
+    case CV_8UC1:
+      cv::cvtColor(bgr, out, cv::COLOR_BGR2GRAY);
+      break;
+    case CV_8UC4:
+      cv::cvtColor(bgr, out, cv::COLOR_BGR2BGRA);
+      break;
+    default:
+      out = bgr.clone();
+  }
+  if (width > 0 && height > 0 && (width != out.cols || height != out.rows)) {
+    if (width <= out.cols && height <= out.rows) {
+      out = out(cv::Rect((out.cols - width) / 2, (out.rows - height) / 2, width, height)).clone();
+    } else {
+      cv::Mat r;
+      cv::resize(out, r, cv::Size(width, height), 0, 0, cv::INTER_LINEAR);
+      out = r;
+    }
+  }
+  return out;
+}
+
+cv::Mat runChecked(Chain& chain, const cv::Mat& in, std::vector<std::vector<std::uint8_t>>* side) {
+  const FrameView vin = view(in);
+  if (!chain.configured() || chain.input() != vin.desc()) chain.configure(context(), vin.desc());
+  cv::Mat a = makeMat(chain.output()), b = makeMat(chain.output());
+  a.setTo(cv::Scalar::all(0x5A));
+  b.setTo(cv::Scalar::all(0xA5));
+  chain.runOnce(context(), queue(), vin, view(a), side);
+  chain.runOnce(context(), queue(), vin, view(b), nullptr);
+  const int diff = maxAbsDiff(a, b);
+  EXPECT_EQ(diff, 0) << "two runs over differently poisoned outputs differ: a pixel was not "
+                        "written, or the result is not deterministic";
+  return a;
+}
+
+cv::Mat runChain(const std::string& chainText, const cv::Mat& in) {
+  Chain chain = Chain::parse(chainText);
+  return runChecked(chain, in);
+}
+
+int maxAbsDiff(const cv::Mat& a, const cv::Mat& b) {
+  if (a.size() != b.size() || a.type() != b.type())
+    throw std::invalid_argument("maxAbsDiff: images differ in size or type");
+  if (a.empty()) return 0;
+  cv::Mat d;
+  cv::absdiff(a, b, d);
+  double mx = 0;
+  cv::minMaxLoc(d.reshape(1), nullptr, &mx);
+  return static_cast<int>(mx);
+}
+
+const std::vector<cv::Size>& oddSizes() {
+  static const std::vector<cv::Size> s = {{1, 1}, {2, 2}, {17, 13}, {640, 480}, {1921, 1081}};
+  return s;
+}
+
+}  // namespace vf::test

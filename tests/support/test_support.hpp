@@ -1,0 +1,45 @@
+#pragma once
+// Helpers shared by the tests. OpenCV is only the independent reference here; the pipeline
+// library itself never sees a cv::Mat.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <opencv2/core.hpp>
+#include <string>
+#include <vector>
+
+#include "pipeline/chain.hpp"
+#include "pipeline/cl/context.hpp"
+#include "pipeline/frame.hpp"
+
+namespace vf::test {
+
+// One context for the whole test program: VIDFILTER_TEST_DEVICE selects (default as vidfilter).
+ClContext& context();
+cl::CommandQueue& queue();
+
+PixelFormat formatOf(const cv::Mat& m);        // CV_8UC1/3/4 -> Gray8/BGR8/BGRA8
+int cvType(PixelFormat f);                     // the reverse
+FrameView view(const cv::Mat& m);              // no copy; m must stay alive
+cv::Mat makeMat(const FrameDesc& d);
+
+// Deterministic random 8-bit frame (uniform 0..255), never all-zero.
+cv::Mat randomFrame(int width, int height, int type, unsigned seed);
+// Frame `index` of the real test video (vtest.avi from opencv-doc), BGR 768x576; converted to
+// `type` (CV_8UC1/3/4) and resized/cropped to width x height when given (>0).
+cv::Mat realFrame(int index, int type = CV_8UC3, int width = 0, int height = 0);
+
+// Runs `chain` on `in` twice, the output poisoned first with 0x5A and then with 0xA5; both runs
+// must agree (so every pixel was written, and the same), and the output is returned.
+cv::Mat runChecked(Chain& chain, const cv::Mat& in,
+                   std::vector<std::vector<std::uint8_t>>* side = nullptr);
+// Same for a chain string.
+cv::Mat runChain(const std::string& chainText, const cv::Mat& in);
+
+// Largest absolute difference of two same-size, same-type 8-bit images.
+int maxAbsDiff(const cv::Mat& a, const cv::Mat& b);
+
+// Sizes every stage is tested at (1x1, 2x2, 17x13, 640x480, 1921x1081).
+const std::vector<cv::Size>& oddSizes();
+
+}  // namespace vf::test

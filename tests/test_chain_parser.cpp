@@ -1,0 +1,107 @@
+// The chain syntax: valid chains, every kind of error (with the caret), --list-stages.
+#include <gtest/gtest.h>
+
+#include "pipeline/chain.hpp"
+#include "pipeline/registry.hpp"
+
+using namespace vf;
+
+namespace {
+// Parses a chain that must fail; returns the error.
+ChainError parseError(const std::string& text) {
+  try {
+    Chain::parse(text);
+  } catch (const ChainError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "'" << text << "' parsed";
+  return ChainError("", "", 0, 0);
+}
+}  // namespace
+
+TEST(ChainParser, DefaultsAndNamedParameters) {
+  Chain c = Chain::parse("gray,brightness=gain=1.2:bias=-10");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c.stage(0).name(), "gray");
+  EXPECT_EQ(c.stage(1).name(), "brightness");
+  EXPECT_DOUBLE_EQ(c.stage(1).params().number("gain"), 1.2);
+  EXPECT_DOUBLE_EQ(c.stage(1).params().number("bias"), -10);
+  EXPECT_EQ(c.stage(1).params().text("mode"), "manual");  // default kept
+  EXPECT_EQ(c.str(), "gray,brightness=gain=1.2:bias=-10");
+}
+
+TEST(ChainParser, BareValueSetsFirstParameter) {
+  Chain c = Chain::parse("brightness=auto:clip=2");
+  EXPECT_EQ(c.stage(0).params().text("mode"), "auto");
+  EXPECT_DOUBLE_EQ(c.stage(0).params().number("clip"), 2);
+  EXPECT_EQ(Chain::parse("brightness=mode=auto").stage(0).params().text("mode"), "auto");
+}
+
+TEST(ChainParser, WhitespaceAroundTokensIsAccepted) {
+  Chain c = Chain::parse(" gray , brightness=gain = 2 ");
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.stage(1).params().number("gain"), 2);
+}
+
+TEST(ChainParser, OutOfRangeNamesStageParameterAndPointsAtIt) {
+  const ChainError e = parseError("gray,brightness=gain=99");
+  EXPECT_EQ(e.message(), "brightness: gain must be in [-16, 16], got 99");
+  EXPECT_EQ(e.position(), 16u);  // under "gain=99"
+  EXPECT_EQ(e.length(), 7u);
+  const std::string full = e.what();
+  EXPECT_NE(full.find("\n  gray,brightness=gain=99\n                  ^^^^^^^"), std::string::npos)
+      << full;
+}
+
+TEST(ChainParser, UnknownStageListsStages) {
+  const ChainError e = parseError("gray,blurr");
+  EXPECT_NE(e.message().find("unknown stage 'blurr'"), std::string::npos) << e.message();
+  for (const auto& n : stageNames()) EXPECT_NE(e.message().find(n), std::string::npos) << n;
+  EXPECT_EQ(e.position(), 5u);
+  EXPECT_EQ(e.length(), 5u);
+}
+
+TEST(ChainParser, UnknownParameterListsParameters) {
+  const ChainError e = parseError("brightness=gian=2");
+  EXPECT_NE(e.message().find("brightness: unknown parameter 'gian'"), std::string::npos)
+      << e.message();
+  EXPECT_NE(e.message().find("gain"), std::string::npos);
+  EXPECT_NE(e.message().find("bias"), std::string::npos);
+}
+
+TEST(ChainParser, WrongTypesAndEnums) {
+  EXPECT_EQ(parseError("brightness=gain=abc").message(),
+            "brightness: gain must be a number, got 'abc'");
+  EXPECT_EQ(parseError("brightness=mode=bright").message(),
+            "brightness: mode must be one of manual, auto, got 'bright'");
+  EXPECT_EQ(parseError("brightness=gain=").message(), "brightness: gain must be a number, got ''");
+}
+
+TEST(ChainParser, StructuralErrors) {
+  EXPECT_NE(parseError("").message().find("empty chain"), std::string::npos);
+  EXPECT_NE(parseError("   ").message().find("empty chain"), std::string::npos);
+  EXPECT_NE(parseError("gray,,brightness").message().find("empty stage"), std::string::npos);
+  EXPECT_NE(parseError("gray,").message().find("empty stage"), std::string::npos);
+  EXPECT_NE(parseError("gray=1").message().find("too many values"), std::string::npos);
+  EXPECT_NE(parseError("brightness=gain=1:auto").message().find("needs a name"),
+            std::string::npos);
+}
+
+TEST(ChainParser, ListStagesNamesRoundTrip) {
+  const std::string list = formatStageList();
+  for (const auto* info : stageRegistry()) {
+    // Every listed stage parses by its name alone, and every parameter by name=default.
+    EXPECT_NE(list.find(info->name + "  "), std::string::npos) << info->name;
+    std::string text = info->name;
+    std::string sep = "=";
+    for (const auto& p : info->params) {
+      EXPECT_NE(list.find("    " + p.name + " ("), std::string::npos) << info->name << "." << p.name;
+      text += sep + p.name + "=" + p.defaultValue;
+      sep = ":";
+    }
+    Chain c = Chain::parse(text);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c.stage(0).name(), info->name);
+    EXPECT_EQ(c.str(), info->name) << "defaults written out should canonicalise away";
+  }
+}

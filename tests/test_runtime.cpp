@@ -1,0 +1,237 @@
+// The OpenCL runtime layer: device selection, program cache, build errors, CL error names.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "pipeline/cl/context.hpp"
+#include "pipeline/cl/device.hpp"
+#include "pipeline/cl/error.hpp"
+#include "pipeline/cl/kernel_source.hpp"
+#include "pipeline/cl/program_cache.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace vf;
+
+namespace {
+DeviceInfo fake(int p, int d, const std::string& platform, const std::string& name,
+                cl_device_type type) {
+  DeviceInfo i;
+  i.platformIndex = p;
+  i.deviceIndex = d;
+  i.platform = platform;
+  i.name = name;
+  i.type = type;
+  return i;
+}
+
+std::vector<DeviceInfo> fakeDevices() {
+  auto pocl = fake(0, 0, "Portable Computing Language", "pthread-skylake", CL_DEVICE_TYPE_CPU);
+  pocl.version = "OpenCL 3.0 PoCL HSTR: pthread-x86_64";
+  return {pocl,
+          fake(1, 0, "NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU),
+          fake(1, 1, "NVIDIA CUDA", "NVIDIA H100", CL_DEVICE_TYPE_GPU)};
+}
+
+fs::path freshDir(const std::string& name) {
+  fs::path d = fs::temp_directory_path() / ("vidfilter-test-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+const char* kTinyKernel = "__kernel void k(__global int* p) { p[get_global_id(0)] = VALUE; }\n";
+
+int runTiny(const cl::Program& prog) {
+  auto& ctx = test::context();
+  cl::Buffer buf(ctx.context(), CL_MEM_READ_WRITE, sizeof(int));
+  cl::Kernel k(prog, "k");
+  k.setArg(0, buf);
+  auto& q = test::queue();
+  q.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(1));
+  int v = -12345;
+  q.enqueueReadBuffer(buf, CL_TRUE, 0, sizeof v, &v);
+  return v;
+}
+}  // namespace
+
+TEST(DeviceSelection, DefaultPrefersFirstGpu) {
+  EXPECT_EQ(selectDevice(fakeDevices(), "").name, "NVIDIA H200");
+}
+
+TEST(DeviceSelection, DefaultFallsBackToFirstDevice) {
+  auto devs = fakeDevices();
+  devs.resize(1);
+  EXPECT_EQ(selectDevice(devs, "").name, "pthread-skylake");
+}
+
+TEST(DeviceSelection, ByIndex) {
+  EXPECT_EQ(selectDevice(fakeDevices(), "1:1").name, "NVIDIA H100");
+  EXPECT_EQ(selectDevice(fakeDevices(), "0:0").name, "pthread-skylake");
+}
+
+TEST(DeviceSelection, ByTypeAndName) {
+  EXPECT_EQ(selectDevice(fakeDevices(), "cpu").name, "pthread-skylake");
+  EXPECT_EQ(selectDevice(fakeDevices(), "GPU").name, "NVIDIA H200");
+  EXPECT_EQ(selectDevice(fakeDevices(), "h100").name, "NVIDIA H100");
+  EXPECT_EQ(selectDevice(fakeDevices(), "PoCL").name, "pthread-skylake");  // platform name
+  EXPECT_EQ(selectDevice(fakeDevices(), "nvidia").name, "NVIDIA H200");
+}
+
+TEST(DeviceSelection, BadSelectorListsDevices) {
+  for (const char* sel : {"7:0", "amd", "accelerator"}) {
+    try {
+      selectDevice(fakeDevices(), sel);
+      FAIL() << sel << " should not match";
+    } catch (const UserError& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find(sel), std::string::npos) << msg;
+      EXPECT_NE(msg.find("1:1  NVIDIA H100"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("0:0  pthread-skylake"), std::string::npos) << msg;
+    }
+  }
+}
+
+TEST(DeviceSelection, NoDeviceNamesPocl) {
+  try {
+    selectDevice(std::vector<DeviceInfo>{}, "");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("pocl-opencl-icd"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DeviceSelection, RealDevicesAreListed) {
+  const auto devs = listDevices();
+  ASSERT_FALSE(devs.empty());
+  const std::string table = formatDeviceTable(devs);
+  for (const auto& d : devs) {
+    EXPECT_NE(table.find(d.index()), std::string::npos);
+    EXPECT_NE(table.find(d.name.substr(0, 20)), std::string::npos);
+    EXPECT_GT(d.computeUnits, 0u);
+    EXPECT_GT(d.globalMemBytes, 0u);
+  }
+  // Every form selects a real device.
+  EXPECT_EQ(selectDevice(devs, devs[0].index()).name, devs[0].name);
+  EXPECT_NO_THROW(selectDevice(devs, devs[0].name));
+}
+
+TEST(ClErrors, NamesNotNumbers) {
+  EXPECT_EQ(clErrorName(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
+  EXPECT_EQ(clErrorName(-9999), "CL_ERROR(-9999)");
+  ClError e(CL_INVALID_WORK_GROUP_SIZE, "clEnqueueNDRangeKernel(blur_rows)");
+  EXPECT_STREQ(e.what(), "clEnqueueNDRangeKernel(blur_rows): CL_INVALID_WORK_GROUP_SIZE");
+  EXPECT_EQ(e.code(), CL_INVALID_WORK_GROUP_SIZE);
+}
+
+TEST(ClErrors, ClCallRethrowsWithContext) {
+  try {
+    clCall("clCreateBuffer(huge)", [&] {
+      return cl::Buffer(test::context().context(), CL_MEM_READ_WRITE, 0);  // size 0 is invalid
+    });
+    FAIL();
+  } catch (const ClError& e) {
+    EXPECT_EQ(e.code(), CL_INVALID_BUFFER_SIZE);
+    EXPECT_NE(std::string(e.what()).find("clCreateBuffer(huge)"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("CL_INVALID_BUFFER_SIZE"), std::string::npos);
+  }
+}
+
+TEST(ProgramCache, HitOnSecondBuildMissOnChange) {
+  const fs::path dir = freshDir("cache");
+  auto& ctx = test::context();
+  {
+    ProgramCache cache(ctx.context(), ctx.info(), dir);
+    EXPECT_EQ(runTiny(cache.buildSource("tiny", kTinyKernel, "-DVALUE=7")), 7);
+    EXPECT_EQ(cache.stats().builds, 1);
+    EXPECT_TRUE(fs::exists(cache.entryPath(kTinyKernel, "-DVALUE=7")));
+    // Same process: from memory.
+    cache.buildSource("tiny", kTinyKernel, "-DVALUE=7");
+    EXPECT_EQ(cache.stats().memoryHits, 1);
+  }
+  {
+    // A new process (new cache object): from disk, not compiled.
+    ProgramCache cache(ctx.context(), ctx.info(), dir);
+    EXPECT_EQ(runTiny(cache.buildSource("tiny", kTinyKernel, "-DVALUE=7")), 7);
+    EXPECT_EQ(cache.stats().diskHits, 1);
+    EXPECT_EQ(cache.stats().builds, 0);
+    // Changed options: a miss.
+    EXPECT_EQ(runTiny(cache.buildSource("tiny", kTinyKernel, "-DVALUE=8")), 8);
+    EXPECT_EQ(cache.stats().builds, 1);
+    // Changed source: a miss.
+    const std::string other = std::string(kTinyKernel) + "// changed\n";
+    EXPECT_EQ(runTiny(cache.buildSource("tiny", other, "-DVALUE=7")), 7);
+    EXPECT_EQ(cache.stats().builds, 2);
+    EXPECT_EQ(cache.stats().diskHits, 1);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(ProgramCache, CorruptEntryIsRebuiltAndReplaced) {
+  const fs::path dir = freshDir("corrupt");
+  auto& ctx = test::context();
+  fs::path entry;
+  {
+    ProgramCache cache(ctx.context(), ctx.info(), dir);
+    cache.buildSource("tiny", kTinyKernel, "-DVALUE=3");
+    entry = cache.entryPath(kTinyKernel, "-DVALUE=3");
+  }
+  ASSERT_TRUE(fs::exists(entry));
+  const auto goodSize = fs::file_size(entry);
+  for (int mode = 0; mode < 3; ++mode) {
+    if (mode == 0) {  // flip bytes in the middle of the binary
+      std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekp(static_cast<std::streamoff>(goodSize / 2));
+      f.write("\xde\xad\xbe\xef", 4);
+    } else if (mode == 1) {  // truncated
+      fs::resize_file(entry, goodSize / 3);
+    } else {  // garbage
+      std::ofstream(entry, std::ios::binary | std::ios::trunc) << "not a program";
+    }
+    ProgramCache cache(ctx.context(), ctx.info(), dir);
+    EXPECT_EQ(runTiny(cache.buildSource("tiny", kTinyKernel, "-DVALUE=3")), 3) << "mode " << mode;
+    EXPECT_EQ(cache.stats().rejected, 1) << "mode " << mode;
+    EXPECT_EQ(cache.stats().builds, 1) << "mode " << mode;
+    EXPECT_EQ(fs::file_size(entry), goodSize) << "entry was not replaced, mode " << mode;
+    // and the replaced entry is good again
+    ProgramCache again(ctx.context(), ctx.info(), dir);
+    again.buildSource("tiny", kTinyKernel, "-DVALUE=3");
+    EXPECT_EQ(again.stats().diskHits, 1);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(ProgramCache, BuildFailureCarriesLogFileAndOptions) {
+  auto& ctx = test::context();
+  ProgramCache cache(ctx.context(), ctx.info(), fs::path{});
+  try {
+    cache.buildSource("broken.cl", "__kernel void k(__global int* p) { p[0] = undeclared_thing; }",
+                      "-DFOO=1");
+    FAIL() << "a broken kernel built";
+  } catch (const KernelBuildError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("broken.cl"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("-DFOO=1"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("undeclared_thing"), std::string::npos) << "build log missing: " << msg;
+  }
+}
+
+TEST(KernelSource, EmbeddedAndOverride) {
+  const auto files = embeddedKernelFiles();
+  ASSERT_FALSE(files.empty());
+  const std::string gray = kernelSource("gray.cl");
+  EXPECT_NE(gray.find("bgr_to_gray"), std::string::npos);
+  // Developer override: a directory with an edited kernel, no rebuild.
+  const fs::path dir = freshDir("kernels");
+  std::ofstream(dir / "gray.cl") << "#include \"extra.cl\"\n__kernel void edited() {}\n";
+  std::ofstream(dir / "extra.cl") << "// included helper\n#define EXTRA 1\n";
+  setenv("VIDFILTER_KERNEL_DIR", dir.c_str(), 1);
+  const std::string edited = kernelSource("gray.cl");
+  unsetenv("VIDFILTER_KERNEL_DIR");
+  EXPECT_NE(edited.find("edited"), std::string::npos);
+  EXPECT_NE(edited.find("#define EXTRA 1"), std::string::npos) << "include not expanded";
+  EXPECT_THROW(kernelSource("no_such_kernel.cl"), std::runtime_error);
+  fs::remove_all(dir);
+}
