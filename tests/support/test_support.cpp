@@ -4,7 +4,7 @@
 #include <map>
 #include <mutex>
 #include <opencv2/imgproc.hpp>
-#include <opencv2/videoio.hpp>
+#include <fstream>
 #include <random>
 #include <stdexcept>
 
@@ -56,27 +56,27 @@ cv::Mat randomFrame(int width, int height, int type, unsigned seed) {
 }
 
 cv::Mat realFrame(int index, int type, int width, int height) {
-  static std::mutex mu;
-  static std::map<int, cv::Mat> cache;
-  cv::Mat bgr;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(index);
-    if (it == cache.end()) {
-      const char* env = std::getenv("VIDFILTER_TEST_VIDEO");
-      const std::string path = env ? env : VIDFILTER_TEST_VIDEO;
-      cv::VideoCapture cap(path);
-      if (!cap.isOpened())
-        throw std::runtime_error("cannot open test video " + path +
-                                 " (install opencv-doc, or set VIDFILTER_TEST_VIDEO)");
-      cap.set(cv::CAP_PROP_POS_FRAMES, index);
-      cv::Mat f;
-      if (!cap.read(f) || f.empty())
-        throw std::runtime_error("cannot read frame " + std::to_string(index) + " of " + path);
-      it = cache.emplace(index, f.clone()).first;
+  // The frames come from the raw file extract_frames wrote at build time (see tests/CMakeLists).
+  static const std::vector<cv::Mat> frames = [] {
+    const char* env = std::getenv("VIDFILTER_TEST_FRAMES");
+    const std::string path = env ? env : VIDFILTER_TEST_FRAMES;
+    std::ifstream in(path, std::ios::binary);
+    char magic[8];
+    std::int32_t hdr[3];
+    if (!in.read(magic, 8) || std::string(magic, 8) != "VFFRAMES" ||
+        !in.read(reinterpret_cast<char*>(hdr), sizeof hdr))
+      throw std::runtime_error("cannot read test frames " + path +
+                               " (built from vtest.avi of opencv-doc; set VIDFILTER_TEST_FRAMES)");
+    std::vector<cv::Mat> v;
+    for (int i = 0; i < hdr[0]; ++i) {
+      cv::Mat f(hdr[2], hdr[1], CV_8UC3);
+      if (!in.read(reinterpret_cast<char*>(f.data), static_cast<std::streamsize>(f.total() * 3)))
+        throw std::runtime_error("test frames file " + path + " is truncated");
+      v.push_back(f);
     }
-    bgr = it->second;
-  }
+    return v;
+  }();
+  const cv::Mat bgr = frames.at(static_cast<std::size_t>(index) % frames.size());
   cv::Mat out;
   switch (type) {
     case CV_8UC1:

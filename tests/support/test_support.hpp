@@ -25,8 +25,9 @@ cv::Mat makeMat(const FrameDesc& d);
 
 // Deterministic random 8-bit frame (uniform 0..255), never all-zero.
 cv::Mat randomFrame(int width, int height, int type, unsigned seed);
-// Frame `index` of the real test video (vtest.avi from opencv-doc), BGR 768x576; converted to
-// `type` (CV_8UC1/3/4) and resized/cropped to width x height when given (>0).
+// A real video frame (vtest.avi from opencv-doc, 768x576): sample `index % 8` of the 8 frames
+// taken every 100th at build time. Converted to `type` (CV_8UC1/3/4) and cropped (centre) or
+// resized to width x height when given (>0).
 cv::Mat realFrame(int index, int type = CV_8UC3, int width = 0, int height = 0);
 
 // Runs `chain` on `in` twice, the output poisoned first with 0x5A and then with 0xA5; both runs
