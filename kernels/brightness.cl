@@ -22,3 +22,88 @@ __kernel void brightness_linear(__global const uchar* src, __global uchar* dst, 
     for (int k = i; k < n; ++k) dst[k] = convert_uchar_sat_rte((float)src[k] * gain + bias);
   }
 }
+
+// ---- mode=auto: per-channel gain and bias computed on the device from the histogram ----------
+// -DCHANNELS=1|3|4 -DSTRETCH=<channels stretched: 1, 3; alpha keeps gain 1, bias 0>
+
+#ifdef CHANNELS
+
+// One work-group of 256 per channel: hist (CHANNELS x 256 uint, channel-major) -> gain_bias
+// (CHANNELS gains, then CHANNELS biases). With cum[v] = pixels with value <= v and t = clip% of
+// the pixels (the host passes floor(t), and for integer counts cum > t <=> cum > floor(t)):
+//   low  = the smallest v with cum[v] > t
+//   high = the largest v with (pixels with value >= v) = pixels - cum[v-1] > t
+// gain = 255 / (high - low), bias = -low * gain; gain 1, bias 0 when high <= low.
+__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void brightness_auto_levels(
+    __global const uint* hist, uint pixels, uint clip_count, __global float* gain_bias) {
+  __local uint cum[256];
+  __local int low_high[2];
+  const int c = get_group_id(0);
+  const int v = get_local_id(0);
+  cum[v] = hist[c * 256 + v];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  // Inclusive prefix sum (Hillis-Steele): 8 steps, two barriers each.
+  for (int off = 1; off < 256; off <<= 1) {
+    const uint add = v >= off ? cum[v - off] : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    cum[v] += add;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const uint below = v > 0 ? cum[v - 1] : 0u;  // pixels with value < v
+  const uint upto = cum[v];                     // pixels with value <= v
+  // Both conditions hold for exactly one v each (cum only grows, cum[255] = pixels > t).
+  if (upto > clip_count && below <= clip_count) low_high[0] = v;
+  if (pixels - below > clip_count && (v == 255 || pixels - upto <= clip_count)) low_high[1] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (v == 0) {
+    const int low = low_high[0], high = low_high[1];
+    float gain = 1.0f, bias = 0.0f;
+    if (c < STRETCH && high > low) {
+      gain = 255.0f / (float)(high - low);
+      bias = -(float)low * gain;
+    }
+    gain_bias[c] = gain;
+    gain_bias[CHANNELS + c] = bias;
+  }
+}
+
+// dst = saturate(gain[c] * src + bias[c]) with c = byte index % CHANNELS. One work-item per
+// chunk of APPLY_VECS 16-byte vectors (a whole number of pixels: 16 bytes, 48 for bgr); the
+// per-byte gain pattern of each vector is fixed, so it is built once per work-item.
+#if CHANNELS == 3
+#define APPLY_VECS 3
+#else
+#define APPLY_VECS 1
+#endif
+#define APPLY_CHUNK (16 * APPLY_VECS)
+#define PATTERN3(a, b, c) (float16)(a, b, c, a, b, c, a, b, c, a, b, c, a, b, c, a)
+#define PATTERN4(a, b, c, d) (float16)(a, b, c, d, a, b, c, d, a, b, c, d, a, b, c, d)
+#define APPLY16(k, g, b)                                                   \
+  vstore16(convert_uchar16_sat_rte(convert_float16(vload16((k), src)) * (g) + (b)), (k), dst)
+
+__kernel void brightness_auto_apply(__global const uchar* src, __global uchar* dst, int n,
+                                    __global const float* gain_bias) {
+  const int chunk = get_global_id(0);
+  const int i = chunk * APPLY_CHUNK;
+  __global const float* g = gain_bias;
+  __global const float* b = gain_bias + CHANNELS;
+  if (i + APPLY_CHUNK <= n) {
+#if CHANNELS == 1
+    APPLY16(chunk, (float16)(g[0]), (float16)(b[0]));
+#elif CHANNELS == 3
+    // 16 % 3 == 1: the second vector starts at channel 1, the third at channel 2.
+    APPLY16(chunk * 3 + 0, PATTERN3(g[0], g[1], g[2]), PATTERN3(b[0], b[1], b[2]));
+    APPLY16(chunk * 3 + 1, PATTERN3(g[1], g[2], g[0]), PATTERN3(b[1], b[2], b[0]));
+    APPLY16(chunk * 3 + 2, PATTERN3(g[2], g[0], g[1]), PATTERN3(b[2], b[0], b[1]));
+#else
+    APPLY16(chunk, PATTERN4(g[0], g[1], g[2], g[3]), PATTERN4(b[0], b[1], b[2], b[3]));
+#endif
+  } else {
+    for (int k = i; k < n; ++k) {
+      const int ch = k % CHANNELS;
+      dst[k] = convert_uchar_sat_rte((float)src[k] * g[ch] + b[ch]);
+    }
+  }
+}
+
+#endif  // CHANNELS

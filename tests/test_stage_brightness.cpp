@@ -54,3 +54,191 @@ TEST(BrightnessStage, LiveGainChangesWithoutReconfigure) {
   EXPECT_EQ(maxAbsDiff(a, in), 0);
   EXPECT_LE(maxAbsDiff(b, ref), 1);
 }
+
+// ---- mode=auto: contrast stretch from this frame's histogram -------------------------------
+
+namespace {
+
+// The definition, on the CPU: per channel (alpha of bgra excepted), with N pixels and
+// t = clip% of N, low = the smallest v with cum[v] > t, high = the largest v with more than t
+// pixels >= v; the channel becomes convertTo(255/(high-low), -low*255/(high-low)), or stays as
+// it is when high <= low.
+cv::Mat autoReference(const cv::Mat& in, double clip) {
+  std::vector<cv::Mat> planes;
+  cv::split(in, planes);
+  const int stretch = in.channels() == 4 ? 3 : in.channels();
+  const double n = double(in.total());
+  const double t = clip / 100.0 * n;
+  for (int c = 0; c < stretch; ++c) {
+    cv::Mat h;
+    const int bins[] = {256};
+    const float range[] = {0, 256};
+    const float* ranges[] = {range};
+    const int channel[] = {0};
+    cv::calcHist(&planes[c], 1, channel, cv::Mat(), h, 1, bins, ranges);
+    double cum[256];
+    double run = 0;
+    for (int v = 0; v < 256; ++v) cum[v] = run += h.at<float>(v);
+    int low = 0;
+    while (!(cum[low] > t)) ++low;
+    int high = 255;
+    while (!(n - (high > 0 ? cum[high - 1] : 0) > t)) --high;
+    if (high > low) {
+      const double gain = 255.0 / (high - low);
+      planes[c].convertTo(planes[c], -1, gain, -low * gain);
+    }
+  }
+  cv::Mat out;
+  cv::merge(planes, out);
+  return out;
+}
+
+std::string autoChain(double clip, bool withHist) {
+  return std::string(withHist ? "hist," : "") + "brightness=auto:clip=" + std::to_string(clip);
+}
+
+}  // namespace
+
+TEST(BrightnessAuto, MatchesReferenceOnRealFrames) {
+  for (int type : {CV_8UC1, CV_8UC3, CV_8UC4}) {
+    const cv::Mat frame = realFrame(50, type);
+    // The frame spans 0..255 in every channel, so clip=0 alone leaves it as it is; squeezed
+    // into [50, 203] it changes at every clip level.
+    cv::Mat squeezed;
+    frame.convertTo(squeezed, -1, 0.6, 50);
+    for (const cv::Mat& in : {frame, squeezed}) {
+      for (double clip : {0.0, 1.0, 5.0}) {
+        const cv::Mat ref = autoReference(in, clip);
+        if (clip > 0 || in.data == squeezed.data) {
+          ASSERT_GT(maxAbsDiff(ref, in), 5) << "clip " << clip << ": the stretch changes it";
+        }
+        for (bool withHist : {false, true}) {
+          const std::string chain = autoChain(clip, withHist);
+          EXPECT_LE(maxAbsDiff(runChain(chain, in), ref), 1)
+              << chain << " channels " << in.channels();
+        }
+      }
+    }
+  }
+}
+
+TEST(BrightnessAuto, MatchesReferenceOnRandomOddSizes) {
+  unsigned seed = 31;
+  for (const auto& sz : oddSizes()) {
+    for (int type : {CV_8UC1, CV_8UC3, CV_8UC4}) {
+      // Uniform noise squeezed into [40, 200] so that every clip level stretches it.
+      cv::Mat in = randomFrame(sz.width, sz.height, type, seed++);
+      in.convertTo(in, -1, 160.0 / 255, 40);
+      for (double clip : {0.0, 1.0, 5.0}) {
+        const cv::Mat ref = autoReference(in, clip);
+        const std::string chain = autoChain(clip, seed % 2 == 0);
+        EXPECT_LE(maxAbsDiff(runChain(chain, in), ref), 1)
+            << chain << " " << sz << " channels " << in.channels();
+      }
+    }
+  }
+}
+
+TEST(BrightnessAuto, RealFrameAtOddSizes) {
+  for (const auto& sz : oddSizes()) {
+    const cv::Mat in = realFrame(80, CV_8UC3, sz.width, sz.height);
+    for (bool withHist : {false, true})
+      EXPECT_LE(maxAbsDiff(runChain(autoChain(1, withHist), in), autoReference(in, 1)), 1) << sz;
+  }
+}
+
+TEST(BrightnessAuto, ConstantImageUnchanged) {
+  for (const auto& sz : {cv::Size(1, 1), cv::Size(17, 13), cv::Size(640, 480)}) {
+    const cv::Mat bgr(sz, CV_8UC3, cv::Scalar(120, 30, 200));
+    const cv::Mat gray(sz, CV_8UC1, cv::Scalar(77));
+    for (double clip : {0.0, 1.0, 5.0}) {
+      for (bool withHist : {false, true}) {
+        EXPECT_EQ(maxAbsDiff(runChain(autoChain(clip, withHist), bgr), bgr), 0) << sz;
+        EXPECT_EQ(maxAbsDiff(runChain(autoChain(clip, withHist), gray), gray), 0) << sz;
+      }
+    }
+  }
+}
+
+TEST(BrightnessAuto, AlphaIsLeftAlone) {
+  cv::Mat in = realFrame(50, CV_8UC4);
+  std::vector<cv::Mat> planes;
+  cv::split(in, planes);
+  planes[3] = realFrame(90, CV_8UC1);  // an alpha plane that a stretch would change
+  cv::merge(planes, in);
+  const cv::Mat out = runChain("brightness=auto", in);
+  EXPECT_LE(maxAbsDiff(out, autoReference(in, 1)), 1);
+  cv::Mat alphaIn, alphaOut;
+  cv::extractChannel(in, alphaIn, 3);
+  cv::extractChannel(out, alphaOut, 3);
+  EXPECT_EQ(maxAbsDiff(alphaIn, alphaOut), 0);
+}
+
+TEST(BrightnessAuto, UsesTheUpstreamHistogramOnlyOfTheSameFrame) {
+  const cv::Mat in = realFrame(50, CV_8UC3);
+  cv::Mat out;
+  {
+    // hist right before: brightness reuses its histogram, so its first command is a kernel,
+    // not the histogram clear of its own.
+    Chain chain = Chain::parse("hist,brightness=auto");
+    chain.configure(context(), view(in).desc());
+    out = makeMat(chain.output());
+    const ChainRun run = chain.runOnce(context(), queue(), view(in), view(out));
+    EXPECT_EQ(run.stages[1].first.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_NDRANGE_KERNEL);
+    EXPECT_LE(maxAbsDiff(out, autoReference(in, 1)), 1);
+  }
+  {
+    Chain chain = Chain::parse("brightness=auto");
+    chain.configure(context(), view(in).desc());
+    const ChainRun run = chain.runOnce(context(), queue(), view(in), view(out));
+    EXPECT_EQ(run.stages[0].first.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_FILL_BUFFER);
+  }
+  {
+    // A stage that changes the frame between them: the histogram of the input is stale, and
+    // brightness must count the gray frame itself.
+    Chain chain = Chain::parse("hist,gray,brightness=auto");
+    const cv::Mat result = runChecked(chain, in);
+    cv::Mat gray;
+    cv::cvtColor(in, gray, cv::COLOR_BGR2GRAY);
+    EXPECT_LE(maxAbsDiff(result, autoReference(gray, 1)), 1);
+  }
+  {
+    // Same with a manual brightness in between.
+    Chain chain = Chain::parse("hist,brightness=gain=0.5:bias=60,brightness=auto:clip=2");
+    const cv::Mat result = runChecked(chain, in);
+    cv::Mat mid;
+    in.convertTo(mid, -1, 0.5, 60);
+    EXPECT_LE(maxAbsDiff(result, autoReference(mid, 2)), 1);
+  }
+}
+
+TEST(BrightnessAuto, LiveClipAndModeSwitch) {
+  const cv::Mat in = realFrame(50, CV_8UC1);
+  Chain chain = Chain::parse("brightness=auto:clip=1");
+  EXPECT_LE(maxAbsDiff(runChecked(chain, in), autoReference(in, 1)), 1);
+  chain.stage(0).params().set("clip", "5");
+  chain.stage(0).update();
+  ASSERT_TRUE(chain.configured());
+  EXPECT_LE(maxAbsDiff(runChecked(chain, in), autoReference(in, 5)), 1);
+  // manual <-> auto: a schedule change, applied by configure.
+  chain.stage(0).params().set("mode", "manual");
+  chain.stage(0).params().set("gain", "0.5");
+  chain.configure(context(), view(in).desc());
+  cv::Mat ref;
+  in.convertTo(ref, -1, 0.5, 0);
+  EXPECT_LE(maxAbsDiff(runChecked(chain, in), ref), 1);
+  chain.stage(0).params().set("mode", "auto");
+  chain.configure(context(), view(in).desc());
+  EXPECT_LE(maxAbsDiff(runChecked(chain, in), autoReference(in, 5)), 1);
+}
+
+TEST(BrightnessAuto, SecondFrameGetsItsOwnStretch) {
+  const cv::Mat a = realFrame(50, CV_8UC3);
+  cv::Mat b;
+  a.convertTo(b, -1, 0.3, 100);  // much lower contrast: a different stretch
+  for (const char* text : {"brightness=auto", "hist,brightness=auto"}) {
+    Chain chain = Chain::parse(text);
+    EXPECT_LE(maxAbsDiff(runChecked(chain, a), autoReference(a, 1)), 1) << text;
+    EXPECT_LE(maxAbsDiff(runChecked(chain, b), autoReference(b, 1)), 1) << text;
+  }
+}

@@ -1,6 +1,17 @@
 // brightness: dst = saturate(gain*src + bias) (cv::Mat::convertTo). gain and bias are kernel
 // arguments, so moving them live never rebuilds the program.
+//
+// mode=auto: a contrast stretch computed on the device, with no host round trip. Per channel,
+// the clip% darkest and clip% brightest pixels of this frame's histogram decide low and high
+// (see brightness_auto_levels in kernels/brightness.cl), and gain = 255/(high-low),
+// bias = -low*gain. The histogram comes from an upstream hist stage on the same frame when the
+// chain has one ("hist,brightness=auto": the chain publishes it), else this stage runs the same
+// histogram kernel itself. On bgra frames alpha is left unchanged. clip is live (a kernel
+// argument); switching mode needs configure().
+#include <cmath>
+
 #include "pipeline/cl/error.hpp"
+#include "pipeline/stages/histogram_kernel.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {
@@ -17,18 +28,21 @@ class BrightnessStage : public Stage {
 
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     in_ = in;
-    if (params().text("mode") == "auto")
-      throw UserError("brightness: mode=auto is not implemented yet; use gain and bias");
+    autoMode_ = params().text("mode") == "auto";
+    if (autoMode_) {
+      configureAuto(ctx, in);
+      return in;
+    }
     kernel_ = clCall("clCreateKernel(brightness_linear)", [&] {
-      return cl::Kernel(
-          ctx.cl.programs().build("brightness.cl", "-DVEC=" + std::to_string(kVec)),
-          "brightness_linear");
+      return cl::Kernel(ctx.cl.programs().build("brightness.cl", "-DVEC=" + std::to_string(kVec)),
+                        "brightness_linear");
     });
     return in;
   }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
+    if (autoMode_) return enqueueAuto(q, in, out, wait);
     const int n = static_cast<int>(in_.bytes());
     kernel_.setArg(0, in);
     kernel_.setArg(1, out);
@@ -36,13 +50,79 @@ class BrightnessStage : public Stage {
     kernel_.setArg(3, static_cast<float>(params().number("gain")));
     kernel_.setArg(4, static_cast<float>(params().number("bias")));
     const std::size_t items = (std::size_t(n) + kVec - 1) / kVec;
-    cl::Event e = launchKernel(q, kernel_, cl::NDRange(roundUp(items, kLocal)), cl::NDRange(kLocal), wait);
+    cl::Event e =
+        launchKernel(q, kernel_, cl::NDRange(roundUp(items, kLocal)), cl::NDRange(kLocal), wait);
     return {e, e};
   }
 
  private:
+  void configureAuto(StageContext& ctx, const FrameDesc& in) {
+    const int c = in.channels();
+    const int stretch = in.format == PixelFormat::BGRA8 ? 3 : c;
+    const cl::Program program = ctx.cl.programs().build(
+        "brightness.cl", "-DVEC=" + std::to_string(kVec) + " -DCHANNELS=" + std::to_string(c) +
+                             " -DSTRETCH=" + std::to_string(stretch));
+    levels_ = clCall("clCreateKernel(brightness_auto_levels)",
+                     [&] { return cl::Kernel(program, "brightness_auto_levels"); });
+    apply_ = clCall("clCreateKernel(brightness_auto_apply)",
+                    [&] { return cl::Kernel(program, "brightness_auto_apply"); });
+    gainBias_ = clCall("clCreateBuffer(brightness gain/bias)", [&] {
+      return cl::Buffer(ctx.cl.context(), CL_MEM_READ_WRITE, 2 * c * sizeof(cl_float));
+    });
+    // The histogram of this very frame, if an upstream hist stage made one; else our own.
+    const auto it = ctx.published.find("histogram");
+    ownHistogram_ = it == ctx.published.end();
+    if (ownHistogram_) {
+      hist_.configure(ctx.cl, in);
+      histogram_ = hist_.buffer();
+    } else {
+      hist_ = HistogramKernel();
+      histogram_ = it->second;
+    }
+    const int n = static_cast<int>(in.bytes());
+    levels_.setArg(0, histogram_);
+    levels_.setArg(1, cl_uint(std::size_t(in.width) * in.height));
+    levels_.setArg(3, gainBias_);
+    apply_.setArg(2, n);
+    apply_.setArg(3, gainBias_);
+    applyItems_ = (std::size_t(n) + applyChunk(c) - 1) / applyChunk(c);
+  }
+
+  StageEvents enqueueAuto(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
+                          const std::vector<cl::Event>& wait) {
+    StageEvents ev;
+    std::vector<cl::Event> deps = wait;
+    if (ownHistogram_) {
+      const StageEvents h = hist_.enqueue(q, in, deps);
+      ev.first = h.first;
+      deps.assign(1, h.last);
+    }
+    // Threshold in pixels, floor(clip% of N): the kernel compares integer counts with it.
+    const double pixels = double(in_.width) * in_.height;
+    levels_.setArg(2, cl_uint(std::floor(params().number("clip") / 100.0 * pixels)));
+    cl::Event levels = launchKernel(q, levels_, cl::NDRange(std::size_t(256) * in_.channels()),
+                                    cl::NDRange(256), deps);
+    if (!ev.first()) ev.first = levels;
+    apply_.setArg(0, in);
+    apply_.setArg(1, out);
+    ev.last = launchKernel(q, apply_, cl::NDRange(roundUp(applyItems_, kLocal)),
+                           cl::NDRange(kLocal), {levels});
+    return ev;
+  }
+
+  // Bytes per work-item of brightness_auto_apply: 16, or 48 for bgr (whole pixels).
+  static int applyChunk(int channels) { return channels == 3 ? 48 : 16; }
+
+ private:
   FrameDesc in_;
-  cl::Kernel kernel_;
+  cl::Kernel kernel_;  // manual
+  bool autoMode_ = false;
+  cl::Kernel levels_, apply_;  // auto
+  cl::Buffer gainBias_;        // auto: channels gains, then channels biases
+  bool ownHistogram_ = true;
+  HistogramKernel hist_;  // auto without an upstream hist stage
+  cl::Buffer histogram_;
+  std::size_t applyItems_ = 0;
 };
 
 }  // namespace
@@ -53,14 +133,38 @@ const StageInfo& brightnessStageInfo() {
       "dst = saturate(gain*src + bias) (as Mat::convertTo), or auto contrast stretch",
       "gray, bgr, bgra -> same",
       {
-          {"mode", ParamType::Enum, "manual", 0, 0, false, false, {"manual", "auto"},
+          {"mode",
+           ParamType::Enum,
+           "manual",
+           0,
+           0,
+           false,
+           false,
+           {"manual", "auto"},
            "manual: gain and bias; auto: stretch the clip% percentiles of this frame's histogram "
            "to 0 and 255",
            false},
           {"gain", ParamType::Float, "1", -16, 16, false, false, {}, "multiplier", true},
-          {"bias", ParamType::Float, "0", -255, 255, false, false, {}, "added after the gain", true},
-          {"clip", ParamType::Float, "1", 0, 50, false, true, {},
-           "auto mode: percent of pixels clipped at each end", true},
+          {"bias",
+           ParamType::Float,
+           "0",
+           -255,
+           255,
+           false,
+           false,
+           {},
+           "added after the gain",
+           true},
+          {"clip",
+           ParamType::Float,
+           "1",
+           0,
+           50,
+           false,
+           true,
+           {},
+           "auto mode: percent of pixels clipped at each end",
+           true},
       },
       [] { return std::make_unique<BrightnessStage>(); }};
   return info;

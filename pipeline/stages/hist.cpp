@@ -1,25 +1,74 @@
-// hist: placeholder until the stage lands (issue 3).
+// hist: 256-bin histogram of every channel of the frame (as cv::calcHist per channel), which
+// passes through unchanged. The histogram stays on the device: it is published to later stages
+// as "histogram" (brightness=auto uses it) and offered as a side output the chain reads back.
+//
+// Layout: channels x 256 uint, channel-major (hist[c * 256 + v]); gray 256, bgr 3 x 256 (B, G,
+// R), bgra 4 x 256 (alpha counted too, so every channel equals cv::calcHist of that channel).
+#include <string>
+
 #include "pipeline/cl/error.hpp"
+#include "pipeline/stages/histogram_kernel.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {
 namespace {
+
 class HistStage : public Stage {
  public:
   HistStage() : Stage(histStageInfo()) {}
-  FrameDesc configure(StageContext&, const FrameDesc&) override {
-    throw UserError("hist: not implemented yet");
+
+  FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
+    kernel_.configure(ctx.cl, in, {params().integer("groups"), params().integer("local")});
+    ctx.published["histogram"] = kernel_.buffer();
+    return in;
   }
-  StageEvents enqueue(cl::CommandQueue&, const cl::Buffer&, const cl::Buffer&,
-                      const std::vector<cl::Event>&) override {
-    return {};
+
+  bool passthrough() const override { return true; }
+
+  StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer&,
+                      const std::vector<cl::Event>& wait) override {
+    return kernel_.enqueue(q, in, wait);
   }
+
+  std::vector<SideOutput> sideOutputs() const override {
+    return {{0, "histogram", kernel_.buffer(), kernel_.bytes()}};
+  }
+
+ private:
+  HistogramKernel kernel_;
 };
+
 }  // namespace
 
 const StageInfo& histStageInfo() {
-  static const StageInfo info{"hist", "(not implemented yet)", "", {},
-                              [] { return std::make_unique<HistStage>(); }};
+  static const StageInfo info{
+      "hist",
+      "256-bin histogram per channel (as cv::calcHist), kept on the device; frame unchanged",
+      "gray, bgr, bgra -> same (histogram: channels x 256, alpha included)",
+      {
+          {"groups",
+           ParamType::Int,
+           "0",
+           0,
+           65536,
+           false,
+           false,
+           {},
+           "schedule: work-groups, each with its own sub-histogram (0 = 4 per compute unit)",
+           false},
+          {"local",
+           ParamType::Int,
+           "0",
+           0,
+           1024,
+           false,
+           false,
+           {},
+           "schedule: work-items per work-group (0 = 1 on CPUs, 256 on GPUs)",
+           false},
+      },
+      [] { return std::make_unique<HistStage>(); }};
   return info;
 }
+
 }  // namespace vf

@@ -1,0 +1,79 @@
+#include "pipeline/stages/histogram_kernel.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "pipeline/cl/error.hpp"
+
+namespace vf {
+namespace {
+
+// Bytes one work-item reads per loop step in hist.cl (16, or 48 for 3 channels).
+int chunkBytes(int channels) { return channels == 3 ? 48 : 16; }
+
+// Why these defaults:
+// - CPU (PoCL): a work-group is run by one thread as a loop over its work-items, and a local
+//   atomic is a locked instruction; with one work-item per group the sub-histogram has a
+//   single writer and plain increments do. A few groups per core balance the threads.
+// - GPU: 256 work-items share one sub-histogram (local atomics, fast on-chip); a few groups
+//   per compute unit keep it busy while the merge stays at groups x bins global atomics.
+HistogramSchedule resolve(const DeviceInfo& dev, HistogramSchedule s) {
+  const bool cpu = (dev.type & CL_DEVICE_TYPE_CPU) != 0;
+  const int units = std::max(1u, dev.computeUnits);
+  if (s.local <= 0) s.local = cpu ? 1 : 256;
+  if (s.groups <= 0) s.groups = units * 4;
+  return s;
+}
+
+}  // namespace
+
+void HistogramKernel::configure(ClContext& cl, const FrameDesc& in,
+                                const HistogramSchedule& requested) {
+  if (in.bytes() > std::size_t(INT_MAX))
+    throw UserError("hist: frame of " + std::to_string(in.bytes()) + " bytes is too large");
+  channels_ = in.channels();
+  bytesPerFrame_ = static_cast<int>(in.bytes());
+  const HistogramSchedule s = resolve(cl.info(), requested);
+  if (std::size_t(s.local) > cl.info().maxWorkGroupSize)
+    throw UserError("hist: local=" + std::to_string(s.local) + " exceeds the device's largest " +
+                    "work-group (" + std::to_string(cl.info().maxWorkGroupSize) + ")");
+  local_ = s.local;
+  // No more groups than there is work for (every group still clears and merges its bins).
+  const int chunks = bytesPerFrame_ / chunkBytes(channels_);
+  const int useful = std::max(1, (chunks + local_ - 1) / local_);
+  groups_ = std::min(s.groups, useful);
+
+  const std::string opts =
+      "-DCHANNELS=" + std::to_string(channels_) + " -DLOCAL=" + std::to_string(local_);
+  kernel_ = clCall("clCreateKernel(hist_accumulate)", [&] {
+    return cl::Kernel(cl.programs().build("hist.cl", opts), "hist_accumulate");
+  });
+  const auto kernelMax = clCall("clGetKernelWorkGroupInfo(hist_accumulate)", [&] {
+    return kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl.device());
+  });
+  if (std::size_t(local_) > kernelMax)
+    throw UserError("hist: local=" + std::to_string(local_) +
+                    " exceeds what the kernel can run "
+                    "on this device (" +
+                    std::to_string(kernelMax) + ")");
+  hist_ = clCall("clCreateBuffer(histogram)",
+                 [&] { return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, bytes()); });
+  kernel_.setArg(1, bytesPerFrame_);
+  kernel_.setArg(2, hist_);
+}
+
+StageEvents HistogramKernel::enqueue(cl::CommandQueue& queue, const cl::Buffer& frame,
+                                     const std::vector<cl::Event>& wait) {
+  StageEvents ev;
+  clCall("clEnqueueFillBuffer(histogram)", [&] {
+    queue.enqueueFillBuffer(hist_, cl_uint(0), 0, bytes(), wait.empty() ? nullptr : &wait,
+                            &ev.first);
+  });
+  kernel_.setArg(0, frame);
+  ev.last = launchKernel(queue, kernel_, cl::NDRange(std::size_t(groups_) * local_),
+                         cl::NDRange(local_), {ev.first});
+  return ev;
+}
+
+}  // namespace vf
