@@ -181,7 +181,10 @@ void PreviewSink::consume(const FrameResult& frame) {
   if (rendered_ > 0 && now - lastRender_ < minInterval_) return;
   render(frame);
   int key = pollKey(1);
-  if (key != -1) handleKey(key, frame);
+  if (key != -1) {
+    handleKey(key, frame);
+    if (!quit_) render(frame);  // show the key's effect now (overlay off, PAUSED, ...)
+  }
   // Paused: stay inside consume() (the frame's views stay valid, the engine holds further
   // frames back), redraw on every key, and leave on space, q, a closed window or a shutdown.
   while (paused_ && !quit_ && !interrupted_ && !host_->stopping()) {
