@@ -55,6 +55,20 @@ TEST(BrightnessStage, LiveGainChangesWithoutReconfigure) {
   EXPECT_LE(maxAbsDiff(b, ref), 1);
 }
 
+TEST(BrightnessStage, RoundsHalfToEvenAndSaturatesExactly) {
+  // Every value 0..255 (and in three channels, rotated), with gains and biases that land on
+  // exact halves: convertTo rounds half to even (cvRound) and saturates; so must the kernel.
+  cv::Mat ramp(3, 256, CV_8UC3);
+  for (int y = 0; y < ramp.rows; ++y)
+    for (int x = 0; x < 256; ++x)
+      ramp.at<cv::Vec3b>(y, x) = cv::Vec3b(x, (x + 85) % 256, (x + 170) % 256);
+  for (auto [g, b] : {std::pair{0.5, 0.0}, {1.5, 0.5}, {-0.5, 127.5}, {2.5, -255.0}, {0.25, 0.5}}) {
+    cv::Mat ref;
+    ramp.convertTo(ref, -1, g, b);
+    EXPECT_EQ(maxAbsDiff(runChain(chainFor(g, b), ramp), ref), 0) << "gain " << g << " bias " << b;
+  }
+}
+
 // ---- mode=auto: contrast stretch from this frame's histogram -------------------------------
 
 namespace {

@@ -54,7 +54,8 @@ const StageInfo& histStageInfo() {
            false,
            false,
            {},
-           "schedule: work-groups, each with its own sub-histogram (0 = 4 per compute unit)",
+           "schedule: work-groups, each with its own sub-histogram (0 = 1 per compute unit on "
+           "CPUs, 4 on GPUs)",
            false},
           {"local",
            ParamType::Int,
