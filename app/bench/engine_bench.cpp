@@ -1,0 +1,174 @@
+#include "app/bench/engine_bench.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <opencv2/core.hpp>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include "pipeline/chain.hpp"
+#include "pipeline/cl/error.hpp"
+#include "pipeline/engine.hpp"
+#include "pipeline/pinned_ring.hpp"
+
+namespace vf::bench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+void fillRandom(std::uint8_t* p, std::size_t bytes, std::uint64_t seed) {
+  cv::Mat m(1, static_cast<int>(bytes), CV_8U, p);
+  cv::RNG rng(seed);
+  rng.fill(m, cv::RNG::UNIFORM, 0, 256);
+}
+
+// Offline source of `total` frames: random content per slot (filled once), frame number stamped.
+class BenchSource : public FrameSource {
+ public:
+  BenchSource(FrameDesc desc, int total) : desc_(desc), total_(total) {}
+  bool live() const override { return false; }
+  std::int64_t frameCount() const override { return total_; }
+  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
+    if (produced_ >= total_) return false;
+    const FrameView v = slot(desc_);
+    if (filled_.insert(v.data).second) fillRandom(v.data, desc_.bytes(), 1000 + filled_.size());
+    const std::uint64_t stamp = std::uint64_t(produced_);
+    std::memcpy(v.data, &stamp, std::min(sizeof stamp, desc_.bytes()));
+    ++produced_;
+    return true;
+  }
+
+ private:
+  FrameDesc desc_;
+  int total_;
+  int produced_ = 0;
+  std::set<std::uint8_t*> filled_;
+};
+
+// Discards frames; notes when the warm-up ended and when the last frame arrived.
+class TimingSink : public FrameSink {
+ public:
+  TimingSink(int warmup, int frames) : warmup_(warmup), frames_(frames) {}
+  void consume(const FrameResult&) override {
+    ++count_;
+    if (count_ == warmup_) start_ = Clock::now();
+    if (count_ == warmup_ + frames_) end_ = Clock::now();
+  }
+  int count() const { return count_; }
+  double measuredSeconds() const { return seconds(start_, end_); }
+
+ private:
+  int warmup_, frames_;
+  int count_ = 0;
+  Clock::time_point start_, end_;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+EngineBenchResult benchEngine(ClContext& cl, const std::string& chainText, int width, int height,
+                              PixelFormat format, int frames, int slots) {
+  if (frames < 1) throw std::invalid_argument("benchEngine: frames must be >= 1");
+  const FrameDesc in{width, height, format};
+  EngineBenchResult r;
+  r.frames = frames;
+
+  // The output size: configure a chain once (builds or loads the programs for both runs).
+  Chain probe = Chain::parse(chainText);
+  probe.configure(cl, in);
+  const FrameDesc out = probe.output();
+  const double bytesPerFrame = double(in.bytes() + out.bytes());
+
+  // --- engine -------------------------------------------------------------------------------
+  {
+    const int warmup = std::max(10, 2 * slots);
+    std::shared_ptr<ClContext> shared(&cl, [](ClContext*) {});  // borrowed, outlives the engine
+    Engine engine(shared, Chain::parse(chainText), EngineOptions{slots, "", -1});
+    BenchSource source(in, warmup + frames);
+    TimingSink sink(warmup, frames);
+    engine.run(source, sink);
+    if (sink.count() != warmup + frames)
+      throw std::runtime_error("benchEngine: the engine delivered " + std::to_string(sink.count()) +
+                               " of " + std::to_string(warmup + frames) + " frames");
+    const double sec = sink.measuredSeconds();
+    r.engineFps = frames / sec;
+    r.engineGBps = bytesPerFrame * frames / sec * 1e-9;
+  }
+
+  const cl::Context& ctx = cl.context();
+  PinnedBuffer hostOut;
+  std::vector<PinnedBuffer> hostIn(3);
+  cl::CommandQueue mapQueue = cl.makeQueue();
+  for (std::size_t k = 0; k < hostIn.size(); ++k) {
+    hostIn[k].reserve(ctx, mapQueue, in.bytes());
+    fillRandom(hostIn[k].data(), in.bytes(), 2000 + k);
+  }
+  hostOut.reserve(ctx, mapQueue, out.bytes());
+  DeviceBuffer devIn, devOut;
+  devIn.reserve(ctx, in.bytes());
+  devOut.reserve(ctx, out.bytes());
+  std::vector<std::vector<std::uint8_t>> side;
+
+  // --- serial: blocking write, chain, blocking read, one queue ------------------------------
+  {
+    Chain chain = Chain::parse(chainText);
+    chain.configure(cl, in);
+    cl::CommandQueue q = cl.makeQueue();
+    const auto one = [&](int i) {
+      clCall("serial frame", [&] {
+        q.enqueueWriteBuffer(devIn.buffer(), CL_TRUE, 0, in.bytes(),
+                             hostIn[std::size_t(i) % hostIn.size()].data());
+        chain.enqueue(q, devIn.buffer(), devOut.buffer(), {}, &side);
+        q.enqueueReadBuffer(devOut.buffer(), CL_TRUE, 0, out.bytes(), hostOut.data());
+      });
+    };
+    for (int i = 0; i < 3; ++i) one(i);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < frames; ++i) one(i);
+    const double sec = seconds(t0, Clock::now());
+    r.serialFps = frames / sec;
+    r.serialGBps = bytesPerFrame * frames / sec * 1e-9;
+  }
+
+  // --- latency: one frame alone on the engine's queue layout --------------------------------
+  {
+    Chain chain = Chain::parse(chainText);
+    chain.configure(cl, in);
+    cl::CommandQueue up = cl.makeQueue(), compute = cl.makeQueue(), down = cl.makeQueue();
+    const int runs = std::clamp(frames, 5, 50);
+    std::vector<double> ms;
+    for (int i = 0; i < runs + 2; ++i) {
+      const auto t0 = Clock::now();
+      clCall("latency frame", [&] {
+        cl::Event u, d;
+        up.enqueueWriteBuffer(devIn.buffer(), CL_FALSE, 0, in.bytes(),
+                              hostIn[std::size_t(i) % hostIn.size()].data(), nullptr, &u);
+        up.flush();
+        ChainRun run = chain.enqueue(compute, devIn.buffer(), devOut.buffer(), {u}, &side);
+        compute.flush();
+        const std::vector<cl::Event> after{run.done() ? run.done : u};
+        down.enqueueReadBuffer(devOut.buffer(), CL_FALSE, 0, out.bytes(), hostOut.data(), &after,
+                               &d);
+        down.flush();
+        d.wait();
+      });
+      if (i >= 2) ms.push_back(seconds(t0, Clock::now()) * 1e3);  // first two: warm-up
+    }
+    r.latencyMs = median(ms);
+  }
+  return r;
+}
+
+}  // namespace vf::bench

@@ -1,0 +1,618 @@
+// The streaming engine. Three threads, one mutex for the slot bookkeeping:
+//
+//   capture thread   source.next(slot): takes a free slot (offline: waits for one; live: takes
+//                    the oldest captured frame not yet uploaded, dropping it), the source
+//                    decodes straight into the slot's pinned host memory; the slot becomes
+//                    Ready, in capture order.
+//   submit thread    (the caller of run()) runs posted changes between frames, then per Ready
+//                    slot: non-blocking write on the upload queue (event U), the chain on the
+//                    compute queue after U, non-blocking read on the download queue after the
+//                    chain (event D); the slot becomes Submitted. It never waits on the device.
+//   sink thread      waits on D of the oldest Submitted slot (only that event), measures it,
+//                    hands it to sink.consume() and frees the slot.
+//
+// So a slot's host and device buffers are reused only after its download completed and its
+// sink call returned, frames stay in capture order end to end (FIFO at every step), and at
+// most `slots` frames are in the engine at once (backpressure on the source).
+//
+// Live sources: at most slots-1 frames are submitted at a time, so one slot always stays with
+// the capture side; when the device or the sink falls behind, the source overwrites the oldest
+// frame that has not started uploading (counted as dropped) instead of blocking, and the sink
+// gets the newest frames. With slots = 1 a live source waits like an offline one.
+//
+// A change of input size or format, or a posted change, waits until every submitted frame has
+// reached the sink ("drain"), then reconfigures the chain; slots grow their buffers lazily when
+// they next carry a larger frame. Nothing is lost or reordered.
+//
+// Stopping: stop() only sets an atomic flag (no lock, no notify: safe from a signal handler);
+// every wait below is a timed wait that rechecks it. After a stop, frames already captured are
+// still processed and delivered; a frame the source delivers afterwards goes into a scratch
+// buffer and is discarded (not counted as in). run() calls sink.finish() once the sink thread
+// is done, then waits for the capture thread: a source blocked inside next() delays run()'s
+// return until that next() returns (an engine cannot interrupt a blocking read; the app's
+// sources return within a frame interval), but the sink is already finished by then.
+//
+// Errors: an exception from the source ends the input like end of stream (frames already
+// captured are still delivered); one from the chain, OpenCL or the sink aborts at once (no
+// more consume() calls). Either way sink.finish() is called once and run() rethrows the first.
+#include "pipeline/engine.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <fstream>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "pipeline/cl/error.hpp"
+#include "pipeline/engine_stats.hpp"
+#include "pipeline/pinned_ring.hpp"
+
+namespace vf {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+// How often a waiting thread rechecks the stop flag (stop() cannot notify).
+constexpr auto kPoll = std::chrono::milliseconds(10);
+constexpr int kMaxSlots = 8;
+
+double msBetween(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+bool profilingInfo(const cl::Event& e, cl_profiling_info what, cl_ulong& value) {
+  return e() && clGetEventProfilingInfo(e(), what, sizeof value, &value, nullptr) == CL_SUCCESS;
+}
+
+// Device time from the start of `first` to the end of `last`, in ms (0 if unavailable).
+double spanMs(const cl::Event& first, const cl::Event& last) {
+  cl_ulong a = 0, b = 0;
+  if (!profilingInfo(first, CL_PROFILING_COMMAND_START, a) ||
+      !profilingInfo(last, CL_PROFILING_COMMAND_END, b) || b < a)
+    return 0.0;
+  return double(b - a) * 1e-6;
+}
+
+enum class SlotState { Free, Filling, Ready, Submitted };
+
+// One frame's place in the ring: pinned input, device input and output, pinned output, the
+// side outputs, and the frame's events while it is in flight.
+struct Slot {
+  SlotState state = SlotState::Free;
+  PinnedBuffer hostIn, hostOut;
+  DeviceBuffer devIn, devOut;
+  FrameDesc in, out;
+  std::vector<std::vector<std::uint8_t>> side;
+  std::uint64_t index = 0;
+  Clock::time_point captured, submitted;
+  cl::Event upload, download;
+  ChainRun run;
+  std::shared_ptr<const std::vector<std::string>> keys;  // stage keys for the stats file
+  long heldEvents = 0;
+
+  void countEvents() {
+    heldEvents = (upload() ? 1 : 0) + (download() ? 1 : 0) + (run.done() ? 1 : 0);
+    for (const auto& st : run.stages) heldEvents += (st.first() ? 1 : 0) + (st.last() ? 1 : 0);
+    detail::countEngineEvents(heldEvents);
+  }
+  void releaseEvents() {
+    upload = cl::Event();
+    download = cl::Event();
+    run = ChainRun();
+    detail::countEngineEvents(-heldEvents);
+    heldEvents = 0;
+  }
+};
+
+// Thrown inside the submit thread to unwind when another thread aborted the run.
+struct Aborted {};
+
+}  // namespace
+
+struct Engine::Impl {
+  Impl(std::shared_ptr<ClContext> context, Chain c, EngineOptions o);
+  ~Impl();
+
+  void run(FrameSource& source, FrameSink& sink);
+
+  // capture thread
+  void captureLoop(FrameSource& source);
+  FrameView takeSlot(const FrameDesc& d, bool live, int& cur, bool& discarded,
+                     std::vector<std::uint8_t>& discard);
+  void releaseSlot(int s);
+  // submit thread
+  void submitLoop();
+  void applyChanges();
+  void drain();
+  void configureChain(const FrameDesc& in);
+  void publishStageNames();
+  void submit(Slot& s);
+  // sink thread
+  void sinkLoop(FrameSink& sink);
+  void deliver(Slot& s, FrameSink& sink);
+
+  void recordError(std::exception_ptr e, bool fatal);
+  void notifyAll();
+
+  std::shared_ptr<ClContext> cl;
+  Chain chain;  // touched by the submit thread only while run() runs
+  const EngineOptions options;
+  cl::CommandQueue uploadQueue, computeQueue, downloadQueue, mapQueue;
+  std::vector<std::unique_ptr<Slot>> slots;
+
+  std::mutex m;  // guards everything below up to stopRequested, and the Slot::state fields
+  std::condition_variable freeCv;      // a slot was freed or a frame delivered
+  std::condition_variable readyCv;     // a frame was captured, a change posted, input ended
+  std::condition_variable inflightCv;  // a frame was submitted, or submission ended
+  std::deque<int> freeSlots, readySlots, inflightSlots;
+  std::vector<std::function<void(Chain&)>> posts;
+  bool live = false;  // the source's policy, read once per run
+  bool running = false, aborted = false, captureDone = false, inputClosed = false,
+       submitDone = false;
+  std::uint64_t nextIndex = 0, submittedCount = 0, deliveredCount = 0;
+  std::exception_ptr firstError;
+
+  std::atomic<bool> stopRequested{false};
+
+  RollingStats stats;
+  std::shared_ptr<const std::vector<std::string>> stageKeysNow;  // submit thread
+  std::ofstream statsFile;                                       // sink thread
+};
+
+Engine::Impl::Impl(std::shared_ptr<ClContext> context, Chain c, EngineOptions o)
+    : cl(std::move(context)), chain(std::move(c)), options(std::move(o)) {
+  if (!cl) throw std::invalid_argument("Engine: no OpenCL context");
+  if (options.slots < 1 || options.slots > kMaxSlots)
+    throw UserError("engine: slots must be in [1, " + std::to_string(kMaxSlots) + "], got " +
+                    std::to_string(options.slots));
+  uploadQueue = cl->makeQueue();
+  computeQueue = cl->makeQueue();
+  downloadQueue = cl->makeQueue();
+  mapQueue = cl->makeQueue();
+  for (int i = 0; i < options.slots; ++i) slots.push_back(std::make_unique<Slot>());
+}
+
+Engine::Impl::~Impl() {
+  for (auto* q : {&uploadQueue, &computeQueue, &downloadQueue}) {
+    try {
+      q->finish();
+    } catch (...) {
+    }
+  }
+  for (auto& s : slots) s->releaseEvents();
+}
+
+void Engine::Impl::notifyAll() {
+  freeCv.notify_all();
+  readyCv.notify_all();
+  inflightCv.notify_all();
+}
+
+void Engine::Impl::recordError(std::exception_ptr e, bool fatal) {
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (!firstError) firstError = e;
+    if (fatal) aborted = true;
+  }
+  notifyAll();
+}
+
+// --- run ------------------------------------------------------------------------------------
+
+void Engine::Impl::run(FrameSource& source, FrameSink& sink) {
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (running) throw std::logic_error("Engine::run: already running");
+    running = true;
+    aborted = captureDone = inputClosed = submitDone = false;
+    firstError = nullptr;
+    freeSlots.clear();
+    readySlots.clear();
+    inflightSlots.clear();
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+      slots[i]->state = SlotState::Free;
+      freeSlots.push_back(static_cast<int>(i));
+    }
+    nextIndex = submittedCount = deliveredCount = 0;
+  }
+  stats.start({});
+  publishStageNames();
+
+  bool ok = true;
+  try {
+    const bool isLive = source.live();
+    std::lock_guard<std::mutex> lock(m);
+    live = isLive;
+  } catch (...) {
+    recordError(std::current_exception(), true);
+    ok = false;
+  }
+  if (ok && !options.statsPath.empty()) {
+    statsFile.open(options.statsPath, std::ios::out | std::ios::trunc);
+    if (!statsFile) {
+      recordError(std::make_exception_ptr(
+                      UserError("cannot write the stats file '" + options.statsPath + "'")),
+                  true);
+      ok = false;
+    }
+  }
+
+  std::thread sinkThread, captureThread;
+  if (ok) {
+    try {
+      sinkThread = std::thread([this, &sink] { sinkLoop(sink); });
+      captureThread = std::thread([this, &source] { captureLoop(source); });
+    } catch (...) {
+      recordError(std::current_exception(), true);
+      ok = false;
+    }
+  }
+  if (ok) submitLoop();
+
+  {
+    std::lock_guard<std::mutex> lock(m);
+    inputClosed = true;
+    submitDone = true;
+  }
+  notifyAll();
+  if (sinkThread.joinable()) sinkThread.join();
+  // Only an abort leaves commands queued; let them end before slots can be reused or freed.
+  for (auto* q : {&uploadQueue, &computeQueue, &downloadQueue}) {
+    try {
+      q->finish();
+    } catch (...) {
+    }
+  }
+  if (statsFile.is_open()) statsFile.close();
+  try {
+    sink.finish();
+  } catch (...) {
+    recordError(std::current_exception(), true);
+  }
+  // The capture thread discards whatever it still reads; a source blocked in next() holds us
+  // here until that call returns.
+  if (captureThread.joinable()) captureThread.join();
+
+  std::exception_ptr error;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    for (auto& s : slots) {
+      s->releaseEvents();
+      s->state = SlotState::Free;
+    }
+    readySlots.clear();
+    inflightSlots.clear();
+    error = firstError;
+    running = false;
+  }
+  stopRequested.store(false);
+  if (error) std::rethrow_exception(error);
+}
+
+// --- capture thread -------------------------------------------------------------------------
+
+void Engine::Impl::releaseSlot(int s) {
+  if (s < 0) return;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    slots[s]->state = SlotState::Free;
+    freeSlots.push_back(s);
+  }
+  freeCv.notify_all();
+}
+
+FrameView Engine::Impl::takeSlot(const FrameDesc& d, bool live, int& cur, bool& discarded,
+                                 std::vector<std::uint8_t>& discard) {
+  if (d.empty())
+    throw std::invalid_argument("FrameSource: slot() asked for an empty frame (" + d.str() + ")");
+  if (cur < 0) {
+    std::unique_lock<std::mutex> lock(m);
+    while (true) {
+      if (aborted || inputClosed || stopRequested.load()) break;
+      if (!freeSlots.empty()) {
+        cur = freeSlots.front();
+        freeSlots.pop_front();
+        break;
+      }
+      if (live && !readySlots.empty()) {
+        // The pipeline is behind: overwrite the oldest frame that has not started uploading.
+        cur = readySlots.front();
+        readySlots.pop_front();
+        stats.countDropped();
+        break;
+      }
+      freeCv.wait_for(lock, kPoll);
+    }
+    if (cur < 0) {
+      // Stopping: let the source finish this frame into scratch memory, then drop it.
+      discarded = true;
+      lock.unlock();
+      discard.resize(d.bytes());
+      return {discard.data(), d.width, d.height, d.rowBytes(), d.format};
+    }
+    slots[cur]->state = SlotState::Filling;
+  }
+  Slot& s = *slots[cur];
+  s.hostIn.reserve(cl->context(), mapQueue, d.bytes());
+  s.in = d;
+  return {s.hostIn.data(), d.width, d.height, d.rowBytes(), d.format};
+}
+
+void Engine::Impl::captureLoop(FrameSource& source) {
+  std::vector<std::uint8_t> discard;
+  try {
+    bool live = false;
+    {
+      std::lock_guard<std::mutex> lock(m);
+      live = this->live;
+    }
+    while (true) {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        if (aborted || inputClosed || stopRequested.load()) break;
+        if (options.maxFrames >= 0 && nextIndex >= std::uint64_t(options.maxFrames)) break;
+      }
+      int cur = -1;
+      bool discarded = false, slotFailed = false;
+      const std::function<FrameView(const FrameDesc&)> slotFn = [&](const FrameDesc& d) {
+        try {
+          return takeSlot(d, live, cur, discarded, discard);
+        } catch (...) {
+          slotFailed = true;
+          throw;
+        }
+      };
+      bool got = false;
+      try {
+        got = source.next(slotFn);
+      } catch (...) {
+        releaseSlot(cur);
+        // A source error ends the input (what was captured is still delivered); a failure to
+        // provide the slot (OpenCL) is the engine's own and aborts.
+        recordError(std::current_exception(), slotFailed);
+        break;
+      }
+      if (!got) {
+        releaseSlot(cur);
+        break;
+      }
+      if (cur < 0) {
+        if (discarded) continue;
+        throw std::logic_error("FrameSource::next returned a frame without calling slot()");
+      }
+      bool accepted = false;
+      {
+        std::lock_guard<std::mutex> lock(m);
+        Slot& s = *slots[cur];
+        if (aborted || inputClosed) {
+          s.state = SlotState::Free;
+          freeSlots.push_back(cur);
+        } else {
+          s.index = nextIndex++;
+          s.captured = Clock::now();
+          s.state = SlotState::Ready;
+          readySlots.push_back(cur);
+          stats.countIn();
+          accepted = true;
+        }
+      }
+      if (accepted)
+        readyCv.notify_one();
+      else
+        freeCv.notify_all();
+    }
+  } catch (...) {
+    recordError(std::current_exception(), true);
+  }
+  {
+    std::lock_guard<std::mutex> lock(m);
+    captureDone = true;
+  }
+  readyCv.notify_all();
+}
+
+// --- submit thread --------------------------------------------------------------------------
+
+void Engine::Impl::submitLoop() {
+  try {
+    while (true) {
+      applyChanges();
+      int s = -1;
+      {
+        std::unique_lock<std::mutex> lock(m);
+        if (aborted) return;
+        if (stopRequested.load() && !inputClosed) {
+          inputClosed = true;  // finish what was captured, accept nothing more
+          freeCv.notify_all();
+        }
+        if (!posts.empty()) continue;
+        // Live: keep one slot out of the device's hands, so the source always has a slot to
+        // overwrite (the oldest waiting frame) instead of blocking when the device or the sink
+        // falls behind. Offline: every slot may be in flight.
+        const std::uint64_t maxInFlight =
+            live && slots.size() > 1 ? slots.size() - 1 : slots.size();
+        if (!readySlots.empty() && submittedCount - deliveredCount < maxInFlight) {
+          s = readySlots.front();
+          readySlots.pop_front();
+          slots[s]->state = SlotState::Submitted;
+        } else if (readySlots.empty() && (captureDone || inputClosed)) {
+          return;
+        } else {
+          readyCv.wait_for(lock, kPoll);
+          continue;
+        }
+      }
+      submit(*slots[s]);
+      {
+        std::lock_guard<std::mutex> lock(m);
+        inflightSlots.push_back(s);
+        ++submittedCount;
+      }
+      inflightCv.notify_one();
+    }
+  } catch (const Aborted&) {
+    // Another thread failed and recorded why.
+  } catch (...) {
+    recordError(std::current_exception(), true);
+  }
+}
+
+void Engine::Impl::drain() {
+  std::unique_lock<std::mutex> lock(m);
+  while (deliveredCount != submittedCount) {
+    if (aborted) throw Aborted{};
+    freeCv.wait_for(lock, kPoll);
+  }
+}
+
+void Engine::Impl::publishStageNames() {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < chain.size(); ++i) names.push_back(chain.stage(i).name());
+  stageKeysNow = std::make_shared<const std::vector<std::string>>(stageKeys(names));
+  stats.setStageNames(std::move(names));
+}
+
+void Engine::Impl::configureChain(const FrameDesc& in) {
+  chain.configure(*cl, in);
+  publishStageNames();
+}
+
+void Engine::Impl::applyChanges() {
+  {
+    std::lock_guard<std::mutex> lock(m);
+    if (posts.empty()) return;
+  }
+  // "Between two frames": nothing in flight while the chain changes, so no stage can rewrite a
+  // buffer or kernel an earlier frame still uses.
+  drain();
+  std::vector<std::function<void(Chain&)>> changes;
+  {
+    std::lock_guard<std::mutex> lock(m);
+    changes.swap(posts);
+  }
+  for (auto& change : changes) change(chain);
+  if (chain.configured()) {
+    for (std::size_t i = 0; i < chain.size(); ++i)
+      if (chain.enabled(i)) chain.stage(i).update();
+    publishStageNames();
+  } else if (!chain.input().empty()) {
+    configureChain(chain.input());
+  } else {
+    publishStageNames();  // first frame configures
+  }
+}
+
+void Engine::Impl::submit(Slot& s) {
+  if (!chain.configured() || chain.input() != s.in) {
+    drain();  // frames of the old size reach the sink first
+    configureChain(s.in);
+  }
+  const FrameDesc in = s.in, out = chain.output();
+  s.out = out;
+  s.devIn.reserve(cl->context(), in.bytes());
+  s.devOut.reserve(cl->context(), out.bytes());
+  s.hostOut.reserve(cl->context(), mapQueue, out.bytes());
+  s.keys = stageKeysNow;
+  s.submitted = Clock::now();
+  clCall("clEnqueueWriteBuffer(upload)", [&] {
+    uploadQueue.enqueueWriteBuffer(s.devIn.buffer(), CL_FALSE, 0, in.bytes(), s.hostIn.data(),
+                                   nullptr, &s.upload);
+    uploadQueue.flush();  // commands another queue waits on must be flushed (CL 1.2 5.13)
+  });
+  s.run = chain.enqueue(computeQueue, s.devIn.buffer(), s.devOut.buffer(), {s.upload}, &s.side);
+  clCall("clFlush(compute)", [&] { computeQueue.flush(); });
+  const std::vector<cl::Event> after{s.run.done() ? s.run.done : s.upload};
+  clCall("clEnqueueReadBuffer(download)", [&] {
+    downloadQueue.enqueueReadBuffer(s.devOut.buffer(), CL_FALSE, 0, out.bytes(), s.hostOut.data(),
+                                    &after, &s.download);
+    downloadQueue.flush();
+  });
+  s.countEvents();
+}
+
+// --- sink thread ----------------------------------------------------------------------------
+
+void Engine::Impl::sinkLoop(FrameSink& sink) {
+  try {
+    while (true) {
+      int s = -1;
+      {
+        std::unique_lock<std::mutex> lock(m);
+        while (!aborted && inflightSlots.empty() && !submitDone) inflightCv.wait_for(lock, kPoll);
+        if (aborted || inflightSlots.empty()) return;
+        s = inflightSlots.front();
+        inflightSlots.pop_front();
+      }
+      deliver(*slots[s], sink);
+      {
+        std::lock_guard<std::mutex> lock(m);
+        slots[s]->state = SlotState::Free;
+        freeSlots.push_back(s);
+        ++deliveredCount;
+      }
+      freeCv.notify_all();
+      readyCv.notify_one();
+      if (sink.wantsStop()) stopRequested.store(true);
+    }
+  } catch (...) {
+    recordError(std::current_exception(), true);
+  }
+}
+
+void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
+  clCall("clWaitForEvents(download)", [&] { s.download.wait(); });
+  // The download waited on the chain, which waited on the upload: every event is complete.
+  FrameStats st;
+  st.index = s.index;
+  st.stageMs.resize(s.run.stages.size());
+  for (std::size_t i = 0; i < s.run.stages.size(); ++i)
+    st.stageMs[i] = spanMs(s.run.stages[i].first, s.run.stages[i].last);
+  st.uploadMs = spanMs(s.upload, s.upload);
+  st.downloadMs = spanMs(s.download, s.download);
+  st.queueWaitMs = msBetween(s.captured, s.submitted);
+  cl_ulong queued = 0, started = 0;
+  if (profilingInfo(s.upload, CL_PROFILING_COMMAND_QUEUED, queued) &&
+      profilingInfo(s.upload, CL_PROFILING_COMMAND_START, started) && started > queued)
+    st.queueWaitMs += double(started - queued) * 1e-6;  // waiting in the upload queue
+
+  FrameResult r;
+  r.output = {s.hostOut.data(), s.out.width, s.out.height, s.out.rowBytes(), s.out.format};
+  r.input = {s.hostIn.data(), s.in.width, s.in.height, s.in.rowBytes(), s.in.format};
+  r.side = s.side.empty() ? nullptr : &s.side;
+  st.latencyMs = msBetween(s.captured, Clock::now());
+  r.stats = st;
+  sink.consume(r);
+  stats.add(st);
+  if (statsFile.is_open()) {
+    statsFile << statsJsonLine(st, s.keys ? *s.keys : std::vector<std::string>{}) << '\n';
+    if (!statsFile) throw UserError("cannot write the stats file '" + options.statsPath + "'");
+  }
+  s.releaseEvents();
+}
+
+// --- Engine ---------------------------------------------------------------------------------
+
+Engine::Engine(std::shared_ptr<ClContext> cl, Chain chain, EngineOptions options)
+    : impl_(std::make_unique<Impl>(std::move(cl), std::move(chain), std::move(options))) {}
+
+Engine::~Engine() = default;
+
+void Engine::run(FrameSource& source, FrameSink& sink) { impl_->run(source, sink); }
+
+void Engine::stop() { impl_->stopRequested.store(true); }
+
+void Engine::post(std::function<void(Chain&)> change) {
+  {
+    std::lock_guard<std::mutex> lock(impl_->m);
+    impl_->posts.push_back(std::move(change));
+  }
+  impl_->readyCv.notify_all();
+}
+
+EngineStats Engine::stats() const { return impl_->stats.snapshot(); }
+
+const Chain& Engine::chain() const { return impl_->chain; }
+
+}  // namespace vf

@@ -1,0 +1,144 @@
+#include "pipeline/engine_stats.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+namespace vf {
+
+EngineStats::Dist distribution(std::vector<double> v) {
+  EngineStats::Dist d;
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  const auto rank = [&](double p) {
+    const std::size_t r = static_cast<std::size_t>(std::ceil(p * double(v.size())));
+    return v[std::min(v.size(), std::max<std::size_t>(r, 1)) - 1];
+  };
+  d.mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+  d.p50 = rank(0.50);
+  d.p99 = rank(0.99);
+  return d;
+}
+
+void RollingStats::start(std::vector<std::string> stageNames) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  names_ = std::move(stageNames);
+  frames_.clear();
+  times_.clear();
+  in_ = out_ = dropped_ = 0;
+  start_ = Clock::now();
+}
+
+void RollingStats::setStageNames(std::vector<std::string> stageNames) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  names_ = std::move(stageNames);
+}
+
+void RollingStats::countIn() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++in_;
+}
+
+void RollingStats::countDropped() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++dropped_;
+}
+
+void RollingStats::add(const FrameStats& frame) {
+  const auto now = Clock::now();
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++out_;
+  frames_.push_back(frame);
+  times_.push_back(now);
+  while (frames_.size() > window_) {
+    frames_.pop_front();
+    times_.pop_front();
+  }
+}
+
+EngineStats RollingStats::snapshot() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  EngineStats s;
+  s.stageNames = names_;
+  s.framesIn = in_;
+  s.framesOut = out_;
+  s.dropped = dropped_;
+  s.elapsedSec = std::chrono::duration<double>(Clock::now() - start_).count();
+  std::vector<double> up, down, lat;
+  std::vector<std::vector<double>> stages(names_.size());
+  for (const auto& f : frames_) {
+    up.push_back(f.uploadMs);
+    down.push_back(f.downloadMs);
+    lat.push_back(f.latencyMs);
+    // A frame from before a change of the chain may have another stage count: skip it there.
+    if (f.stageMs.size() == names_.size())
+      for (std::size_t i = 0; i < names_.size(); ++i) stages[i].push_back(f.stageMs[i]);
+  }
+  s.uploadMs = distribution(std::move(up));
+  s.downloadMs = distribution(std::move(down));
+  s.latencyMs = distribution(std::move(lat));
+  for (auto& v : stages) s.stageMs.push_back(distribution(std::move(v)));
+  if (times_.size() >= 2) {
+    const double sec = std::chrono::duration<double>(times_.back() - times_.front()).count();
+    if (sec > 0) s.fps = double(times_.size() - 1) / sec;
+  }
+  return s;
+}
+
+std::vector<std::string> stageKeys(const std::vector<std::string>& names) {
+  std::map<std::string, int> count;
+  for (const auto& n : names) ++count[n];
+  std::vector<std::string> keys;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    keys.push_back(count[names[i]] > 1 ? names[i] + "#" + std::to_string(i) : names[i]);
+  return keys;
+}
+
+namespace {
+void appendNumber(std::string& s, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", std::isfinite(v) ? v : 0.0);
+  s += buf;
+}
+
+void appendString(std::string& s, const std::string& v) {
+  s += '"';
+  for (const char c : v) {
+    if (c == '"' || c == '\\') {
+      s += '\\';
+      s += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      s += buf;
+    } else {
+      s += c;
+    }
+  }
+  s += '"';
+}
+}  // namespace
+
+std::string statsJsonLine(const FrameStats& f, const std::vector<std::string>& keys) {
+  std::string s = "{\"index\":" + std::to_string(f.index) + ",\"stages\":{";
+  for (std::size_t i = 0; i < f.stageMs.size(); ++i) {
+    if (i) s += ',';
+    appendString(s, i < keys.size() ? keys[i] : "stage#" + std::to_string(i));
+    s += ':';
+    appendNumber(s, f.stageMs[i]);
+  }
+  s += "},\"upload_ms\":";
+  appendNumber(s, f.uploadMs);
+  s += ",\"download_ms\":";
+  appendNumber(s, f.downloadMs);
+  s += ",\"queue_wait_ms\":";
+  appendNumber(s, f.queueWaitMs);
+  s += ",\"latency_ms\":";
+  appendNumber(s, f.latencyMs);
+  s += '}';
+  return s;
+}
+
+}  // namespace vf

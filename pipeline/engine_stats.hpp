@@ -1,0 +1,52 @@
+#pragma once
+// Rolling per-frame statistics of the streaming engine, and the JSON-lines stats record.
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "pipeline/engine.hpp"
+
+namespace vf {
+
+// mean, p50 and p99 (nearest rank) of `values`; all 0 when empty.
+EngineStats::Dist distribution(std::vector<double> values);
+
+// The last `window` frames handed to the sink, plus counters since start(). Every member is
+// thread-safe: the capture thread counts frames in and drops, the sink thread adds frames, any
+// thread takes snapshots.
+class RollingStats {
+ public:
+  explicit RollingStats(std::size_t window = 120) : window_(window) {}
+
+  void start(std::vector<std::string> stageNames);  // clears everything, restarts the clock
+  void setStageNames(std::vector<std::string> stageNames);
+  void countIn();
+  void countDropped();
+  void add(const FrameStats& frame);  // a frame handed to the sink now
+  EngineStats snapshot() const;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  const std::size_t window_;
+  mutable std::mutex mutex_;
+  std::vector<std::string> names_;
+  std::deque<FrameStats> frames_;
+  std::deque<Clock::time_point> times_;
+  std::uint64_t in_ = 0, out_ = 0, dropped_ = 0;
+  Clock::time_point start_ = Clock::now();
+};
+
+// Keys for a chain's stages in the stats file: the stage name, or "name#i" (i = position in the
+// chain) when the name occurs more than once.
+std::vector<std::string> stageKeys(const std::vector<std::string>& stageNames);
+
+// One line of the --stats file (no newline), e.g.
+// {"index":7,"stages":{"gray":0.1210,"brightness":0.0502},"upload_ms":0.3100,
+//  "download_ms":0.1020,"queue_wait_ms":0.0410,"latency_ms":1.2030}
+// `keys` as stageKeys() makes them, indexed like frame.stageMs. Times in milliseconds.
+std::string statsJsonLine(const FrameStats& frame, const std::vector<std::string>& keys);
+
+}  // namespace vf

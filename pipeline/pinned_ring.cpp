@@ -1,0 +1,109 @@
+#include "pipeline/pinned_ring.hpp"
+
+#include <atomic>
+#include <utility>
+
+#include "pipeline/cl/error.hpp"
+
+namespace vf {
+
+namespace {
+std::atomic<long> gBuffers{0};
+std::atomic<long> gEvents{0};
+}  // namespace
+
+EngineObjectCounts engineObjectCounts() { return {gBuffers.load(), gEvents.load()}; }
+
+namespace detail {
+void countEngineBuffers(long delta) { gBuffers.fetch_add(delta); }
+void countEngineEvents(long delta) { gEvents.fetch_add(delta); }
+}  // namespace detail
+
+// --- PinnedBuffer ---------------------------------------------------------------------------
+
+PinnedBuffer::~PinnedBuffer() { release(); }
+
+PinnedBuffer::PinnedBuffer(PinnedBuffer&& o) noexcept
+    : buffer_(std::move(o.buffer_)),
+      queue_(std::move(o.queue_)),
+      ptr_(std::exchange(o.ptr_, nullptr)),
+      capacity_(std::exchange(o.capacity_, 0)) {}
+
+PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
+  if (this != &o) {
+    release();
+    buffer_ = std::move(o.buffer_);
+    queue_ = std::move(o.queue_);
+    ptr_ = std::exchange(o.ptr_, nullptr);
+    capacity_ = std::exchange(o.capacity_, 0);
+  }
+  return *this;
+}
+
+void PinnedBuffer::reserve(const cl::Context& context, const cl::CommandQueue& mapQueue,
+                           std::size_t bytes) {
+  if (bytes <= capacity_ && ptr_) return;
+  release();
+  cl::Buffer buf = clCall("clCreateBuffer(pinned slot, CL_MEM_ALLOC_HOST_PTR)", [&] {
+    return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
+  });
+  cl::CommandQueue q = mapQueue;
+  void* p = clCall("clEnqueueMapBuffer(pinned slot)", [&] {
+    return q.enqueueMapBuffer(buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes);
+  });
+  buffer_ = std::move(buf);
+  queue_ = std::move(q);
+  ptr_ = static_cast<std::uint8_t*>(p);
+  capacity_ = bytes;
+  detail::countEngineBuffers(+1);
+}
+
+void PinnedBuffer::release() noexcept {
+  if (!ptr_) return;
+  try {
+    cl::Event done;
+    queue_.enqueueUnmapMemObject(buffer_, ptr_, nullptr, &done);
+    done.wait();
+  } catch (...) {
+    // Destruction cannot report; the buffer is released below either way.
+  }
+  buffer_ = cl::Buffer();
+  queue_ = cl::CommandQueue();
+  ptr_ = nullptr;
+  capacity_ = 0;
+  detail::countEngineBuffers(-1);
+}
+
+// --- DeviceBuffer ---------------------------------------------------------------------------
+
+DeviceBuffer::~DeviceBuffer() { release(); }
+
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept
+    : buffer_(std::move(o.buffer_)), capacity_(std::exchange(o.capacity_, 0)) {}
+
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    release();
+    buffer_ = std::move(o.buffer_);
+    capacity_ = std::exchange(o.capacity_, 0);
+  }
+  return *this;
+}
+
+void DeviceBuffer::reserve(const cl::Context& context, std::size_t bytes) {
+  if (bytes <= capacity_ && buffer_()) return;
+  release();
+  buffer_ = clCall("clCreateBuffer(engine slot)",
+                   [&] { return cl::Buffer(context, CL_MEM_READ_WRITE, bytes); });
+  capacity_ = bytes;
+  detail::countEngineBuffers(+1);
+}
+
+void DeviceBuffer::release() noexcept {
+  if (!buffer_()) return;
+  buffer_ = cl::Buffer();
+  capacity_ = 0;
+  detail::countEngineBuffers(-1);
+}
+
+}  // namespace vf

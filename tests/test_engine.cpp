@@ -1,0 +1,329 @@
+// The streaming engine: order, completeness, backpressure, live drops, reconfiguration, posted
+// changes and statistics. Every output is compared with the single-frame result of the same
+// input (Chain::runOnce), matched by index; every frame has its own random content.
+#include <fstream>
+#include <sstream>
+
+#include "pipeline/engine_stats.hpp"
+#include "tests/test_engine_util.hpp"
+
+using namespace vf;
+using namespace vf::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kChain = "gray,brightness=gain=1.2:bias=-10";
+const FrameDesc kSmall{64, 48, PixelFormat::BGR8};
+
+enum class Pace { SlowSink, SlowSource, BurstySource };
+
+std::string paceName(Pace p) {
+  switch (p) {
+    case Pace::SlowSink:
+      return "SlowSink";
+    case Pace::SlowSource:
+      return "SlowSource";
+    case Pace::BurstySource:
+      return "BurstySource";
+  }
+  return "?";
+}
+
+class EngineOrder : public ::testing::TestWithParam<std::tuple<int, Pace>> {};
+
+TEST_P(EngineOrder, OfflineDeliversEveryFrameOnceInOrder) {
+  const auto [slots, pace] = GetParam();
+  const int frames = 500;
+  const StreamPlan plan = StreamPlan::uniform(frames, kSmall);
+  TestSource source(plan);
+  CollectSink sink;
+  switch (pace) {
+    case Pace::SlowSink:
+      sink.delay = 300us;
+      break;
+    case Pace::SlowSource:
+      source.pace = [](int) { sleepUs(300); };
+      break;
+    case Pace::BurstySource:
+      // Bursts of 25 frames as fast as possible, then a pause longer than the pipeline.
+      source.pace = [](int i) {
+        if (i % 25 == 0) sleepUs(5000);
+      };
+      sink.delay = std::chrono::microseconds(50);
+      break;
+  }
+  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{slots, "", -1});
+  {
+    Watchdog dog(60s);
+    engine.run(source, sink);
+  }
+  const auto got = sink.frames();
+  ASSERT_EQ(got.size(), std::size_t(frames));
+  for (int i = 0; i < frames; ++i) ASSERT_EQ(got[std::size_t(i)].index, std::uint64_t(i));
+  expectFramesCorrect(got, kChain, plan);
+  EXPECT_EQ(sink.finishCalls(), 1);
+  EXPECT_FALSE(sink.consumedAfterFinish());
+  const EngineStats st = engine.stats();
+  EXPECT_EQ(st.framesIn, std::uint64_t(frames));
+  EXPECT_EQ(st.framesOut, std::uint64_t(frames));
+  EXPECT_EQ(st.dropped, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(SlotsAndPace, EngineOrder,
+                         ::testing::Combine(::testing::Values(1, 2, 3, 4),
+                                            ::testing::Values(Pace::SlowSink, Pace::SlowSource,
+                                                              Pace::BurstySource)),
+                         [](const auto& info) {
+                           return "Slots" + std::to_string(std::get<0>(info.param)) +
+                                  paceName(std::get<1>(info.param));
+                         });
+
+// A live source faster than the sink: the engine drops the oldest waiting frames, counts them,
+// and what comes out is still in order and correct.
+class EngineLive : public ::testing::TestWithParam<int> {};
+
+TEST_P(EngineLive, DropsOldestAndCounts) {
+  const int slots = GetParam();
+  const int frames = 300;
+  const StreamPlan plan = StreamPlan::uniform(frames, kSmall);
+  TestSource source(plan, /*live=*/true);
+  source.pace = [](int) { sleepUs(200); };
+  CollectSink sink;
+  sink.delay = 2ms;
+  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{slots, "", -1});
+  {
+    Watchdog dog(60s);
+    engine.run(source, sink);
+  }
+  const auto got = sink.frames();
+  const EngineStats st = engine.stats();
+  EXPECT_EQ(st.framesIn, std::uint64_t(frames));
+  EXPECT_EQ(st.framesOut, got.size());
+  EXPECT_EQ(st.dropped + st.framesOut, st.framesIn);
+  if (slots >= 2) {
+    EXPECT_GT(st.dropped, 0u) << "a sink 10x slower than the source must make a live source drop";
+    EXPECT_LT(got.size(), std::size_t(frames) / 2);
+  }
+  ASSERT_FALSE(got.empty());
+  // The last frame captured is never dropped (nothing overwrites it).
+  EXPECT_EQ(got.back().index, std::uint64_t(frames - 1));
+  expectFramesCorrect(got, kChain, plan);
+  EXPECT_EQ(sink.finishCalls(), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Slots, EngineLive, ::testing::Values(1, 2, 3, 4));
+
+// Size and format change mid-stream: the chain is reconfigured, no frame lost or reordered.
+TEST(Engine, ReconfiguresMidStreamWithoutLosingFrames) {
+  const StreamPlan plan{{{12, {640, 480, PixelFormat::BGR8}},
+                         {12, {1280, 720, PixelFormat::BGR8}},
+                         {12, {640, 480, PixelFormat::BGR8}},
+                         {8, {640, 480, PixelFormat::Gray8}},
+                         {8, {64, 48, PixelFormat::BGRA8}},
+                         {8, {1280, 720, PixelFormat::BGR8}}}};
+  for (const std::string& chainText : {kChain, std::string("brightness=gain=0.8:bias=7")}) {
+    for (int slots : {1, 3}) {
+      SCOPED_TRACE(chainText + ", slots " + std::to_string(slots));
+      TestSource source(plan);
+      CollectSink sink;
+      Engine engine(sharedContext(), Chain::parse(chainText), EngineOptions{slots, "", -1});
+      {
+        Watchdog dog(60s);
+        engine.run(source, sink);
+      }
+      const auto got = sink.frames();
+      ASSERT_EQ(got.size(), std::size_t(plan.total()));
+      for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i].index, i);
+      expectFramesCorrect(got, chainText, plan);
+      // brightness alone keeps the format: the output followed the input's changes.
+      if (chainText[0] == 'b') {
+        EXPECT_EQ(got[40].output.type(), CV_8UC1);
+        EXPECT_EQ(got[46].output.type(), CV_8UC4);
+      }
+      EXPECT_EQ(got[20].output.cols, 1280);
+      EXPECT_EQ(sink.finishCalls(), 1);
+    }
+  }
+}
+
+// A posted parameter change applies between two frames: every frame before it has the old
+// result, every frame from it on the new one.
+TEST(Engine, PostedLiveParameterChangeAppliesBetweenFrames) {
+  const int frames = 200;
+  const StreamPlan plan = StreamPlan::uniform(frames, kSmall);
+  const std::string before = "gray,brightness=gain=1.2:bias=-10";
+  const std::string after = "gray,brightness=gain=0.5:bias=30";
+  TestSource source(plan);
+  source.pace = [](int) { sleepUs(100); };
+  CollectSink sink;
+  Engine engine(sharedContext(), Chain::parse(before), EngineOptions{3, "", -1});
+  sink.onConsume = [&](const FrameResult& r) {
+    if (r.stats.index == 60)
+      engine.post([](Chain& c) {
+        c.stage(1).params().set("gain", "0.5");
+        c.stage(1).params().set("bias", "30");
+      });
+  };
+  {
+    Watchdog dog(60s);
+    engine.run(source, sink);
+  }
+  const auto got = sink.frames();
+  ASSERT_EQ(got.size(), std::size_t(frames));
+  std::size_t firstNew = got.size();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const auto& f = got[i];
+    const bool isOld = maxAbsDiff(f.output, referenceOutput(before, f.index, kSmall)) == 0;
+    const bool isNew = maxAbsDiff(f.output, referenceOutput(after, f.index, kSmall)) == 0;
+    ASSERT_TRUE(isOld || isNew) << "frame " << f.index << " matches neither parameter set";
+    if (isNew && firstNew == got.size()) firstNew = i;
+    if (firstNew < i) {
+      EXPECT_TRUE(isNew) << "frame " << f.index << " went back to old parameters";
+    }
+  }
+  EXPECT_GT(firstNew, 60u);
+  EXPECT_LT(firstNew, got.size()) << "the posted change never took effect";
+  EXPECT_EQ(engine.chain().stage(1).params().number("gain"), 0.5);
+}
+
+// A posted change that needs a reconfiguration (a stage switched off changes the output
+// format) drains the frames in flight first; every frame is still delivered in order.
+TEST(Engine, PostedStageToggleReconfigures) {
+  const int frames = 120;
+  const StreamPlan plan = StreamPlan::uniform(frames, kSmall);
+  const std::string withGray = kChain, withoutGray = "brightness=gain=1.2:bias=-10";
+  TestSource source(plan);
+  source.pace = [](int) { sleepUs(100); };
+  CollectSink sink;
+  Engine engine(sharedContext(), Chain::parse(withGray), EngineOptions{2, "", -1});
+  sink.onConsume = [&](const FrameResult& r) {
+    if (r.stats.index == 40) engine.post([](Chain& c) { c.setEnabled(0, false); });
+  };
+  {
+    Watchdog dog(60s);
+    engine.run(source, sink);
+  }
+  const auto got = sink.frames();
+  ASSERT_EQ(got.size(), std::size_t(frames));
+  std::size_t switched = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].index, i);
+    const bool gray = got[i].output.type() == CV_8UC1;
+    if (!gray && !switched) switched = i;
+    if (switched) {
+      ASSERT_FALSE(gray) << "frame " << i << " went back to gray";
+    }
+    EXPECT_EQ(maxAbsDiff(got[i].output,
+                         referenceOutput(gray ? withGray : withoutGray, got[i].index, kSmall)),
+              0)
+        << "frame " << i;
+    EXPECT_EQ(got[i].stats.stageMs.size(), 2u);
+    if (!gray) {
+      EXPECT_EQ(got[i].stats.stageMs[0], 0.0) << "a disabled stage has no time";
+    }
+  }
+  EXPECT_GT(switched, 40u);
+}
+
+TEST(Engine, MaxFramesStopsInput) {
+  const StreamPlan plan = StreamPlan::uniform(100, kSmall);
+  TestSource source(plan);
+  CollectSink sink;
+  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{2, "", 37});
+  {
+    Watchdog dog(60s);
+    engine.run(source, sink);
+  }
+  EXPECT_EQ(expectFramesCorrect(sink.frames(), kChain, plan), 37u);
+  EXPECT_EQ(engine.stats().framesIn, 37u);
+  EXPECT_EQ(sink.finishCalls(), 1);
+}
+
+TEST(Engine, StatsFileHasOneJsonLinePerFrame) {
+  const int frames = 40;
+  const StreamPlan plan = StreamPlan::uniform(frames, kSmall);
+  const std::string path = ::testing::TempDir() + "/engine_stats_" +
+                           std::to_string(reinterpret_cast<std::uintptr_t>(&plan)) + ".jsonl";
+  TestSource source(plan);
+  CollectSink sink;
+  Engine engine(sharedContext(), Chain::parse("gray,brightness,brightness=gain=2"),
+                EngineOptions{2, path, -1});
+  {
+    Watchdog dog(60s);
+    engine.run(source, sink);
+  }
+  std::ifstream in(path);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    EXPECT_EQ(line.rfind("{\"index\":" + std::to_string(n) + ",", 0), 0u) << line;
+    for (const char* key : {"\"gray\":", "\"brightness#1\":", "\"brightness#2\":", "\"upload_ms\":",
+                            "\"download_ms\":", "\"queue_wait_ms\":", "\"latency_ms\":"})
+      EXPECT_NE(line.find(key), std::string::npos) << key << " missing in " << line;
+    EXPECT_EQ(line.back(), '}');
+    ++n;
+  }
+  EXPECT_EQ(n, frames);
+  std::remove(path.c_str());
+}
+
+TEST(Engine, RollingStatsDescribeTheRun) {
+  const int frames = 150;
+  TestSource source(StreamPlan::uniform(frames, kSmall));
+  CollectSink sink;
+  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{2, "", -1});
+  {
+    Watchdog dog(60s);
+    engine.run(source, sink);
+  }
+  const EngineStats st = engine.stats();
+  ASSERT_EQ(st.stageNames, (std::vector<std::string>{"gray", "brightness"}));
+  ASSERT_EQ(st.stageMs.size(), 2u);
+  for (const auto& d : st.stageMs) {
+    EXPECT_GT(d.mean, 0.0);
+    EXPECT_LE(d.p50, d.p99);
+  }
+  EXPECT_GT(st.uploadMs.mean, 0.0);
+  EXPECT_GT(st.downloadMs.mean, 0.0);
+  EXPECT_GT(st.latencyMs.p50, 0.0);
+  EXPECT_GT(st.fps, 0.0);
+  EXPECT_EQ(st.framesOut, std::uint64_t(frames));
+  // Per-frame stats: the latency covers the device work it waited for.
+  for (const auto& f : sink.frames()) {
+    EXPECT_GE(f.stats.latencyMs + 1e-3,
+              f.stats.uploadMs + f.stats.stageMs[0] + f.stats.stageMs[1] + f.stats.downloadMs)
+        << "frame " << f.index;
+    EXPECT_GE(f.stats.queueWaitMs, 0.0);
+  }
+}
+
+TEST(EngineStatsMath, DistributionIsNearestRank) {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);
+  const auto d = distribution(v);
+  EXPECT_DOUBLE_EQ(d.mean, 50.5);
+  EXPECT_DOUBLE_EQ(d.p50, 50);
+  EXPECT_DOUBLE_EQ(d.p99, 99);
+  const auto one = distribution({3.5});
+  EXPECT_DOUBLE_EQ(one.p50, 3.5);
+  EXPECT_DOUBLE_EQ(one.p99, 3.5);
+  EXPECT_EQ(distribution({}).mean, 0.0);
+}
+
+TEST(EngineStatsMath, JsonLineEscapesAndNamesDuplicates) {
+  EXPECT_EQ(stageKeys({"blur", "sobel", "blur"}),
+            (std::vector<std::string>{"blur#0", "sobel", "blur#2"}));
+  FrameStats f;
+  f.index = 3;
+  f.stageMs = {0.5, 0.25};
+  f.uploadMs = 1;
+  f.downloadMs = 2;
+  f.queueWaitMs = 0.125;
+  f.latencyMs = 4;
+  EXPECT_EQ(statsJsonLine(f, {"a\"b", "c"}),
+            "{\"index\":3,\"stages\":{\"a\\\"b\":0.5000,\"c\":0.2500},\"upload_ms\":1.0000,"
+            "\"download_ms\":2.0000,\"queue_wait_ms\":0.1250,\"latency_ms\":4.0000}");
+}
+
+}  // namespace
