@@ -1,0 +1,202 @@
+#include "app/bench/cv_peer.hpp"
+
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+#include "pipeline/border.hpp"
+#include "pipeline/cl/error.hpp"
+
+namespace vf::bench {
+
+namespace {
+
+// OpenCV's own choice for ksize = 0 on 8-bit images (createGaussianKernels).
+int gaussianKsize(double sigma, int ksize) {
+  return ksize > 0 ? ksize : (cvRound(sigma * 3 * 2 + 1) | 1);
+}
+
+const char* cvBorderName(int b) {
+  switch (b) {
+    case cv::BORDER_CONSTANT:
+      return "constant";
+    case cv::BORDER_REPLICATE:
+      return "replicate";
+    case cv::BORDER_REFLECT:
+      return "reflect";
+    case cv::BORDER_WRAP:
+      return "wrap";
+    default:
+      return "reflect101";
+  }
+}
+
+// OpenCV's filters pad with 0 for BORDER_CONSTANT; a stage's `value` may be anything. Pad
+// explicitly by the filter's radius with the value, filter, and take the centre: the centre only
+// reads pixels inside the padded image, so the result is exact.
+template <class M, class F>
+void withBorder(const CvStageSpec& spec, int radius, const M& in, M& out, CvScratch<M>& s,
+                F&& filter) {
+  if (spec.border != cv::BORDER_CONSTANT || spec.value == 0) {
+    filter(in, out, spec.border);
+    return;
+  }
+  cv::copyMakeBorder(in, s.pad, radius, radius, radius, radius, cv::BORDER_CONSTANT,
+                     cv::Scalar::all(spec.value));
+  filter(s.pad, s.tmp, cv::BORDER_REPLICATE);
+  out = s.tmp(cv::Rect(radius, radius, in.cols, in.rows));
+}
+
+cv::Mat hostView(const cv::Mat& m) { return m; }
+cv::Mat hostView(const cv::UMat& u) { return u.getMat(cv::ACCESS_READ); }
+
+template <class M>
+void histogram(const M& in, CvScratch<M>& s) {
+  cv::split(in, s.planes);
+  s.hist.resize(s.planes.size());
+  for (std::size_t c = 0; c < s.planes.size(); ++c)
+    cv::calcHist(std::vector<M>{s.planes[c]}, {0}, cv::noArray(), s.hist[c], {256}, {0, 256});
+}
+
+}  // namespace
+
+std::string CvStageSpec::describe() const {
+  char buf[200];
+  if (name == "gray") return "cvtColor BGR2GRAY";
+  if (name == "blur") {
+    const int k = gaussianKsize(sigma, ksize);
+    std::snprintf(buf, sizeof buf, "GaussianBlur %dx%d sigma %g %s", k, k, sigma,
+                  cvBorderName(border));
+    return buf;
+  }
+  if (name == "sobel") {
+    std::snprintf(buf, sizeof buf, "Sobel %dx%d CV_16S scale %g %s + %s", ksize, ksize, scale,
+                  cvBorderName(border),
+                  mode == "mag"  ? "convertScaleAbs x2 + addWeighted 0.5/0.5"
+                  : mode == "l2" ? "magnitude (float) + convertTo 8U"
+                                 : "convertScaleAbs");
+    return buf;
+  }
+  if (name == "hist") return "split + calcHist 256 bins per channel";
+  if (autoMode) {
+    std::snprintf(buf, sizeof buf, "calcHist + stretch clip %g%% (convertTo per channel)", clip);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "convertTo gain %g bias %g", gain, bias);
+  return buf;
+}
+
+CvStageSpec cvSpecOf(const Stage& st) {
+  CvStageSpec s;
+  s.name = st.name();
+  const Params& p = st.params();
+  const std::string ps = p.str();
+  s.text = s.name + (ps.empty() ? "" : "=" + ps);
+  auto num = [&](const char* k, double d) { return p.has(k) ? p.number(k) : d; };
+  auto text = [&](const char* k, const std::string& d) { return p.has(k) ? p.text(k) : d; };
+  if (p.has("border")) s.border = cvBorderType(parseBorder(p.text("border")));
+  s.value = static_cast<int>(num("value", 0));
+  if (s.name == "gray") {
+  } else if (s.name == "blur") {
+    s.sigma = num("sigma", 1.5);
+    s.ksize = static_cast<int>(num("ksize", 0));
+  } else if (s.name == "sobel") {
+    s.mode = text("mode", "mag");
+    s.ksize = static_cast<int>(num("ksize", 3));
+    s.scale = num("scale", 1);
+  } else if (s.name == "hist") {
+  } else if (s.name == "brightness") {
+    s.autoMode = text("mode", "manual") == "auto";
+    s.gain = num("gain", 1);
+    s.bias = num("bias", 0);
+    s.clip = num("clip", 1);
+  } else {
+    throw UserError("bench: no OpenCV equivalent for stage '" + s.name + "'");
+  }
+  return s;
+}
+
+template <class M>
+void cvApply(const CvStageSpec& spec, const M& in, M& out, CvScratch<M>& s) {
+  if (spec.name == "gray") {
+    if (in.channels() == 1)
+      out = in;
+    else
+      cv::cvtColor(in, out, in.channels() == 4 ? cv::COLOR_BGRA2GRAY : cv::COLOR_BGR2GRAY);
+  } else if (spec.name == "blur") {
+    const int k = gaussianKsize(spec.sigma, spec.ksize);
+    withBorder(spec, k / 2, in, out, s, [&](const M& src, M& dst, int border) {
+      cv::GaussianBlur(src, dst, cv::Size(k, k), spec.sigma, spec.sigma, border);
+    });
+  } else if (spec.name == "sobel") {
+    withBorder(spec, std::max(1, spec.ksize / 2), in, out, s, [&](const M& src, M& dst, int b) {
+      const bool wantX = spec.mode != "y", wantY = spec.mode != "x";
+      if (wantX) cv::Sobel(src, s.gx, CV_16S, 1, 0, spec.ksize, spec.scale, 0, b);
+      if (wantY) cv::Sobel(src, s.gy, CV_16S, 0, 1, spec.ksize, spec.scale, 0, b);
+      if (spec.mode == "x") {
+        cv::convertScaleAbs(s.gx, dst);
+      } else if (spec.mode == "y") {
+        cv::convertScaleAbs(s.gy, dst);
+      } else if (spec.mode == "l2") {
+        s.gx.convertTo(s.fx, CV_32F);
+        s.gy.convertTo(s.fy, CV_32F);
+        cv::magnitude(s.fx, s.fy, s.tmp);
+        s.tmp.convertTo(dst, CV_8U);
+      } else {  // mag: the OpenCV tutorial's recipe
+        cv::convertScaleAbs(s.gx, s.ax);
+        cv::convertScaleAbs(s.gy, s.ay);
+        cv::addWeighted(s.ax, 0.5, s.ay, 0.5, 0, dst);
+      }
+    });
+  } else if (spec.name == "hist") {
+    histogram(in, s);
+    out = in;
+  } else if (spec.name == "brightness") {
+    if (!spec.autoMode) {
+      in.convertTo(out, -1, spec.gain, spec.bias);
+      return;
+    }
+    // Per channel (alpha of bgra excepted), N pixels, t = clip% of N: low = the smallest v with
+    // cum[v] > t, high = the largest v with more than t pixels >= v; the channel becomes
+    // convertTo(255/(high-low), -low*255/(high-low)), or stays when high <= low.
+    histogram(in, s);
+    const int stretch = in.channels() == 4 ? 3 : in.channels();
+    const double n = double(in.total());
+    const double t = spec.clip / 100.0 * n;
+    for (int c = 0; c < stretch; ++c) {
+      const cv::Mat h = hostView(s.hist[c]);
+      double cum[256];
+      double run = 0;
+      for (int v = 0; v < 256; ++v) cum[v] = run += h.at<float>(v);
+      int low = 0;
+      while (low < 255 && !(cum[low] > t)) ++low;
+      int high = 255;
+      while (high > 0 && !(n - (high > 0 ? cum[high - 1] : 0) > t)) --high;
+      if (high > low) {
+        const double gain = 255.0 / (high - low);
+        s.planes[c].convertTo(s.planes[c], -1, gain, -low * gain);
+      }
+    }
+    cv::merge(s.planes, out);
+  } else {
+    throw UserError("bench: no OpenCV equivalent for stage '" + spec.name + "'");
+  }
+}
+
+template <class M>
+std::vector<std::uint32_t> histCounts(const CvScratch<M>& s) {
+  std::vector<std::uint32_t> out;
+  for (const M& h : s.hist) {
+    const cv::Mat m = hostView(h);
+    for (int v = 0; v < 256; ++v)
+      out.push_back(static_cast<std::uint32_t>(std::lround(m.at<float>(v))));
+  }
+  return out;
+}
+
+template void cvApply<cv::Mat>(const CvStageSpec&, const cv::Mat&, cv::Mat&, CvScratch<cv::Mat>&);
+template void cvApply<cv::UMat>(const CvStageSpec&, const cv::UMat&, cv::UMat&,
+                                CvScratch<cv::UMat>&);
+template std::vector<std::uint32_t> histCounts<cv::Mat>(const CvScratch<cv::Mat>&);
+template std::vector<std::uint32_t> histCounts<cv::UMat>(const CvScratch<cv::UMat>&);
+
+}  // namespace vf::bench
