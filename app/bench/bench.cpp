@@ -22,18 +22,10 @@
 #include <sstream>
 
 #include "app/bench/cv_peer.hpp"
+#include "app/bench/engine_bench.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/error.hpp"
-
-// The engine's throughput comes from benchEngine() (app/bench/engine_bench.hpp, the engine's
-// half of the benchmark); built without it, the engine rows are left out and say so.
-#if __has_include("app/bench/engine_bench.hpp")
-#include "app/bench/engine_bench.hpp"
-#define VF_HAVE_ENGINE_BENCH 1
-#else
-#define VF_HAVE_ENGINE_BENCH 0
-#endif
 
 namespace vf::bench {
 
@@ -582,7 +574,6 @@ int run(const Options& o) {
   js.close('}');
 
   js.key("engine");
-#if VF_HAVE_ENGINE_BENCH
   {
     // Enough frames for a steady state, bounded for slow devices: ~2 GB of frames moved.
     const int n = o.engineFrames > 0
@@ -606,11 +597,6 @@ int run(const Options& o) {
     js.key("latency_ms").value(e.latencyMs);
     js.close('}');
   }
-#else
-  // TODO(bench): engine throughput once app/bench/engine_bench.{hpp,cpp} lands.
-  std::printf("\nengine: not measured (this build has no engine benchmark)\n");
-  js.null();
-#endif
 
   bool passed = true;
   js.key("check");
