@@ -1,25 +1,343 @@
-// blur: placeholder until the stage lands (issue 3).
+// blur: separable Gaussian, as cv::GaussianBlur(src, dst, Size(k, k), sigma, sigma, border) on
+// 8-bit gray, BGR and BGRA (per channel). Two passes (rows into a 16-bit scratch, then columns),
+// each through a local-memory tile with a halo; see kernels/blur.cl for the arithmetic.
+//
+// Exactness: OpenCV 4.x computes 8-bit Gaussian blur in fixed point (taps with 8 fractional
+// bits, 16-bit row sums, rounding shift by 16 at the end). We quantise the taps the same way
+// on the host and keep the row sums exact in a ushort scratch, so the output equals OpenCV's
+// bit for bit rather than "within 1" (a float pipeline with unquantised taps differs from it
+// by up to 2 levels on noisy frames). ushort also moves half the bytes of a float scratch.
+//
+// Live parameters: sigma (taps rewritten, no rebuild unless the derived radius changes) and
+// value (a kernel argument). ksize, border and wg are -D options: changing them reconfigures.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "pipeline/border.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {
 namespace {
+
+constexpr int kMaxKsize = 151;  // largest explicit ksize
+// Largest radius: ksize=0 derives cvRound(6*sigma + 1)|1, 301 at sigma = 50.
+constexpr int kMaxRadius = 150;
+
+// OpenCV's createGaussianKernels for 8-bit data: cvRound(sigma*3*2 + 1) | 1 (cvRound rounds half
+// to even, as lrint does in the default rounding mode).
+int derivedKsize(double sigma) { return static_cast<int>(std::lrint(sigma * 3 * 2 + 1)) | 1; }
+
+// The taps OpenCV's 8-bit GaussianBlur uses, as integers with 8 fractional bits: first the
+// Gaussian of cv::getGaussianKernel (getGaussianKernelBitExact: symmetric, normalised to sum 1,
+// in double precision), then quantised by error diffusion from the outside in, the centre
+// taking what is left so the taps sum to exactly 256 (getGaussianKernelFixedPoint_ED).
+// Returns the half kernel: [0] is the centre, [k] the weight at distance k.
+std::vector<int> fixedPointTaps(int ksize, double sigma) {
+  const int n = ksize, half = (n - 1) / 2;
+  const double scale2X = -0.125 / (sigma * sigma);  // -0.5 / sigma^2, x counted in halves
+  std::vector<double> values(half);
+  double sum = 0;
+  for (int i = 0, x = 1 - n; i < half; ++i, x += 2) {
+    values[i] = std::exp(double(x) * double(x) * scale2X);
+    sum += values[i];
+  }
+  sum = sum * 2 + 1;  // the centre's value is exp(0) = 1
+  const double mul = 1 / sum;
+  std::vector<int> full(n);
+  double err = 0;
+  int outer = 0;
+  for (int i = 0; i < half; ++i) {
+    const double adj = values[i] * mul * 256 + err;
+    const int v = static_cast<int>(std::nearbyint(adj));  // cvRound: half to even
+    err = adj - v;
+    full[i] = full[n - 1 - i] = v;
+    outer += v;
+  }
+  full[half] = 256 - 2 * outer;
+  return std::vector<int>(full.begin() + half, full.end());
+}
+
+// How the kernels tile the frame (see kernels/blur.cl). Chosen per device, radius, channels
+// and work-group shape so the tiles fit in local memory.
+struct Schedule {
+  int vec = 16;          // elements per work-item along a row (both passes)
+  int colPy = 4;         // rows per work-item, column pass
+  bool rowFloat = true;  // row tile of floats (converted once on load) or of the uchar input
+  bool colFloat = true;  // column tile of floats or of the ushort scratch
+
+  std::size_t rowBytes(int r, int cn, Size2 wg) const {
+    const std::size_t chunks = (std::size_t(wg.w) * vec + 2 * std::size_t(r) * cn + vec - 1) / vec;
+    return std::size_t(wg.h) * chunks * vec * (rowFloat ? 4 : 1);
+  }
+  std::size_t colBytes(int r, Size2 wg) const {
+    return (std::size_t(wg.h) * colPy + 2 * std::size_t(r)) * std::size_t(wg.w) * vec *
+           (colFloat ? 4 : 2);
+  }
+  std::size_t bytes(int r, int cn, Size2 wg) const {
+    return std::max(rowBytes(r, cn, wg), colBytes(r, wg));
+  }
+};
+
+int envInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
+}
+
+// The widest vectors, then float tiles, then the most rows per work-item that fit the budget;
+// throws UserError when even the smallest tiles exceed the device's local memory.
+Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLocal) {
+  const int maxVec = envInt("VIDFILTER_BLUR_VEC", cpu ? 16 : 4);
+  const int maxPy = envInt("VIDFILTER_BLUR_PY", 4);
+  const std::size_t budget = std::min<std::size_t>(
+      envInt("VIDFILTER_BLUR_BUDGET", cpu ? 256 * 1024 : 32 * 1024), deviceLocal);
+  for (int vec = maxVec; vec >= 1; vec /= 2) {
+    for (bool f : {true, false}) {
+      for (int py = maxPy; py >= 1; py /= 2) {
+        Schedule s;
+        s.vec = vec;
+        s.colPy = py;
+        s.rowFloat = s.colFloat = f;
+        if (s.bytes(r, cn, wg) <= budget) return s;
+      }
+    }
+  }
+  Schedule smallest;
+  smallest.vec = smallest.colPy = 1;
+  smallest.rowFloat = smallest.colFloat = false;
+  if (smallest.bytes(r, cn, wg) <= deviceLocal) return smallest;
+  throw UserError("blur: ksize " + std::to_string(2 * r + 1) + " with wg " + std::to_string(wg.w) +
+                  "x" + std::to_string(wg.h) + " needs " +
+                  std::to_string(smallest.bytes(r, cn, wg)) +
+                  " bytes of local memory; the device has " + std::to_string(deviceLocal) +
+                  ": use a smaller wg or ksize");
+}
+
 class BlurStage : public Stage {
  public:
   BlurStage() : Stage(blurStageInfo()) {}
-  FrameDesc configure(StageContext&, const FrameDesc&) override {
-    throw UserError("blur: not implemented yet");
+
+  void validate() const override {
+    const int k = params().integer("ksize");
+    if (k != 0 && k % 2 == 0)
+      throw ParamError("ksize",
+                       "ksize must be odd, or 0 to derive it from sigma; got " + std::to_string(k));
   }
-  StageEvents enqueue(cl::CommandQueue&, const cl::Buffer&, const cl::Buffer&,
-                      const std::vector<cl::Event>&) override {
-    return {};
+
+  FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
+    validate();
+    cl_ = &ctx.cl;
+    in_ = in;
+    const Size2 wg = params().size("wg");
+    const std::size_t maxWg = ctx.cl.device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    if (std::size_t(wg.w) * wg.h > maxWg)
+      throw UserError("blur: wg " + params().text("wg") + " has " + std::to_string(wg.w * wg.h) +
+                      " work-items; the device allows at most " + std::to_string(maxWg));
+    build(radiusFromParams());
+
+    // Scratch for the row pass: allocated here, never per frame.
+    const std::size_t midBytes = std::max<std::size_t>(in.bytes() * sizeof(cl_ushort), 1);
+    if (midBytes > midBytes_) {
+      mid_ = clCall("clCreateBuffer(blur scratch)",
+                    [&] { return cl::Buffer(ctx.cl.context(), CL_MEM_READ_WRITE, midBytes); });
+      midBytes_ = midBytes;
+    }
+    // The taps buffer holds the largest radius, so a live radius change never reallocates.
+    // Created with its initial contents: configure() has no queue to write on.
+    computeTaps();
+    std::array<float, kMaxRadius + 1> init{};
+    std::copy(hostTaps_.begin(), hostTaps_.end(), init.begin());
+    taps_ = clCall("clCreateBuffer(blur taps)", [&] {
+      return cl::Buffer(ctx.cl.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof(init),
+                        init.data());
+    });
+    tapsDirty_ = false;
+    lastDone_ = cl::Event();
+    return in;
   }
+
+  // Called by the host between frames (Engine::post runs it on the submit thread). A new sigma
+  // only rewrites the taps; a new derived radius rebuilds (a program-cache hit when that radius
+  // was built before). The taps reach the device in enqueue(), see there.
+  void update() override {
+    if (!cl_) return;  // not configured yet: configure() reads the parameters
+    const int r = radiusFromParams();
+    if (r != radius_) build(r);
+    computeTaps();
+    tapsDirty_ = true;
+  }
+
+  StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
+                      const std::vector<cl::Event>& wait) override {
+    std::vector<cl::Event> deps = wait;
+    if (tapsDirty_) {
+      // New taps must not reach frames already in flight. The write goes on this frame's queue
+      // before its row pass and after the previous frame's column pass (in queue order, and by
+      // an explicit dependency in case the queue is out of order), so earlier frames read the
+      // old taps and this one the new. It is non-blocking (a blocking write would stall the
+      // submit thread until every frame in flight is done), so its host memory must live until
+      // the write completes: two staging arrays, each reused only after its last write ended.
+      const int slot = nextStaging_;
+      nextStaging_ ^= 1;
+      if (stagingWrite_[slot]()) stagingWrite_[slot].wait();
+      staging_[slot] = hostTaps_;
+      std::vector<cl::Event> after;
+      if (lastDone_()) after.push_back(lastDone_);
+      cl::Event written;
+      clCall("clEnqueueWriteBuffer(blur taps)", [&] {
+        q.enqueueWriteBuffer(taps_, CL_FALSE, 0, staging_[slot].size() * sizeof(float),
+                             staging_[slot].data(), after.empty() ? nullptr : &after, &written);
+      });
+      stagingWrite_[slot] = written;
+      deps.push_back(written);
+      tapsDirty_ = false;
+    }
+    const int w = in_.width, h = in_.height, value = params().integer("value");
+    const Size2 wg = params().size("wg");
+    const std::size_t n = in_.rowBytes();
+
+    rows_.setArg(0, in);
+    rows_.setArg(1, mid_);
+    rows_.setArg(2, w);
+    rows_.setArg(3, h);
+    rows_.setArg(4, taps_);
+    rows_.setArg(5, value);
+    const std::size_t rowTile = std::size_t(wg.w) * sched_.vec;
+    const cl::NDRange rowGlobal((n + rowTile - 1) / rowTile * wg.w, roundUp(h, wg.h));
+    cl::Event rowsDone = launchKernel(q, rows_, rowGlobal, cl::NDRange(wg.w, wg.h), deps);
+
+    cols_.setArg(0, mid_);
+    cols_.setArg(1, out);
+    cols_.setArg(2, w);
+    cols_.setArg(3, h);
+    cols_.setArg(4, taps_);
+    cols_.setArg(5, value);
+    const std::size_t colTileW = std::size_t(wg.w) * sched_.vec;
+    const std::size_t colTileH = std::size_t(wg.h) * sched_.colPy;
+    const cl::NDRange colGlobal((n + colTileW - 1) / colTileW * wg.w,
+                                (h + colTileH - 1) / colTileH * wg.h);
+    cl::Event colsDone = launchKernel(q, cols_, colGlobal, cl::NDRange(wg.w, wg.h), {rowsDone});
+    lastDone_ = colsDone;
+    return {rowsDone, colsDone};
+  }
+
+ private:
+  int ksize() const {
+    const int k = params().integer("ksize");
+    return k > 0 ? k : derivedKsize(params().number("sigma"));
+  }
+  int radiusFromParams() const { return (ksize() - 1) / 2; }
+
+  void computeTaps() {
+    const std::vector<int> t = fixedPointTaps(ksize(), params().number("sigma"));
+    hostTaps_.assign(t.begin(), t.end());
+  }
+
+  // Builds the program for radius `r` (and the configured format, border and wg).
+  void build(int r) {
+    const Size2 wg = params().size("wg");
+    const std::size_t local = cl_->device().getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+    const bool cpu = cl_->device().getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU;
+    const Schedule s = chooseSchedule(r, in_.channels(), wg, cpu, local);
+    const std::string opts =
+        "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(in_.channels()) +
+        " -DWGX=" + std::to_string(wg.w) + " -DWGY=" + std::to_string(wg.h) +
+        " -DVEC=" + std::to_string(s.vec) + " -DCOL_PY=" + std::to_string(s.colPy) +
+        " -DROW_T=" + (s.rowFloat ? "float" : "uchar") +
+        " -DCOL_T=" + (s.colFloat ? "float" : "ushort") + " -D" +
+        borderDefine(parseBorder(params().text("border"))) +
+        (cl_->info().platform.find("Portable Computing Language") != std::string::npos
+             ? " -DVF_UNALIGNED_TYPES"
+             : "");
+    cl::Program program = cl_->programs().build("blur.cl", opts);
+    cl::Kernel rows =
+        clCall("clCreateKernel(blur_rows)", [&] { return cl::Kernel(program, "blur_rows"); });
+    cl::Kernel cols =
+        clCall("clCreateKernel(blur_cols)", [&] { return cl::Kernel(program, "blur_cols"); });
+    for (const cl::Kernel* k : {&rows, &cols}) {
+      const std::size_t most = k->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
+      if (std::size_t(wg.w) * wg.h > most)
+        throw UserError("blur: wg " + params().text("wg") + " is too large for this device's " +
+                        "blur kernels (at most " + std::to_string(most) + " work-items)");
+    }
+    rows_ = rows;
+    cols_ = cols;
+    sched_ = s;
+    radius_ = r;
+  }
+
+  ClContext* cl_ = nullptr;
+  FrameDesc in_;
+  int radius_ = -1;
+  Schedule sched_;
+  cl::Kernel rows_, cols_;
+  cl::Buffer mid_, taps_;
+  std::size_t midBytes_ = 0;
+  std::vector<float> hostTaps_;
+  bool tapsDirty_ = false;
+  std::array<std::vector<float>, 2> staging_;
+  std::array<cl::Event, 2> stagingWrite_;
+  int nextStaging_ = 0;
+  cl::Event lastDone_;
 };
+
 }  // namespace
 
 const StageInfo& blurStageInfo() {
-  static const StageInfo info{"blur", "(not implemented yet)", "", {},
-                              [] { return std::make_unique<BlurStage>(); }};
+  static const StageInfo info{
+      "blur",
+      "separable Gaussian blur, as cv::GaussianBlur (bit-exact with OpenCV's 8-bit path)",
+      "gray, bgr, bgra -> same",
+      {
+          {"sigma",
+           ParamType::Float,
+           "1.5",
+           0,
+           50,
+           true,
+           false,
+           {},
+           "standard deviation of the Gaussian, in pixels (both directions)",
+           true},
+          {"ksize",
+           ParamType::Int,
+           "0",
+           0,
+           kMaxKsize,
+           false,
+           false,
+           {},
+           "kernel size, odd; 0 derives it from sigma as OpenCV does: round(6*sigma + 1) | 1",
+           false},
+          {"border", ParamType::Enum, "reflect101", 0, 0, false, false, borderNames(),
+           "how pixels outside the frame are read (see pipeline/border.hpp)", false},
+          {"value",
+           ParamType::Int,
+           "0",
+           0,
+           255,
+           false,
+           false,
+           {},
+           "the outside pixel value for border=constant",
+           true},
+          {"wg",
+           ParamType::Size,
+           "32x8",
+           1,
+           1024,
+           false,
+           false,
+           {},
+           "work-group shape (schedule only: the result does not depend on it)",
+           false},
+      },
+      [] { return std::make_unique<BlurStage>(); }};
   return info;
 }
+
 }  // namespace vf

@@ -1,0 +1,415 @@
+// blur against cv::GaussianBlur. OpenCV's GaussianBlur takes neither BORDER_WRAP nor a non-zero
+// constant, so the reference pads with cv::copyMakeBorder (which takes both) and blurs the
+// padded image, keeping the centre; ReferenceEqualsGaussianBlurDirectly checks that this is
+// GaussianBlur itself for the modes it accepts.
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "pipeline/border.hpp"
+#include "pipeline/cl/program_cache.hpp"
+#include "tests/support/test_support.hpp"
+
+using namespace vf;
+using namespace vf::test;
+
+namespace {
+
+struct BlurCase {
+  double sigma = 1.5;
+  int ksize = 0;
+  BorderMode border = BorderMode::Reflect101;
+  int value = 0;
+  std::string wg = "32x8";
+};
+
+int effectiveKsize(const BlurCase& c) {
+  return c.ksize > 0 ? c.ksize : (cvRound(c.sigma * 3 * 2 + 1) | 1);
+}
+
+std::string chainText(const BlurCase& c) {
+  char sigma[32];
+  std::snprintf(sigma, sizeof sigma, "%.17g", c.sigma);
+  return std::string("blur=sigma=") + sigma + ":ksize=" + std::to_string(c.ksize) +
+         ":border=" + borderName(c.border) + ":value=" + std::to_string(c.value) + ":wg=" + c.wg;
+}
+
+std::string describe(const BlurCase& c, const cv::Mat& in) {
+  return chainText(c) + " on " + std::to_string(in.cols) + "x" + std::to_string(in.rows) + "x" +
+         std::to_string(in.channels());
+}
+
+cv::Mat reference(const cv::Mat& src, const BlurCase& c) {
+  const int k = effectiveKsize(c), r = k / 2;
+  cv::Mat padded, blurred;
+  cv::copyMakeBorder(src, padded, r, r, r, r, cvBorderType(c.border), cv::Scalar::all(c.value));
+  cv::GaussianBlur(padded, blurred, cv::Size(k, k), c.sigma, c.sigma, cv::BORDER_REPLICATE);
+  return blurred(cv::Rect(r, r, src.cols, src.rows)).clone();
+}
+
+// Largest difference seen against OpenCV over the whole program (reported at the end).
+int gWorst = 0;
+
+void expectMatches(const cv::Mat& in, const BlurCase& c) {
+  const cv::Mat out = runChain(chainText(c), in);
+  const int d = maxAbsDiff(out, reference(in, c));
+  gWorst = std::max(gWorst, d);
+  EXPECT_LE(d, 1) << describe(c, in);
+}
+
+const std::vector<BorderMode>& allBorders() {
+  static const std::vector<BorderMode> b = {BorderMode::Constant, BorderMode::Replicate,
+                                            BorderMode::Reflect, BorderMode::Wrap,
+                                            BorderMode::Reflect101};
+  return b;
+}
+
+}  // namespace
+
+TEST(BlurStage, ReferenceEqualsGaussianBlurDirectly) {
+  const cv::Mat in = randomFrame(37, 29, CV_8UC3, 5);
+  for (BorderMode b :
+       {BorderMode::Constant, BorderMode::Replicate, BorderMode::Reflect, BorderMode::Reflect101}) {
+    for (int k : {3, 7, 0}) {
+      BlurCase c;
+      c.ksize = k;
+      c.border = b;
+      const int ks = effectiveKsize(c);
+      cv::Mat direct;
+      cv::GaussianBlur(in, direct, cv::Size(ks, ks), c.sigma, c.sigma, cvBorderType(b));
+      EXPECT_EQ(maxAbsDiff(direct, reference(in, c)), 0) << describe(c, in);
+    }
+  }
+}
+
+// Every (border, channels) pair is built once (each distinct radius, channel count, border and
+// work-group shape is a program: about a second of PoCL compile time, so the matrix is chosen
+// to reuse them) with one of these kernels, rotating so each kernel meets several borders and
+// every channel count: derived from sigma (11 taps), explicit 3, 5 and 7.
+BlurCase matrixCase(BorderMode border, int channelIndex) {
+  static const std::pair<double, int> kernels[] = {{1.5, 0}, {0.8, 3}, {1.1, 5}, {2.0, 7}};
+  const auto [sigma, ksize] = kernels[(static_cast<int>(border) + channelIndex) % 4];
+  BlurCase c;
+  c.sigma = sigma;
+  c.ksize = ksize;
+  c.border = border;
+  c.value = border == BorderMode::Constant ? 200 : 0;
+  return c;
+}
+
+const int kTypes[] = {CV_8UC1, CV_8UC3, CV_8UC4};
+
+TEST(BlurStage, MatchesOpenCVOnRealFrames) {
+  for (int index : {0, 120}) {
+    for (int ci : {0, 1}) {
+      const cv::Mat in = realFrame(index, kTypes[ci]);
+      expectMatches(in, BlurCase{});  // defaults: sigma 1.5, ksize 11, reflect101
+      BlurCase c = matrixCase(BorderMode::Replicate, ci);
+      c.sigma = 2.5;  // another sigma through the same program (taps only)
+      expectMatches(in, c);
+    }
+  }
+}
+
+// Every border mode at every small size (1x1 and 2x2 under kernels of 3 to 11 taps fold indices
+// several times over) and at 640x480, for each channel count.
+TEST(BlurStage, EveryBorderEverySizeUpTo640x480) {
+  unsigned seed = 1;
+  for (BorderMode b : allBorders()) {
+    for (int ci = 0; ci < 3; ++ci) {
+      const BlurCase c = matrixCase(b, ci);
+      for (const cv::Size sz :
+           {cv::Size(1, 1), cv::Size(2, 2), cv::Size(17, 13), cv::Size(640, 480)})
+        expectMatches(randomFrame(sz.width, sz.height, kTypes[ci], seed++), c);
+      expectMatches(realFrame(200, kTypes[ci], 640, 480), c);
+    }
+  }
+}
+
+TEST(BlurStage, LargeOddFrames) {
+  expectMatches(randomFrame(1921, 1081, CV_8UC1, 7), matrixCase(BorderMode::Reflect101, 0));
+  expectMatches(realFrame(60, CV_8UC3, 1921, 1081), matrixCase(BorderMode::Wrap, 1));
+  BlurCase c = matrixCase(BorderMode::Constant, 2);
+  c.value = 255;
+  expectMatches(realFrame(60, CV_8UC4, 1921, 1081), c);
+}
+
+// Large kernels: the tail of the Gaussian, halos wider than a work-group, tiles that switch to
+// narrow types to fit in local memory, and radii larger than the frame.
+TEST(BlurStage, LargeKernels) {
+  const cv::Mat small = randomFrame(17, 13, CV_8UC3, 21);
+  const cv::Mat mid3 = randomFrame(203, 97, CV_8UC3, 22);
+  const cv::Mat mid4 = randomFrame(203, 97, CV_8UC4, 23);
+  BlurCase c;
+  c.sigma = 8;
+  c.ksize = 151;
+  for (BorderMode b : {BorderMode::Reflect101, BorderMode::Constant}) {
+    c.border = b;
+    c.value = 90;
+    expectMatches(small, c);
+    expectMatches(mid3, c);
+  }
+  c.border = BorderMode::Wrap;
+  expectMatches(mid4, c);
+  BlurCase big;
+  big.sigma = 50;  // derived ksize 301: the largest radius
+  expectMatches(realFrame(30, CV_8UC1, 320, 240), big);
+  expectMatches(mid4, big);
+}
+
+// The schedule must not change the result: work-group shapes that do not divide the frame,
+// one-wide and one-high ones, each with its own border and channel count.
+TEST(BlurStage, WorkGroupShapes) {
+  struct Shape {
+    const char* wg;
+    int type;
+    BorderMode border;
+  };
+  unsigned seed = 300;
+  for (const Shape& sh :
+       {Shape{"16x16", CV_8UC1, BorderMode::Reflect}, Shape{"64x4", CV_8UC3, BorderMode::Constant},
+        Shape{"8x2", CV_8UC4, BorderMode::Wrap}, Shape{"1x32", CV_8UC3, BorderMode::Replicate}}) {
+    for (const cv::Size sz : {cv::Size(1, 1), cv::Size(17, 13), cv::Size(640, 480)}) {
+      const cv::Mat in = randomFrame(sz.width, sz.height, sh.type, seed++);
+      for (double sigma : {1.0, 2.0}) {
+        BlurCase c;
+        c.wg = sh.wg;
+        c.border = sh.border;
+        c.value = 140;
+        c.ksize = 7;
+        c.sigma = sigma;
+        expectMatches(in, c);
+      }
+    }
+  }
+}
+
+// A single bright pixel on a grey background: the output is the background plus the outer
+// product of the kernel with itself, centred on the pixel (a shift by one would move the peak;
+// a channel mix-up would leak into the other channels).
+TEST(BlurStage, ImpulseShowsTheKernelCentred) {
+  const int w = 41, h = 31, px = 13, py = 19;  // off-centre, so a flip about the frame shows
+  const int ksize = 11;  // the default radius: this program is shared with other tests
+  const double sigma = 1.7;
+  const cv::Mat k = cv::getGaussianKernel(ksize, sigma, CV_64F);
+  for (int type : {CV_8UC1, CV_8UC3}) {
+    cv::Mat in(h, w, type, cv::Scalar::all(40));
+    in.ptr<uchar>(py)[px * in.channels()] = 240;  // channel 0 only
+    const cv::Mat out = runChain("blur=sigma=1.7:ksize=11", in);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x)
+        for (int ch = 0; ch < in.channels(); ++ch) {
+          double expected = 40;
+          const int dy = y - py, dx = x - px;
+          if (ch == 0 && std::abs(dy) <= ksize / 2 && std::abs(dx) <= ksize / 2)
+            expected += 200 * k.at<double>(dy + ksize / 2) * k.at<double>(dx + ksize / 2);
+          const int got = out.ptr<uchar>(y)[x * in.channels() + ch];
+          EXPECT_LE(std::abs(got - expected), 1.0)
+              << "at (" << x << "," << y << ") channel " << ch << " of " << in.channels();
+        }
+    // The peak is at the impulse (40 + 200 * 0.234^2 = 51 with these taps).
+    cv::Point peak;
+    cv::minMaxLoc(out.reshape(1), nullptr, nullptr, nullptr, &peak);
+    EXPECT_EQ(peak, cv::Point(px * in.channels(), py));
+    EXPECT_GE(int(out.ptr<uchar>(py)[px * in.channels()]), 50);
+  }
+}
+
+TEST(BlurStage, ConstantImageUnchangedExceptUnderConstantBorder) {
+  for (int ci : {0, 1, 2}) {
+    const cv::Mat in(23, 19, kTypes[ci], cv::Scalar::all(173));
+    for (BorderMode b : allBorders()) {
+      BlurCase c = matrixCase(b, ci);
+      c.value = 173;  // constant border with the image's own value: unchanged too
+      EXPECT_EQ(maxAbsDiff(runChain(chainText(c), in), in), 0) << describe(c, in);
+    }
+    BlurCase c = matrixCase(BorderMode::Constant, ci);
+    c.value = 10;
+    const cv::Mat out = runChain(chainText(c), in);
+    // The corners darken, the centre (more than a radius from every edge) does not.
+    const int r = effectiveKsize(c) / 2;
+    EXPECT_LT(int(out.ptr<uchar>(0)[0]), 173 - 30) << describe(c, in);
+    const cv::Rect centre(r, r, in.cols - 2 * r, in.rows - 2 * r);
+    EXPECT_EQ(maxAbsDiff(out(centre), in(centre)), 0) << describe(c, in);
+    EXPECT_LE(maxAbsDiff(out, reference(in, c)), 1);
+  }
+}
+
+TEST(BlurStage, LiveSigmaChangeRewritesTapsWithoutRebuild) {
+  const cv::Mat in = realFrame(10, CV_8UC3, 320, 240);
+  Chain chain = Chain::parse("blur=sigma=1:ksize=11");
+  runChecked(chain, in);
+  const auto before = context().programs().stats();
+  chain.stage(0).params().set("sigma", "2.5");
+  chain.stage(0).update();
+  ASSERT_TRUE(chain.configured());
+  BlurCase c;
+  c.sigma = 2.5;
+  c.ksize = 11;
+  EXPECT_LE(maxAbsDiff(runChecked(chain, in), reference(in, c)), 1);
+  const auto after = context().programs().stats();
+  // Same radius: no program was built, loaded or even looked up.
+  EXPECT_EQ(after.builds, before.builds);
+  EXPECT_EQ(after.diskHits, before.diskHits);
+  EXPECT_EQ(after.memoryHits, before.memoryHits);
+}
+
+TEST(BlurStage, LiveSigmaChangeWithDerivedRadiusRebuilds) {
+  const cv::Mat in = realFrame(10, CV_8UC1, 320, 240);
+  Chain chain = Chain::parse("blur=sigma=1.5");
+  runChecked(chain, in);
+  chain.stage(0).params().set("sigma", "4");  // ksize 11 -> 25
+  chain.stage(0).update();
+  ASSERT_TRUE(chain.configured());
+  BlurCase c;
+  c.sigma = 4;
+  EXPECT_LE(maxAbsDiff(runChecked(chain, in), reference(in, c)), 1);
+  chain.stage(0).params().set("sigma", "1.5");  // back: a program-cache hit
+  const auto before = context().programs().stats();
+  chain.stage(0).update();
+  EXPECT_EQ(context().programs().stats().memoryHits, before.memoryHits + 1);
+  c.sigma = 1.5;
+  EXPECT_LE(maxAbsDiff(runChecked(chain, in), reference(in, c)), 1);
+}
+
+// Frames already enqueued keep the taps they were enqueued with: the new taps are written in
+// queue order, after them.
+TEST(BlurStage, LiveChangeDoesNotRaceFramesInFlight) {
+  const cv::Mat in = randomFrame(640, 480, CV_8UC1, 77);
+  Chain chain = Chain::parse("blur=sigma=0.6:ksize=11");
+  chain.configure(context(), view(in).desc());
+  const std::size_t bytes = in.total();
+  cl::Buffer dIn(context().context(), CL_MEM_READ_WRITE, bytes);
+  std::vector<cl::Buffer> dOut;
+  const std::vector<double> sigmas = {0.6, 5.0, 0.6, 2.0, 5.0, 1.0};
+  cl::CommandQueue& q = queue();
+  q.enqueueWriteBuffer(dIn, CL_TRUE, 0, bytes, in.data);
+  for (std::size_t f = 0; f < sigmas.size(); ++f) {
+    if (f > 0) {
+      chain.stage(0).params().set("sigma", std::to_string(sigmas[f]));
+      chain.stage(0).update();
+    }
+    dOut.emplace_back(context().context(), CL_MEM_READ_WRITE, bytes);
+    chain.enqueue(q, dIn, dOut.back(), {});
+  }
+  q.finish();
+  for (std::size_t f = 0; f < sigmas.size(); ++f) {
+    cv::Mat out(in.size(), in.type());
+    q.enqueueReadBuffer(dOut[f], CL_TRUE, 0, bytes, out.data);
+    BlurCase c;
+    c.sigma = sigmas[f];
+    c.ksize = 11;
+    EXPECT_LE(maxAbsDiff(out, reference(in, c)), 1) << "frame " << f << " sigma " << sigmas[f];
+  }
+}
+
+TEST(BlurStage, LiveValueChange) {
+  const cv::Mat in = randomFrame(33, 17, CV_8UC3, 8);
+  BlurCase c = matrixCase(BorderMode::Constant, 1);
+  c.value = 0;
+  Chain chain = Chain::parse(chainText(c));
+  EXPECT_LE(maxAbsDiff(runChecked(chain, in), reference(in, c)), 1);
+  const auto before = context().programs().stats();
+  chain.stage(0).params().set("value", "222");
+  chain.stage(0).update();
+  c.value = 222;
+  EXPECT_LE(maxAbsDiff(runChecked(chain, in), reference(in, c)), 1);
+  EXPECT_EQ(context().programs().stats().memoryHits, before.memoryHits);
+  EXPECT_EQ(context().programs().stats().builds, before.builds);
+}
+
+TEST(BlurStage, PositionalSigma) {
+  Chain chain = Chain::parse("blur=2");
+  EXPECT_DOUBLE_EQ(chain.stage(0).params().number("sigma"), 2.0);
+}
+
+TEST(BlurStage, ErrorsNameTheParameter) {
+  try {
+    Chain::parse("gray,blur=ksize=4");
+    FAIL() << "even ksize accepted";
+  } catch (const ChainError& e) {
+    EXPECT_NE(std::string(e.what()).find("blur: ksize"), std::string::npos) << e.what();
+  }
+  try {
+    Chain::parse("blur=sigma=-1");
+    FAIL() << "negative sigma accepted";
+  } catch (const ChainError& e) {
+    EXPECT_EQ(e.message(), "blur: sigma must be in (0, 50], got -1");
+  }
+  EXPECT_THROW(Chain::parse("blur=ksize=153"), ChainError);
+  EXPECT_THROW(Chain::parse("blur=border=mirror"), ChainError);
+  // A work-group larger than the device allows: a UserError naming wg, at configure time.
+  Chain big = Chain::parse("blur=wg=1024x1024");
+  const cv::Mat in = randomFrame(16, 16, CV_8UC1, 3);
+  try {
+    big.configure(context(), view(in).desc());
+    FAIL() << "oversized work-group accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("blur: wg"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BlurStage, ReportWorstDifference) {
+  // Runs last (declaration order): the largest difference against OpenCV seen above.
+  std::printf("[ blur ] max |vidfilter - OpenCV| over all comparisons: %d\n", gWorst);
+  EXPECT_LE(gWorst, 1);
+}
+
+// Not a unit test (disabled by default; no timing assertions): device time of the two passes at
+// 1920x1080 against cv::GaussianBlur's CPU time, measured in the same program.
+//   build-<dir>/tests/test_stage_blur --gtest_also_run_disabled_tests
+//   --gtest_filter='*DISABLED_Bench*'
+// VIDFILTER_BLUR_BENCH="sigma=2:ksize=5" appends parameters to the chain.
+TEST(BlurStage, DISABLED_Bench1080p) {
+  const char* extra = std::getenv("VIDFILTER_BLUR_BENCH");
+  for (int type : {CV_8UC1, CV_8UC3}) {
+    const cv::Mat in = realFrame(60, type, 1920, 1080);
+    std::string text = "blur";
+    if (extra && *extra) text += std::string("=") + extra;
+    Chain chain = Chain::parse(text);
+    auto t0 = std::chrono::steady_clock::now();
+    chain.configure(context(), view(in).desc());
+    auto t1 = std::chrono::steady_clock::now();
+    cv::Mat out = makeMat(chain.output());
+    chain.runOnce(context(), queue(), view(in), view(out));
+    auto t2 = std::chrono::steady_clock::now();
+    std::vector<double> rows, cols, both, cpu;
+    for (int i = 0; i < 12; ++i) {
+      ChainRun run = chain.runOnce(context(), queue(), view(in), view(out));
+      const StageEvents& ev = run.stages[0];
+      rows.push_back(eventMs(ev.first));
+      cols.push_back(eventMs(ev.last));
+      cl_ulong a = ev.first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+      cl_ulong b = ev.last.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+      both.push_back((b - a) * 1e-6);
+      cv::Mat ref;
+      const auto c0 = std::chrono::steady_clock::now();
+      const auto& p = chain.stage(0).params();
+      const int k =
+          p.integer("ksize") ? p.integer("ksize") : (cvRound(p.number("sigma") * 6 + 1) | 1);
+      cv::GaussianBlur(in, ref, cv::Size(k, k), p.number("sigma"), p.number("sigma"),
+                       cvBorderType(parseBorder(p.text("border"))));
+      cpu.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - c0).count());
+      if (i == 0) {
+        EXPECT_LE(maxAbsDiff(out, ref), 1);
+      }
+    }
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    std::printf(
+        "[ blur ] %s %dx%d ch=%d: configure %.0f ms, first frame %.0f ms | median of %zu: rows "
+        "%.3f ms, cols %.3f ms, stage %.3f ms | cv::GaussianBlur CPU (%d threads) %.3f ms\n",
+        chain.str().c_str(), in.cols, in.rows, in.channels(),
+        std::chrono::duration<double, std::milli>(t1 - t0).count(),
+        std::chrono::duration<double, std::milli>(t2 - t1).count(), rows.size(), median(rows),
+        median(cols), median(both), cv::getNumThreads(), median(cpu));
+  }
+}
