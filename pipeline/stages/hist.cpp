@@ -55,7 +55,7 @@ const StageInfo& histStageInfo() {
            false,
            {},
            "schedule: work-groups, each with its own sub-histogram (0 = 1 per compute unit on "
-           "CPUs, 4 on GPUs)",
+           "CPUs, 2 on GPUs)",
            false},
           {"local",
            ParamType::Int,
