@@ -130,6 +130,7 @@ class BlurStage : public Stage {
 
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     validate();
+    if (cl_ != &ctx.cl) options_.clear();  // programs belong to a context
     cl_ = &ctx.cl;
     in_ = in;
     const Size2 wg = params().size("wg");
@@ -137,7 +138,7 @@ class BlurStage : public Stage {
     if (std::size_t(wg.w) * wg.h > maxWg)
       throw UserError("blur: wg " + params().text("wg") + " has " + std::to_string(wg.w * wg.h) +
                       " work-items; the device allows at most " + std::to_string(maxWg));
-    build(radiusFromParams());
+    rebuildIfChanged();
 
     // Scratch for the row pass: allocated here, never per frame.
     const std::size_t midBytes = std::max<std::size_t>(in.bytes() * sizeof(cl_ushort), 1);
@@ -165,8 +166,7 @@ class BlurStage : public Stage {
   // was built before). The taps reach the device in enqueue(), see there.
   void update() override {
     if (!cl_) return;  // not configured yet: configure() reads the parameters
-    const int r = radiusFromParams();
-    if (r != radius_) build(r);
+    rebuildIfChanged();
     computeTaps();
     tapsDirty_ = true;
   }
@@ -197,7 +197,7 @@ class BlurStage : public Stage {
       tapsDirty_ = false;
     }
     const int w = in_.width, h = in_.height, value = params().integer("value");
-    const Size2 wg = params().size("wg");
+    const Size2 wg = wg_;  // as built (reqd_work_group_size)
     const std::size_t n = in_.rowBytes();
 
     rows_.setArg(0, in);
@@ -230,15 +230,15 @@ class BlurStage : public Stage {
     const int k = params().integer("ksize");
     return k > 0 ? k : derivedKsize(params().number("sigma"));
   }
-  int radiusFromParams() const { return (ksize() - 1) / 2; }
-
   void computeTaps() {
     const std::vector<int> t = fixedPointTaps(ksize(), params().number("sigma"));
     hostTaps_.assign(t.begin(), t.end());
   }
 
-  // Builds the program for radius `r` (and the configured format, border and wg).
-  void build(int r) {
+  // Builds the program and kernels for the current parameters unless the ones in use were built
+  // with the same options (a sigma that keeps the radius changes only the taps).
+  void rebuildIfChanged() {
+    const int r = (ksize() - 1) / 2;
     const Size2 wg = params().size("wg");
     const std::size_t local = cl_->device().getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
     const bool cpu = cl_->device().getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU;
@@ -253,6 +253,7 @@ class BlurStage : public Stage {
         (cl_->info().platform.find("Portable Computing Language") != std::string::npos
              ? " -DVF_UNALIGNED_TYPES"
              : "");
+    if (opts == options_) return;
     cl::Program program = cl_->programs().build("blur.cl", opts);
     cl::Kernel rows =
         clCall("clCreateKernel(blur_rows)", [&] { return cl::Kernel(program, "blur_rows"); });
@@ -267,13 +268,15 @@ class BlurStage : public Stage {
     rows_ = rows;
     cols_ = cols;
     sched_ = s;
-    radius_ = r;
+    wg_ = wg;
+    options_ = opts;
   }
 
   ClContext* cl_ = nullptr;
   FrameDesc in_;
-  int radius_ = -1;
+  std::string options_;  // build options of rows_ and cols_
   Schedule sched_;
+  Size2 wg_;
   cl::Kernel rows_, cols_;
   cl::Buffer mid_, taps_;
   std::size_t midBytes_ = 0;
