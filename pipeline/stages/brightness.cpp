@@ -113,7 +113,6 @@ class BrightnessStage : public Stage {
   // Bytes per work-item of brightness_auto_apply: 16, or 48 for bgr (whole pixels).
   static int applyChunk(int channels) { return channels == 3 ? 48 : 16; }
 
- private:
   FrameDesc in_;
   cl::Kernel kernel_;  // manual
   bool autoMode_ = false;
