@@ -116,12 +116,13 @@ INSTANTIATE_TEST_SUITE_P(Slots, EngineLive, ::testing::Values(1, 2, 3, 4));
 
 // Size and format change mid-stream: the chain is reconfigured, no frame lost or reordered.
 TEST(Engine, ReconfiguresMidStreamWithoutLosingFrames) {
-  const StreamPlan plan{{{12, {640, 480, PixelFormat::BGR8}},
-                         {12, {1280, 720, PixelFormat::BGR8}},
-                         {12, {640, 480, PixelFormat::BGR8}},
-                         {8, {640, 480, PixelFormat::Gray8}},
-                         {8, {64, 48, PixelFormat::BGRA8}},
-                         {8, {1280, 720, PixelFormat::BGR8}}}};
+  // More frames per segment than slots, so each change meets a full pipeline.
+  const StreamPlan plan{{{7, {640, 480, PixelFormat::BGR8}},
+                         {7, {1280, 720, PixelFormat::BGR8}},
+                         {7, {640, 480, PixelFormat::BGR8}},
+                         {5, {640, 480, PixelFormat::Gray8}},
+                         {5, {64, 48, PixelFormat::BGRA8}},
+                         {5, {1280, 720, PixelFormat::BGR8}}}};
   for (const std::string& chainText : {kChain, std::string("brightness=gain=0.8:bias=7")}) {
     for (int slots : {1, 3}) {
       SCOPED_TRACE(chainText + ", slots " + std::to_string(slots));
@@ -138,10 +139,11 @@ TEST(Engine, ReconfiguresMidStreamWithoutLosingFrames) {
       expectFramesCorrect(got, chainText, plan);
       // brightness alone keeps the format: the output followed the input's changes.
       if (chainText[0] == 'b') {
-        EXPECT_EQ(got[40].output.type(), CV_8UC1);
-        EXPECT_EQ(got[46].output.type(), CV_8UC4);
+        EXPECT_EQ(got[22].output.type(), CV_8UC1);
+        EXPECT_EQ(got[27].output.type(), CV_8UC4);
       }
-      EXPECT_EQ(got[20].output.cols, 1280);
+      EXPECT_EQ(got[8].output.cols, 1280);
+      EXPECT_EQ(got[15].output.cols, 640);
       EXPECT_EQ(sink.finishCalls(), 1);
     }
   }
