@@ -1,38 +1,62 @@
-// vidfilter: the program. Errors from anywhere below become one line on stderr here.
-#include <CLI/CLI.hpp>
+// vidfilter: the program. Every error from below becomes one message on stderr here,
+// "vidfilter: <what is wrong and how to fix it>", and a non-zero exit status:
+// 2 for what the user wrote (options, config, chain, paths, device selector), 1 for failures
+// while running (OpenCL, kernel build, decode/encode, disk).
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <opencv2/core.hpp>
+#include <string>
 
+#include "app/bench/bench.hpp"
+#include "app/options.hpp"
+#include "app/run.hpp"
 #include "pipeline/chain.hpp"
-#include "pipeline/cl/device.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/cl/program_cache.hpp"
-#include "pipeline/registry.hpp"
+
+namespace {
+
+int fail(int code, const std::string& what) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "vidfilter: %s\n", what.c_str());
+  return code;
+}
+
+// Logs go to stderr (stdout carries the summary and listings), one prefix for every line.
+void setupLogging() {
+  auto logger = spdlog::stderr_color_mt("vidfilter");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("vidfilter: %^%l%$: %v");
+  vf::app::setLogLevel("info");
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"vidfilter: real-time video filtering with OpenCL"};
-  bool listDevices = false, listStages = false;
-  app.add_flag("--list-devices", listDevices, "list OpenCL platforms and devices");
-  app.add_flag("--list-stages", listStages, "list stages and their parameters");
+  if (argc >= 2 && std::strcmp(argv[1], "bench") == 0)
+    return vf::bench::benchMain(argc - 1, argv + 1);
+
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
-  try {
-    if (listDevices) {
-      std::cout << vf::formatDeviceTable(vf::listDevices());
-      return 0;
-    }
-    if (listStages) {
-      std::cout << vf::formatStageList();
-      return 0;
-    }
+    setupLogging();
+    const vf::app::CommandLine cl = vf::app::parseCommandLine(argc, argv, std::cout);
+    if (cl.exitNow) return vf::app::kExitOk;
+    if (cl.settings.logLevel) vf::app::setLogLevel(*cl.settings.logLevel);
+    return vf::app::runCommandLine(cl);
+  } catch (const vf::ChainError& e) {
+    return fail(vf::app::kExitUsage, e.what());  // keeps the chain and caret lines
+  } catch (const vf::UserError& e) {
+    return fail(vf::app::kExitUsage, e.what());
+  } catch (const vf::KernelBuildError& e) {
+    return fail(vf::app::kExitRuntime, e.what());
+  } catch (const vf::ClError& e) {
+    return fail(vf::app::kExitRuntime, std::string("OpenCL: ") + e.what());
+  } catch (const cv::Exception& e) {
+    return fail(vf::app::kExitRuntime, "OpenCV: " + e.err + " (in " + e.func + ")");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "vidfilter: %s\n", e.what());
-    return 1;
+    return fail(vf::app::kExitRuntime, e.what());
   }
-  return 0;
 }

@@ -1,0 +1,31 @@
+#pragma once
+// TOML config files (toml++). A file holds the same settings as the command line:
+//
+//   input  = "/usr/share/doc/opencv-doc/examples/data/vtest.avi"
+//   output = "out/vtest_edges.mp4"
+//   device = "gpu"
+//   chain  = "blur=sigma=1.5,sobel,hist,brightness"   # or [[stage]] tables, below
+//   frames = 200
+//   codec  = "mp4v"
+//   log_level = "info"
+//   progress = true
+//   [preview]  enabled, compare, overlay, snapshot_dir, title
+//   [engine]   slots, stats
+//   [[stage]]  name = "blur"   sigma = 2   border = "reflect101"
+//
+// Every error names the file, the line and the key, e.g.
+//   "config/offline.toml:12:9: engine.slots: must be in [2, 8] ..., got 10".
+#include <string>
+
+#include "app/options.hpp"
+
+namespace vf::app {
+
+// Reads and validates `path`. Throws UsageError (one message; a chain error keeps its caret
+// lines) when the file is missing, malformed, or holds an unknown key or a bad value.
+Settings loadConfigFile(const std::string& path);
+
+// Same, from text (`name` stands for the file in messages). For tests and fuzzing.
+Settings parseConfig(const std::string& text, const std::string& name);
+
+}  // namespace vf::app

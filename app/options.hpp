@@ -1,0 +1,60 @@
+#pragma once
+// What a user can ask for, from the command line and from a TOML config file. Both fill the
+// same Settings; the command line wins, the file fills the rest, defaults come last.
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "pipeline/cl/error.hpp"
+
+namespace vf::app {
+
+// Something the user wrote is wrong (option, value, config file, path): exit status 2.
+class UsageError : public UserError {
+ public:
+  using UserError::UserError;
+};
+
+// Exit statuses (documented in --help).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitRuntime = 1,       // the run failed (device, decode, encode, disk)
+  kExitUsage = 2,         // options, config file, chain, paths
+  kExitInterrupted = 130  // stopped by SIGINT (SIGTERM: 143); the output is still finalised
+};
+
+// Everything a run can be configured with. Unset (nullopt) means "not said here".
+struct Settings {
+  std::optional<std::string> input, output, chain, device, statsPath, codec, logLevel;
+  std::optional<std::string> snapshotDir, title;
+  std::optional<bool> preview, compare, overlay, progress;
+  std::optional<std::int64_t> frames;
+  std::optional<int> slots;
+
+  // Takes every field not set here from `lower` (the config file under the command line).
+  void fillFrom(const Settings& lower);
+};
+
+struct CommandLine {
+  Settings settings;
+  std::string configPath;
+  bool listDevices = false, listStages = false, version = false;
+  bool exitNow = false;  // --help was printed
+};
+
+// Parses argv (without the `bench` form; main dispatches that first). Prints --help to `out`
+// and sets exitNow. Throws UsageError with a one-line message for anything wrong.
+CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& out);
+
+// Value checks shared by the command line and config files: "" when fine, else the complaint
+// without the option name ("must be a positive number of frames, got 0").
+std::string checkFrames(std::int64_t n);
+std::string checkSlots(std::int64_t n);
+std::string checkLogLevel(const std::string& level);
+std::string checkCodec(const std::string& fourcc);
+
+// Help footer: examples, sources, outputs, exit statuses.
+std::string helpFooter();
+
+}  // namespace vf::app

@@ -1,0 +1,81 @@
+#include "app/report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace vf::app {
+
+std::string formatDuration(double seconds, int decimals) {
+  decimals = std::clamp(decimals, 0, 3);
+  if (!(seconds >= 0) || !std::isfinite(seconds)) seconds = 0;
+  const double scale = std::pow(10.0, decimals);
+  // Round once, then split, so 59.999 s prints as 0:01:00.00 and not 0:00:60.00.
+  const auto units = static_cast<std::int64_t>(std::llround(seconds * scale));
+  const std::int64_t whole = units / static_cast<std::int64_t>(scale);
+  const std::int64_t frac = units % static_cast<std::int64_t>(scale);
+  char buf[128];
+  if (decimals > 0)
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld.%0*lld",
+                  static_cast<long long>(whole / 3600), static_cast<long long>(whole / 60 % 60),
+                  static_cast<long long>(whole % 60), decimals, static_cast<long long>(frac));
+  else
+    std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", static_cast<long long>(whole / 3600),
+                  static_cast<long long>(whole / 60 % 60), static_cast<long long>(whole % 60));
+  return buf;
+}
+
+std::string formatProgress(const Progress& p) {
+  char buf[256];
+  const double fps = p.elapsedSec > 0 ? p.frames / p.elapsedSec : 0;
+  std::string s;
+  std::snprintf(buf, sizeof buf, "frame=%5lld fps=%.0f", static_cast<long long>(p.frames), fps);
+  s += buf;
+  if (p.dropped > 0) s += " drop=" + std::to_string(p.dropped);
+  if (p.inputFps > 0 && p.elapsedSec > 0) {
+    std::snprintf(buf, sizeof buf, " speed=%.3gx", p.frames / p.inputFps / p.elapsedSec);
+    s += buf;
+  }
+  s += " elapsed=" + formatDuration(p.elapsedSec, 2);
+  if (p.total > 0) {
+    const std::int64_t done = p.frames + p.dropped;
+    const std::int64_t left = std::max<std::int64_t>(0, p.total - done);
+    const double inFps = p.elapsedSec > 0 ? done / p.elapsedSec : 0;
+    if (inFps > 0) s += " eta=" + formatDuration(left / inFps, 1);
+    const double pct = std::min(100.0, 100.0 * done / p.total);
+    std::snprintf(buf, sizeof buf, " %3.0f%%", pct);
+    s += buf;
+  }
+  return s;
+}
+
+std::string formatSummary(const EngineStats& st, const std::string& deviceName) {
+  std::string s;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-22s %9s %9s %9s\n", "device time (ms)", "mean", "p50", "p99");
+  s += line;
+  auto row = [&](const std::string& name, const EngineStats::Dist& d) {
+    std::snprintf(line, sizeof line, "%-22.22s %9.3f %9.3f %9.3f\n", name.c_str(), d.mean, d.p50,
+                  d.p99);
+    s += line;
+  };
+  double total = 0;
+  for (std::size_t i = 0; i < st.stageNames.size(); ++i) {
+    const EngineStats::Dist d = i < st.stageMs.size() ? st.stageMs[i] : EngineStats::Dist{};
+    row("  " + std::to_string(i + 1) + " " + st.stageNames[i], d);
+    total += d.mean;
+  }
+  std::snprintf(line, sizeof line, "%-22s %9.3f\n", "  chain (sum of means)", total);
+  s += line;
+  row("  upload", st.uploadMs);
+  row("  download", st.downloadMs);
+  row("latency (host, ms)", st.latencyMs);
+  std::snprintf(
+      line, sizeof line, "frames: %llu in, %llu out, %llu dropped; %.1f fps over %.2f s on %s\n",
+      static_cast<unsigned long long>(st.framesIn), static_cast<unsigned long long>(st.framesOut),
+      static_cast<unsigned long long>(st.dropped), st.fps, st.elapsedSec, deviceName.c_str());
+  s += line;
+  return s;
+}
+
+}  // namespace vf::app

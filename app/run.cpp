@@ -1,0 +1,311 @@
+#include "app/run.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <opencv2/core/utils/logger.hpp>
+#include <thread>
+
+#include "app/config.hpp"
+#include "app/interrupt.hpp"
+#include "app/preview.hpp"
+#include "app/report.hpp"
+#include "app/sinks.hpp"
+#include "app/sources.hpp"
+#include "app/version.hpp"
+#include "pipeline/chain.hpp"
+#include "pipeline/cl/context.hpp"
+#include "pipeline/cl/device.hpp"
+#include "pipeline/engine.hpp"
+#include "pipeline/registry.hpp"
+
+namespace vf::app {
+
+namespace fs = std::filesystem;
+
+void setLogLevel(const std::string& level) {
+  spdlog::set_level(spdlog::level::from_str(level));
+  namespace cvlog = cv::utils::logging;
+  // OpenCV's own warnings ("GStreamer warning: Cannot query video position") are noise to a
+  // user; they come back with --log-level debug.
+  cvlog::LogLevel cv = cvlog::LOG_LEVEL_ERROR;
+  if (level == "debug") cv = cvlog::LOG_LEVEL_WARNING;
+  if (level == "trace") cv = cvlog::LOG_LEVEL_DEBUG;
+  if (level == "off") cv = cvlog::LOG_LEVEL_SILENT;
+  cvlog::setLogLevel(cv);
+  // FFmpeg's own lines ("moov atom not found") repeat what our one-line errors say better.
+  // OpenCV reads this variable when it first opens a file, which comes after this call.
+  static const bool userSet = std::getenv("OPENCV_FFMPEG_LOGLEVEL") != nullptr;
+  if (!userSet) {
+    const char* av = "8";             // AV_LOG_FATAL
+    if (level == "debug") av = "24";  // AV_LOG_WARNING
+    if (level == "trace") av = "40";  // AV_LOG_VERBOSE
+    if (level == "off") av = "-8";    // AV_LOG_QUIET
+    ::setenv("OPENCV_FFMPEG_LOGLEVEL", av, 1);
+  }
+}
+
+bool displayAvailable() {
+  for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY"})
+    if (const char* v = std::getenv(var); v && *v) return true;
+  return false;
+}
+
+namespace {
+
+// Hands each frame to the output file and/or the preview, and counts what was delivered
+// (the progress line reads the count from the watcher thread).
+class TeeSink : public FrameSink {
+ public:
+  TeeSink(FrameSink* output, FrameSink* preview) : output_(output), preview_(preview) {}
+
+  void consume(const FrameResult& frame) override {
+    if (output_) output_->consume(frame);
+    if (preview_) preview_->consume(frame);
+    frames_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void finish() override {
+    // Both are finished even when one throws; the file first (it is what must not be lost).
+    std::exception_ptr first;
+    for (FrameSink* s : {output_, preview_}) {
+      if (!s) continue;
+      try {
+        s->finish();
+      } catch (...) {
+        if (!first) first = std::current_exception();
+      }
+    }
+    if (first) std::rethrow_exception(first);
+  }
+  bool wantsStop() const override { return preview_ && preview_->wantsStop(); }
+  std::int64_t frames() const { return frames_.load(std::memory_order_relaxed); }
+
+ private:
+  FrameSink* output_;
+  FrameSink* preview_;
+  std::atomic<std::int64_t> frames_{0};
+};
+
+// Polls for Ctrl-C (and calls Engine::stop() outside the signal handler) and redraws the
+// progress line at most four times a second.
+class Watcher {
+ public:
+  using Clock = std::chrono::steady_clock;
+  Watcher(Engine& engine, const TeeSink& sink, const Progress& base, bool progressLive,
+          std::string outputName)
+      : engine_(engine),
+        sink_(sink),
+        base_(base),
+        live_(progressLive),
+        outputName_(std::move(outputName)),
+        start_(Clock::now()),
+        thread_([this] { loop(); }) {}
+
+  ~Watcher() { stopWatching(); }
+
+  void stopWatching() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  Progress progress() const {
+    Progress p = base_;
+    p.frames = sink_.frames();
+    p.dropped = static_cast<std::int64_t>(engine_.stats().dropped);
+    p.elapsedSec = std::chrono::duration<double>(Clock::now() - start_).count();
+    return p;
+  }
+  bool printedLive() const { return printed_; }
+
+ private:
+  void loop() {
+    auto nextDraw = Clock::now();
+    bool stopped = false;
+    std::unique_lock<std::mutex> lock(m_);
+    while (!done_) {
+      cv_.wait_for(lock, std::chrono::milliseconds(50));
+      if (done_) break;
+      if (!stopped && interruptSignal()) {
+        stopped = true;
+        if (printed_) std::fputc('\n', stderr);
+        spdlog::warn("{}: finishing the frames in flight{} (press Ctrl-C again to quit at once)",
+                     interruptSignal() == SIGTERM ? "terminated" : "interrupted",
+                     outputName_.empty() ? "" : " and closing " + outputName_);
+        engine_.stop();
+      }
+      if (live_ && Clock::now() >= nextDraw) {
+        std::fprintf(stderr, "\r%s\033[K", formatProgress(progress()).c_str());
+        std::fflush(stderr);
+        printed_ = true;
+        nextDraw = Clock::now() + std::chrono::milliseconds(250);
+      }
+    }
+  }
+
+  Engine& engine_;
+  const TeeSink& sink_;
+  Progress base_;
+  bool live_;
+  std::string outputName_;
+  Clock::time_point start_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::atomic<bool> printed_{false};
+  std::thread thread_;
+};
+
+void checkStatsPath(const std::string& path) {
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw UsageError("--stats " + path + ": directory '" + dir.string() + "' does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw UsageError("--stats " + path + ": directory '" + dir.string() + "' is not writable");
+}
+
+bool sameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
+}
+
+}  // namespace
+
+int runCommandLine(const CommandLine& cl) {
+  if (cl.version) {
+    std::cout << versionString() << "\n";
+    return kExitOk;
+  }
+  if (cl.listDevices) {
+    std::cout << formatDeviceTable(listDevices());
+    return kExitOk;
+  }
+  if (cl.listStages) {
+    std::cout << formatStageList();
+    return kExitOk;
+  }
+
+  // From here on Ctrl-C asks for a clean stop (a second one quits at once); one that comes
+  // before the first frame ends the run before it starts.
+  installInterruptHandlers();
+
+  Settings s = cl.settings;
+  if (!cl.configPath.empty()) s.fillFrom(loadConfigFile(cl.configPath));
+  if (s.logLevel) setLogLevel(*s.logLevel);
+
+  if (!s.input)
+    throw UsageError(
+        "no input: give -i SRC (a video file, cam0, a URL, or a GStreamer pipeline ending in "
+        "appsink), or input = \"...\" in a --config file");
+  if (!s.chain)
+    throw UsageError(
+        "no chain: give --chain, e.g. --chain blur,sobel (vidfilter --list-stages lists the "
+        "stages), or chain = \"...\" in a --config file");
+
+  // Everything the user wrote is checked before a device or a file is opened.
+  Chain chain = Chain::parse(*s.chain);
+  const OutputSpec output = classifyOutput(s.output, s.codec);
+  const SourceSpec sourceSpec = classifySource(*s.input);
+  if (output.kind == OutputKind::Video && sourceSpec.kind == SourceKind::File &&
+      sameFile(sourceSpec.text, output.path))
+    throw UsageError("output '" + output.path + "' is the input file; choose another name");
+  if (s.statsPath) checkStatsPath(*s.statsPath);
+  const bool display = displayAvailable();
+  const bool preview = s.preview ? *s.preview : (display && output.kind == OutputKind::None);
+  if (preview && !display)
+    throw UsageError(
+        "--preview needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set; write a "
+        "file with -o, or run under xvfb-run");
+
+  std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
+  std::unique_ptr<CaptureSource> source = openSource(sourceSpec);
+  spdlog::info("input: {}", source->description());
+
+  // Configured here, so a format mismatch or a kernel that does not build is reported before
+  // any output exists, and the output knows the chain's frame size and format.
+  chain.configure(*ctx, source->firstFrameDesc());
+  const FrameDesc outDesc = chain.output();
+  const std::string chainText = chain.str();
+  spdlog::info("chain: {} ({} -> {})", chainText, source->firstFrameDesc().str(), outDesc.str());
+
+  std::unique_ptr<FrameSink> outputSink;
+  if (output.kind != OutputKind::None) outputSink = openOutput(output, outDesc, source->fps());
+
+  EngineOptions eo;
+  eo.slots = s.slots.value_or(2);
+  eo.statsPath = s.statsPath.value_or("");
+  eo.maxFrames = s.frames.value_or(-1);
+  Engine engine(ctx, std::move(chain), eo);
+
+  std::unique_ptr<FrameSink> previewSink;
+  if (preview) {
+    PreviewOptions po;
+    po.compare = s.compare.value_or(false);
+    po.overlay = s.overlay.value_or(true);
+    po.deviceName = ctx->info().name;
+    po.chainText = chainText;
+    if (s.snapshotDir) po.snapshotDir = *s.snapshotDir;
+    if (s.title) po.title = *s.title;
+    previewSink = makePreviewSink(engine, po);
+  } else if (output.kind == OutputKind::None) {
+    spdlog::info("no output and no preview: frames are processed and discarded (timing run)");
+  }
+  TeeSink sink(outputSink.get(), previewSink.get());
+
+  Progress base;
+  base.inputFps = source->fps();
+  std::int64_t total = source->frameCount();
+  if (s.frames) total = total > 0 ? std::min(total, *s.frames) : *s.frames;
+  base.total = total;
+  // The live progress line only where a person watches it; logs get the final line alone.
+  const bool progressLive = !preview && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
+
+  std::exception_ptr error;
+  Progress final;
+  bool printedLive = false;
+  {
+    Watcher watcher(engine, sink, base, progressLive, output.path);
+    try {
+      engine.run(*source, sink);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    watcher.stopWatching();
+    final = watcher.progress();
+    printedLive = watcher.printedLive();
+  }
+  if (printedLive)
+    std::fprintf(stderr, "\r%s\033[K\n", formatProgress(final).c_str());
+  else if (!preview)
+    std::fprintf(stderr, "%s\n", formatProgress(final).c_str());
+
+  if (error) {
+    if (output.kind != OutputKind::None && final.frames > 0)
+      spdlog::warn("{} keeps the {} frames finished before the error", output.path, final.frames);
+    std::rethrow_exception(error);
+  }
+
+  std::cout << formatSummary(engine.stats(), ctx->info().name) << std::flush;
+  if (const int sig = interruptSignal()) {
+    spdlog::warn("stopped by {} after {} frames{}", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+                 final.frames, output.path.empty() ? "" : "; " + output.path + " is complete");
+    return 128 + sig;
+  }
+  return kExitOk;
+}
+
+}  // namespace vf::app

@@ -1,0 +1,231 @@
+// Config files: every key read, [[stage]] tables turned into a chain, the command line over the
+// file, and every error naming the file, the line (and column) and the key.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "app/config.hpp"
+#include "pipeline/chain.hpp"
+#include "tests/test_app_process.hpp"
+
+using namespace vf;
+using namespace vf::app;
+using vf::test::errorLines;
+using vf::test::runVidfilter;
+using vf::test::TempDir;
+
+namespace {
+
+std::string configError(const std::string& text) {
+  try {
+    parseConfig(text, "t.toml");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+std::string sourceDir() {
+  // tests/ sits next to config/ in the source tree; this file knows where it is.
+  return std::filesystem::path(__FILE__).parent_path().parent_path().string();
+}
+
+}  // namespace
+
+TEST(AppConfig, ReadsEveryKey) {
+  const Settings s = parseConfig(R"(
+input = "in.mp4"
+output = "out/x.mkv"
+device = "cpu"
+chain = "gray,brightness=gain=2"
+frames = 50
+codec = "FFV1"
+log_level = "warn"
+progress = true
+[preview]
+enabled = false
+compare = true
+overlay = false
+snapshot_dir = "shots"
+title = "demo"
+[engine]
+slots = 4
+stats = "s.jsonl"
+)",
+                                 "t.toml");
+  EXPECT_EQ(s.input.value_or(""), "in.mp4");
+  EXPECT_EQ(s.output.value_or(""), "out/x.mkv");
+  EXPECT_EQ(s.device.value_or(""), "cpu");
+  EXPECT_EQ(s.chain.value_or(""), "gray,brightness=gain=2");
+  EXPECT_EQ(s.frames, std::optional<std::int64_t>(50));
+  EXPECT_EQ(s.codec.value_or(""), "FFV1");
+  EXPECT_EQ(s.logLevel.value_or(""), "warn");
+  EXPECT_EQ(s.progress, std::optional<bool>(true));
+  EXPECT_EQ(s.preview, std::optional<bool>(false));
+  EXPECT_EQ(s.compare, std::optional<bool>(true));
+  EXPECT_EQ(s.overlay, std::optional<bool>(false));
+  EXPECT_EQ(s.snapshotDir.value_or(""), "shots");
+  EXPECT_EQ(s.title.value_or(""), "demo");
+  EXPECT_EQ(s.slots, std::optional<int>(4));
+  EXPECT_EQ(s.statsPath.value_or(""), "s.jsonl");
+}
+
+TEST(AppConfig, StageTablesBecomeAChain) {
+  const Settings s = parseConfig(R"(
+[[stage]]
+name = "gray"
+[[stage]]
+name = "brightness"
+gain = 1.5
+bias = -20
+)",
+                                 "t.toml");
+  ASSERT_TRUE(s.chain);
+  EXPECT_EQ(*s.chain, "gray,brightness=gain=1.5:bias=-20");
+  // And it is a chain the parser takes, with those values.
+  Chain c = Chain::parse(*s.chain);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.stage(1).params().number("gain"), 1.5);
+  EXPECT_DOUBLE_EQ(c.stage(1).params().number("bias"), -20);
+}
+
+TEST(AppConfig, ChainAsAnArrayOfStrings) {
+  const Settings s = parseConfig("chain = [\"gray\", \"brightness=gain=2\"]\n", "t.toml");
+  EXPECT_EQ(s.chain.value_or(""), "gray,brightness=gain=2");
+}
+
+TEST(AppConfig, CommandLineOverridesTheFile) {
+  Settings file = parseConfig("input = \"a.mp4\"\nchain = \"gray\"\nframes = 10\n", "t.toml");
+  Settings cli;
+  cli.frames = 3;
+  cli.fillFrom(file);
+  EXPECT_EQ(cli.frames, std::optional<std::int64_t>(3));
+  EXPECT_EQ(cli.input.value_or(""), "a.mp4");
+  EXPECT_EQ(cli.chain.value_or(""), "gray");
+}
+
+TEST(AppConfig, ErrorsNameFileLineAndKey) {
+  EXPECT_EQ(configError("input = \"a\"\n[engine]\nslots = 10\n"),
+            "t.toml:3:9: engine.slots: must be in [1, 8] (frames in flight: 2 = ping-pong, more "
+            "absorbs jitter), got 10");
+  EXPECT_EQ(configError("frames = \"ten\"\n"),
+            "t.toml:1:10: frames: must be an integer, got a string");
+  EXPECT_EQ(configError("frames = 0\n"),
+            "t.toml:1:10: frames: must be a positive number of frames, got 0");
+  EXPECT_EQ(
+      configError("input = \"a\"\ninptu = \"b\"\n").rfind("t.toml:2:1: inptu: unknown key", 0), 0u);
+  EXPECT_EQ(configError("[preview]\ncompare = \"yes\"\n"),
+            "t.toml:2:11: preview.compare: must be true or false, got a string");
+  EXPECT_EQ(configError("[engine]\nslot = 2\n").rfind("t.toml:2:1: engine.slot: unknown key", 0),
+            0u);
+  EXPECT_EQ(
+      configError("codec = \"h264x\"\n").rfind("t.toml:1:9: codec: must be a four-character", 0),
+      0u);
+  EXPECT_EQ(
+      configError("log_level = \"loud\"\n").rfind("t.toml:1:13: log_level: must be one of", 0), 0u);
+  EXPECT_EQ(configError("preview = 3\n"),
+            "t.toml:1:11: preview: must be a table ([preview]), got an integer");
+  EXPECT_EQ(configError("input = \"\"\n"), "t.toml:1:9: input: must not be empty");
+}
+
+TEST(AppConfig, MalformedTomlAndDuplicateKeys) {
+  const std::string dup = configError("input = \"a\"\ninput = \"b\"\n");
+  EXPECT_EQ(dup.rfind("t.toml:2:", 0), 0u) << dup;
+  EXPECT_NE(dup.find("input"), std::string::npos) << dup;
+  EXPECT_NE(dup.find("not valid TOML"), std::string::npos) << dup;
+  const std::string open = configError("input = \"a\"\nchain = \"gray,\n");
+  EXPECT_EQ(open.rfind("t.toml:2:", 0), 0u) << open;
+  const std::string junk = configError("input = \"a\"\n\n= 3\n");
+  EXPECT_EQ(junk.rfind("t.toml:3:", 0), 0u) << junk;
+}
+
+TEST(AppConfig, ChainErrorsKeepTheCaret) {
+  EXPECT_EQ(configError("input = \"a\"\n\nchain = \"gray,blr\"\n"),
+            "t.toml:3:9: chain: unknown stage 'blr'; stages: gray, blur, sobel, hist, brightness\n"
+            "  gray,blr\n"
+            "       ^^^");
+  EXPECT_EQ(
+      configError("chain = 5\n"),
+      "t.toml:1:9: chain: must be a string such as \"blur,sobel\" or an array of strings, got "
+      "an integer");
+}
+
+TEST(AppConfig, StageTableErrorsPointAtTheKey) {
+  EXPECT_EQ(configError("[[stage]]\nname = \"brightness\"\ngain = 99\n"),
+            "t.toml:3:1: stage[1].gain: brightness: gain must be in [-16, 16], got 99");
+  EXPECT_EQ(configError("[[stage]]\nname = \"gray\"\n[[stage]]\nname = \"blr\"\n")
+                .rfind("t.toml:4:8: stage[2].name: unknown stage 'blr'", 0),
+            0u);
+  EXPECT_EQ(configError("[[stage]]\ngain = 2\n").rfind("t.toml:1:1: stage[1]: needs name = ", 0),
+            0u);
+  const std::string unknown = configError("[[stage]]\nname = \"brightness\"\ngian = 2\n");
+  EXPECT_EQ(unknown.rfind("t.toml:3:1: stage[1].gian: brightness: ", 0), 0u) << unknown;
+  EXPECT_EQ(configError("[[stage]]\nname = \"brightness\"\nmode = \"a:b\"\n"),
+            "t.toml:3:8: stage[1].mode: a value cannot contain , : or =");
+  EXPECT_NE(configError("chain = \"gray\"\n[[stage]]\nname = \"gray\"\n").find("not both"),
+            std::string::npos);
+}
+
+TEST(AppConfig, MissingFile) {
+  try {
+    loadConfigFile("/nonexistent/vidfilter.toml");
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_STREQ(e.what(),
+                 "config file '/nonexistent/vidfilter.toml' not found; see config/*.toml for "
+                 "examples");
+  }
+}
+
+TEST(AppConfig, ShippedExamplesAreValid) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(sourceDir() + "/config")) {
+    if (e.path().extension() != ".toml") continue;
+    SCOPED_TRACE(e.path().string());
+    Settings s;
+    ASSERT_NO_THROW(s = loadConfigFile(e.path().string()));
+    EXPECT_TRUE(s.input);
+    ASSERT_TRUE(s.chain);
+    EXPECT_NO_THROW(Chain::parse(*s.chain));
+    ++n;
+  }
+  EXPECT_GE(n, 3);
+}
+
+// The binary: the same message, one line, exit status 2; the command line wins over the file.
+TEST(AppConfigBinary, BadConfigFileNamesTheLine) {
+  TempDir dir("cfg_bad");
+  const std::string path = dir / "bad.toml";
+  {
+    std::ofstream f(path);
+    f << "# a comment\ninput = \"/usr/share/doc/opencv-doc/examples/data/vtest.avi\"\n"
+         "chain = \"gray\"\n[engine]\nslots = \"two\"\n";
+  }
+  const auto r = runVidfilter({"--config", path});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(errorLines(r.err),
+            "vidfilter: " + path + ":5:9: engine.slots: must be an integer, got a string\n");
+  const auto missing = runVidfilter({"--config", dir / "none.toml"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("config file '" + (dir / "none.toml") + "' not found"),
+            std::string::npos);
+}
+
+TEST(AppConfigBinary, CommandLineOverridesTheFile) {
+  TempDir dir("cfg_override");
+  const std::string path = dir / "c.toml";
+  {
+    std::ofstream f(path);
+    f << "input = \"/usr/share/doc/opencv-doc/examples/data/vtest.avi\"\n"
+         "chain = \"gray\"\nframes = 100\noutput = \""
+      << (dir / "from_file.mkv") << "\"\n";
+  }
+  const auto r =
+      runVidfilter({"--config", path, "--frames", "3", "-o", dir / "from_cli.mkv", "--no-preview"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "from_cli.mkv"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "from_file.mkv"));
+  EXPECT_NE(r.out.find("frames: 3 in, 3 out, 0 dropped"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 gray"), std::string::npos) << r.out;  // the chain came from the file
+}

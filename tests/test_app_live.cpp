@@ -1,0 +1,135 @@
+// A live source end to end with the real binary: GStreamer's videotestsrc, paced like a camera
+// (is-live=true), through the chain into a lossless file; a stream that ends mid-run; Ctrl-C
+// twice while the engine waits on a slow live source.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+#include <opencv2/videoio/registry.hpp>
+#include <regex>
+#include <thread>
+
+#include "tests/support/test_support.hpp"
+#include "tests/test_app_process.hpp"
+
+using vf::test::Child;
+using vf::test::runVidfilter;
+using vf::test::shellOutput;
+using vf::test::TempDir;
+
+namespace {
+
+// `rate` as GStreamer writes it: "100/1", or "1/5" for one frame every five seconds.
+std::string testSource(const std::string& rate, const std::string& extra = "") {
+  return "videotestsrc is-live=true " + extra +
+         " ! video/x-raw,width=320,height=240,framerate=" + rate + " ! videoconvert ! appsink";
+}
+
+struct Counts {
+  long in = -1, out = -1, dropped = -1;
+};
+
+Counts summaryCounts(const std::string& out) {
+  Counts c;
+  std::smatch m;
+  if (std::regex_search(out, m,
+                        std::regex("frames: ([0-9]+) in, ([0-9]+) out, ([0-9]+) dropped"))) {
+    c.in = std::stol(m[1]);
+    c.out = std::stol(m[2]);
+    c.dropped = std::stol(m[3]);
+  }
+  return c;
+}
+
+}  // namespace
+
+class AppLive : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(cv::videoio_registry::hasBackend(cv::CAP_GSTREAMER))
+        << "OpenCV here has no GStreamer backend";
+  }
+};
+
+TEST_F(AppLive, GStreamerTestSourceThroughTheChainForHundredsOfFrames) {
+  ASSERT_FALSE(shellOutput("command -v ffprobe").empty()) << "install ffmpeg (ffprobe)";
+  TempDir dir("live_gst");
+  const std::string out = dir / "live.mkv";  // FFV1: lossless, so frames can be compared
+  const int kFrames = 300;
+  const std::string source = testSource("100/1", "pattern=colors");
+  const auto r = runVidfilter({"-i", source, "--chain", "gray", "-o", out, "--frames",
+                               std::to_string(kFrames), "--no-preview"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Counts c = summaryCounts(r.out);
+  EXPECT_EQ(c.in, kFrames) << r.out;
+  EXPECT_EQ(c.out + c.dropped, kFrames) << r.out;  // a live source drops, never loses count
+  EXPECT_GE(c.out, kFrames / 4) << r.out;
+
+  const std::string probe = shellOutput(
+      "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+      "stream=nb_read_frames,r_frame_rate -of csv=p=0 '" +
+      out + "'");
+  EXPECT_EQ(probe, "100/1," + std::to_string(c.out) + "\n");
+
+  // The test pattern (a hue/brightness sweep) is the same in every frame: each written frame
+  // is OpenCV's gray of a frame taken from the same pipeline here.
+  cv::VideoCapture ref(source, cv::CAP_GSTREAMER);
+  cv::Mat refFrame, refGray;
+  ASSERT_TRUE(ref.read(refFrame));
+  cv::cvtColor(refFrame, refGray, cv::COLOR_BGR2GRAY);
+  cv::VideoCapture got(out, cv::CAP_FFMPEG);
+  ASSERT_TRUE(got.isOpened());
+  cv::Mat f, g;
+  long n = 0;
+  while (got.read(f)) {
+    cv::cvtColor(f, g, cv::COLOR_BGR2GRAY);
+    ASSERT_EQ(vf::test::maxAbsDiff(g, refGray), 0) << "frame " << n;
+    ++n;
+  }
+  EXPECT_EQ(n, c.out);
+}
+
+TEST_F(AppLive, StreamThatEndsMidRunIsAWarningAndAnEnd) {
+  const auto r = runVidfilter({"-i", testSource("100/1", "num-buffers=40"), "--chain", "gray",
+                               "--frames", "1000", "--no-preview"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("stopped delivering frames after"), std::string::npos) << r.err;
+  const Counts c = summaryCounts(r.out);
+  EXPECT_GT(c.out, 0) << r.out;
+  EXPECT_LE(c.in, 40) << r.out;
+}
+
+TEST_F(AppLive, PipelineThatDoesNotStart) {
+  const auto r = runVidfilter(
+      {"-i", "videotestsrc ! nosuchelement ! appsink", "--chain", "gray", "--no-preview"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(vf::test::errorLines(r.err).find("vidfilter: GStreamer pipeline 'videotestsrc ! "
+                                             "nosuchelement ! appsink' could not be started"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(AppLive, SecondSigintExitsAtOnce) {
+  // One frame every three seconds: after the first Ctrl-C the engine waits for the source's
+  // next frame (seconds away); the second Ctrl-C must not wait for it.
+  TempDir dir("live_sigint");
+  Child c(vf::test::vidfilterBinary(),
+          {"-i", testSource("1/3"), "--chain", "gray", "-o", dir / "slow.mkv"});
+  ASSERT_TRUE(c.readUntil(
+      [](const std::string& err) { return err.find("writing ") != std::string::npos; }, 60))
+      << c.errSoFar();
+  c.signal(SIGINT);
+  ASSERT_TRUE(c.readUntil(
+      [](const std::string& err) { return err.find("interrupted:") != std::string::npos; }, 10))
+      << c.errSoFar();
+  const auto t0 = std::chrono::steady_clock::now();
+  c.signal(SIGINT);
+  const auto r = c.wait();
+  const double afterSecond =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_LT(afterSecond, 0.5);
+  EXPECT_NE(r.err.find("interrupted again; exiting at once"), std::string::npos) << r.err;
+}

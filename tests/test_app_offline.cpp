@@ -1,0 +1,189 @@
+// Offline processing end to end with the real binary on vtest.avi (opencv-doc): into a PNG
+// sequence (every frame against OpenCV's reference of its input frame) and into an mp4
+// (frame count and fps by ffprobe), and Ctrl-C in the middle of a run (a playable file).
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+#include <regex>
+
+#include "app/sinks.hpp"
+#include "tests/support/test_support.hpp"
+#include "tests/test_app_process.hpp"
+
+using vf::test::Child;
+using vf::test::runVidfilter;
+using vf::test::shellOutput;
+using vf::test::TempDir;
+
+namespace {
+
+const std::string kVideo = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
+constexpr int kFrames = 40;
+
+struct Probe {
+  long frames = -1;
+  std::string rate;  // "10/1"
+  std::string codec;
+};
+
+// ffprobe counts the frames by decoding them (-count_frames), so a file that does not decode
+// to the end reports fewer.
+Probe probe(const std::string& path) {
+  const std::string out = shellOutput(
+      "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+      "stream=nb_read_frames,r_frame_rate,codec_name -of default=noprint_wrappers=1 '" +
+      path + "' 2>&1");
+  Probe p;
+  std::smatch m;
+  if (std::regex_search(out, m, std::regex("nb_read_frames=([0-9]+)"))) p.frames = std::stol(m[1]);
+  if (std::regex_search(out, m, std::regex("r_frame_rate=([0-9/]+)"))) p.rate = m[1];
+  if (std::regex_search(out, m, std::regex("codec_name=(\\S+)"))) p.codec = m[1];
+  return p;
+}
+
+bool haveFfprobe() { return !shellOutput("command -v ffprobe").empty(); }
+
+// The chain's OpenCV reference: gray, then gain 1.5 and bias -20 (saturated), as convertTo.
+cv::Mat reference(const cv::Mat& bgr) {
+  cv::Mat gray, out;
+  cv::cvtColor(bgr, gray, cv::COLOR_BGR2GRAY);
+  gray.convertTo(out, CV_8U, 1.5, -20);
+  return out;
+}
+
+}  // namespace
+
+TEST(AppOffline, PngSequenceMatchesOpenCVFrameByFrame) {
+  ASSERT_TRUE(haveFfprobe()) << "ffprobe not found: install the ffmpeg package";
+  TempDir dir("offline_png");
+  const std::string pattern = dir / "frame_%05d.png";
+  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray,brightness=gain=1.5:bias=-20", "-o",
+                               pattern, "--frames", std::to_string(kFrames)});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("frames: 40 in, 40 out, 0 dropped"), std::string::npos) << r.out;
+  // The summary names every stage with its device times.
+  EXPECT_NE(r.out.find("1 gray"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 brightness"), std::string::npos) << r.out;
+  // Logs stay clean without a terminal: one final progress line, no carriage returns.
+  EXPECT_EQ(r.err.find('\r'), std::string::npos);
+  EXPECT_NE(r.err.find("frame=   40 fps="), std::string::npos) << r.err;
+
+  EXPECT_EQ(probe(pattern).frames, kFrames);
+  EXPECT_FALSE(std::filesystem::exists(dir / "frame_00041.png"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "frame_00000.png"));
+
+  cv::VideoCapture cap(kVideo, cv::CAP_FFMPEG);
+  ASSERT_TRUE(cap.isOpened());
+  cv::Mat in;
+  for (int i = 0; i < kFrames; ++i) {
+    ASSERT_TRUE(cap.read(in)) << i;
+    const cv::Mat out = cv::imread(vf::app::sequenceFileName(pattern, i), cv::IMREAD_UNCHANGED);
+    ASSERT_FALSE(out.empty()) << "frame " << i;
+    ASSERT_EQ(out.type(), CV_8UC1) << "gray output is written as gray";
+    const cv::Mat ref = reference(in);
+    ASSERT_EQ(out.size(), ref.size());
+    EXPECT_LE(vf::test::maxAbsDiff(out, ref), 1) << "frame " << i;
+  }
+}
+
+TEST(AppOffline, Mp4HasTheInputsFrameCountAndRate) {
+  ASSERT_TRUE(haveFfprobe()) << "ffprobe not found: install the ffmpeg package";
+  TempDir dir("offline_mp4");
+  const std::string out = dir / "out.mp4";
+  const auto r =
+      runVidfilter({"-i", kVideo, "--chain", "gray,brightness=gain=1.5:bias=-20", "-o", out,
+                    "--frames", std::to_string(kFrames), "--stats", dir / "stats.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Probe p = probe(out);
+  EXPECT_EQ(p.frames, kFrames);
+  EXPECT_EQ(p.rate, "10/1");    // vtest.avi is 10 fps
+  EXPECT_EQ(p.codec, "mpeg4");  // .mp4 -> mp4v by default
+  EXPECT_TRUE(std::filesystem::exists(dir / "stats.jsonl"));
+
+  // The decoded frames are the filtered ones (lossy codec: compare the mean level only).
+  cv::VideoCapture in(kVideo, cv::CAP_FFMPEG), res(out, cv::CAP_FFMPEG);
+  cv::Mat a, b, bGray;
+  ASSERT_TRUE(in.read(a));
+  ASSERT_TRUE(res.read(b));
+  cv::cvtColor(b, bGray, cv::COLOR_BGR2GRAY);
+  EXPECT_NEAR(cv::mean(bGray)[0], cv::mean(reference(a))[0], 3.0);
+}
+
+TEST(AppOffline, CodecOptionAndMkvDefault) {
+  ASSERT_TRUE(haveFfprobe()) << "ffprobe not found: install the ffmpeg package";
+  TempDir dir("offline_codec");
+  auto r = runVidfilter(
+      {"-i", kVideo, "--chain", "brightness=gain=1.2", "-o", dir / "a.avi", "--frames", "5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probe(dir / "a.avi").codec, "mjpeg");
+  r = runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "b.mkv", "--frames", "5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probe(dir / "b.mkv").codec, "ffv1");
+  EXPECT_EQ(probe(dir / "b.mkv").frames, 5);
+  r = runVidfilter(
+      {"-i", kVideo, "--chain", "gray", "-o", dir / "c.mkv", "--codec", "MJPG", "--frames", "5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probe(dir / "c.mkv").codec, "mjpeg");
+}
+
+TEST(AppOffline, SigintLeavesAPlayableFile) {
+  ASSERT_TRUE(haveFfprobe()) << "ffprobe not found: install the ffmpeg package";
+  TempDir dir("offline_sigint");
+  const std::string out = dir / "partial.mp4";
+  // The whole clip (795 frames), interrupted once a few frames are through.
+  Child c(vf::test::vidfilterBinary(),
+          {"-i", kVideo, "--chain", "gray,brightness", "-o", out, "--progress"});
+  const std::regex progressed("frame=\\s*([0-9]+)");
+  const bool started = c.readUntil(
+      [&](const std::string& err) {
+        std::smatch m;
+        std::string::const_iterator from = err.begin();
+        long last = 0;
+        while (std::regex_search(from, err.end(), m, progressed)) {
+          last = std::stol(m[1]);
+          from = m[0].second;
+        }
+        return last >= 10;
+      },
+      120);
+  ASSERT_TRUE(started) << c.errSoFar();
+  c.signal(SIGINT);
+  const auto r = c.wait();
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted: finishing the frames in flight"), std::string::npos) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("wrote ([0-9]+) frames to"))) << r.err;
+  const long written = std::stol(m[1]);
+  EXPECT_GE(written, 10);
+  EXPECT_LT(written, 795) << "the run was not interrupted";
+  // Plays: ffprobe decodes every frame written, and ffmpeg decodes it without an error.
+  EXPECT_EQ(probe(out).frames, written);
+  const std::string decodeErrors = shellOutput("ffmpeg -v error -i '" + out + "' -f null - 2>&1");
+  EXPECT_EQ(decodeErrors, "");
+  // The summary still comes: the frames done were measured.
+  EXPECT_NE(r.out.find("frames: "), std::string::npos) << r.out;
+}
+
+TEST(AppOffline, TruncatedFileDecodesWhatItCan) {
+  // Half of vtest.avi: the index at the end is gone and the last frame is cut.
+  TempDir dir("offline_trunc");
+  const std::string cut = dir / "half.avi";
+  const auto size = std::filesystem::file_size(kVideo);
+  std::filesystem::copy_file(kVideo, cut);
+  std::filesystem::resize_file(cut, size / 2);
+  const auto r = runVidfilter({"-i", cut, "--chain", "gray", "--no-preview"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("frames: ([0-9]+) in, ([0-9]+) out")))
+      << r.out;
+  const long out = std::stol(m[2]);
+  EXPECT_GT(out, 100);
+  EXPECT_LT(out, 795);
+  // The shortfall is reported, not hidden.
+  EXPECT_NE(r.err.find("decoded " + std::to_string(out) + " of 795 frames"), std::string::npos)
+      << r.err;
+}

@@ -1,0 +1,218 @@
+#pragma once
+// Runs the real vidfilter binary for the app tests: arguments in, exit status and the text of
+// stdout and stderr out. $VIDFILTER_BIN (set by ctest) names the binary; run by hand, the
+// binary next to the test's build directory (../app/vidfilter) is used.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace vf::test {
+
+inline std::string vidfilterBinary() {
+  if (const char* b = std::getenv("VIDFILTER_BIN"); b && *b) return b;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return (self.parent_path().parent_path() / "app" / "vidfilter").string();
+}
+
+struct ProcResult {
+  int status = -1;     // exit code, or 128 + signal when killed by one
+  std::string out;     // stdout
+  std::string err;     // stderr
+  double seconds = 0;  // wall time
+};
+
+struct ProcOptions {
+  std::vector<std::string> setEnv;  // "NAME=value"
+  bool keepDisplay = false;         // by default DISPLAY and WAYLAND_DISPLAY are removed
+  bool asNobody = false;            // run as uid/gid 65534 (permission tests when root)
+  double timeoutSec = 180;          // killed (SIGKILL) after this
+};
+
+// A running child process with its stdout and stderr on pipes.
+class Child {
+ public:
+  Child(const std::string& exe, const std::vector<std::string>& args, const ProcOptions& opt = {})
+      : opt_(opt), start_(std::chrono::steady_clock::now()) {
+    // Everything the child needs is built before fork(): after it, only async-signal-safe
+    // calls (the test process may have other threads holding the malloc lock).
+    std::vector<std::string> env;
+    for (char** e = environ; *e; ++e) {
+      const std::string kv = *e;
+      const std::string name = kv.substr(0, kv.find('='));
+      if (!opt.keepDisplay && (name == "DISPLAY" || name == "WAYLAND_DISPLAY")) continue;
+      bool overridden = false;
+      for (const auto& s : opt.setEnv) overridden |= s.substr(0, s.find('=')) == name;
+      if (!overridden) env.push_back(kv);
+    }
+    for (const auto& s : opt.setEnv) env.push_back(s);
+    std::vector<char*> envp, argv;
+    for (auto& e : env) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    std::string exeCopy = exe;
+    std::vector<std::string> argsCopy = args;
+    argv.push_back(exeCopy.data());
+    for (auto& a : argsCopy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    int out[2], err[2];
+    if (pipe(out) != 0 || pipe(err) != 0) throw std::runtime_error("pipe failed");
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      dup2(err[1], STDERR_FILENO);
+      close(out[0]);
+      close(out[1]);
+      close(err[0]);
+      close(err[1]);
+      if (opt.asNobody && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(125);
+      execve(exeCopy.c_str(), argv.data(), envp.data());
+      _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    outFd_ = out[0];
+    errFd_ = err[0];
+  }
+
+  ~Child() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (outFd_ >= 0) close(outFd_);
+    if (errFd_ >= 0) close(errFd_);
+  }
+
+  pid_t pid() const { return pid_; }
+  void signal(int sig) { kill(pid_, sig); }
+  const std::string& errSoFar() const { return res_.err; }
+
+  // Reads output until `done(stderr so far)` holds, the streams close, or `timeoutSec`
+  // passes. Returns whether `done` held.
+  bool readUntil(const std::function<bool(const std::string&)>& done, double timeoutSec) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSec);
+    while (!done(res_.err)) {
+      if (outFd_ < 0 && errFd_ < 0) return false;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            end - std::chrono::steady_clock::now())
+                            .count();
+      if (left <= 0) return false;
+      pump(static_cast<int>(std::min<long long>(left, 100)));
+    }
+    return true;
+  }
+
+  // Reads everything, waits for the exit (killing the child after the timeout).
+  ProcResult wait() {
+    readUntil([](const std::string&) { return false; }, opt_.timeoutSec);
+    if (outFd_ >= 0 || errFd_ >= 0) kill(pid_, SIGKILL);  // timed out
+    while (outFd_ >= 0 || errFd_ >= 0) pump(100);
+    int st = 0;
+    waitpid(pid_, &st, 0);
+    reaped_ = true;
+    res_.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    res_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    return res_;
+  }
+
+ private:
+  void pump(int waitMs) {
+    std::array<pollfd, 2> fds{{{outFd_, POLLIN, 0}, {errFd_, POLLIN, 0}}};
+    if (poll(fds.data(), fds.size(), waitMs) <= 0) return;
+    char buf[65536];
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        (i == 0 ? res_.out : res_.err).append(buf, static_cast<std::size_t>(n));
+      } else {
+        close(fds[i].fd);
+        (i == 0 ? outFd_ : errFd_) = -1;
+      }
+    }
+  }
+
+  ProcOptions opt_;
+  std::chrono::steady_clock::time_point start_;
+  pid_t pid_ = -1;
+  int outFd_ = -1, errFd_ = -1;
+  bool reaped_ = false;
+  ProcResult res_;
+};
+
+inline ProcResult runProcess(const std::string& exe, const std::vector<std::string>& args,
+                             const ProcOptions& opt = {}) {
+  Child c(exe, args, opt);
+  return c.wait();
+}
+
+inline ProcResult runVidfilter(const std::vector<std::string>& args, const ProcOptions& opt = {}) {
+  return runProcess(vidfilterBinary(), args, opt);
+}
+
+// Output of a shell command (ffprobe and friends), or "" when it fails.
+inline std::string shellOutput(const std::string& cmd) {
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
+  if (!p) return out;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p.get())) out.append(buf, n);
+  return out;
+}
+
+// Lines of stderr other than the info logs (what a user would call "the error").
+inline std::string errorLines(const std::string& err) {
+  std::string out, line;
+  for (std::size_t i = 0; i <= err.size(); ++i) {
+    if (i == err.size() || err[i] == '\n') {
+      if (!line.empty() && line.find(": info: ") == std::string::npos) out += line + "\n";
+      line.clear();
+    } else {
+      line += err[i];
+    }
+  }
+  return out;
+}
+
+// A fresh empty directory under the build tree's temp area, removed by the destructor.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& tag) {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / ("vidfilter_" + tag + "_XXXXXX")).string();
+    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace vf::test
