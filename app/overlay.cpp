@@ -1,6 +1,7 @@
 #include "app/overlay.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <opencv2/imgproc.hpp>
 
@@ -134,12 +135,15 @@ cv::Rect drawHistogram(cv::Mat& m, const std::uint32_t* bins, int channels) {
   const int plotW = box.width - 12, plotH = box.height - 12;
   for (int c = 0; c < channels; ++c) {
     const std::uint32_t* hc = bins + 256 * c;
-    const std::uint32_t peak = std::max<std::uint32_t>(1, *std::max_element(hc, hc + 256));
+    // Log scale: filtered frames (edges) pile most pixels into a few bins, which would flatten
+    // everything else on a linear scale.
+    const double peak = std::log1p(double(*std::max_element(hc, hc + 256)));
     std::vector<cv::Point> pts;
     pts.reserve(256);
     for (int b = 0; b < 256; ++b) {
       const int x = box.x + 6 + b * (plotW - 1) / 255;
-      const int y = box.y + 6 + plotH - 1 - int(double(hc[b]) / peak * (plotH - 1) + 0.5);
+      const double level = peak > 0 ? std::log1p(double(hc[b])) / peak : 0;
+      const int y = box.y + 6 + plotH - 1 - int(level * (plotH - 1) + 0.5);
       pts.emplace_back(x, y);
     }
     const cv::Scalar col = channels == 1 ? colors[3] : colors[std::min(c, 3)];

@@ -46,7 +46,7 @@ cv::Rect drawOverlay(cv::Mat& bgr, const OverlayInfo& info);
 
 // Histogram plot (bottom-right): `channels` histograms of 256 bins each, laid out one after
 // another in `bins` (the hist stage's side output). One polyline per channel (blue, green,
-// red; white for gray), each scaled to its largest bin. Returns the plot's rectangle.
+// red; white for gray), each on a log scale up to its largest bin. Returns the plot's rectangle.
 cv::Rect drawHistogram(cv::Mat& bgr, const std::uint32_t* bins, int channels);
 
 // The list of keys, centred.

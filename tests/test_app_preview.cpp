@@ -567,3 +567,95 @@ TEST(PreviewWindow, XvfbScreenshotShowsTheOverlayAndKeysPauseAndQuit) {
               onScreen);
   std::filesystem::remove_all(dir);
 }
+
+// The real program: `vidfilter -i vtest.avi --chain gray,blur,sobel,hist,brightness` in a window
+// on Xvfb, driven by key presses as a person would: pause, overlay off, stage 1 (gray) off,
+// resume, quit. Screenshots of the X display check what each key did.
+TEST(PreviewWindow, VidfilterProgramPreviewUnderXvfb) {
+  for (const char* tool : {"Xvfb", "xdotool", "import"})
+    ASSERT_TRUE(have(tool)) << tool
+                            << " not found: install the packages xvfb, xdotool, imagemagick";
+  const std::string video = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
+  ASSERT_TRUE(std::filesystem::exists(video)) << video << " not found: install opencv-doc";
+  const char* binEnv = std::getenv("VIDFILTER_BIN");
+  const std::string bin =
+      binEnv && *binEnv
+          ? binEnv
+          : (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "app" /
+             "vidfilter")
+                .string();
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("vf-preview-program-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string env = "DISPLAY=" + x.display() + " ";
+
+  std::pair<int, std::string> program;
+  std::thread runner([&] {
+    program = sh(env + "timeout 90 " + bin + " -i " + video +
+                 " --chain gray,blur,sobel,hist,brightness --preview 2>&1");
+  });
+  std::string log;
+  auto shot = [&](const std::string& name, const std::string& id) {
+    const std::string path = (dir / name).string();
+    const auto g = sh(env + "xdotool getwindowgeometry --shell " + id).second;
+    sh(env + "import -window root " + path);
+    auto field = [&](const std::string& k) {
+      const auto p = g.find(k + "=");
+      return p == std::string::npos ? -1 : std::atoi(g.c_str() + p + k.size() + 1);
+    };
+    const cv::Mat screen = cv::imread(path, cv::IMREAD_COLOR);
+    const cv::Rect win(field("X"), field("Y"), field("WIDTH"), field("HEIGHT"));
+    log += name + ": " + g + "\n";
+    if (screen.empty() || win.width <= 0 || (win & cv::Rect(0, 0, screen.cols, screen.rows)) != win)
+      return cv::Mat();
+    return screen(win).clone();
+  };
+  const auto [rc, id] =
+      sh(env + "timeout 60 xdotool search --sync --onlyvisible --name '^vidfilter' | head -1");
+  cv::Mat paused, bare, colour;
+  if (!id.empty()) {
+    sh(env + "xdotool windowfocus --sync " + id);
+    std::this_thread::sleep_for(1500ms);  // frames flowing, statistics filled in
+    sh(env + "xdotool key --delay 100 space");
+    std::this_thread::sleep_for(700ms);
+    paused = shot("paused.png", id);
+    sh(env + "xdotool key --delay 100 o");
+    std::this_thread::sleep_for(700ms);
+    bare = shot("bare.png", id);
+    sh(env + "xdotool key --delay 100 1 space");  // gray off, resume
+    std::this_thread::sleep_for(2000ms);
+    colour = shot("colour.png", id);
+    sh(env + "xdotool key --delay 100 q");
+  } else {
+    log += "window not found (xdotool rc " + std::to_string(rc) + ")\n";
+  }
+  runner.join();
+  SCOPED_TRACE(log + program.second);
+  EXPECT_EQ(program.first, 0) << "vidfilter did not exit cleanly on q";
+  ASSERT_FALSE(paused.empty());
+  ASSERT_EQ(paused.size(), bare.size());
+  ASSERT_FALSE(colour.empty());
+  // Paused, the same frame is shown with and without the overlay: they differ where the panel
+  // is (text), and nowhere in the middle of the frame.
+  const cv::Rect panel(0, 0, std::min(300, paused.cols), std::min(150, paused.rows));
+  EXPECT_GT(differing(paused(panel), bare(panel)), 5000);
+  EXPECT_GT(whitish(paused(panel)), 300);
+  // Below the panel and left of the histogram plot: the frame alone.
+  const cv::Rect free(0, paused.rows / 2, paused.cols / 2, paused.rows / 2 - 8);
+  EXPECT_EQ(differing(paused(free), bare(free)), 0) << "the frame moved while paused";
+  // With gray on, the filtered frame is gray (B = G = R); with stage 1 off, the chain runs on
+  // BGR and the edges come out in colour.
+  auto colourPixels = [](const cv::Mat& m) {
+    std::vector<cv::Mat> ch;
+    cv::split(m, ch);
+    cv::Mat d1, d2;
+    cv::absdiff(ch[0], ch[1], d1);
+    cv::absdiff(ch[1], ch[2], d2);
+    return cv::countNonZero(d1 + d2);
+  };
+  EXPECT_EQ(colourPixels(bare), 0);
+  EXPECT_GT(colourPixels(colour(free)), 100);
+  std::filesystem::remove_all(dir);
+}
