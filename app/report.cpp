@@ -70,10 +70,15 @@ std::string formatSummary(const EngineStats& st, const std::string& deviceName) 
   row("  upload", st.uploadMs);
   row("  download", st.downloadMs);
   row("latency (host, ms)", st.latencyMs);
-  std::snprintf(
-      line, sizeof line, "frames: %llu in, %llu out, %llu dropped; %.1f fps over %.2f s on %s\n",
-      static_cast<unsigned long long>(st.framesIn), static_cast<unsigned long long>(st.framesOut),
-      static_cast<unsigned long long>(st.dropped), st.fps, st.elapsedSec, deviceName.c_str());
+  // The engine's fps is over its recent window; the run's average is frames over time.
+  const double average = st.elapsedSec > 0 ? st.framesOut / st.elapsedSec : 0;
+  std::snprintf(line, sizeof line,
+                "frames: %llu in, %llu out, %llu dropped; %.1f fps average (%.1f recent) over "
+                "%.2f s on %s\n",
+                static_cast<unsigned long long>(st.framesIn),
+                static_cast<unsigned long long>(st.framesOut),
+                static_cast<unsigned long long>(st.dropped), average, st.fps, st.elapsedSec,
+                deviceName.c_str());
   s += line;
   return s;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Runs the real vidfilter binary for the app tests: arguments in, exit status and the text of
 // stdout and stderr out. $VIDFILTER_BIN (set by ctest) names the binary; run by hand, the
-// binary next to the test's build directory (../app/vidfilter) is used.
+// path CMake compiled in (VIDFILTER_BIN_PATH) is used.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,9 +27,13 @@ namespace vf::test {
 
 inline std::string vidfilterBinary() {
   if (const char* b = std::getenv("VIDFILTER_BIN"); b && *b) return b;
+#ifdef VIDFILTER_BIN_PATH
+  return VIDFILTER_BIN_PATH;
+#else
   std::error_code ec;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   return (self.parent_path().parent_path() / "app" / "vidfilter").string();
+#endif
 }
 
 struct ProcResult {
