@@ -11,6 +11,11 @@
 //   sink thread      waits on D of the oldest Submitted slot (only that event), measures it,
 //                    hands it to sink.consume() and frees the slot.
 //
+// Transfers (EngineOptions::transfer): on a discrete GPU "upload" and "download" are copies
+// between the pinned slot and device buffers, as above. On a device that shares host memory
+// (PoCL here) the kernels use the pinned slot buffers directly: U unmaps the input (handing it
+// to the device), D maps input and output back after the chain; no byte is copied.
+//
 // So a slot's host and device buffers are reused only after its download completed and its
 // sink call returned, frames stay in capture order end to end (FIFO at every step), and at
 // most `slots` frames are in the engine at once (backpressure on the source).
@@ -139,6 +144,7 @@ struct Engine::Impl {
   std::shared_ptr<ClContext> cl;
   Chain chain;  // touched by the submit thread only while run() runs
   const EngineOptions options;
+  bool zeroCopy = false;  // Transfer::Map in effect
   cl::CommandQueue uploadQueue, computeQueue, downloadQueue, mapQueue;
   std::vector<std::unique_ptr<Slot>> slots;
 
@@ -167,6 +173,14 @@ Engine::Impl::Impl(std::shared_ptr<ClContext> context, Chain c, EngineOptions o)
   if (options.slots < 1 || options.slots > kMaxSlots)
     throw UserError("engine: slots must be in [1, " + std::to_string(kMaxSlots) + "], got " +
                     std::to_string(options.slots));
+  if (options.transfer == EngineOptions::Transfer::Auto) {
+    cl_bool unified = CL_FALSE;
+    zeroCopy = clGetDeviceInfo(cl->device()(), CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
+                               &unified, nullptr) == CL_SUCCESS &&
+               unified == CL_TRUE;
+  } else {
+    zeroCopy = options.transfer == EngineOptions::Transfer::Map;
+  }
   uploadQueue = cl->makeQueue();
   computeQueue = cl->makeQueue();
   downloadQueue = cl->makeQueue();
@@ -281,6 +295,9 @@ void Engine::Impl::run(FrameSource& source, FrameSink& sink) {
     for (auto& s : slots) {
       s->releaseEvents();
       s->state = SlotState::Free;
+      // Map mode: a frame cut short by an error may have left a buffer with the device.
+      if (!s->hostIn.mapped()) s->hostIn.reset();
+      if (!s->hostOut.mapped()) s->hostOut.reset();
     }
     readySlots.clear();
     inflightSlots.clear();
@@ -511,11 +528,27 @@ void Engine::Impl::submit(Slot& s) {
   }
   const FrameDesc in = s.in, out = chain.output();
   s.out = out;
-  s.devIn.reserve(cl->context(), in.bytes());
-  s.devOut.reserve(cl->context(), out.bytes());
   s.hostOut.reserve(cl->context(), mapQueue, out.bytes());
   s.keys = stageKeysNow;
   s.submitted = Clock::now();
+  if (zeroCopy) {
+    // The kernels read and write the slot's own buffers: unmapping hands them to the device
+    // (event U), mapping them after the chain hands them back (event D, the last command on the
+    // in-order download queue). On a device sharing host memory neither copies anything.
+    s.upload = s.hostIn.unmap(uploadQueue);
+    clCall("clFlush(upload)", [&] { uploadQueue.flush(); });
+    s.hostOut.unmap(computeQueue);  // in order before the chain writes it
+    s.run = chain.enqueue(computeQueue, s.hostIn.buffer(), s.hostOut.buffer(), {s.upload}, &s.side);
+    clCall("clFlush(compute)", [&] { computeQueue.flush(); });
+    const std::vector<cl::Event> after{s.run.done() ? s.run.done : s.upload};
+    s.hostIn.map(downloadQueue, CL_MAP_READ | CL_MAP_WRITE, after);
+    s.download = s.hostOut.map(downloadQueue, CL_MAP_READ | CL_MAP_WRITE, after);
+    clCall("clFlush(download)", [&] { downloadQueue.flush(); });
+    s.countEvents();
+    return;
+  }
+  s.devIn.reserve(cl->context(), in.bytes());
+  s.devOut.reserve(cl->context(), out.bytes());
   clCall("clEnqueueWriteBuffer(upload)", [&] {
     uploadQueue.enqueueWriteBuffer(s.devIn.buffer(), CL_FALSE, 0, in.bytes(), s.hostIn.data(),
                                    nullptr, &s.upload);
@@ -614,5 +647,9 @@ void Engine::post(std::function<void(Chain&)> change) {
 EngineStats Engine::stats() const { return impl_->stats.snapshot(); }
 
 const Chain& Engine::chain() const { return impl_->chain; }
+
+EngineOptions::Transfer Engine::transfer() const {
+  return impl_->zeroCopy ? EngineOptions::Transfer::Map : EngineOptions::Transfer::Copy;
+}
 
 }  // namespace vf

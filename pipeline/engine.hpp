@@ -35,11 +35,11 @@ class FrameSource {
 
 // Per-frame measurements. Device times come from event profiling (START/END).
 struct FrameStats {
-  std::uint64_t index = 0;            // input order, from 0, no gaps except dropped frames
-  std::vector<double> stageMs;        // indexed like the chain's stages (0 when disabled)
+  std::uint64_t index = 0;      // input order, from 0, no gaps except dropped frames
+  std::vector<double> stageMs;  // indexed like the chain's stages (0 when disabled)
   double uploadMs = 0, downloadMs = 0;
-  double queueWaitMs = 0;             // from capture done to upload start
-  double latencyMs = 0;               // from capture done to hand-over to the sink
+  double queueWaitMs = 0;  // from capture done to upload start
+  double latencyMs = 0;    // from capture done to hand-over to the sink
 };
 
 // One finished frame handed to a sink. Views are valid only during consume().
@@ -69,15 +69,22 @@ struct EngineStats {
   std::vector<std::string> stageNames;
   std::vector<Dist> stageMs;
   Dist uploadMs, downloadMs, latencyMs;
-  double fps = 0;             // frames out per second over the window
+  double fps = 0;  // frames out per second over the window
   std::uint64_t framesIn = 0, framesOut = 0, dropped = 0;
   double elapsedSec = 0;
 };
 
 struct EngineOptions {
-  int slots = 2;          // pinned host slots in the ring (2 = ping-pong, up to 8)
-  std::string statsPath;  // JSON-lines per-frame stats file ("" = none)
+  int slots = 2;                // pinned host slots in the ring (2 = ping-pong, up to 8)
+  std::string statsPath;        // JSON-lines per-frame stats file ("" = none)
   std::int64_t maxFrames = -1;  // stop after this many frames in (-1 = all)
+  // How frames move between the host slots and the kernels. Copy: non-blocking write and read
+  // between the pinned host slots and device buffers, on their own queues (discrete GPUs).
+  // Map: the kernels use the pinned slot buffers themselves, handed over by unmap/map, so a
+  // device that shares host memory (PoCL, integrated GPUs) copies nothing. Auto: Map where the
+  // device reports CL_DEVICE_HOST_UNIFIED_MEMORY, else Copy.
+  enum class Transfer { Auto, Copy, Map };
+  Transfer transfer = Transfer::Auto;
 };
 
 class Engine {
@@ -101,6 +108,8 @@ class Engine {
 
   EngineStats stats() const;  // thread-safe snapshot
   const Chain& chain() const;
+  // The transfer mode in effect: Copy or Map (Auto resolved for the device).
+  EngineOptions::Transfer transfer() const;
 
  private:
   struct Impl;

@@ -1,6 +1,7 @@
 #include "pipeline/pinned_ring.hpp"
 
 #include <atomic>
+#include <stdexcept>
 #include <utility>
 
 #include "pipeline/cl/error.hpp"
@@ -27,7 +28,8 @@ PinnedBuffer::PinnedBuffer(PinnedBuffer&& o) noexcept
     : buffer_(std::move(o.buffer_)),
       queue_(std::move(o.queue_)),
       ptr_(std::exchange(o.ptr_, nullptr)),
-      capacity_(std::exchange(o.capacity_, 0)) {}
+      capacity_(std::exchange(o.capacity_, 0)),
+      mapped_(std::exchange(o.mapped_, false)) {}
 
 PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
   if (this != &o) {
@@ -36,13 +38,17 @@ PinnedBuffer& PinnedBuffer::operator=(PinnedBuffer&& o) noexcept {
     queue_ = std::move(o.queue_);
     ptr_ = std::exchange(o.ptr_, nullptr);
     capacity_ = std::exchange(o.capacity_, 0);
+    mapped_ = std::exchange(o.mapped_, false);
   }
   return *this;
 }
 
 void PinnedBuffer::reserve(const cl::Context& context, const cl::CommandQueue& mapQueue,
                            std::size_t bytes) {
-  if (bytes <= capacity_ && ptr_) return;
+  if (bytes <= capacity_ && buffer_()) {
+    if (!mapped_) throw std::logic_error("PinnedBuffer::reserve while the device owns the buffer");
+    return;
+  }
   release();
   cl::Buffer buf = clCall("clCreateBuffer(pinned slot, CL_MEM_ALLOC_HOST_PTR)", [&] {
     return cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes);
@@ -55,22 +61,47 @@ void PinnedBuffer::reserve(const cl::Context& context, const cl::CommandQueue& m
   queue_ = std::move(q);
   ptr_ = static_cast<std::uint8_t*>(p);
   capacity_ = bytes;
+  mapped_ = true;
   detail::countEngineBuffers(+1);
 }
 
+cl::Event PinnedBuffer::unmap(cl::CommandQueue& queue, const std::vector<cl::Event>* wait) {
+  if (!mapped_) throw std::logic_error("PinnedBuffer::unmap: not mapped");
+  cl::Event done;
+  clCall("clEnqueueUnmapMemObject(slot)",
+         [&] { queue.enqueueUnmapMemObject(buffer_, ptr_, wait, &done); });
+  mapped_ = false;
+  return done;
+}
+
+cl::Event PinnedBuffer::map(cl::CommandQueue& queue, cl_map_flags flags,
+                            const std::vector<cl::Event>& wait) {
+  if (mapped_) throw std::logic_error("PinnedBuffer::map: already mapped");
+  cl::Event done;
+  void* p = clCall("clEnqueueMapBuffer(slot)", [&] {
+    return queue.enqueueMapBuffer(buffer_, CL_FALSE, flags, 0, capacity_, &wait, &done);
+  });
+  ptr_ = static_cast<std::uint8_t*>(p);
+  mapped_ = true;
+  return done;
+}
+
 void PinnedBuffer::release() noexcept {
-  if (!ptr_) return;
-  try {
-    cl::Event done;
-    queue_.enqueueUnmapMemObject(buffer_, ptr_, nullptr, &done);
-    done.wait();
-  } catch (...) {
-    // Destruction cannot report; the buffer is released below either way.
+  if (!buffer_()) return;
+  if (mapped_) {
+    try {
+      cl::Event done;
+      queue_.enqueueUnmapMemObject(buffer_, ptr_, nullptr, &done);
+      done.wait();
+    } catch (...) {
+      // Destruction cannot report; the buffer is released below either way.
+    }
   }
   buffer_ = cl::Buffer();
   queue_ = cl::CommandQueue();
   ptr_ = nullptr;
   capacity_ = 0;
+  mapped_ = false;
   detail::countEngineBuffers(-1);
 }
 

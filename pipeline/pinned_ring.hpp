@@ -4,6 +4,7 @@
 // counters the leak test reads.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "pipeline/cl/opencl.hpp"
 
@@ -41,8 +42,18 @@ class PinnedBuffer {
   // Makes capacity() >= bytes, reallocating (contents lost) when smaller. `mapQueue` maps and
   // later unmaps; it must not be a queue whose commands the map would have to wait behind.
   void reserve(const cl::Context& context, const cl::CommandQueue& mapQueue, std::size_t bytes);
-  std::uint8_t* data() const { return ptr_; }
+  // The mapped host pointer (nullptr while the device owns the buffer, see unmap()).
+  std::uint8_t* data() const { return mapped_ ? ptr_ : nullptr; }
   std::size_t capacity() const { return capacity_; }
+  const cl::Buffer& buffer() const { return buffer_; }
+  bool mapped() const { return mapped_; }
+
+  // Zero-copy hand-over on devices that share host memory: unmap() gives the buffer to the
+  // device (kernels may use buffer() once the returned event completes), map() takes it back
+  // (data() is valid once the returned event completes). Both are non-blocking.
+  cl::Event unmap(cl::CommandQueue& queue, const std::vector<cl::Event>* wait = nullptr);
+  cl::Event map(cl::CommandQueue& queue, cl_map_flags flags, const std::vector<cl::Event>& wait);
+  void reset() noexcept { release(); }  // frees the buffer (unmapping it first if mapped)
 
  private:
   void release() noexcept;
@@ -50,6 +61,7 @@ class PinnedBuffer {
   cl::CommandQueue queue_;
   std::uint8_t* ptr_ = nullptr;
   std::size_t capacity_ = 0;
+  bool mapped_ = false;
 };
 
 // A device buffer that grows on demand (counted like the pinned ones).

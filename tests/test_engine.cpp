@@ -30,10 +30,10 @@ std::string paceName(Pace p) {
   return "?";
 }
 
-class EngineOrder : public ::testing::TestWithParam<std::tuple<int, Pace>> {};
+class EngineOrder : public ::testing::TestWithParam<std::tuple<int, Pace, Transfer>> {};
 
 TEST_P(EngineOrder, OfflineDeliversEveryFrameOnceInOrder) {
-  const auto [slots, pace] = GetParam();
+  const auto [slots, pace, transfer] = GetParam();
   const int frames = 500;
   const StreamPlan plan = StreamPlan::uniform(frames, kSmall);
   TestSource source(plan);
@@ -53,7 +53,7 @@ TEST_P(EngineOrder, OfflineDeliversEveryFrameOnceInOrder) {
       sink.delay = std::chrono::microseconds(50);
       break;
   }
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{slots, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(slots, transfer));
   {
     Watchdog dog(60s);
     engine.run(source, sink);
@@ -73,25 +73,27 @@ TEST_P(EngineOrder, OfflineDeliversEveryFrameOnceInOrder) {
 INSTANTIATE_TEST_SUITE_P(SlotsAndPace, EngineOrder,
                          ::testing::Combine(::testing::Values(1, 2, 3, 4),
                                             ::testing::Values(Pace::SlowSink, Pace::SlowSource,
-                                                              Pace::BurstySource)),
+                                                              Pace::BurstySource),
+                                            ::testing::Values(Transfer::Copy, Transfer::Map)),
                          [](const auto& info) {
                            return "Slots" + std::to_string(std::get<0>(info.param)) +
-                                  paceName(std::get<1>(info.param));
+                                  paceName(std::get<1>(info.param)) +
+                                  transferName(std::get<2>(info.param));
                          });
 
 // A live source faster than the sink: the engine drops the oldest waiting frames, counts them,
 // and what comes out is still in order and correct.
-class EngineLive : public ::testing::TestWithParam<int> {};
+class EngineLive : public ::testing::TestWithParam<std::tuple<int, Transfer>> {};
 
 TEST_P(EngineLive, DropsOldestAndCounts) {
-  const int slots = GetParam();
+  const auto [slots, transfer] = GetParam();
   const int frames = 300;
   const StreamPlan plan = StreamPlan::uniform(frames, kSmall);
   TestSource source(plan, /*live=*/true);
   source.pace = [](int) { sleepUs(200); };
   CollectSink sink;
   sink.delay = 2ms;
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{slots, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(slots, transfer));
   {
     Watchdog dog(60s);
     engine.run(source, sink);
@@ -112,7 +114,13 @@ TEST_P(EngineLive, DropsOldestAndCounts) {
   EXPECT_EQ(sink.finishCalls(), 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Slots, EngineLive, ::testing::Values(1, 2, 3, 4));
+INSTANTIATE_TEST_SUITE_P(Slots, EngineLive,
+                         ::testing::Combine(::testing::Values(1, 2, 3, 4),
+                                            ::testing::Values(Transfer::Copy, Transfer::Map)),
+                         [](const auto& info) {
+                           return "Slots" + std::to_string(std::get<0>(info.param)) +
+                                  transferName(std::get<1>(info.param));
+                         });
 
 // Size and format change mid-stream: the chain is reconfigured, no frame lost or reordered.
 TEST(Engine, ReconfiguresMidStreamWithoutLosingFrames) {
@@ -124,11 +132,14 @@ TEST(Engine, ReconfiguresMidStreamWithoutLosingFrames) {
                          {5, {64, 48, PixelFormat::BGRA8}},
                          {5, {1280, 720, PixelFormat::BGR8}}}};
   for (const std::string& chainText : {kChain, std::string("brightness=gain=0.8:bias=7")}) {
-    for (int slots : {1, 3}) {
-      SCOPED_TRACE(chainText + ", slots " + std::to_string(slots));
+    for (const auto& [slots, transfer] : {std::pair{1, Transfer::Copy},
+                                          {3, Transfer::Copy},
+                                          {1, Transfer::Map},
+                                          {3, Transfer::Map}}) {
+      SCOPED_TRACE(chainText + ", slots " + std::to_string(slots) + ", " + transferName(transfer));
       TestSource source(plan);
       CollectSink sink;
-      Engine engine(sharedContext(), Chain::parse(chainText), EngineOptions{slots, "", -1});
+      Engine engine(sharedContext(), Chain::parse(chainText), engineOptions(slots, transfer));
       {
         Watchdog dog(60s);
         engine.run(source, sink);
@@ -159,7 +170,7 @@ TEST(Engine, PostedLiveParameterChangeAppliesBetweenFrames) {
   TestSource source(plan);
   source.pace = [](int) { sleepUs(100); };
   CollectSink sink;
-  Engine engine(sharedContext(), Chain::parse(before), EngineOptions{3, "", -1});
+  Engine engine(sharedContext(), Chain::parse(before), engineOptions(3));
   sink.onConsume = [&](const FrameResult& r) {
     if (r.stats.index == 60)
       engine.post([](Chain& c) {
@@ -198,7 +209,7 @@ TEST(Engine, PostedStageToggleReconfigures) {
   TestSource source(plan);
   source.pace = [](int) { sleepUs(100); };
   CollectSink sink;
-  Engine engine(sharedContext(), Chain::parse(withGray), EngineOptions{2, "", -1});
+  Engine engine(sharedContext(), Chain::parse(withGray), engineOptions(2));
   sink.onConsume = [&](const FrameResult& r) {
     if (r.stats.index == 40) engine.post([](Chain& c) { c.setEnabled(0, false); });
   };
@@ -232,7 +243,7 @@ TEST(Engine, MaxFramesStopsInput) {
   const StreamPlan plan = StreamPlan::uniform(100, kSmall);
   TestSource source(plan);
   CollectSink sink;
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{2, "", 37});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2, Transfer::Auto, 37));
   {
     Watchdog dog(60s);
     engine.run(source, sink);
@@ -250,7 +261,7 @@ TEST(Engine, StatsFileHasOneJsonLinePerFrame) {
   TestSource source(plan);
   CollectSink sink;
   Engine engine(sharedContext(), Chain::parse("gray,brightness,brightness=gain=2"),
-                EngineOptions{2, path, -1});
+                engineOptions(2, Transfer::Auto, -1, path));
   {
     Watchdog dog(60s);
     engine.run(source, sink);
@@ -274,7 +285,7 @@ TEST(Engine, RollingStatsDescribeTheRun) {
   const int frames = 150;
   TestSource source(StreamPlan::uniform(frames, kSmall));
   CollectSink sink;
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{2, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2));
   {
     Watchdog dog(60s);
     engine.run(source, sink);

@@ -58,7 +58,7 @@ void expectPrefix(const std::vector<CollectSink::Frame>& got) {
 TEST(EngineStop, BeforeRun) {
   TestSource source(StreamPlan::uniform(50, kSmall));
   CollectSink sink;
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{2, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2));
   engine.stop();
   {
     Watchdog dog(30s);
@@ -77,7 +77,7 @@ TEST(EngineStop, BeforeTheFirstFrame) {
   TestSource source(StreamPlan::uniform(50, kSmall));
   source.blockAt = 0;  // the source has not produced anything yet
   CollectSink sink;
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{2, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2));
   std::thread stopper([&] {
     ASSERT_TRUE(source.waitBlocked(10s));
     engine.stop();
@@ -103,7 +103,7 @@ TEST(EngineStop, MidStreamDeliversAPrefix) {
     TestSource source(plan);
     source.pace = [](int) { sleepUs(100); };
     CollectSink sink;
-    Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{slots, "", -1});
+    Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(slots));
     std::thread stopper([&] {
       while (sink.consumed() < 50) sleepUs(200);
       engine.stop();
@@ -130,7 +130,7 @@ TEST(EngineStop, DuringDrainFinishesFramesInFlight) {
   TestSource source(plan);
   CollectSink sink;
   sink.delay = 5ms;  // frames pile up behind the sink
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{4, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(4));
   std::thread stopper([&] {
     // The source has ended while frames are still in flight.
     while (!source.ended()) sleepUs(200);
@@ -153,7 +153,7 @@ TEST(EngineStop, FromASinkThatWantsToStop) {
   TestSource source(StreamPlan::uniform(1000, kSmall));
   CollectSink sink;
   sink.wantsStopAfter = 30;
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{3, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(3));
   {
     Watchdog dog(30s);
     engine.run(source, sink);
@@ -169,7 +169,7 @@ TEST(EngineStop, WhileTheSourceWaitsForASlot) {
   TestSource source(StreamPlan::uniform(1000, kSmall));
   CollectSink sink;
   sink.delay = 20ms;
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{2, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2));
   std::thread stopper([&] {
     while (sink.consumed() < 3) sleepUs(500);
     engine.stop();
@@ -189,7 +189,7 @@ TEST(EngineErrors, SourceThrowsAfterSomeFrames) {
   TestSource source(plan);
   source.throwAt = 20;
   CollectSink sink;
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{3, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(3));
   {
     Watchdog dog(30s);
     try {
@@ -209,7 +209,7 @@ TEST(EngineErrors, SourceWithoutSlotIsAnError) {
   TestSource source(StreamPlan::uniform(100, kSmall));
   source.noSlotAt = 5;
   CollectSink sink;
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{2, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2));
   Watchdog dog(30s);
   EXPECT_THROW(engine.run(source, sink), std::logic_error);
   EXPECT_EQ(sink.finishCalls(), 1);
@@ -220,7 +220,7 @@ TEST(EngineErrors, SinkThrows) {
     TestSource source(StreamPlan::uniform(200, kSmall));
     CollectSink sink;
     sink.throwAt = 20;
-    Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{slots, "", -1});
+    Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(slots));
     {
       Watchdog dog(30s);
       try {
@@ -235,29 +235,48 @@ TEST(EngineErrors, SinkThrows) {
   }
 }
 
-TEST(EngineErrors, ChainEnqueueFailureAborts) {
-  TestSource source(StreamPlan::uniform(200, kSmall));
-  CollectSink sink;
-  Engine engine(sharedContext(), faultChain(30), EngineOptions{3, "", -1});
-  {
-    Watchdog dog(30s);
-    try {
-      engine.run(source, sink);
-      ADD_FAILURE() << "run() did not rethrow the chain's error";
-    } catch (const ClError& e) {
-      EXPECT_EQ(e.code(), CL_OUT_OF_RESOURCES);
+TEST(EngineErrors, ChainEnqueueFailureAbortsAndTheEngineRunsAgain) {
+  for (Transfer transfer : {Transfer::Copy, Transfer::Map}) {
+    SCOPED_TRACE(transferName(transfer));
+    const StreamPlan plan = StreamPlan::uniform(200, kSmall);
+    TestSource source(plan);
+    CollectSink sink;
+    Engine engine(sharedContext(), faultChain(30), engineOptions(3, transfer));
+    {
+      Watchdog dog(30s);
+      try {
+        engine.run(source, sink);
+        ADD_FAILURE() << "run() did not rethrow the chain's error";
+      } catch (const ClError& e) {
+        EXPECT_EQ(e.code(), CL_OUT_OF_RESOURCES);
+      }
+    }
+    EXPECT_LE(sink.consumed(), 30);
+    expectPrefix(sink.frames());
+    EXPECT_EQ(sink.finishCalls(), 1);
+    // The slots are usable again: a second run (the stage fails only once) is complete.
+    TestSource again(plan);
+    CollectSink sink2;
+    {
+      Watchdog dog(30s);
+      engine.run(again, sink2);
+    }
+    const auto got = sink2.frames();
+    ASSERT_EQ(got.size(), 200u);
+    for (const auto& f : got) {
+      // faultChain = brightness, then a copy.
+      ASSERT_EQ(
+          maxAbsDiff(f.output, referenceOutput("brightness=gain=1.2:bias=-10", f.index, kSmall)), 0)
+          << "frame " << f.index;
     }
   }
-  EXPECT_LE(sink.consumed(), 30);
-  expectPrefix(sink.frames());
-  EXPECT_EQ(sink.finishCalls(), 1);
 }
 
 TEST(EngineErrors, ReconfigureToAnUnsupportedFormatFails) {
   const StreamPlan plan{{{10, {32, 24, PixelFormat::Gray8}}, {10, {32, 24, PixelFormat::BGR8}}}};
   TestSource source(plan);
   CollectSink sink;
-  Engine engine(sharedContext(), faultChain(-1, /*grayOnly=*/true), EngineOptions{2, "", -1});
+  Engine engine(sharedContext(), faultChain(-1, /*grayOnly=*/true), engineOptions(2));
   {
     Watchdog dog(30s);
     EXPECT_THROW(engine.run(source, sink), UserError);
@@ -275,7 +294,7 @@ TEST(EngineErrors, FinishThrowsIsReported) {
   };
   TestSource source(StreamPlan::uniform(10, kSmall));
   FinishThrows sink;
-  Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{2, "", -1});
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2));
   Watchdog dog(30s);
   EXPECT_THROW(engine.run(source, sink), std::runtime_error);
   EXPECT_EQ(sink.consumed(), 10);
@@ -283,12 +302,12 @@ TEST(EngineErrors, FinishThrowsIsReported) {
 }
 
 TEST(EngineErrors, BadOptions) {
-  EXPECT_THROW(Engine(sharedContext(), Chain::parse(kChain), EngineOptions{0, "", -1}), UserError);
-  EXPECT_THROW(Engine(sharedContext(), Chain::parse(kChain), EngineOptions{9, "", -1}), UserError);
+  EXPECT_THROW(Engine(sharedContext(), Chain::parse(kChain), engineOptions(0)), UserError);
+  EXPECT_THROW(Engine(sharedContext(), Chain::parse(kChain), engineOptions(9)), UserError);
   TestSource source(StreamPlan::uniform(10, kSmall));
   CollectSink sink;
   Engine engine(sharedContext(), Chain::parse(kChain),
-                EngineOptions{2, "/nonexistent-dir/stats.jsonl", -1});
+                engineOptions(2, Transfer::Auto, -1, "/nonexistent-dir/stats.jsonl"));
   EXPECT_THROW(engine.run(source, sink), UserError);
   EXPECT_EQ(sink.finishCalls(), 1);
 }
@@ -323,11 +342,13 @@ long residentKiB() {
 // No OpenCL object accumulates over a long run (2 x 2,000 frames after a warm-up run): the engine's
 // live buffers and events stay bounded by the slot count while it runs and return to zero after;
 // RSS does not grow.
-TEST(EngineLeak, TwoThousandFramesKeepObjectCountsAndMemoryFlat) {
+class EngineLeak : public ::testing::TestWithParam<Transfer> {};
+
+TEST_P(EngineLeak, TwoThousandFramesKeepObjectCountsAndMemoryFlat) {
   const EngineObjectCounts before = engineObjectCounts();
   const int slots = 3;
   {
-    Engine engine(sharedContext(), Chain::parse(kChain), EngineOptions{slots, "", -1});
+    Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(slots, GetParam()));
     long maxBuffers = 0, maxEvents = 0;
     const auto run = [&](int frames) {
       TestSource source(StreamPlan::uniform(frames, {32, 24, PixelFormat::BGR8}));
@@ -364,5 +385,8 @@ TEST(EngineLeak, TwoThousandFramesKeepObjectCountsAndMemoryFlat) {
   EXPECT_EQ(after.buffers, before.buffers);
   EXPECT_EQ(after.events, before.events);
 }
+
+INSTANTIATE_TEST_SUITE_P(Transfers, EngineLeak, ::testing::Values(Transfer::Copy, Transfer::Map),
+                         [](const auto& info) { return transferName(info.param); });
 
 }  // namespace

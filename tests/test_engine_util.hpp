@@ -24,6 +24,22 @@ inline std::shared_ptr<ClContext> sharedContext() {
   return std::shared_ptr<ClContext>(&context(), [](ClContext*) {});  // the tests' own context
 }
 
+using Transfer = EngineOptions::Transfer;
+
+inline EngineOptions engineOptions(int slots, Transfer transfer = Transfer::Auto,
+                                   std::int64_t maxFrames = -1, std::string statsPath = "") {
+  EngineOptions o;
+  o.slots = slots;
+  o.transfer = transfer;
+  o.maxFrames = maxFrames;
+  o.statsPath = std::move(statsPath);
+  return o;
+}
+
+inline std::string transferName(Transfer t) {
+  return t == Transfer::Copy ? "Copy" : t == Transfer::Map ? "Map" : "Auto";
+}
+
 // Frame `i` of a test stream: its own uniform random content (seeded by the index and the
 // size). cv::RNG rather than randomFrame's mt19937: the reconfiguration test makes 720p frames.
 inline cv::Mat streamFrame(std::uint64_t i, const FrameDesc& d) {

@@ -70,16 +70,11 @@ class TimingSink : public FrameSink {
   Clock::time_point start_, end_;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 EngineBenchResult benchEngine(ClContext& cl, const std::string& chainText, int width, int height,
-                              PixelFormat format, int frames, int slots) {
+                              PixelFormat format, int frames, int slots,
+                              EngineOptions::Transfer transfer) {
   if (frames < 1) throw std::invalid_argument("benchEngine: frames must be >= 1");
   const FrameDesc in{width, height, format};
   EngineBenchResult r;
@@ -95,7 +90,11 @@ EngineBenchResult benchEngine(ClContext& cl, const std::string& chainText, int w
   {
     const int warmup = std::max(10, 2 * slots);
     std::shared_ptr<ClContext> shared(&cl, [](ClContext*) {});  // borrowed, outlives the engine
-    Engine engine(shared, Chain::parse(chainText), EngineOptions{slots, "", -1});
+    EngineOptions options;
+    options.slots = slots;
+    options.transfer = transfer;
+    Engine engine(shared, Chain::parse(chainText), options);
+    r.transfer = engine.transfer() == EngineOptions::Transfer::Map ? "map" : "copy";
     BenchSource source(in, warmup + frames);
     TimingSink sink(warmup, frames);
     engine.run(source, sink);
@@ -142,31 +141,18 @@ EngineBenchResult benchEngine(ClContext& cl, const std::string& chainText, int w
     r.serialGBps = bytesPerFrame * frames / sec * 1e-9;
   }
 
-  // --- latency: one frame alone on the engine's queue layout --------------------------------
+  // --- latency: one slot, so nothing else is in flight --------------------------------------
   {
-    Chain chain = Chain::parse(chainText);
-    chain.configure(cl, in);
-    cl::CommandQueue up = cl.makeQueue(), compute = cl.makeQueue(), down = cl.makeQueue();
-    const int runs = std::clamp(frames, 5, 50);
-    std::vector<double> ms;
-    for (int i = 0; i < runs + 2; ++i) {
-      const auto t0 = Clock::now();
-      clCall("latency frame", [&] {
-        cl::Event u, d;
-        up.enqueueWriteBuffer(devIn.buffer(), CL_FALSE, 0, in.bytes(),
-                              hostIn[std::size_t(i) % hostIn.size()].data(), nullptr, &u);
-        up.flush();
-        ChainRun run = chain.enqueue(compute, devIn.buffer(), devOut.buffer(), {u}, &side);
-        compute.flush();
-        const std::vector<cl::Event> after{run.done() ? run.done : u};
-        down.enqueueReadBuffer(devOut.buffer(), CL_FALSE, 0, out.bytes(), hostOut.data(), &after,
-                               &d);
-        down.flush();
-        d.wait();
-      });
-      if (i >= 2) ms.push_back(seconds(t0, Clock::now()) * 1e3);  // first two: warm-up
-    }
-    r.latencyMs = median(ms);
+    std::shared_ptr<ClContext> shared(&cl, [](ClContext*) {});
+    EngineOptions options;
+    options.slots = 1;
+    options.transfer = transfer;
+    Engine engine(shared, Chain::parse(chainText), options);
+    const int n = std::clamp(frames, 20, 100);  // within the stats window (120 frames)
+    BenchSource source(in, n);
+    TimingSink sink(1, n - 1);
+    engine.run(source, sink);
+    r.latencyMs = engine.stats().latencyMs.p50;
   }
   return r;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "pipeline/cl/context.hpp"
+#include "pipeline/engine.hpp"
 #include "pipeline/frame.hpp"
 
 namespace vf::bench {
@@ -12,6 +13,7 @@ struct EngineBenchResult {
   double engineFps = 0, engineGBps = 0, serialFps = 0, serialGBps = 0;
   int frames = 0;
   double latencyMs = 0;
+  std::string transfer;  // how the engine moved frames: "copy" or "map" (zero-copy)
 };
 
 // Synthetic host frames (random, a few distinct ones rotated) of w x h `format` through
@@ -26,11 +28,14 @@ struct EngineBenchResult {
 //   cost (a decoder writing into the slot) is not counted; every frame is still uploaded and
 //   downloaded in full. fps = frames / time between the sink receiving the last warm-up frame
 //   and the last frame.
+// - `transfer`: Auto lets the engine choose (zero-copy "map" on devices sharing host memory,
+//   such as PoCL; "copy" on discrete GPUs); GB/s counts the frame bytes either way.
 // - Serial: the frames live in pinned host memory too (mapped CL_MEM_ALLOC_HOST_PTR buffers), so
 //   engine vs serial measures the overlap of transfers and kernels, not pinned vs pageable.
-// - Latency: one frame at a time on the engine's three queues (upload, compute, download linked
-//   by events), host clock from enqueueing the upload to the download event's completion.
+// - Latency: the engine with one slot (so nothing else is in flight), median of its per-frame
+//   capture-to-sink latency: upload, chain, download, and the hand-overs between its threads.
 EngineBenchResult benchEngine(ClContext& cl, const std::string& chainText, int width, int height,
-                              PixelFormat format, int frames, int slots);
+                              PixelFormat format, int frames, int slots,
+                              EngineOptions::Transfer transfer = EngineOptions::Transfer::Auto);
 
 }  // namespace vf::bench
