@@ -8,6 +8,8 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "app/interrupt.hpp"
+
 namespace vf::app {
 
 namespace {
@@ -17,6 +19,9 @@ class EngineHost : public PreviewHost {
   explicit EngineHost(Engine& e) : engine_(e) {}
   EngineStats stats() const override { return engine_.stats(); }
   void post(std::function<void(Chain&)> change) override { engine_.post(std::move(change)); }
+  // The program stops the engine on SIGINT/SIGTERM; a paused preview must let go then, or the
+  // engine would wait for it. (Engine has no "stop requested" accessor to ask instead.)
+  bool stopping() const override { return interruptSignal() != 0; }
 
  private:
   Engine& engine_;

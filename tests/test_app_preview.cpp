@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -658,4 +659,64 @@ TEST(PreviewWindow, VidfilterProgramPreviewUnderXvfb) {
   EXPECT_EQ(colourPixels(bare), 0);
   EXPECT_GT(colourPixels(colour(free)), 100);
   std::filesystem::remove_all(dir);
+}
+
+// Paused, the preview holds the engine's sink thread; SIGTERM (as Ctrl-C) must still end the
+// program promptly and cleanly, not wait for a key.
+TEST(PreviewWindow, SignalWhilePausedStopsTheProgram) {
+  for (const char* tool : {"Xvfb", "xdotool"})
+    ASSERT_TRUE(have(tool)) << tool << " not found: install the packages xvfb, xdotool";
+  const std::string video = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
+  ASSERT_TRUE(std::filesystem::exists(video)) << video << " not found: install opencv-doc";
+  const char* binEnv = std::getenv("VIDFILTER_BIN");
+  const std::string bin =
+      binEnv && *binEnv
+          ? binEnv
+          : (std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "app" /
+             "vidfilter")
+                .string();
+  Xvfb x;
+  ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
+  const std::string env = "DISPLAY=" + x.display() + " ";
+  const std::string log = (std::filesystem::temp_directory_path() /
+                           ("vf-preview-signal-" + std::to_string(::getpid()) + ".log"))
+                              .string();
+  // The shell prints the program's pid, waits for it and prints its exit status.
+  FILE* p = ::popen((env + bin + " -i " + video + " --chain gray,brightness --preview >" + log +
+                     " 2>&1 & echo $!; wait $!; echo $?")
+                        .c_str(),
+                    "r");
+  ASSERT_NE(p, nullptr);
+  char line[64] = {0};
+  ASSERT_NE(std::fgets(line, sizeof line, p), nullptr);
+  const pid_t pid = std::atoi(line);
+  ASSERT_GT(pid, 0);
+  const auto [rc, id] =
+      sh(env + "timeout 60 xdotool search --sync --onlyvisible --name '^vidfilter' | head -1");
+  ASSERT_FALSE(id.empty()) << "no window";
+  sh(env + "xdotool windowfocus --sync " + id);
+  std::this_thread::sleep_for(500ms);
+  sh(env + "xdotool key --delay 100 space");
+  std::this_thread::sleep_for(1000ms);
+  ASSERT_EQ(::kill(pid, 0), 0) << "the program ended by itself";
+  const auto t0 = std::chrono::steady_clock::now();
+  ::kill(pid, SIGTERM);
+  // A watchdog, so a deadlock fails the test instead of hanging it.
+  std::atomic<bool> done{false};
+  std::thread watchdog([&] {
+    for (int i = 0; i < 200 && !done; ++i) std::this_thread::sleep_for(100ms);
+    if (!done) ::kill(pid, SIGKILL);
+  });
+  char status[64] = {0};
+  const bool gotStatus = std::fgets(status, sizeof status, p) != nullptr;
+  done = true;
+  watchdog.join();
+  ::pclose(p);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::ifstream f(log);
+  const std::string out((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(log);
+  ASSERT_TRUE(gotStatus);
+  EXPECT_EQ(std::atoi(status), 128 + SIGTERM) << out;  // the clean stop's status, not SIGKILL's
+  EXPECT_LT(secs, 10) << out;
 }
