@@ -571,12 +571,21 @@ void Engine::Impl::sinkLoop(FrameSink& sink) {
   try {
     while (true) {
       int s = -1;
-      {
-        std::unique_lock<std::mutex> lock(m);
-        while (!aborted && inflightSlots.empty() && !submitDone) inflightCv.wait_for(lock, kPoll);
-        if (aborted || inflightSlots.empty()) return;
-        s = inflightSlots.front();
-        inflightSlots.pop_front();
+      while (s < 0) {
+        {
+          std::unique_lock<std::mutex> lock(m);
+          if (!aborted && inflightSlots.empty() && !submitDone) inflightCv.wait_for(lock, kPoll);
+          if (aborted) return;
+          if (!inflightSlots.empty()) {
+            s = inflightSlots.front();
+            inflightSlots.pop_front();
+          } else if (submitDone) {
+            return;
+          }
+        }
+        // A sink may want to stop while no frame is coming (the preview window was closed).
+        // Asked without the lock held: a sink may call post() or stop().
+        if (s < 0 && sink.wantsStop()) stopRequested.store(true);
       }
       deliver(*slots[s], sink);
       {

@@ -164,6 +164,26 @@ TEST(EngineStop, FromASinkThatWantsToStop) {
   EXPECT_EQ(sink.finishCalls(), 1);
 }
 
+TEST(EngineStop, FromASinkThatWantsToStopBeforeAnyFrame) {
+  TestSource source(StreamPlan::uniform(10, kSmall));
+  source.blockAt = 0;
+  CollectSink sink;
+  sink.wantsStopAfter = 0;  // e.g. the preview window closed before the camera delivered
+  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2));
+  std::thread releaser([&] {
+    const auto until = std::chrono::steady_clock::now() + 10s;
+    while (sink.finishCalls() == 0 && std::chrono::steady_clock::now() < until) sleepUs(1000);
+    source.release();
+  });
+  {
+    Watchdog dog(30s);
+    engine.run(source, sink);
+  }
+  releaser.join();
+  EXPECT_EQ(sink.consumed(), 0);
+  EXPECT_EQ(sink.finishCalls(), 1);
+}
+
 TEST(EngineStop, WhileTheSourceWaitsForASlot) {
   // Offline source, slow sink: the capture thread is blocked waiting for a free slot.
   TestSource source(StreamPlan::uniform(1000, kSmall));
