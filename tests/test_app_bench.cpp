@@ -173,3 +173,37 @@ TEST_F(BenchCommand, BadArgumentsAreOneLineErrors) {
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.out.find("--chain"), std::string::npos) << r.out;
 }
+
+// --check judges every stage through its OpenCV mapping (parameters read from the chain): all
+// five stages with non-default parameters, every border mode somewhere (wrap and constant with
+// a value need explicit padding on the OpenCV side), odd sizes, every format.
+TEST_F(BenchCommand, CheckCoversEveryStageWithItsParameters) {
+  const std::string bin = (binDir() / "vidfilter-bench").string();
+  const char* chains[] = {
+      "gray,blur=sigma=2:border=wrap,sobel=mode=l2:border=constant:value=30,hist,"
+      "brightness=mode=auto:clip=2",
+      "blur=sigma=0.8:ksize=7:border=constant:value=200,sobel=mode=x:ksize=5:scale=0.5:"
+      "border=reflect,hist,brightness=gain=1.7:bias=-20",
+      "blur=border=replicate,sobel=mode=y:ksize=1:border=reflect101,hist",
+  };
+  int run_ = 0;
+  for (const char* chain : chains) {
+    for (const char* format : {"gray", "bgr", "bgra"}) {
+      const auto json = dir_ / ("c" + std::to_string(run_++) + ".json");
+      const ProcOut r = run(bin + " --chain '" + chain + "' --format " + format +
+                            " --size 37x23 --frames 1 --warmup 0 --distinct 2 --no-tapi "
+                            "--no-engine --check --json " +
+                            json.string());
+      SCOPED_TRACE(std::string(chain) + " " + format + "\n" + r.out);
+      EXPECT_EQ(r.status, 0);
+      const std::string js = slurp(json);
+      EXPECT_TRUE(balanced(js));
+      const int stages = 1 + count(chain, ",");
+      EXPECT_EQ(count(js, "\"what\":\"frame\""), stages);
+      EXPECT_EQ(count(js, "\"what\":\"histogram\""), 1);
+      EXPECT_EQ(count(js, "\"passed\":true"), stages + 1 + 1);  // rows + the histogram + overall
+      EXPECT_EQ(count(js, "\"passed\":false"), 0);
+      EXPECT_NE(js.find("\"engine\":null"), std::string::npos);
+    }
+  }
+}

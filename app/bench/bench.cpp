@@ -156,6 +156,7 @@ struct Options {
   std::string json;
   bool check = false;
   bool noTapi = false;
+  bool noEngine = false;
   int cvThreads = -1;
   int slots = 3;
   int engineFrames = 0;  // 0: derived from the frame size
@@ -574,7 +575,10 @@ int run(const Options& o) {
   js.close('}');
 
   js.key("engine");
-  {
+  if (o.noEngine) {
+    std::printf("\nengine: skipped (--no-engine)\n");
+    js.null();
+  } else {
     // Enough frames for a steady state, bounded for slow devices: ~2 GB of frames moved.
     const int n = o.engineFrames > 0
                       ? o.engineFrames
@@ -671,6 +675,7 @@ int benchMain(int argc, char** argv) {
   app.add_flag("--check", o.check,
                "compare each stage with OpenCV CPU on the benchmark frames (exit 3 when off)");
   app.add_flag("--no-tapi", o.noTapi, "skip the OpenCV T-API peer");
+  app.add_flag("--no-engine", o.noEngine, "skip the engine throughput run");
   app.add_option("--cv-threads", o.cvThreads, "OpenCV CPU threads (default: OpenCV's choice)");
   app.add_option("--slots", o.slots, "engine: pinned slots")->capture_default_str();
   app.add_option("--engine-frames", o.engineFrames, "engine: frames (default: from the size)");

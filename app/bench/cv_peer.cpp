@@ -30,17 +30,22 @@ const char* cvBorderName(int b) {
   }
 }
 
-// OpenCV's filters pad with 0 for BORDER_CONSTANT; a stage's `value` may be anything. Pad
-// explicitly by the filter's radius with the value, filter, and take the centre: the centre only
-// reads pixels inside the padded image, so the result is exact.
+// OpenCV's filters pad with 0 for BORDER_CONSTANT and refuse BORDER_WRAP; a stage's border may
+// be either (constant with any `value`). Then pad explicitly by the filter's radius
+// (copyMakeBorder supports both), filter, and take the centre: the centre only reads pixels
+// inside the padded image, so the result is exact.
+bool needsPadding(const CvStageSpec& spec) {
+  return spec.border == cv::BORDER_WRAP || (spec.border == cv::BORDER_CONSTANT && spec.value != 0);
+}
+
 template <class M, class F>
 void withBorder(const CvStageSpec& spec, int radius, const M& in, M& out, CvScratch<M>& s,
                 F&& filter) {
-  if (spec.border != cv::BORDER_CONSTANT || spec.value == 0) {
+  if (!needsPadding(spec)) {
     filter(in, out, spec.border);
     return;
   }
-  cv::copyMakeBorder(in, s.pad, radius, radius, radius, radius, cv::BORDER_CONSTANT,
+  cv::copyMakeBorder(in, s.pad, radius, radius, radius, radius, spec.border,
                      cv::Scalar::all(spec.value));
   filter(s.pad, s.tmp, cv::BORDER_REPLICATE);
   out = s.tmp(cv::Rect(radius, radius, in.cols, in.rows));
@@ -64,13 +69,13 @@ std::string CvStageSpec::describe() const {
   if (name == "gray") return "cvtColor BGR2GRAY";
   if (name == "blur") {
     const int k = gaussianKsize(sigma, ksize);
-    std::snprintf(buf, sizeof buf, "GaussianBlur %dx%d sigma %g %s", k, k, sigma,
-                  cvBorderName(border));
+    std::snprintf(buf, sizeof buf, "GaussianBlur %dx%d sigma %g %s%s", k, k, sigma,
+                  cvBorderName(border), needsPadding(*this) ? " (copyMakeBorder first)" : "");
     return buf;
   }
   if (name == "sobel") {
-    std::snprintf(buf, sizeof buf, "Sobel %dx%d CV_16S scale %g %s + %s", ksize, ksize, scale,
-                  cvBorderName(border),
+    std::snprintf(buf, sizeof buf, "Sobel %dx%d CV_16S scale %g %s%s + %s", ksize, ksize, scale,
+                  cvBorderName(border), needsPadding(*this) ? " (copyMakeBorder first)" : "",
                   mode == "mag"  ? "convertScaleAbs x2 + addWeighted 0.5/0.5"
                   : mode == "l2" ? "magnitude (float) + convertTo 8U"
                                  : "convertScaleAbs");
