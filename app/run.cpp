@@ -220,6 +220,7 @@ int runCommandLine(const CommandLine& cl) {
   Chain chain = Chain::parse(*s.chain);
   const OutputSpec output = classifyOutput(s.output, s.codec);
   const SourceSpec sourceSpec = classifySource(*s.input);
+  checkSourceAccess(sourceSpec);
   if (output.kind == OutputKind::Video && sourceSpec.kind == SourceKind::File &&
       sameFile(sourceSpec.text, output.path))
     throw UsageError("output '" + output.path + "' is the input file; choose another name");

@@ -1,6 +1,8 @@
 #include "app/sinks.hpp"
 
+#include <fcntl.h>
 #include <spdlog/spdlog.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,6 +62,31 @@ cv::Mat matOf(const FrameView& v) {
   return cv::Mat(v.height, v.width, type, v.data, v.stride);
 }
 
+// OpenCV prints FFmpeg's codec-tag notices straight to stderr ("OpenCV: FFMPEG: tag ... is not
+// found"); our own error says it better. Silenced while the writer opens, unless debugging.
+class QuietStderr {
+ public:
+  QuietStderr() {
+    if (spdlog::get_level() <= spdlog::level::debug) return;
+    std::fflush(stderr);
+    saved_ = ::dup(STDERR_FILENO);
+    const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (saved_ >= 0 && null >= 0) ::dup2(null, STDERR_FILENO);
+    if (null >= 0) ::close(null);
+  }
+  ~QuietStderr() {
+    if (saved_ < 0) return;
+    std::fflush(stderr);
+    ::dup2(saved_, STDERR_FILENO);
+    ::close(saved_);
+  }
+  QuietStderr(const QuietStderr&) = delete;
+  QuietStderr& operator=(const QuietStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 class NullSink : public FrameSink {
  public:
   void consume(const FrameResult&) override {}
@@ -68,6 +95,8 @@ class NullSink : public FrameSink {
 class VideoFileSink : public FrameSink {
  public:
   VideoFileSink(const OutputSpec& spec, const FrameDesc& desc, double fps) : spec_(spec) {
+    dir_ = fs::path(spec.path).parent_path();
+    if (dir_.empty()) dir_ = ".";
     size_ = cv::Size(desc.width, desc.height);
     if (fps <= 0) {
       spdlog::warn("input frame rate unknown; {} is written at 30 fps", spec.path);
@@ -106,6 +135,7 @@ class VideoFileSink : public FrameSink {
       cv::cvtColor(m, converted_, m.channels() == 3 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGRA2GRAY);
       m = converted_;
     }
+    checkSpace();
     writer_.write(m);
     ++written_;
   }
@@ -120,11 +150,32 @@ class VideoFileSink : public FrameSink {
 
  private:
   bool open(int cc, double fps, bool color) {
+    QuietStderr quiet;
     return writer_.open(spec_.path, cv::CAP_FFMPEG, cc, fps, size_,
                         {cv::VIDEOWRITER_PROP_IS_COLOR, color ? 1 : 0});
   }
 
+  // cv::VideoWriter cannot report a failed write, and a container whose index was never
+  // written (mp4's moov) does not play. So the run stops while there is still room to close the
+  // file: what was written stays playable, and the error says why.
+  void checkSpace() {
+    struct statvfs fs {};
+    if (::statvfs(dir_.c_str(), &fs) != 0) return;
+    const double avail = double(fs.f_bavail) * double(fs.f_frsize);
+    std::error_code ec;
+    const double size = double(fs::file_size(spec_.path, ec));
+    const double perFrame = written_ > 0 && !ec ? size / double(written_) : 0;
+    const double reserve = 2.0 * (1 << 20) + 8 * perFrame + 64.0 * double(written_);
+    if (avail < reserve)
+      throw std::runtime_error("the disk holding " + spec_.path + " is full (" +
+                               std::to_string(static_cast<long long>(avail / 1024)) +
+                               " KiB left): stopped after " + std::to_string(written_) +
+                               " frames and closed the file, which plays; free some space "
+                               "or write elsewhere");
+  }
+
   OutputSpec spec_;
+  fs::path dir_;
   cv::VideoWriter writer_;
   cv::Size size_;
   bool color_ = true, warnedSize_ = false;
@@ -150,9 +201,13 @@ class ImageSequenceSink : public FrameSink {
     } catch (const cv::Exception& e) {
       throw std::runtime_error("could not write " + name + ": " + e.err);
     }
-    if (!ok)
-      throw std::runtime_error("could not write " + name +
-                               " (disk full, or the directory was removed?)");
+    if (!ok) {
+      std::error_code ec;
+      fs::remove(name, ec);  // a half-written image is worse than none
+      throw std::runtime_error("could not write " + name + " (disk full, or the directory was " +
+                               "removed?); the " + std::to_string(index_) +
+                               " images before it are complete");
+    }
     ++index_;
   }
 

@@ -177,15 +177,7 @@ class VideoCaptureSource : public CaptureSource {
           throw UsageError("image sequence '" + t + "' has no readable first image");
         return;
       case SourceKind::File: {
-        std::error_code ec;
-        if (!fs::exists(t, ec))
-          throw UsageError("input file '" + t +
-                           "' not found; check the path (cameras are cam0, "
-                           "cam1, ...)");
-        if (fs::is_directory(t, ec))
-          throw UsageError("input '" + t + "' is a directory; give a video file");
-        if (::access(t.c_str(), R_OK) != 0)
-          throw UsageError("input file '" + t + "' is not readable (permission denied)");
+        checkSourceAccess(spec_);
         cap_.open(t, cv::CAP_FFMPEG);
         if (!cap_.isOpened())
           throw UsageError("input file '" + t +
@@ -277,6 +269,19 @@ class VideoCaptureSource : public CaptureSource {
 };
 
 }  // namespace
+
+void checkSourceAccess(const SourceSpec& spec) {
+  if (spec.kind != SourceKind::File) return;
+  const std::string& t = spec.text;
+  std::error_code ec;
+  if (!fs::exists(t, ec))
+    throw UsageError("input file '" + t +
+                     "' not found; check the path (cameras are cam0, cam1, ...)");
+  if (fs::is_directory(t, ec))
+    throw UsageError("input '" + t + "' is a directory; give a video file");
+  if (::access(t.c_str(), R_OK) != 0)
+    throw UsageError("input file '" + t + "' is not readable (permission denied)");
+}
 
 SourceSpec classifySource(const std::string& textIn) {
   SourceSpec s;

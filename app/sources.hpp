@@ -22,6 +22,10 @@ SourceSpec classifySource(const std::string& text);
 
 const char* kindName(SourceKind k);
 
+// The checks that need no decoder, run before the device opens: a file exists, is not a
+// directory, and is readable. Throws UsageError.
+void checkSourceAccess(const SourceSpec& spec);
+
 // A source opened and its first frame decoded (so size and format are known before the chain
 // is configured and the output opened). Throws UsageError with a clear message when the
 // source cannot be opened or yields no frame.

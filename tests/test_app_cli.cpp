@@ -382,3 +382,54 @@ TEST(AppCliBinary, BenchIsDispatched) {
   EXPECT_EQ(r.err.find("unexpected argument 'bench'"), std::string::npos) << r.err;
   EXPECT_EQ(r.out.find("Sources (-i):"), std::string::npos) << r.out;
 }
+
+TEST(AppCliBinary, CodecTheContainerRefuses) {
+  TempDir dir("cli_codec");
+  expectOneError(
+      runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "a.mp4", "--codec", "ZZZZ"}), 2,
+      "cannot write '" + (dir / "a.mp4") + "' with codec ZZZZ in a .mp4 file");
+}
+
+TEST(AppCliBinary, UnreadableInputFile) {
+  TempDir dir("cli_unreadable");
+  std::filesystem::copy_file(kVideo, dir / "secret.avi");
+  std::filesystem::permissions(dir / "secret.avi", std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::replace);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all,
+                               std::filesystem::perm_options::add);
+  test::ProcOptions opt;
+  opt.asNobody = geteuid() == 0;  // root reads anything
+  expectOneError(runVidfilter({"-i", dir / "secret.avi", "--chain", "gray"}, opt), 2,
+                 "input file '" + (dir / "secret.avi") + "' is not readable (permission denied)");
+}
+
+TEST(AppCliBinary, NoOpenCLDeviceNamesPocl) {
+  TempDir icd("cli_noicd");  // an empty vendor directory: the ICD loader finds no platform
+  test::ProcOptions opt;
+  opt.setEnv = {"OCL_ICD_VENDORS=" + icd.path().string()};
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray"}, opt), 2, "no OpenCL device found");
+  const auto r = runVidfilter({"--list-devices"}, opt);
+  EXPECT_NE((r.out + r.err).find("pocl-opencl-icd"), std::string::npos) << r.err << r.out;
+}
+
+TEST(AppCliBinary, KernelThatDoesNotBuildIsARuntimeError) {
+  // The developer override loads kernels from a directory: a broken gray.cl there.
+  TempDir kernels("cli_badkernel");
+  const auto src = std::filesystem::path(__FILE__).parent_path().parent_path() / "kernels";
+  for (const auto& e : std::filesystem::directory_iterator(src))
+    std::filesystem::copy_file(e.path(), kernels.path() / e.path().filename());
+  {
+    std::ofstream f(kernels / "gray.cl", std::ios::app);
+    f << "\nthis is not OpenCL C;\n";
+  }
+  test::ProcOptions opt;
+  opt.setEnv = {"VIDFILTER_KERNEL_DIR=" + kernels.path().string(), "VIDFILTER_CACHE_DIR=off"};
+  TempDir out("cli_badkernel_out");
+  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "-o", out / "never.mp4"}, opt);
+  EXPECT_EQ(r.status, 1) << r.err;
+  const std::string e = errorLines(r.err);
+  EXPECT_NE(e.find("vidfilter: OpenCL kernel gray.cl failed to build"), std::string::npos) << e;
+  EXPECT_NE(e.find("gray.cl:"), std::string::npos) << "the build log names the line:\n" << e;
+  // Kernels build before the output opens: no empty file is left behind.
+  EXPECT_FALSE(std::filesystem::exists(out / "never.mp4"));
+}

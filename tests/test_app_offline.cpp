@@ -187,3 +187,80 @@ TEST(AppOffline, TruncatedFileDecodesWhatItCan) {
   EXPECT_NE(r.err.find("decoded " + std::to_string(out) + " of 795 frames"), std::string::npos)
       << r.err;
 }
+
+namespace {
+// A 3 MiB tmpfs to fill up (needs root or CAP_SYS_ADMIN; unmounted by the destructor).
+class SmallDisk {
+ public:
+  SmallDisk() : dir_("offline_full") {
+    const std::string r = shellOutput("mount -t tmpfs -o size=3m tmpfs '" + dir_.path().string() +
+                                      "' 2>&1 && echo ok");
+    mounted_ = r.find("ok") != std::string::npos;
+    why_ = r;
+  }
+  ~SmallDisk() {
+    if (mounted_) shellOutput("umount '" + dir_.path().string() + "' 2>&1");
+  }
+  bool mounted() const { return mounted_; }
+  const std::string& why() const { return why_; }
+  std::string operator/(const std::string& name) const { return dir_ / name; }
+
+ private:
+  TempDir dir_;
+  bool mounted_ = false;
+  std::string why_;
+};
+}  // namespace
+
+TEST(AppOffline, DiskFullStopsWithAPlayableFile) {
+  SmallDisk disk;
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here: " << disk.why();
+  const std::string out = disk / "full.mp4";
+  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "-o", out});
+  EXPECT_EQ(r.status, 1) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.err, m,
+                        std::regex("vidfilter: the disk holding .* is full \\([0-9]+ KiB left\\): "
+                                   "stopped after ([0-9]+) frames")))
+      << r.err;
+  const long written = std::stol(m[1]);
+  EXPECT_GT(written, 10);
+  EXPECT_LT(written, 795);
+  EXPECT_EQ(probe(out).frames, written);
+  EXPECT_EQ(shellOutput("ffmpeg -v error -i '" + out + "' -f null - 2>&1"), "");
+}
+
+TEST(AppOffline, DiskFullDuringAnImageSequenceKeepsWholeImages) {
+  SmallDisk disk;
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here: " << disk.why();
+  const std::string pattern = disk / "f_%04d.png";
+  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "-o", pattern});
+  EXPECT_EQ(r.status, 1) << r.err;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(
+      r.err, m, std::regex("could not write .* \\(disk full.*the ([0-9]+) images before it")))
+      << r.err;
+  const long written = std::stol(m[1]);
+  EXPECT_GT(written, 3);
+  for (long i = 0; i < written; ++i)
+    EXPECT_FALSE(cv::imread(vf::app::sequenceFileName(pattern, i)).empty()) << i;
+  EXPECT_FALSE(std::filesystem::exists(vf::app::sequenceFileName(pattern, written)));
+}
+
+TEST(AppOffline, ResolutionChangeMidStream) {
+  // Two MPEG-TS pieces of different sizes, back to back: the decoder changes size at frame 10.
+  TempDir dir("offline_res");
+  const std::string a = dir / "a.ts", b = dir / "b.ts", ab = dir / "ab.ts";
+  for (const auto& [file, size] : {std::pair{a, "320x240"}, std::pair{b, "160x120"}})
+    ASSERT_EQ(shellOutput("ffmpeg -v error -y -f lavfi -i testsrc=size=" + std::string(size) +
+                          ":rate=10 -t 1 -c:v mpeg2video -q:v 2 '" + file + "' 2>&1 && echo ok"),
+              "ok\n");
+  ASSERT_EQ(shellOutput("cat '" + a + "' '" + b + "' > '" + ab + "' && echo ok"), "ok\n");
+  const long inFrames = probe(ab).frames;
+  ASSERT_GT(inFrames, 15);
+  const std::string out = dir / "out.mkv";
+  const auto r = runVidfilter({"-i", ab, "--chain", "gray,brightness=gain=2", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probe(out).frames, inFrames);  // every frame kept, at one output size
+}
