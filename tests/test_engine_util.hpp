@@ -18,6 +18,15 @@
 #include "pipeline/engine.hpp"
 #include "tests/support/test_support.hpp"
 
+namespace vf {
+// Names the transfer mode in gtest's parameter printouts.
+inline void PrintTo(EngineOptions::Transfer t, std::ostream* os) {
+  *os << (t == EngineOptions::Transfer::Copy  ? "Copy"
+          : t == EngineOptions::Transfer::Map ? "Map"
+                                              : "Auto");
+}
+}  // namespace vf
+
 namespace vf::test {
 
 inline std::shared_ptr<ClContext> sharedContext() {
