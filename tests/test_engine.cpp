@@ -239,6 +239,40 @@ TEST(Engine, PostedStageToggleReconfigures) {
   EXPECT_GT(switched, 40u);
 }
 
+// Side outputs (the histogram) travel with their frame: each frame's histogram equals the one
+// Chain::runOnce reads back for the same input, though every slot reuses its vectors.
+TEST(Engine, SideOutputsReachTheSinkWithTheirFrame) {
+  const std::string text = "gray,hist,brightness=gain=1.2:bias=-10";
+  const int frames = 150;
+  const StreamPlan plan = StreamPlan::uniform(frames, kSmall);
+  Chain reference = Chain::parse(text);
+  reference.configure(context(), kSmall);
+  for (Transfer transfer : {Transfer::Copy, Transfer::Map}) {
+    SCOPED_TRACE(transferName(transfer));
+    TestSource source(plan);
+    CollectSink sink;
+    sink.delay = 100us;
+    Engine engine(sharedContext(), Chain::parse(text), engineOptions(3, transfer));
+    {
+      Watchdog dog(60s);
+      engine.run(source, sink);
+    }
+    const auto got = sink.frames();
+    ASSERT_EQ(got.size(), std::size_t(frames));
+    expectFramesCorrect(got, text, plan);
+    for (const auto& f : got) {
+      const cv::Mat in = streamFrame(f.index, kSmall);
+      cv::Mat out = makeMat(reference.output());
+      std::vector<std::vector<std::uint8_t>> side;
+      reference.runOnce(context(), queue(), view(in), view(out), &side);
+      ASSERT_EQ(side.size(), 1u);
+      ASSERT_EQ(f.side.size(), 1u) << "frame " << f.index;
+      ASSERT_EQ(f.side[0].size(), 256 * sizeof(std::uint32_t));
+      ASSERT_EQ(f.side[0], side[0]) << "frame " << f.index << " has another frame's histogram";
+    }
+  }
+}
+
 TEST(Engine, MaxFramesStopsInput) {
   const StreamPlan plan = StreamPlan::uniform(100, kSmall);
   TestSource source(plan);
