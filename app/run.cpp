@@ -275,6 +275,10 @@ int runCommandLine(const CommandLine& cl) {
   // The live progress line only where a person watches it; logs get the final line alone.
   const bool progressLive = !preview && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
 
+  // On a terminal, a log line from another thread first wipes the progress line it would
+  // otherwise be glued to; the watcher redraws the progress below it.
+  const bool tty = ::isatty(STDERR_FILENO) == 1;
+  if (progressLive && tty) spdlog::set_pattern("\r\033[Kvidfilter: %^%l%$: %v");
   std::exception_ptr error;
   Progress final;
   bool printedLive = false;
@@ -289,6 +293,7 @@ int runCommandLine(const CommandLine& cl) {
     final = watcher.progress();
     printedLive = watcher.printedLive();
   }
+  if (progressLive && tty) spdlog::set_pattern("vidfilter: %^%l%$: %v");
   if (printedLive)
     std::fprintf(stderr, "\r%s\033[K\n", formatProgress(final).c_str());
   else if (!preview)

@@ -109,6 +109,11 @@ class VideoCaptureSource : public CaptureSource {
     }
   }
 
+  ~VideoCaptureSource() override {
+    spdlog::debug("{}: {} of {} frames decoded straight into the engine's slots", spec_.text,
+                  direct_, delivered_);
+  }
+
   bool live() const override { return live_; }
   std::int64_t frameCount() const override { return count_; }
   double fps() const override { return fps_; }
@@ -218,6 +223,7 @@ class VideoCaptureSource : public CaptureSource {
         ++failed_;
         return true;
       }
+      if (out.data == dst.data) ++direct_;
       if (out.data != dst.data) {
         // Size or format changed under us: this frame is fitted into the slot taken for the old
         // size; the next one goes through the staging path with its own size.
@@ -264,7 +270,7 @@ class VideoCaptureSource : public CaptureSource {
   cv::Mat pending_, staging_;
   FrameDesc last_;
   double fps_ = 0;
-  std::int64_t count_ = -1, delivered_ = 0, failed_ = 0;
+  std::int64_t count_ = -1, delivered_ = 0, failed_ = 0, direct_ = 0;
   bool warnedResize_ = false;
 };
 
