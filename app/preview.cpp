@@ -196,12 +196,27 @@ void PreviewSink::consume(const FrameResult& frame) {
     key = pollKey(30);
     if (key != -1) {
       handleKey(key, frame);
-      render(frame);
+      if (!quit_) render(frame);
     }
-    if (windowOpen_ && cv::getWindowProperty(opts_.title, cv::WND_PROP_VISIBLE) < 1) quit_ = true;
+    if (windowClosed()) quit_ = true;
   }
-  if (windowOpen_ && !quit_ && cv::getWindowProperty(opts_.title, cv::WND_PROP_VISIBLE) < 1)
-    quit_ = true;  // the user closed the window
+  if (!quit_ && windowClosed()) quit_ = true;
+  if (quit_) closeWindow();  // at once; the engine drains the frames in flight meanwhile
+}
+
+bool PreviewSink::windowClosed() const {
+  // The user closed it (window manager's close button): Qt hides it.
+  return windowOpen_ && cv::getWindowProperty(opts_.title, cv::WND_PROP_VISIBLE) < 1;
+}
+
+void PreviewSink::closeWindow() {
+  // highgui calls stay on the thread that opened the window (Qt's GUI thread). The engine calls
+  // finish() from another thread; the window then goes with the process.
+  if (windowOpen_ && std::this_thread::get_id() == guiThread_) {
+    cv::destroyWindow(opts_.title);
+    cv::waitKey(1);
+    windowOpen_ = false;
+  }
 }
 
 void PreviewSink::toggleStage(int i) {
@@ -306,13 +321,6 @@ void PreviewSink::handleKey(int key, const FrameResult& frame) {
   }
 }
 
-void PreviewSink::finish() {
-  // highgui calls stay on the thread that opened the window (Qt's GUI thread).
-  if (windowOpen_ && std::this_thread::get_id() == guiThread_) {
-    cv::destroyWindow(opts_.title);
-    cv::waitKey(1);
-    windowOpen_ = false;
-  }
-}
+void PreviewSink::finish() { closeWindow(); }
 
 }  // namespace vf::app

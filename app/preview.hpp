@@ -89,6 +89,8 @@ class PreviewSink : public FrameSink {
   void adjust(int direction);
   void snapshot(const FrameResult& frame);
   void setMessage(const std::string& m);
+  bool windowClosed() const;
+  void closeWindow();
 
   std::unique_ptr<PreviewHost> host_;
   PreviewOptions opts_;
