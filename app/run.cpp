@@ -243,6 +243,10 @@ int runCommandLine(const CommandLine& cl) {
   const std::string chainText = chain.str();
   spdlog::info("chain: {} ({} -> {})", chainText, source->firstFrameDesc().str(), outDesc.str());
 
+  if (const int sig = interruptSignal()) {  // Ctrl-C while opening: nothing to finish yet
+    spdlog::warn("stopped by {} before the first frame", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    return 128 + sig;
+  }
   std::unique_ptr<FrameSink> outputSink;
   if (output.kind != OutputKind::None) outputSink = openOutput(output, outDesc, source->fps());
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 #include <opencv2/videoio/registry.hpp>
@@ -132,4 +133,19 @@ TEST_F(AppLive, SecondSigintExitsAtOnce) {
   EXPECT_EQ(r.status, 130) << r.err;
   EXPECT_LT(afterSecond, 0.5);
   EXPECT_NE(r.err.find("interrupted again; exiting at once"), std::string::npos) << r.err;
+}
+
+TEST_F(AppLive, SigintWhileOpeningEndsCleanlyWithoutAFile) {
+  // The source takes three seconds to deliver its first frame; Ctrl-C comes before that.
+  TempDir dir("live_early");
+  Child c(vf::test::vidfilterBinary(),
+          {"-i", testSource("1/3"), "--chain", "gray", "-o", dir / "early.mkv"});
+  ASSERT_TRUE(c.readUntil(
+      [](const std::string& err) { return err.find("OpenCL device") != std::string::npos; }, 60))
+      << c.errSoFar();
+  c.signal(SIGINT);
+  const auto r = c.wait();
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_NE(r.err.find("stopped by SIGINT before the first frame"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "early.mkv"));
 }
