@@ -264,3 +264,19 @@ TEST(AppOffline, ResolutionChangeMidStream) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(probe(out).frames, inFrames);  // every frame kept, at one output size
 }
+
+TEST(AppOffline, ReadmeMainChainRuns) {
+  // The README's main job, on the first 20 frames: every stage in the summary, a playable mp4.
+  ASSERT_TRUE(haveFfprobe()) << "ffprobe not found: install the ffmpeg package";
+  TempDir dir("offline_readme");
+  const std::string out = dir / "vtest_edges.mp4";
+  const auto r = runVidfilter(
+      {"-i", kVideo, "--chain", "blur,sobel,hist,brightness", "-o", out, "--frames", "20"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* row : {"1 blur", "2 sobel", "3 hist", "4 brightness", "upload", "download"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  EXPECT_NE(r.out.find("frames: 20 in, 20 out, 0 dropped"), std::string::npos) << r.out;
+  const Probe p = probe(out);
+  EXPECT_EQ(p.frames, 20);
+  EXPECT_EQ(p.rate, "10/1");
+}
