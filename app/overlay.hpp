@@ -52,7 +52,7 @@ cv::Rect drawHistogram(cv::Mat& bgr, const std::uint32_t* bins, int channels);
 // The list of keys, centred.
 cv::Rect drawHelp(cv::Mat& bgr);
 
-// Text of the key help (also printed on the terminal at start).
+// Text of the key help (what h shows).
 const std::vector<std::string>& helpLines();
 
 }  // namespace vf::app
