@@ -14,7 +14,7 @@ PACKAGES=(
   libopencv-dev opencv-doc
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libspdlog-dev libcli11-dev libgtest-dev libtomlplusplus-dev
-  ffmpeg xvfb xauth x11-apps imagemagick xdotool
+  ffmpeg gstreamer1.0-plugins-base xvfb xauth x11-apps imagemagick xdotool
 )
 BUILD_DIR=${BUILD_DIR:-build}
 BUILD_TYPE=${BUILD_TYPE:-Release}
@@ -51,9 +51,9 @@ case "${1:-}" in
   demo)
     build
     mkdir -p out
-    say "filtering $SAMPLE -> out/vtest_filtered.mp4"
+    say "filtering $SAMPLE -> out/vtest_edges.mp4"
     "$BUILD_DIR/app/vidfilter" -i "$SAMPLE" --chain blur,sobel,hist,brightness \
-      -o out/vtest_filtered.mp4 --no-preview
+      -o out/vtest_edges.mp4 --no-preview
     ;;
   test)
     build
