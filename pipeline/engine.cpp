@@ -2,12 +2,15 @@
 //
 //   capture thread   source.next(slot): takes a free slot (offline: waits for one; live: takes
 //                    the oldest captured frame not yet uploaded, dropping it), the source
-//                    decodes straight into the slot's pinned host memory; the slot becomes
-//                    Ready, in capture order.
+//                    decodes straight into the slot's pinned host memory; offline, it also
+//                    enqueues the upload at once (non-blocking write on the upload queue,
+//                    event U); the slot becomes Ready, in capture order.
 //   submit thread    (the caller of run()) runs posted changes between frames, then per Ready
-//                    slot: non-blocking write on the upload queue (event U), the chain on the
-//                    compute queue after U, non-blocking read on the download queue after the
-//                    chain (event D); the slot becomes Submitted. It never waits on the device.
+//                    slot: the upload if not done yet (live), the chain on the compute queue
+//                    after U, non-blocking read on the download queue after the chain (event D);
+//                    the slot becomes Submitted. It never waits on the device. On a fast GPU
+//                    its enqueueing (~15 us per command on NVIDIA) is the host's limit, so it
+//                    does as little else as possible.
 //   sink thread      waits on D of the oldest Submitted slot (only that event), measures it,
 //                    hands it to sink.consume() and frees the slot.
 //
@@ -42,6 +45,7 @@
 // more consume() calls). Either way sink.finish() is called once and run() rethrows the first.
 #include "pipeline/engine.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -89,9 +93,12 @@ struct Slot {
   PinnedBuffer hostIn, hostOut;
   DeviceBuffer devIn, devOut;
   FrameDesc in, out;
-  std::vector<std::vector<std::uint8_t>> side;
+  std::vector<std::vector<std::uint8_t>> side;  // handed to the sink
+  std::vector<PinnedBuffer> sideHost;           // where the device writes them (pinned)
+  std::vector<std::size_t> sideBytes;           // this frame's side output sizes
   std::uint64_t index = 0;
-  Clock::time_point captured, submitted;
+  double submitMs = 0;  // host time spent enqueueing this frame
+  Clock::time_point captured, uploadQueued, submitted;
   cl::Event upload, download;
   ChainRun run;
   std::shared_ptr<const std::vector<std::string>> keys;  // stage keys for the stats file
@@ -134,6 +141,9 @@ struct Engine::Impl {
   void configureChain(const FrameDesc& in);
   void publishStageNames();
   void submit(Slot& s);
+  void enqueueUpload(Slot& s);
+  void undoUpload(Slot& s);
+  cl::Event readSideOutputs(Slot& s, const cl::Event& after);
   // sink thread
   void sinkLoop(FrameSink& sink);
   void deliver(Slot& s, FrameSink& sink);
@@ -164,6 +174,7 @@ struct Engine::Impl {
 
   RollingStats stats;
   std::shared_ptr<const std::vector<std::string>> stageKeysNow;  // submit thread
+  std::vector<SideOutput> sideOutputs;                           // submit thread
   std::ofstream statsFile;                                       // sink thread
 };
 
@@ -399,26 +410,29 @@ void Engine::Impl::captureLoop(FrameSource& source) {
         if (discarded) continue;
         throw std::logic_error("FrameSource::next returned a frame without calling slot()");
       }
+      Slot& s = *slots[cur];
+      s.captured = Clock::now();
+      // Offline: start the upload right here, off the submit thread (whose enqueueing is the
+      // host's limit on a fast GPU) and as early as possible. Live: the submit thread uploads,
+      // so a waiting frame can still be overwritten by a newer one.
+      if (!live) enqueueUpload(s);
       bool accepted = false;
       {
         std::lock_guard<std::mutex> lock(m);
-        Slot& s = *slots[cur];
-        if (aborted || inputClosed) {
-          s.state = SlotState::Free;
-          freeSlots.push_back(cur);
-        } else {
+        if (!aborted && !inputClosed) {
           s.index = nextIndex++;
-          s.captured = Clock::now();
           s.state = SlotState::Ready;
           readySlots.push_back(cur);
           stats.countIn();
           accepted = true;
         }
       }
-      if (accepted)
+      if (accepted) {
         readyCv.notify_one();
-      else
-        freeCv.notify_all();
+      } else {
+        undoUpload(s);
+        releaseSlot(cur);
+      }
     }
   } catch (...) {
     recordError(std::current_exception(), true);
@@ -489,6 +503,7 @@ void Engine::Impl::publishStageNames() {
   for (std::size_t i = 0; i < chain.size(); ++i) names.push_back(chain.stage(i).name());
   stageKeysNow = std::make_shared<const std::vector<std::string>>(stageKeys(names));
   stats.setStageNames(std::move(names));
+  sideOutputs = chain.configured() ? chain.sideOutputs() : std::vector<SideOutput>{};
 }
 
 void Engine::Impl::configureChain(const FrameDesc& in) {
@@ -526,35 +541,31 @@ void Engine::Impl::submit(Slot& s) {
     drain();  // frames of the old size reach the sink first
     configureChain(s.in);
   }
-  const FrameDesc in = s.in, out = chain.output();
+  const FrameDesc out = chain.output();
   s.out = out;
   s.hostOut.reserve(cl->context(), mapQueue, out.bytes());
   s.keys = stageKeysNow;
   s.submitted = Clock::now();
+  if (!s.upload()) enqueueUpload(s);
   if (zeroCopy) {
     // The kernels read and write the slot's own buffers: unmapping hands them to the device
     // (event U), mapping them after the chain hands them back (event D, the last command on the
     // in-order download queue). On a device sharing host memory neither copies anything.
-    s.upload = s.hostIn.unmap(uploadQueue);
-    clCall("clFlush(upload)", [&] { uploadQueue.flush(); });
     s.hostOut.unmap(computeQueue);  // in order before the chain writes it
-    s.run = chain.enqueue(computeQueue, s.hostIn.buffer(), s.hostOut.buffer(), {s.upload}, &s.side);
+    s.run = chain.enqueue(computeQueue, s.hostIn.buffer(), s.hostOut.buffer(), {s.upload});
+    s.run.done = readSideOutputs(s, s.run.done);
     clCall("clFlush(compute)", [&] { computeQueue.flush(); });
     const std::vector<cl::Event> after{s.run.done() ? s.run.done : s.upload};
     s.hostIn.map(downloadQueue, CL_MAP_READ | CL_MAP_WRITE, after);
     s.download = s.hostOut.map(downloadQueue, CL_MAP_READ | CL_MAP_WRITE, after);
     clCall("clFlush(download)", [&] { downloadQueue.flush(); });
     s.countEvents();
+    s.submitMs = msBetween(s.submitted, Clock::now());
     return;
   }
-  s.devIn.reserve(cl->context(), in.bytes());
   s.devOut.reserve(cl->context(), out.bytes());
-  clCall("clEnqueueWriteBuffer(upload)", [&] {
-    uploadQueue.enqueueWriteBuffer(s.devIn.buffer(), CL_FALSE, 0, in.bytes(), s.hostIn.data(),
-                                   nullptr, &s.upload);
-    uploadQueue.flush();  // commands another queue waits on must be flushed (CL 1.2 5.13)
-  });
-  s.run = chain.enqueue(computeQueue, s.devIn.buffer(), s.devOut.buffer(), {s.upload}, &s.side);
+  s.run = chain.enqueue(computeQueue, s.devIn.buffer(), s.devOut.buffer(), {s.upload});
+  s.run.done = readSideOutputs(s, s.run.done);
   clCall("clFlush(compute)", [&] { computeQueue.flush(); });
   const std::vector<cl::Event> after{s.run.done() ? s.run.done : s.upload};
   clCall("clEnqueueReadBuffer(download)", [&] {
@@ -563,6 +574,62 @@ void Engine::Impl::submit(Slot& s) {
     downloadQueue.flush();
   });
   s.countEvents();
+  s.submitMs = msBetween(s.submitted, Clock::now());
+}
+
+// Upload (event U): copy mode writes the pinned slot into the slot's device buffer; map mode
+// unmaps the slot buffer, handing it to the device. Runs on the capture thread (offline) or the
+// submit thread (live), while that thread owns the slot.
+void Engine::Impl::enqueueUpload(Slot& s) {
+  s.uploadQueued = Clock::now();
+  if (zeroCopy) {
+    s.upload = s.hostIn.unmap(uploadQueue);
+  } else {
+    s.devIn.reserve(cl->context(), s.in.bytes());
+    clCall("clEnqueueWriteBuffer(upload)", [&] {
+      uploadQueue.enqueueWriteBuffer(s.devIn.buffer(), CL_FALSE, 0, s.in.bytes(), s.hostIn.data(),
+                                     nullptr, &s.upload);
+    });
+  }
+  // Commands of another queue wait on U: it must be flushed (OpenCL 1.2, section 5.13).
+  clCall("clFlush(upload)", [&] { uploadQueue.flush(); });
+}
+
+// A frame uploaded by the capture thread but then discarded (stop, error): wait for its upload
+// before the slot's memory can be reused, and take a map-mode buffer back from the device.
+void Engine::Impl::undoUpload(Slot& s) {
+  if (!s.upload()) return;
+  try {
+    s.upload.wait();
+    if (zeroCopy && !s.hostIn.mapped())
+      s.hostIn.map(mapQueue, CL_MAP_READ | CL_MAP_WRITE, {s.upload}).wait();
+  } catch (...) {
+    // The run is ending with an error anyway; run() resets buffers left with the device.
+  }
+  s.upload = cl::Event();
+}
+
+// Side outputs (the histogram) are read back on the compute queue, so the next frame's chain
+// cannot overwrite them first, into pinned memory: NVIDIA stages a read into pageable memory
+// and may hold the calling (submit) thread until it is done, which would serialise frames.
+cl::Event Engine::Impl::readSideOutputs(Slot& s, const cl::Event& after) {
+  s.sideBytes.clear();
+  if (sideOutputs.empty()) return after;
+  if (s.sideHost.size() < sideOutputs.size()) s.sideHost.resize(sideOutputs.size());
+  cl::Event last = after;
+  for (std::size_t k = 0; k < sideOutputs.size(); ++k) {
+    const SideOutput& so = sideOutputs[k];
+    s.sideHost[k].reserve(cl->context(), mapQueue, std::max<std::size_t>(so.bytes, 1));
+    const std::vector<cl::Event> deps{last};
+    cl::Event read;
+    clCall("clEnqueueReadBuffer(" + so.name + ")", [&] {
+      computeQueue.enqueueReadBuffer(so.buffer, CL_FALSE, 0, so.bytes, s.sideHost[k].data(),
+                                     last() ? &deps : nullptr, &read);
+    });
+    s.sideBytes.push_back(so.bytes);
+    last = read;
+  }
+  return last;
 }
 
 // --- sink thread ----------------------------------------------------------------------------
@@ -613,11 +680,16 @@ void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
     st.stageMs[i] = spanMs(s.run.stages[i].first, s.run.stages[i].last);
   st.uploadMs = spanMs(s.upload, s.upload);
   st.downloadMs = spanMs(s.download, s.download);
-  st.queueWaitMs = msBetween(s.captured, s.submitted);
+  st.queueWaitMs = msBetween(s.captured, s.uploadQueued);
   cl_ulong queued = 0, started = 0;
   if (profilingInfo(s.upload, CL_PROFILING_COMMAND_QUEUED, queued) &&
       profilingInfo(s.upload, CL_PROFILING_COMMAND_START, started) && started > queued)
     st.queueWaitMs += double(started - queued) * 1e-6;  // waiting in the upload queue
+
+  // Side outputs: from the slot's pinned buffers into the vectors the sink sees.
+  s.side.resize(s.sideBytes.size());
+  for (std::size_t k = 0; k < s.side.size(); ++k)
+    s.side[k].assign(s.sideHost[k].data(), s.sideHost[k].data() + s.sideBytes[k]);
 
   FrameResult r;
   r.output = {s.hostOut.data(), s.out.width, s.out.height, s.out.rowBytes(), s.out.format};
@@ -626,7 +698,7 @@ void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
   st.latencyMs = msBetween(s.captured, Clock::now());
   r.stats = st;
   sink.consume(r);
-  stats.add(st);
+  stats.add(st, s.submitMs);
   if (statsFile.is_open()) {
     statsFile << statsJsonLine(st, s.keys ? *s.keys : std::vector<std::string>{}) << '\n';
     if (!statsFile) throw UserError("cannot write the stats file '" + options.statsPath + "'");

@@ -69,6 +69,7 @@ struct EngineStats {
   std::vector<std::string> stageNames;
   std::vector<Dist> stageMs;
   Dist uploadMs, downloadMs, latencyMs;
+  Dist submitMs;   // host time to enqueue one frame (upload, chain, download): the host's limit
   double fps = 0;  // frames out per second over the window
   std::uint64_t framesIn = 0, framesOut = 0, dropped = 0;
   double elapsedSec = 0;

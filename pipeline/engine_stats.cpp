@@ -26,6 +26,7 @@ void RollingStats::start(std::vector<std::string> stageNames) {
   std::lock_guard<std::mutex> lock(mutex_);
   names_ = std::move(stageNames);
   frames_.clear();
+  submitMs_.clear();
   times_.clear();
   in_ = out_ = dropped_ = 0;
   start_ = Clock::now();
@@ -46,14 +47,16 @@ void RollingStats::countDropped() {
   ++dropped_;
 }
 
-void RollingStats::add(const FrameStats& frame) {
+void RollingStats::add(const FrameStats& frame, double submitMs) {
   const auto now = Clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
   ++out_;
   frames_.push_back(frame);
+  submitMs_.push_back(submitMs);
   times_.push_back(now);
   while (frames_.size() > window_) {
     frames_.pop_front();
+    submitMs_.pop_front();
     times_.pop_front();
   }
 }
@@ -79,6 +82,7 @@ EngineStats RollingStats::snapshot() const {
   s.uploadMs = distribution(std::move(up));
   s.downloadMs = distribution(std::move(down));
   s.latencyMs = distribution(std::move(lat));
+  s.submitMs = distribution(std::vector<double>(submitMs_.begin(), submitMs_.end()));
   for (auto& v : stages) s.stageMs.push_back(distribution(std::move(v)));
   if (times_.size() >= 2) {
     const double sec = std::chrono::duration<double>(times_.back() - times_.front()).count();

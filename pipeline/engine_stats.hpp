@@ -25,7 +25,8 @@ class RollingStats {
   void setStageNames(std::vector<std::string> stageNames);
   void countIn();
   void countDropped();
-  void add(const FrameStats& frame);  // a frame handed to the sink now
+  // A frame handed to the sink now; `submitMs`: host time its enqueueing took.
+  void add(const FrameStats& frame, double submitMs = 0);
   EngineStats snapshot() const;
 
  private:
@@ -34,6 +35,7 @@ class RollingStats {
   mutable std::mutex mutex_;
   std::vector<std::string> names_;
   std::deque<FrameStats> frames_;
+  std::deque<double> submitMs_;
   std::deque<Clock::time_point> times_;
   std::uint64_t in_ = 0, out_ = 0, dropped_ = 0;
   Clock::time_point start_ = Clock::now();

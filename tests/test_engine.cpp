@@ -334,6 +334,8 @@ TEST(Engine, RollingStatsDescribeTheRun) {
   EXPECT_GT(st.uploadMs.mean, 0.0);
   EXPECT_GT(st.downloadMs.mean, 0.0);
   EXPECT_GT(st.latencyMs.p50, 0.0);
+  EXPECT_GT(st.submitMs.mean, 0.0);
+  EXPECT_LE(st.submitMs.p50, st.submitMs.p99);
   EXPECT_GT(st.fps, 0.0);
   EXPECT_EQ(st.framesOut, std::uint64_t(frames));
   // Per-frame stats: the latency covers the device work it waited for.

@@ -125,6 +125,40 @@ TEST(EngineStop, MidStreamDeliversAPrefix) {
   }
 }
 
+// stop() while the source is inside next() with a filled slot: the engine has closed its input
+// by the time next() returns, so that frame (already uploaded by the capture thread, offline)
+// is discarded; its slot is taken back cleanly and the engine runs again correctly.
+TEST(EngineStop, WhileAFrameIsBeingCapturedDiscardsIt) {
+  for (Transfer transfer : {Transfer::Copy, Transfer::Map}) {
+    SCOPED_TRACE(transferName(transfer));
+    const StreamPlan plan = StreamPlan::uniform(100, kSmall);
+    TestSource source(plan);
+    CollectSink sink;
+    Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2, transfer));
+    source.afterFill = [&](int i) {
+      if (i == 20) {
+        engine.stop();
+        std::this_thread::sleep_for(100ms);  // the submit thread closes the input meanwhile
+      }
+    };
+    {
+      Watchdog dog(30s);
+      engine.run(source, sink);
+    }
+    EXPECT_EQ(sink.consumed(), 20);
+    expectPrefix(sink.frames());
+    EXPECT_EQ(engine.stats().framesIn, 20u);
+    EXPECT_EQ(sink.finishCalls(), 1);
+    TestSource again(plan);
+    CollectSink sink2;
+    {
+      Watchdog dog(30s);
+      engine.run(again, sink2);
+    }
+    EXPECT_EQ(expectFramesCorrect(sink2.frames(), kChain, plan), 100u);
+  }
+}
+
 TEST(EngineStop, DuringDrainFinishesFramesInFlight) {
   const StreamPlan plan = StreamPlan::uniform(30, kSmall);
   TestSource source(plan);

@@ -95,10 +95,11 @@ class TestSource : public FrameSource {
  public:
   explicit TestSource(StreamPlan plan, bool live = false) : plan_(std::move(plan)), live_(live) {}
 
-  std::function<void(int)> pace;  // called before frame i is produced (sleep here)
-  int throwAt = -1;               // next() throws instead of producing this frame
-  int noSlotAt = -1;              // next() returns true without calling slot() for this frame
-  int blockAt = -1;               // next() blocks before this frame until release()
+  std::function<void(int)> pace;       // called before frame i is produced (sleep here)
+  std::function<void(int)> afterFill;  // called once frame i is in its slot, before next() returns
+  int throwAt = -1;                    // next() throws instead of producing this frame
+  int noSlotAt = -1;                   // next() returns true without calling slot() for this frame
+  int blockAt = -1;                    // next() blocks before this frame until release()
 
   bool live() const override { return live_; }
   std::int64_t frameCount() const override { return plan_.total(); }
@@ -124,6 +125,7 @@ class TestSource : public FrameSource {
     if (v.desc() != d || v.stride < d.rowBytes() || !v.data)
       throw std::logic_error("engine returned a bad slot view");
     copyInto(streamFrame(std::uint64_t(i), d), v);
+    if (afterFill) afterFill(i);
     return true;
   }
 
