@@ -101,6 +101,10 @@ class Engine {
   void run(FrameSource& source, FrameSink& sink);
 
   // Thread-safe and async-signal-tolerant (sets a flag): finish the frames in flight and stop.
+  // Frames already captured are still delivered; one the source hands over later is dropped.
+  // sink.finish() runs as soon as the sink is drained; run() then returns once the source's
+  // current next() returns (a source blocked inside next() delays that, never finish()).
+  // A stop() before run() makes that run stop at once; each run() clears the request at its end.
   void stop();
 
   // Runs `change` on the engine's submit thread between two frames (toggle a stage, move a
@@ -108,6 +112,8 @@ class Engine {
   void post(std::function<void(Chain&)> change);
 
   EngineStats stats() const;  // thread-safe snapshot
+  // The engine's chain. While run() runs, only the submit thread may touch it: read it from
+  // elsewhere only before or after run(), and change it through post().
   const Chain& chain() const;
   // The transfer mode in effect: Copy or Map (Auto resolved for the device).
   EngineOptions::Transfer transfer() const;
