@@ -200,8 +200,11 @@ cl_ulong profile(const cl::Event& e, cl_profiling_info what) {
 
 struct VfTimes {
   std::vector<std::vector<double>> stageMs;  // [stage][run]
-  std::vector<double> spanMs;                // first stage START .. last stage END
-  std::vector<double> wallMs;                // host: enqueue .. done event complete
+  // For stages of two kernels or more (blur: rows, columns): the first and the last command.
+  std::vector<std::vector<double>> firstMs, lastMs;  // [stage][run]
+  std::vector<double> copyMs;  // clEnqueueCopyBuffer of one input frame, device to device
+  std::vector<double> spanMs;  // first stage START .. last stage END
+  std::vector<double> wallMs;  // host: enqueue .. done event complete
 };
 
 VfTimes timeVidfilter(ClContext& cl, Chain& chain, const std::vector<cv::Mat>& frames,
@@ -222,6 +225,20 @@ VfTimes timeVidfilter(ClContext& cl, Chain& chain, const std::vector<cv::Mat>& f
   std::vector<std::vector<std::uint8_t>> side;
   VfTimes t;
   t.stageMs.resize(chain.size());
+  t.firstMs.resize(chain.size());
+  t.lastMs.resize(chain.size());
+  // The bandwidth ceiling, in the same run: a device-to-device copy of one input frame.
+  cl::Buffer copyDst = clCall("clCreateBuffer(bench copy)", [&] {
+    return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, in.bytes());
+  });
+  for (int r = 0; r < o.warmup + o.frames; ++r) {
+    cl::Event e;
+    clCall("clEnqueueCopyBuffer(bench)", [&] {
+      q.enqueueCopyBuffer(dIn[r % dIn.size()], copyDst, 0, 0, in.bytes(), nullptr, &e);
+      e.wait();
+    });
+    if (r >= o.warmup) t.copyMs.push_back(eventMs(e));
+  }
   for (int r = 0; r < o.warmup + o.frames; ++r) {
     const auto t0 = Clock::now();
     ChainRun run = chain.enqueue(q, dIn[r % dIn.size()], dOut, {}, &side);
@@ -239,6 +256,10 @@ VfTimes timeVidfilter(ClContext& cl, Chain& chain, const std::vector<cv::Mat>& f
       const cl_ulong s = profile(ev.first, CL_PROFILING_COMMAND_START);
       const cl_ulong e = profile(ev.last, CL_PROFILING_COMMAND_END);
       t.stageMs[i].push_back((e - s) * 1e-6);
+      if (ev.first() != ev.last()) {
+        t.firstMs[i].push_back(eventMs(ev.first));
+        t.lastMs[i].push_back(eventMs(ev.last));
+      }
       if (!first || s < first) first = s;
       last = std::max(last, e);
     }
@@ -514,6 +535,42 @@ int run(const Options& o) {
       "(ms; vf/peer < 1: vidfilter faster. Chain rows: OpenCV CPU = all stages per frame on the "
       "host clock; T-API = all stages + one finish() per frame)\n");
 
+  // Bandwidth: bytes a stage must read and write (its input and output frames once; the
+  // blur's passes also their 16-bit intermediate) over its median time, against the copy.
+  const Summary copy = summarize(vt.copyMs);
+  const double copyGBps = copy.median > 0 ? 2.0 * desc.bytes() / (copy.median * 1e6) : 0;
+  std::printf(
+      "\nbandwidth (device memory; copy = clEnqueueCopyBuffer of one %s frame, read + write)\n",
+      desc.str().c_str());
+  std::printf("  copy                     %s ms  %8.1f GB/s  100%%\n", fmtMs(copy.median).c_str(),
+              copyGBps);
+  struct BwRow {
+    std::string name;
+    double bytes, ms;
+  };
+  std::vector<BwRow> bw;
+  {
+    FrameDesc cur = desc;
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      const FrameDesc outD = chain.stageOutputs()[i];
+      const std::string name = std::to_string(i + 1) + " " + chain.stage(i).name();
+      const double inB = double(cur.bytes()),
+                   outB = chain.stage(i).passthrough() ? 0.0 : double(outD.bytes());
+      if (chain.stage(i).name() == "blur" && !vt.firstMs[i].empty()) {
+        const double mid = 2.0 * double(cur.bytes());  // 16-bit intermediate
+        bw.push_back({name + " rows pass", inB + mid, summarize(vt.firstMs[i]).median});
+        bw.push_back({name + " columns pass", mid + outB, summarize(vt.lastMs[i]).median});
+      }
+      bw.push_back({name, inB + outB, vs[i].median});
+      cur = outD;
+    }
+  }
+  for (const auto& r : bw) {
+    const double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e6) : 0;
+    std::printf("  %s %s ms  %8.1f GB/s  %5.1f%%\n", pad(r.name, 24).c_str(), fmtMs(r.ms).c_str(),
+                gbps, copyGBps > 0 ? 100.0 * gbps / copyGBps : 0.0);
+  }
+
   // Engine throughput: host frames in, the chain, host frames out.
   Json js;
   js.open('{');
@@ -558,6 +615,18 @@ int run(const Options& o) {
       js.null();
     js.key("ratio_vs_cpu").value(cs[i].median > 0 ? vs[i].median / cs[i].median : NAN);
     js.key("ratio_vs_tapi").value(tt && ts[i].median > 0 ? vs[i].median / ts[i].median : NAN);
+    js.close('}');
+  }
+  js.close(']');
+  js.key("copy_ms").summary(copy);
+  js.key("copy_gbps").value(copyGBps);
+  js.key("bandwidth").open('[');
+  for (const auto& r : bw) {
+    js.open('{');
+    js.key("what").value(r.name);
+    js.key("bytes").value(r.bytes);
+    js.key("median_ms").value(r.ms);
+    js.key("gbps").value(r.ms > 0 ? r.bytes / (r.ms * 1e6) : 0.0);
     js.close('}');
   }
   js.close(']');
