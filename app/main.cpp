@@ -34,6 +34,20 @@ void setupLogging() {
   vf::app::setLogLevel("info");
 }
 
+// What a user can do about an OpenCL error that is about memory; nothing for the others.
+std::string clHint(int code) {
+  switch (code) {
+    case CL_OUT_OF_RESOURCES:
+    case CL_OUT_OF_HOST_MEMORY:
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+    case CL_INVALID_BUFFER_SIZE:
+      return "; the device ran out of memory or resources: try fewer --slots, a smaller frame, "
+             "or another --device (--list-devices)";
+    default:
+      return "";
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -53,7 +67,7 @@ int main(int argc, char** argv) {
   } catch (const vf::KernelBuildError& e) {
     return fail(vf::app::kExitRuntime, e.what());
   } catch (const vf::ClError& e) {
-    return fail(vf::app::kExitRuntime, std::string("OpenCL: ") + e.what());
+    return fail(vf::app::kExitRuntime, std::string("OpenCL: ") + e.what() + clHint(e.code()));
   } catch (const cv::Exception& e) {
     return fail(vf::app::kExitRuntime, "OpenCV: " + e.err + " (in " + e.func + ")");
   } catch (const std::exception& e) {

@@ -98,6 +98,14 @@ class VideoFileSink : public FrameSink {
     dir_ = fs::path(spec.path).parent_path();
     if (dir_.empty()) dir_ = ".";
     size_ = cv::Size(desc.width, desc.height);
+    // OpenCV's FFmpeg writer drops the last column and row of an odd size (so 1x1 cannot be
+    // written at all): an odd frame is padded by repeating its last column/row instead.
+    writtenSize_ = cv::Size(size_.width + size_.width % 2, size_.height + size_.height % 2);
+    if (writtenSize_ != size_)
+      spdlog::warn(
+          "{}: {}x{} is odd; written as {}x{} with the last column/row repeated (the "
+          "FFmpeg writer needs even sizes; an image sequence keeps the exact size)",
+          spec.path, size_.width, size_.height, writtenSize_.width, writtenSize_.height);
     if (fps <= 0) {
       spdlog::warn("input frame rate unknown; {} is written at 30 fps", spec.path);
       fps = 30;
@@ -110,9 +118,12 @@ class VideoFileSink : public FrameSink {
     if (color_ && !open(cc, fps, true)) {
       std::error_code ec;
       if (fs::exists(spec.path, ec) && fs::file_size(spec.path, ec) == 0) fs::remove(spec.path, ec);
+      const std::string usual = defaultFourcc(spec.extension);
       throw UsageError("cannot write '" + spec.path + "' with codec " + spec.fourcc + " in a ." +
-                       spec.extension + " file (FFmpeg refused it); try --codec " +
-                       defaultFourcc(spec.extension));
+                       spec.extension + " file (FFmpeg refused it); " +
+                       (spec.fourcc != usual ? "try --codec " + usual
+                                             : "try another container (.mkv, .avi) or an image "
+                                               "sequence such as out/frame_%05d.png"));
     }
     spdlog::info("writing {} ({}x{} {}, {} at {:.4g} fps)", spec.path, size_.width, size_.height,
                  color_ ? "bgr" : "gray", spec.fourcc, fps);
@@ -127,6 +138,11 @@ class VideoFileSink : public FrameSink {
       warnedSize_ = true;
       cv::resize(m, scaled_, size_, 0, 0, cv::INTER_AREA);
       m = scaled_;
+    }
+    if (writtenSize_ != size_) {
+      cv::copyMakeBorder(m, padded_, 0, writtenSize_.height - size_.height, 0,
+                         writtenSize_.width - size_.width, cv::BORDER_REPLICATE);
+      m = padded_;
     }
     if (color_ && m.channels() != 3) {
       cv::cvtColor(m, converted_, m.channels() == 1 ? cv::COLOR_GRAY2BGR : cv::COLOR_BGRA2BGR);
@@ -143,6 +159,13 @@ class VideoFileSink : public FrameSink {
   void finish() override {
     if (!writer_.isOpened()) return;
     writer_.release();  // writes the container's index: the file plays from here on
+    if (written_ == 0) {
+      // A container with no frame does not play (no stream in it): better no file at all.
+      std::error_code ec;
+      fs::remove(spec_.path, ec);
+      spdlog::warn("no frame reached {}; the empty file was removed", spec_.path);
+      return;
+    }
     spdlog::info("wrote {} frames to {}", written_, spec_.path);
   }
 
@@ -151,7 +174,7 @@ class VideoFileSink : public FrameSink {
  private:
   bool open(int cc, double fps, bool color) {
     QuietStderr quiet;
-    return writer_.open(spec_.path, cv::CAP_FFMPEG, cc, fps, size_,
+    return writer_.open(spec_.path, cv::CAP_FFMPEG, cc, fps, writtenSize_,
                         {cv::VIDEOWRITER_PROP_IS_COLOR, color ? 1 : 0});
   }
 
@@ -177,9 +200,10 @@ class VideoFileSink : public FrameSink {
   OutputSpec spec_;
   fs::path dir_;
   cv::VideoWriter writer_;
-  cv::Size size_;
+  cv::Size size_;         // the chain's output size
+  cv::Size writtenSize_;  // size_ rounded up to even
   bool color_ = true, warnedSize_ = false;
-  cv::Mat scaled_, converted_;
+  cv::Mat scaled_, padded_, converted_;
   std::int64_t written_ = 0;
 };
 

@@ -287,6 +287,9 @@ void checkSourceAccess(const SourceSpec& spec) {
     throw UsageError("input '" + t + "' is a directory; give a video file");
   if (::access(t.c_str(), R_OK) != 0)
     throw UsageError("input file '" + t + "' is not readable (permission denied)");
+  if (fs::is_regular_file(t, ec) && fs::file_size(t, ec) == 0 && !ec)
+    throw UsageError("input file '" + t +
+                     "' is empty (0 bytes): no video in it; check the path or copy it again");
 }
 
 SourceSpec classifySource(const std::string& textIn) {

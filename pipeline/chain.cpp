@@ -1,6 +1,11 @@
 #include "pipeline/chain.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+#include <stdexcept>
 
 #include "pipeline/registry.hpp"
 
@@ -29,6 +34,41 @@ std::vector<Token> split(const std::string& s, std::size_t base, char sep) {
     }
   }
   return out;
+}
+
+// Fault injection for the reliability tests (docs/RELIABILITY.md), off unless set:
+// VIDFILTER_FAULT=enqueue:N makes the N-th Chain::enqueue of the process (counting from 1) throw
+// ClError(CL_OUT_OF_RESOURCES) after the earlier stages of that frame are enqueued, as a device
+// failing mid-stream would. Read once, at the first enqueue.
+long faultAtEnqueue() {
+  static const long n = [] {
+    const char* v = std::getenv("VIDFILTER_FAULT");
+    const char* prefix = "enqueue:";
+    if (!v || std::strncmp(v, prefix, std::strlen(prefix)) != 0) return 0L;
+    return std::max(0L, std::strtol(v + std::strlen(prefix), nullptr, 10));
+  }();
+  return n;
+}
+std::atomic<long> gEnqueues{0};
+
+std::string mib(std::uint64_t bytes) {
+  return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
+}
+
+// A frame too large for one buffer on this device: one message that says what to do, instead of
+// CL_INVALID_BUFFER_SIZE from somewhere inside a stage or the engine.
+std::runtime_error frameTooLarge(const ClContext& cl, const FrameDesc& in, const std::string& what,
+                                 std::uint64_t bytes) {
+  return std::runtime_error(
+      "frame " + in.str() + " is too large for " + cl.info().name + ": " + what + " needs " +
+      mib(bytes) + " in one buffer, the device allows " + mib(cl.info().maxAllocBytes) +
+      " (CL_DEVICE_MAX_MEM_ALLOC_SIZE); scale the input down or choose a device with more "
+      "memory (--list-devices)");
+}
+
+bool isAllocationFailure(int code) {
+  return code == CL_INVALID_BUFFER_SIZE || code == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+         code == CL_OUT_OF_RESOURCES || code == CL_OUT_OF_HOST_MEMORY;
 }
 
 std::string trimCopy(const std::string& s) {
@@ -70,6 +110,7 @@ Chain Chain::parse(const std::string& text) {
       const std::string args = item.text.substr(eq + 1);
       std::size_t positional = 0;
       bool named = false;
+      std::set<std::string> given;
       for (const Token& kv : split(args, item.pos + eq + 1, ':')) {
         const auto e = kv.text.find('=');
         std::string key, value;
@@ -96,6 +137,10 @@ Chain Chain::parse(const std::string& text) {
         } catch (const ParamError& pe) {
           throw ChainError(name + ": " + pe.what(), text, kv.pos, kv.text.size());
         }
+        // Only after set(), so an unknown name is reported as unknown first.
+        if (!given.insert(key).second)
+          throw ChainError(name + ": " + key + " is given twice; keep one", text, kv.pos,
+                           kv.text.size());
       }
     }
     try {
@@ -134,6 +179,8 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
   if (in.empty())
     throw UserError("cannot configure the chain for an empty frame (" + in.str() + ")");
   configured_ = false;
+  const std::uint64_t maxAlloc = cl.info().maxAllocBytes;
+  if (maxAlloc && in.bytes() > maxAlloc) throw frameTooLarge(cl, in, "the input", in.bytes());
   cl_ = &cl;
   published_.clear();
   stageOut_.assign(stages_.size(), FrameDesc{});
@@ -146,7 +193,18 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
       continue;
     }
     StageContext ctx{cl, static_cast<int>(i), published_};
-    const FrameDesc out = stages_[i]->configure(ctx, cur);
+    FrameDesc out;
+    try {
+      out = stages_[i]->configure(ctx, cur);
+    } catch (const ClError& e) {
+      if (!isAllocationFailure(e.code())) throw;
+      throw std::runtime_error(stages_[i]->name() + ": " + e.what() + " for frame " + in.str() +
+                               ": the frame is too large for " + cl.info().name +
+                               "; scale the input down or choose a device with more memory "
+                               "(--list-devices)");
+    }
+    if (maxAlloc && out.bytes() > maxAlloc)
+      throw frameTooLarge(cl, in, stages_[i]->name() + "'s output", out.bytes());
     if (!stages_[i]->passthrough()) {
       published_.clear();
       ++producers;
@@ -192,12 +250,22 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
   for (std::size_t i = 0; i < stages_.size(); ++i)
     if (enabled_[i] && !stages_[i]->passthrough()) lastProducer = i;
 
+  std::size_t lastEnabled = stages_.size();
+  for (std::size_t i = 0; i < stages_.size(); ++i)
+    if (enabled_[i]) lastEnabled = i;
+  const long fault = faultAtEnqueue();
+  const bool injectFault = fault > 0 && gEnqueues.fetch_add(1) + 1 == fault;
+
   const cl::Buffer* cur = &in;
   std::vector<cl::Event> deps = wait;
   int nextScratch = 0;
   for (std::size_t i = 0; i < stages_.size(); ++i) {
     if (!enabled_[i]) continue;
     Stage& st = *stages_[i];
+    if (injectFault && i == lastEnabled)
+      throw ClError(CL_OUT_OF_RESOURCES,
+                    "clEnqueueNDRangeKernel(" + st.name() +
+                        ") [injected by VIDFILTER_FAULT=enqueue:" + std::to_string(fault) + "]");
     const cl::Buffer* dst = cur;
     if (!st.passthrough()) dst = (i == lastProducer) ? &out : &scratch_[nextScratch++ % 2];
     StageEvents ev = st.enqueue(queue, *cur, *dst, deps);

@@ -1,0 +1,207 @@
+// Reliability: bad input, through the real binary (issue 7). What tests/test_app_cli.cpp,
+// test_app_offline.cpp and test_app_live.cpp already cover (missing, unreadable, text-as-video,
+// truncated, missing camera, stream end, resolution change, every output error) is not repeated;
+// docs/RELIABILITY.md has the whole table.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+#include <random>
+
+#include "app/sinks.hpp"
+#include "tests/support/test_support.hpp"
+#include "tests/test_reliability.hpp"
+
+using namespace vf::reltest;
+using vf::test::Child;
+using vf::test::runVidfilter;
+using vf::test::TempDir;
+
+namespace {
+
+struct Counts {
+  long in = -1, out = -1;
+};
+
+Counts summary(const std::string& out) {
+  Counts c;
+  std::smatch m;
+  if (std::regex_search(out, m, std::regex("frames: ([0-9]+) in, ([0-9]+) out"))) {
+    c.in = std::stol(m[1]);
+    c.out = std::stol(m[2]);
+  }
+  return c;
+}
+
+// The chain gray,brightness=gain=2 done by OpenCV.
+cv::Mat grayGain2(const cv::Mat& bgr) {
+  cv::Mat g, out;
+  cv::cvtColor(bgr, g, cv::COLOR_BGR2GRAY);
+  g.convertTo(out, CV_8U, 2.0, 0);
+  return out;
+}
+
+}  // namespace
+
+TEST(ReliabilityInput, EmptyFile) {
+  TempDir dir("rel_empty");
+  { std::ofstream f(dir / "empty.mp4"); }
+  expectOneError(runVidfilter({"-i", dir / "empty.mp4", "--chain", "gray", "-o", dir / "o.mkv"}), 2,
+                 "input file '" + (dir / "empty.mp4") + "' is empty (0 bytes)");
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+}
+
+TEST(ReliabilityInput, AudioOnlyFileIsNotAVideo) {
+  TempDir dir("rel_audio");
+  makeClip(dir / "tone.mp4", "sine=d=1", "-c:a aac");
+  expectOneError(runVidfilter({"-i", dir / "tone.mp4", "--chain", "gray", "-o", dir / "o.mkv"}), 2,
+                 "'" + (dir / "tone.mp4") + "' is not a video FFmpeg can read");
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+}
+
+TEST(ReliabilityInput, DamageInTheMiddleIsSkippedAndCounted) {
+  // 100 frames of MPEG-4 in AVI with 8 KiB of noise written over two places in the middle: what
+  // decodes is processed, the rest is counted and reported, the run ends normally.
+  TempDir dir("rel_corrupt");
+  const std::string clip = dir / "damaged.avi";
+  makeClip(clip, "testsrc=size=160x120:rate=25", "-t 4 -c:v mpeg4 -q:v 3 -g 10");
+  const auto size = std::filesystem::file_size(clip);
+  {
+    std::fstream f(clip, std::ios::in | std::ios::out | std::ios::binary);
+    std::mt19937 rng(7);
+    for (const double at : {0.35, 0.65}) {
+      f.seekp(static_cast<std::streamoff>(size * at));
+      for (int i = 0; i < 8192; ++i) f.put(static_cast<char>(rng()));
+    }
+  }
+  const std::string out = dir / "out.mkv";
+  vf::test::ProcOptions opt;
+  opt.timeoutSec = 60;
+  const auto r = runVidfilter({"-i", clip, "--chain", "gray", "-o", out}, opt);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Counts c = summary(r.out);
+  EXPECT_GT(c.out, 50) << r.out;
+  EXPECT_LT(c.out, 100) << "the damage went unnoticed:\n" << r.out;
+  EXPECT_NE(r.err.find("failed to decode"), std::string::npos) << r.err;
+  EXPECT_EQ(probe(out).frames, c.out);
+  EXPECT_EQ(decodeErrors(out), "");
+}
+
+TEST(ReliabilityInput, ImageSequenceStopsAtADamagedImage) {
+  // Policy for image sequences: they end at the first image that cannot be read, with a
+  // warning; every image before it is processed and written whole.
+  TempDir dir("rel_seq");
+  makeClip(dir / "in_%03d.png", "testsrc=size=64x48:rate=10", "-t 2");
+  std::filesystem::resize_file(dir / "in_010.png", 100);
+  const auto r = runVidfilter(
+      {"-i", dir / "in_%03d.png", "--chain", "gray,brightness=gain=2", "-o", dir / "out_%03d.png"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("could not be read (truncated or damaged file)"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(framesWritten(r.err), 9) << r.err;
+  for (int i = 1; i <= 9; ++i) {
+    const cv::Mat in = cv::imread(vf::app::sequenceFileName(dir / "in_%03d.png", i - 1));
+    const cv::Mat out =
+        cv::imread(vf::app::sequenceFileName(dir / "out_%03d.png", i - 1), cv::IMREAD_UNCHANGED);
+    ASSERT_FALSE(out.empty()) << i;
+    EXPECT_LE(vf::test::maxAbsDiff(out, grayGain2(in)), 1) << i;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "out_010.png"));
+}
+
+TEST(ReliabilityInput, OneByOneVideo) {
+  TempDir dir("rel_1x1");
+  const std::string clip = dir / "one.mkv";
+  makeClip(clip, "testsrc=size=1x1:rate=10", "-t 1 -c:v ffv1");
+  // The whole chain on 1x1 frames into a video: OpenCV's writer cannot take 1x1, so it is
+  // padded to 2x2 (with a warning) instead of failing.
+  auto r = runVidfilter(
+      {"-i", clip, "--chain", "gray,blur,sobel,hist,brightness", "-o", dir / "out.mkv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("1x1 is odd; written as 2x2"), std::string::npos) << r.err;
+  const Probe p = probe(dir / "out.mkv");
+  EXPECT_EQ(p.frames, 10);
+  EXPECT_EQ(p.width, 2);
+  EXPECT_EQ(p.height, 2);
+  // Into images: exactly 1x1, and the value OpenCV computes.
+  r = runVidfilter({"-i", clip, "--chain", "gray,brightness=gain=2", "-o", dir / "f_%02d.png"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  cv::VideoCapture cap(clip, cv::CAP_FFMPEG);
+  cv::Mat in;
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(cap.read(in)) << i;
+    const cv::Mat out =
+        cv::imread(vf::app::sequenceFileName(dir / "f_%02d.png", i), cv::IMREAD_UNCHANGED);
+    ASSERT_EQ(out.size(), cv::Size(1, 1)) << i;
+    EXPECT_LE(vf::test::maxAbsDiff(out, grayGain2(in)), 1) << i;
+  }
+}
+
+TEST(ReliabilityInput, OddSizeIsPaddedNotCropped) {
+  // OpenCV's FFmpeg writer silently drops the last column and row of an odd size; vidfilter
+  // pads by repeating them, so no pixel is lost. FFV1 is lossless: every pixel is checked.
+  TempDir dir("rel_odd");
+  const std::string clip = dir / "odd.mkv";
+  makeClip(clip, "testsrc=size=17x13:rate=10", "-t 1 -c:v ffv1");
+  const auto r =
+      runVidfilter({"-i", clip, "--chain", "gray,brightness=gain=2", "-o", dir / "out.mkv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("17x13 is odd; written as 18x14"), std::string::npos) << r.err;
+  const Probe p = probe(dir / "out.mkv");
+  EXPECT_EQ(p.frames, 10);
+  ASSERT_EQ(p.width, 18);
+  ASSERT_EQ(p.height, 14);
+  cv::VideoCapture in(clip, cv::CAP_FFMPEG), got(dir / "out.mkv", cv::CAP_FFMPEG);
+  cv::Mat a, b, g;
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(in.read(a)) << i;
+    ASSERT_TRUE(got.read(b)) << i;
+    cv::cvtColor(b, g, cv::COLOR_BGR2GRAY);
+    EXPECT_EQ(vf::test::maxAbsDiff(g(cv::Rect(0, 0, 17, 13)), grayGain2(a)), 0) << i;
+    EXPECT_EQ(vf::test::maxAbsDiff(g.col(17), g.col(16)), 0) << i;
+    EXPECT_EQ(vf::test::maxAbsDiff(g.row(13), g.row(12)), 0) << i;
+  }
+}
+
+TEST(ReliabilityInput, NetworkStreamThatVanishesEndsTheRun) {
+  // ffmpeg sends 3 s of MPEG-TS over loopback UDP, then stops (a camera unplugged, a server
+  // gone): no end-of-stream ever comes, so the read timeout ends the run with a warning, and
+  // the file written so far plays.
+  TempDir dir("rel_udp");
+  const int port = 20000 + static_cast<int>(::getpid() % 20000);
+  const std::string url = "udp://127.0.0.1:" + std::to_string(port);
+  Child sender("/usr/bin/env", {"ffmpeg", "-v", "error", "-re", "-f", "lavfi", "-i",
+                                "testsrc2=size=160x120:rate=25", "-t", "3", "-c:v", "mpeg4", "-q:v",
+                                "5", "-f", "mpegts", url + "?pkt_size=1316"});
+  ::usleep(300 * 1000);
+  vf::test::ProcOptions opt;
+  opt.timeoutSec = 40;
+  const std::string out = dir / "udp.mkv";
+  const auto r = runVidfilter(
+      {"-i", url + "?overrun_nonfatal=1&fifo_size=5000000", "--chain", "gray", "-o", out}, opt);
+  sender.wait();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(r.seconds, 25) << "the run did not end when the stream vanished";
+  EXPECT_NE(r.err.find("stopped delivering frames after"), std::string::npos) << r.err;
+  const Counts c = summary(r.out);
+  EXPECT_GT(c.out, 10) << r.out;
+  EXPECT_EQ(probe(out).frames, c.out);
+  EXPECT_EQ(decodeErrors(out), "");
+}
+
+TEST(ReliabilityInput, ParameterGivenTwiceInTheChain) {
+  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray,brightness=gain=1:gain=2"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(errorLines(r.err),
+            "vidfilter: brightness: gain is given twice; keep one\n"
+            "  gray,brightness=gain=1:gain=2\n"
+            "                         ^^^^^^\n");
+  // The shorthand counts too: "blur=2" is sigma=2.
+  const auto s = runVidfilter({"-i", kVideo, "--chain", "blur=2:sigma=3"});
+  EXPECT_EQ(s.status, 2);
+  EXPECT_NE(s.err.find("vidfilter: blur: sigma is given twice; keep one"), std::string::npos)
+      << s.err;
+}
