@@ -249,10 +249,10 @@ TEST(ReliabilityInterrupt, SignalAtAnyMomentEndsCleanly) {
   }
 }
 
-TEST(ReliabilityInterrupt, SignalsWhileDrainingAtTheEndOfAStream) {
+TEST(ReliabilityInterrupt, SignalWhileDrainingAtTheEndOfAStream) {
   // A live source that ends (num-buffers) with large frames and eight slots: after the source
-  // has said it stopped, the engine is still draining frames in flight. A SIGTERM then, and a
-  // second one, must end the program at once; otherwise the run ends normally.
+  // has said it stopped, the engine drains the frames in flight for a few hundred ms (measured
+  // 160-300 ms here). A SIGTERM then must not deadlock the drain, and the file must be closed.
   TempDir dir("rel_drain");
   const std::string out = dir / "drain.mkv";
   vf::test::ProcOptions opt;
@@ -268,10 +268,12 @@ TEST(ReliabilityInterrupt, SignalsWhileDrainingAtTheEndOfAStream) {
       60))
       << c.errSoFar();
   c.signal(SIGTERM);
-  c.signal(SIGTERM);
   const auto r = c.wait();
   EXPECT_LT(r.seconds, 55);
-  // 143 from the second signal (immediate exit) or from the first (a clean stop that won the
-  // race), or 0 when the drain was already done: all fine; a hang or a crash is not.
+  // 143 when the signal came during the drain, 0 when the drain had just finished.
   EXPECT_TRUE(r.status == 0 || r.status == 143) << r.status << "\n" << r.err;
+  const long written = framesWritten(r.err);
+  EXPECT_GE(written, 1) << r.err;
+  EXPECT_EQ(probe(out).frames, written);
+  EXPECT_EQ(decodeErrors(out), "");
 }
