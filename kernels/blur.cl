@@ -36,14 +36,14 @@
 #define FLOATV float
 #define TO_FLOATV convert_float
 #define TO_USHORTV convert_ushort
-#define TO_UCHARV_SAT_RTZ convert_uchar_sat_rtz
+#define TO_UCHARV convert_uchar
 #define TO_ROWTV CAT(convert_, ROW_T)
 #define TO_COLTV CAT(convert_, COL_T)
 #else
 #define FLOATV CAT(float, VEC)
 #define TO_FLOATV CAT(convert_float, VEC)
 #define TO_USHORTV CAT(convert_ushort, VEC)
-#define TO_UCHARV_SAT_RTZ CAT(CAT(convert_uchar, VEC), _sat_rtz)
+#define TO_UCHARV CAT(convert_uchar, VEC)
 #define TO_ROWTV CAT(CAT(convert_, ROW_T), VEC)
 #define TO_COLTV CAT(CAT(convert_, COL_T), VEC)
 #endif
@@ -67,7 +67,17 @@ typedef CAT(float, VEC) __attribute__((aligned(4))) float_vu;
 #define ST(T, AS, v, p) CAT(vstore, VEC)(v, 0, p)
 #endif
 
-#define ROW_TW (WGX * VEC)    // output elements of one row-pass tile row
+#define KERNEL_ATTRS __attribute__((reqd_work_group_size(WGX, WGY, 1)))
+
+// Tap loops: unrolled completely for the usual radii (the loop is then straight-line vector
+// code and k & 1 below is static), by 4 for the large ones (code size, compile time).
+#if RADIUS <= 16
+#define UNROLL_TAPS _Pragma("unroll")
+#else
+#define UNROLL_TAPS _Pragma("unroll 4")
+#endif
+
+#define ROW_TW (WGX * VEC * ROW_PX)  // output elements of one row-pass tile row
 #define ROW_HALO (RADIUS * CHANNELS)  // input elements needed on each side
 #define ROW_CHUNKS ((ROW_TW + 2 * ROW_HALO + VEC - 1) / VEC)  // VEC-wide chunks per tile row
 #define ROW_LOADS ((ROW_CHUNKS + WGX - 1) / WGX)
@@ -77,7 +87,7 @@ typedef CAT(float, VEC) __attribute__((aligned(4))) float_vu;
 #define COL_TILE_H (COL_TH + 2 * RADIUS)
 #define COL_LOADS ((COL_TILE_H + WGY - 1) / WGY)
 
-__kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_rows(
+__kernel KERNEL_ATTRS void blur_rows(
     __global const uchar* src, __global ushort* mid, int width, int height,
     __constant float* taps, int value) {
   __local ROW_T tile[WGY][ROW_CHUNKS * VEC];
@@ -94,7 +104,8 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_rows(
     for (int k = 0; k < ROW_LOADS; ++k) {
       const int c = k * WGX + lx;  // chunk of VEC elements; tile element c*VEC is row element p
       const int p = first + c * VEC;
-      if (c < ROW_CHUNKS) {
+      // Chunks wholly past the last element any output needs are skipped (the last tile).
+      if (c < ROW_CHUNKS && p < n + ROW_HALO) {
         if (p >= 0 && p + VEC <= n) {
           // Inside the row (all but the chunks at the two ends): one vector load.
           ST(ROW_T, __local, TO_ROWTV(LD(uchar, __global, srow + p)), trow + c * VEC);
@@ -112,25 +123,39 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_rows(
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  const int e = e0 + lx * VEC;  // this work-item's first output element
-  if (rowInside && e < n) {
-    const __local ROW_T* centre = trow + lx * VEC + ROW_HALO;
-    FLOATV s = taps[0] * TO_FLOATV(LD(ROW_T, __local, centre));
-    for (int k = 1; k <= RADIUS; ++k)
-      s += taps[k] * (TO_FLOATV(LD(ROW_T, __local, centre - k * CHANNELS)) +
-                      TO_FLOATV(LD(ROW_T, __local, centre + k * CHANNELS)));
-    __global ushort* out = mid + (size_t)y * n + e;
-    if (e + VEC <= n) {
-      ST(ushort, __global, TO_USHORTV(s), out);
-    } else {
-      ushort part[VEC];
-      ST(ushort, __private, TO_USHORTV(s), part);
-      for (int j = 0; j < n - e; ++j) out[j] = part[j];
+  if (rowInside) {
+    for (int j = 0; j < ROW_PX; ++j) {
+      const int c = j * WGX + lx;  // output chunk in the tile
+      const int e = e0 + c * VEC;  // its first element in the row
+      if (e < n) {
+        const __local ROW_T* centre = trow + c * VEC + ROW_HALO;
+        // Two accumulators halve the chain of dependent multiply-adds (unrolled, k & 1 is
+        // static).
+        FLOATV s = taps[0] * TO_FLOATV(LD(ROW_T, __local, centre)), s2 = 0;
+        UNROLL_TAPS
+        for (int k = 1; k <= RADIUS; ++k) {
+          if (k & 1)
+            s2 += taps[k] * (TO_FLOATV(LD(ROW_T, __local, centre - k * CHANNELS)) +
+                             TO_FLOATV(LD(ROW_T, __local, centre + k * CHANNELS)));
+          else
+            s += taps[k] * (TO_FLOATV(LD(ROW_T, __local, centre - k * CHANNELS)) +
+                            TO_FLOATV(LD(ROW_T, __local, centre + k * CHANNELS)));
+        }
+        s += s2;
+        __global ushort* out = mid + (size_t)y * n + e;
+        if (e + VEC <= n) {
+          ST(ushort, __global, TO_USHORTV(s), out);
+        } else {
+          ushort part[VEC];
+          ST(ushort, __private, TO_USHORTV(s), part);
+          for (int q = 0; q < n - e; ++q) out[q] = part[q];
+        }
+      }
     }
   }
 }
 
-__kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_cols(
+__kernel KERNEL_ATTRS void blur_cols(
     __global const ushort* mid, __global uchar* dst, int width, int height,
     __constant float* taps, int value) {
   __local COL_T tile[COL_TILE_H][COL_TW];
@@ -165,17 +190,25 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_cols(
       const int r = m * WGY + ly;  // output row in the tile; its centre is tile row r + R
       const int y = y0 + r;
       if (y < height) {
-        FLOATV s = taps[0] * TO_FLOATV(LD(COL_T, __local, tile[r + RADIUS] + i));
-        for (int k = 1; k <= RADIUS; ++k)
-          s += taps[k] * (TO_FLOATV(LD(COL_T, __local, tile[r + RADIUS - k] + i)) +
-                          TO_FLOATV(LD(COL_T, __local, tile[r + RADIUS + k] + i)));
-        // (s + 2^15) >> 16, exact in float (s < 2^24); truncation is floor for s >= 0.
+        FLOATV s = taps[0] * TO_FLOATV(LD(COL_T, __local, tile[r + RADIUS] + i)), s2 = 0;
+        UNROLL_TAPS
+        for (int k = 1; k <= RADIUS; ++k) {
+          if (k & 1)
+            s2 += taps[k] * (TO_FLOATV(LD(COL_T, __local, tile[r + RADIUS - k] + i)) +
+                             TO_FLOATV(LD(COL_T, __local, tile[r + RADIUS + k] + i)));
+          else
+            s += taps[k] * (TO_FLOATV(LD(COL_T, __local, tile[r + RADIUS - k] + i)) +
+                            TO_FLOATV(LD(COL_T, __local, tile[r + RADIUS + k] + i)));
+        }
+        s += s2;
+        // (s + 2^15) >> 16, exact in float (s < 2^24); truncation is floor for s >= 0 and the
+        // result is at most 255 (s <= 255*2^16), so no saturation is needed.
         __global uchar* out = dst + (size_t)y * n + e;
         if (e + VEC <= n) {
-          ST(uchar, __global, TO_UCHARV_SAT_RTZ((s + 32768.0f) * (1.0f / 65536.0f)), out);
+          ST(uchar, __global, TO_UCHARV((s + 32768.0f) * (1.0f / 65536.0f)), out);
         } else {
           uchar part[VEC];
-          ST(uchar, __private, TO_UCHARV_SAT_RTZ((s + 32768.0f) * (1.0f / 65536.0f)), part);
+          ST(uchar, __private, TO_UCHARV((s + 32768.0f) * (1.0f / 65536.0f)), part);
           for (int j = 0; j < n - e; ++j) out[j] = part[j];
         }
       }
