@@ -31,7 +31,9 @@ static void* next(const char* name) {
   return f;
 }
 
-#define REAL(name) static __typeof__(&name) real; if (!real) real = (__typeof__(&name))next(#name)
+#define REAL(name)               \
+  static __typeof__(&name) real; \
+  if (!real) real = (__typeof__(&name))next(#name)
 
 static void* writer(void* arg) {
   const char* path = (const char*)arg;
@@ -78,8 +80,8 @@ static cl_int changed(int type, cl_int rc, long by) {
 
 // --- creation -------------------------------------------------------------------------------
 cl_context clCreateContext(const cl_context_properties* p, cl_uint n, const cl_device_id* d,
-                           void(CL_CALLBACK* cb)(const char*, const void*, size_t, void*),
-                           void* u, cl_int* e) {
+                           void(CL_CALLBACK* cb)(const char*, const void*, size_t, void*), void* u,
+                           cl_int* e) {
   REAL(clCreateContext);
   cl_context c = real(p, n, d, cb, u, e);
   created(CONTEXT, c);
@@ -156,14 +158,14 @@ cl_event clCreateUserEvent(cl_context c, cl_int* e) {
 }
 
 // --- retain / release -------------------------------------------------------------------------
-#define REFCOUNT(type, TYPE, Name)                                    \
-  cl_int clRetain##Name(type o) {                                     \
-    REAL(clRetain##Name);                                             \
-    return changed(TYPE, real(o), +1);                                \
-  }                                                                   \
-  cl_int clRelease##Name(type o) {                                    \
-    REAL(clRelease##Name);                                            \
-    return changed(TYPE, real(o), -1);                                \
+#define REFCOUNT(type, TYPE, Name)     \
+  cl_int clRetain##Name(type o) {      \
+    REAL(clRetain##Name);              \
+    return changed(TYPE, real(o), +1); \
+  }                                    \
+  cl_int clRelease##Name(type o) {     \
+    REAL(clRelease##Name);             \
+    return changed(TYPE, real(o), -1); \
   }
 REFCOUNT(cl_context, CONTEXT, Context)
 REFCOUNT(cl_command_queue, QUEUE, CommandQueue)
@@ -217,8 +219,8 @@ cl_int clEnqueueWriteBufferRect(cl_command_queue q, cl_mem b, cl_bool bl, const 
   evented(rc, ev);
   return rc;
 }
-cl_int clEnqueueCopyBuffer(cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof,
-                           size_t n, WL) {
+cl_int clEnqueueCopyBuffer(cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof, size_t n,
+                           WL) {
   REAL(clEnqueueCopyBuffer);
   cl_int rc = real(q, s, d, so, dof, n, nw, wl, ev);
   evented(rc, ev);

@@ -28,8 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // canonical text must parse to itself.
     const std::string canonical = vf::Chain::parse(*s.chain).str();
     if (vf::Chain::parse(canonical).str() != canonical) {
-      std::fprintf(stderr, "chain round trip: '%s' -> '%s'\n", s.chain->c_str(),
-                   canonical.c_str());
+      std::fprintf(stderr, "chain round trip: '%s' -> '%s'\n", s.chain->c_str(), canonical.c_str());
       std::abort();
     }
   }
