@@ -266,6 +266,7 @@ void checkTomlPlusPlusSafe(const std::string& text, const std::string& file) {
     throw UsageError(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
   };
   auto nonAscii = [](char c) { return static_cast<unsigned char>(c) >= 0x80; };
+  auto oneOf = [](const char* set, char c) { return c != '\0' && std::strchr(set, c); };
   auto run = [&](std::size_t i, char q) {  // length of the run of `q` starting at i
     std::size_t n = 0;
     while (i + n < text.size() && text[i + n] == q) ++n;
@@ -273,9 +274,10 @@ void checkTomlPlusPlusSafe(const std::string& text, const std::string& file) {
   };
   std::size_t i = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;  // a UTF-8 byte order mark
   bool afterLineEndingBackslash = false;
-  char prevSig = '\n';     // in code: the last character other than blanks
-  bool keyContext = true;  // in code: a key may come here (not a value)
-  std::string brackets;    // open [ and { in code
+  char prevSig = '\n';       // in code: the last character other than blanks
+  bool keyContext = true;    // in code: a key may come here (not a value)
+  std::string brackets;      // open [ and { in code
+  bool inBareValue = false;  // in code: inside a value that is not a string, array or table
   for (; i < text.size(); ++i) {
     const char c = text[i];
     if (c == '\n') {
@@ -284,38 +286,48 @@ void checkTomlPlusPlusSafe(const std::string& text, const std::string& file) {
       if (in == In::Comment || in == In::Basic || in == In::Literal) in = In::Code;
       if (in == In::Code) {
         prevSig = '\n';
+        inBareValue = false;
         keyContext = brackets.empty();  // a new key, unless inside a multi-line array
       }
       continue;
     }
     if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++col;  // columns count code points
     switch (in) {
-      case In::Code:
+      case In::Code: {
         if (nonAscii(c))
           fail(
               "a non-ASCII character outside a string or comment (not valid TOML; quote text "
               "as \"...\")");
+        const bool blank = c == ' ' || c == '\t' || c == '\r';
+        // A bare value (a number, a date, true, or junk) runs to the next blank, ] } , or #:
+        // toml++ reads all of it, so a quote or bracket inside it (92'23, 1."x") opens nothing.
+        if (inBareValue) {
+          if (!blank && !oneOf("]},#", c)) break;
+          inBareValue = false;
+        }
         if (c == '#') in = In::Comment;
-        // A quote opens a string only where a key or a value starts (after a dot: in keys
-        // only). Elsewhere (92'23, 1."x") toml++ reads it as part of a bare token, up to the
-        // next blank: so, here, it stays code.
         if (c == '=') keyContext = false;
         if (c == '{' || c == '[') brackets.push_back(c);
         if (c == '{') keyContext = true;
         if ((c == '}' || c == ']') && !brackets.empty()) brackets.pop_back();
         if (c == ',') keyContext = !brackets.empty() && brackets.back() == '{';
-        if ((c == '"' || c == '\'') && prevSig != '\0' &&
-            (std::strchr("=[{,\n", prevSig) || (prevSig == '.' && keyContext))) {
-          const bool multi = run(i, c) >= 3;
-          in = c == '"' ? (multi ? In::MultiBasic : In::Basic)
-                        : (multi ? In::MultiLiteral : In::Literal);
-          if (multi) {
-            i += 2;
-            col += 2;
+        if (c == '"' || c == '\'') {
+          // A quote opens a string only where a key or a value starts (after a dot: in a key).
+          if (oneOf("=[{,\n", prevSig) || (prevSig == '.' && keyContext)) {
+            const bool multi = run(i, c) >= 3;
+            in = c == '"' ? (multi ? In::MultiBasic : In::Basic)
+                          : (multi ? In::MultiLiteral : In::Literal);
+            if (multi) {
+              i += 2;
+              col += 2;
+            }
           }
+        } else if (!keyContext && !blank && !oneOf("=[]{},#", c)) {
+          inBareValue = true;
         }
-        if (c != ' ' && c != '\t' && c != '\r') prevSig = c;
+        if (!blank) prevSig = c;
         break;
+      }
       case In::Comment:
         break;
       case In::Basic:

@@ -101,6 +101,10 @@ TEST(ReliabilityConfig, FuzzRegressionNonAsciiOutsideStrings) {
   EXPECT_EQ(configError("frames = 92'23\xcc\x94 0Z\n2]\n").rfind("t.toml:1:15: a non-ASCII", 0),
             0u);
   EXPECT_EQ(configError("x = 1.\"\xc3\xa9\"\n").rfind("t.toml:1:8: a non-ASCII", 0), 0u);
+  // Found next: a bracket and a quote inside a bare value ("184[\"") open nothing either.
+  EXPECT_EQ(
+      configError("frames = 46116860184[\"=St\xcb\x9c\x8b\n").rfind("t.toml:1:26: a non-ASCII", 0),
+      0u);
   // Upstream #190: a line-ending backslash, then U+00A7 first on the next line.
   EXPECT_EQ(configError("title = \"\"\"\\\n\xc2\xa7\"\"\"\n"),
             "t.toml:2:1: a non-ASCII character first after a line-ending backslash in a \"\"\" "
@@ -132,6 +136,11 @@ TEST(ReliabilityConfig, NonAsciiInsideStringsAndCommentsStillWorks) {
   EXPECT_EQ(configError("a.\"\xc3\xa9\" = 1\n").rfind("t.toml:1:1: a: unknown key", 0), 0u);
   EXPECT_EQ(configError("[preview]\ntitle = \"x\"\n[\"\xc3\xa9\".\"b\"]\n")
                 .rfind("t.toml:3:2: \xc3\xa9: unknown key", 0),
+            0u);
+  // Strings inside arrays and inline tables, after numbers, dates and booleans.
+  EXPECT_EQ(configError("x = [1, \"\xc3\xa9\", {a = 2, \"\xc3\xa9\" = '\xc2\xa7'}, 1979-05-27, "
+                        "true,\n  '\xc3\xa9']\n")
+                .rfind("t.toml:1:1: x: unknown key", 0),
             0u);
   // After a string that ends in an escaped quote, code resumes: a stray é there is refused.
   EXPECT_EQ(configError("input = \"a\\\"\" \xc3\xa9\n").rfind("t.toml:1:15: a non-ASCII", 0), 0u);
