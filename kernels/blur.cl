@@ -16,9 +16,11 @@
 // The schedule (how), all -D build options chosen by the host (pipeline/stages/blur.cpp):
 //   RADIUS   R, the radius (ksize = 2R+1)     CHANNELS 1, 3 or 4: a row is width*CHANNELS
 //   WGX,WGY  work-group shape                 BORDER_* one border mode (border.cl)
-//   VEC      elements per work-item along a row (explicit vectors: on PoCL they become SIMD
+//   VEC      elements per vector along a row (explicit vectors: on PoCL they become SIMD
 //            registers whether or not the work-item loop vectorises; on GPUs a small VEC keeps
 //            local-memory accesses conflict-free)
+//   ROW_PX   vectors per work-item in the row pass (interleaved WGX vectors apart), amortising
+//            per-work-item overhead (on PoCL, the work-item loop's bookkeeping)
 //   COL_PY   rows per work-item in the column pass (interleaved WGY apart), amortising the
 //            2R halo rows over more outputs
 //   ROW_T, COL_T  element type of the local tiles: float (converted once, on load) or, when a
@@ -77,23 +79,22 @@ typedef CAT(float, VEC) __attribute__((aligned(4))) float_vu;
 #define UNROLL_TAPS _Pragma("unroll 4")
 #endif
 
-#define ROW_TW (WGX * VEC * ROW_PX)  // output elements of one row-pass tile row
+#define ROW_TW (WGX * VEC * ROW_PX)   // output elements of one row-pass tile row
 #define ROW_HALO (RADIUS * CHANNELS)  // input elements needed on each side
 #define ROW_CHUNKS ((ROW_TW + 2 * ROW_HALO + VEC - 1) / VEC)  // VEC-wide chunks per tile row
 #define ROW_LOADS ((ROW_CHUNKS + WGX - 1) / WGX)
 
-#define COL_TW (WGX * VEC)    // columns (elements) of one column-pass tile
-#define COL_TH (WGY * COL_PY) // output rows of one column-pass tile
+#define COL_TW (WGX * VEC)     // columns (elements) of one column-pass tile
+#define COL_TH (WGY * COL_PY)  // output rows of one column-pass tile
 #define COL_TILE_H (COL_TH + 2 * RADIUS)
 #define COL_LOADS ((COL_TILE_H + WGY - 1) / WGY)
 
-__kernel KERNEL_ATTRS void blur_rows(
-    __global const uchar* src, __global ushort* mid, int width, int height,
-    __constant float* taps, int value) {
+__kernel KERNEL_ATTRS void blur_rows(__global const uchar* src, __global ushort* mid, int width,
+                                     int height, __constant float* taps, int value) {
   __local ROW_T tile[WGY][ROW_CHUNKS * VEC];
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int y = get_group_id(1) * WGY + ly;
-  const int n = width * CHANNELS;          // elements in a row
+  const int n = width * CHANNELS;           // elements in a row
   const int e0 = get_group_id(0) * ROW_TW;  // first output element of this tile
   const int first = e0 - ROW_HALO;          // element held by tile[ly][0]
   const bool rowInside = y < height;
@@ -155,9 +156,8 @@ __kernel KERNEL_ATTRS void blur_rows(
   }
 }
 
-__kernel KERNEL_ATTRS void blur_cols(
-    __global const ushort* mid, __global uchar* dst, int width, int height,
-    __constant float* taps, int value) {
+__kernel KERNEL_ATTRS void blur_cols(__global const ushort* mid, __global uchar* dst, int width,
+                                     int height, __constant float* taps, int value) {
   __local COL_T tile[COL_TILE_H][COL_TW];
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int n = width * CHANNELS;
