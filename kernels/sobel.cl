@@ -149,6 +149,7 @@ inline UCHARV load_shifted(__local const uchar* p, int o) { return VLOAD(0, p + 
 
 // The horizontal taps of VX bytes of one tile row (p points at the first of them).
 inline void horizontal_taps(__local const uchar* p, ScaledTaps taps, FLOATV* d, FLOATV* s) {
+  (void)taps;  // unused in MODE_X
   FLOATV v[2 * R + 1];
 #pragma unroll
   for (int k = 0; k < 2 * R + 1; ++k) v[k] = TO_FLOATV(load_shifted(p, (k - R) * CH));
@@ -190,6 +191,9 @@ inline FLOATV round_magnitude(FLOATV g, float cap) { return round_even(fmin(fabs
 
 // The vertical taps over the window (centre at index R) and the mode's 8-bit result.
 inline UCHARV vertical_taps_and_mode(const FLOATV* d, const FLOATV* s, ScaledTaps taps) {
+  (void)d;  // each of these goes unused in one mode
+  (void)s;
+  (void)taps;
 #if defined(NEED_GX)
   // Symmetric column pass: centre first, then the pairs, outward.
   FLOATV gx = d[R] * taps.s0;

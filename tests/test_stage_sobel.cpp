@@ -201,9 +201,9 @@ TEST(SobelStage, LargeOddFrameEveryBorder) {
 }
 
 // The schedule (work-group shape, bytes and rows per work-item, tile load order) never changes
-// a pixel. Besides the default (8x4 items of 16 bytes x 16 rows, loads by row): a square
-// group, the GPU schedule (4 bytes x 2 rows, loads by item) with a group width that is not a
-// multiple of 3 channels, and 8 bytes x 3 rows in one row of 32 x 2 items.
+// a pixel. Besides the default on CPUs (8x4 items of 16 bytes x 16 rows, loads by row): the
+// GPU default (16 bytes x 4 rows, loads by item) in a square group, 4 bytes x 2 rows in a group
+// width that is not a multiple of 3 channels, and 8 bytes x 3 rows in 32 x 2 items.
 TEST(SobelStage, WorkGroupShapesAndSchedules) {
   unsigned seed = 300;
   struct Case {
@@ -212,7 +212,7 @@ TEST(SobelStage, WorkGroupShapesAndSchedules) {
     int type;
   };
   const std::vector<Case> cases = {
-      {"wg=16x16", make("l2"), CV_8UC1},
+      {"wg=16x16:vec=16:rows=4:load=items", make("l2"), CV_8UC1},
       {"wg=7x3:vec=4:rows=2:load=items", make("l2"), CV_8UC3},
       {"wg=32x2:vec=8:rows=3:load=items", make("y", 7, "wrap", 0.0078125), CV_8UC1},
   };

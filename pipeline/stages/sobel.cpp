@@ -21,11 +21,13 @@ struct Schedule {
   int vec, rows;
   const char* load;
 };
-// Measured on PoCL (2-core Xeon, AVX-512) at 1920x1080 gray; the GPU choice is a starting point
-// for the per-device tuning of issue 6 (narrow items: enough of them, few registers each;
-// coalesced loads).
+// Defaults measured at 1920x1080 gray with the default wg=8x4, kernel time from the event.
+// PoCL (2-core Xeon, AVX-512; a loaded shared machine, so +-20%): 16 bytes x 16 rows loaded by
+// rows ~1.1-1.2 ms, 8 rows ~1.2, loaded by items ~1.5. Wider groups (16x4, 32x2, 16x16) were
+// no faster. NVIDIA H200 (OpenCL): 16 bytes x 4 rows loaded by items 11.6 us (22.5 us at
+// 3840x2160), 4 bytes x 2 rows 14 us (34 us); per-device tuning is issue 6's.
 constexpr Schedule kCpuSchedule{16, 16, "rows"};
-constexpr Schedule kGpuSchedule{4, 2, "items"};
+constexpr Schedule kGpuSchedule{16, 4, "items"};
 
 // Centre-first halves of the smoothing taps (ksize 1: the 1-tap [1]).
 std::vector<int> smoothingHalf(int ksize) {
