@@ -20,13 +20,13 @@
 // Schedule. A work-item owns VX consecutive bytes (channel samples) of PY consecutive rows; a
 // work-group (WGX x WGY items) owns a tile of WGX*VX bytes by WGY*PY rows. The tile and its halo
 // (R pixels = R*CH bytes left and right, R rows above and below) is loaded once into local
-// memory, cooperatively, through the border rules; after one barrier each work-item computes the
-// horizontal taps of its PY + 2R rows (vectors of VX lanes) and the vertical taps of its PY
-// output rows. Nothing returns before the barrier; stores are guarded (the global size is
-// rounded up to whole work-groups).
+// memory, cooperatively, through the border rules (whole rows or single vectors per work-item:
+// see the load). After one barrier each work-item computes the horizontal taps of its PY + 2R
+// rows (vectors of VX lanes) and the vertical taps of its PY output rows. Nothing returns
+// before the barrier; stores are guarded (the global size is rounded up to whole work-groups).
 //
 // Build options: -DKSIZE=1|3|5|7 -DCH=1|3|4 -DVX=4|8|16 -DPY -DWGX -DWGY -DMODE_{X,Y,MAG,L2}
-//                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP}
+//                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP} [-DLOAD_BY_ROWS]
 // Run time:      the smoothing taps times scale as floats (centre first), the border value.
 
 #include "border.cl"

@@ -2,9 +2,9 @@
 // addWeighted(|gx|, 0.5, |gy|, 0.5, 0) (mag) or round(sqrt(gx^2 + gy^2)) saturated (l2).
 //
 // Every distinct (mode, ksize, border, channels, schedule) is a separate OpenCL program, and on
-// PoCL a build costs about a second, so the tests share programs: the full border x mode matrix
-// runs at ksize 3 on gray frames, the other apertures under a subset of modes and borders, and
-// the other tests reuse those configurations wherever they can.
+// PoCL a build costs about half a second of CPU, so the tests share programs (33 in all): the
+// full border x mode matrix runs at ksize 3 on gray frames, the other apertures under a subset
+// of modes and borders, and the other tests reuse those configurations wherever they can.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
