@@ -3,9 +3,10 @@
 // (mode=l2). One kernel reads each tile once and writes the chosen mode; see kernels/sobel.cl.
 //
 // Schedule (Halide's split: the algorithm lives in the kernel, the shape here): a work-item
-// computes `vec` bytes x `rows` rows, a work-group `wg` work-items. On a CPU (PoCL) wide vectors
-// and tall strips keep the SIMD units busy and amortise the halo rows; on a GPU narrower items
-// give enough work-items and fewer registers each.
+// computes `vec` bytes x `rows` rows, a work-group `wg` work-items, and the tile is loaded by
+// rows or by vectors (`load`). On a CPU (PoCL) tall strips amortise the halo rows and loading
+// whole rows per work-item does the border arithmetic once per row; on a GPU shorter strips
+// give enough work-items, and loads by vector are coalesced.
 #include <string>
 #include <utility>
 #include <vector>
@@ -165,9 +166,9 @@ const StageInfo& sobelStageInfo() {
           numParam("wg", ParamType::Size, "8x4", 1, 1024, false,
                    "schedule: work-group shape in work-items (each vec bytes x rows rows)", false),
           numParam("vec", ParamType::Int, "0", 0, 16, false,
-                   "schedule: bytes per work-item, 4, 8 or 16 (0: 16 on CPUs, 4 on GPUs)", false),
+                   "schedule: bytes per work-item, 4, 8 or 16 (0: auto, 16)", false),
           numParam("rows", ParamType::Int, "0", 0, 16, false,
-                   "schedule: rows per work-item (0: 16 on CPUs, 2 on GPUs)", false),
+                   "schedule: rows per work-item (0: auto, 16 on CPUs, 4 on GPUs)", false),
           enumParam("load", "auto", {"auto", "rows", "items"},
                     "schedule: tile load order, a work-item per tile row (auto on CPUs) or per "
                     "vector (auto on GPUs: coalesced)"),
