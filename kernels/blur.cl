@@ -25,6 +25,9 @@
 //            2R halo rows over more outputs
 //   ROW_T, COL_T  element type of the local tiles: float (converted once, on load) or, when a
 //            large radius would not fit in local memory, the narrow storage type.
+//   ROW_INT  1: the row pass computes in ushort lanes on a uchar tile (CPUs: twice the lanes
+//            of float per register); 0: in float. TAPS_U is where the ushort copy of the taps
+//            starts in the taps buffer (after the floats).
 // Each pass reads a tile with its halo into local memory, every work-item helping to load it;
 // work-items past the frame (global size rounded up) still reach the barrier; stores are
 // guarded. Channels are interleaved (BGRBGR...): along a row, a neighbour is CHANNELS elements
@@ -36,6 +39,7 @@
 #define CAT(a, b) CAT_(a, b)
 #if VEC == 1
 #define FLOATV float
+#define USHORTV ushort
 #define TO_FLOATV convert_float
 #define TO_USHORTV convert_ushort
 #define TO_UCHARV convert_uchar
@@ -43,6 +47,7 @@
 #define TO_COLTV CAT(convert_, COL_T)
 #else
 #define FLOATV CAT(float, VEC)
+#define USHORTV CAT(ushort, VEC)
 #define TO_FLOATV CAT(convert_float, VEC)
 #define TO_USHORTV CAT(convert_ushort, VEC)
 #define TO_UCHARV CAT(convert_uchar, VEC)
@@ -130,6 +135,23 @@ __kernel KERNEL_ATTRS void blur_rows(__global const uchar* src, __global ushort*
       const int e = e0 + c * VEC;  // its first element in the row
       if (e < n) {
         const __local ROW_T* centre = trow + c * VEC + ROW_HALO;
+#if ROW_INT
+        // 16-bit lanes, twice as many per SIMD register as float: every partial sum is at most
+        // the total, 255*256, so ushort arithmetic is exact (CPUs; on GPUs 16-bit integers
+        // buy nothing over float).
+        const __constant ushort* tu = (const __constant ushort*)(taps + TAPS_U);
+        USHORTV s = tu[0] * TO_USHORTV(LD(ROW_T, __local, centre)), s2 = 0;
+        UNROLL_TAPS
+        for (int k = 1; k <= RADIUS; ++k) {
+          if (k & 1)
+            s2 += tu[k] * (TO_USHORTV(LD(ROW_T, __local, centre - k * CHANNELS)) +
+                           TO_USHORTV(LD(ROW_T, __local, centre + k * CHANNELS)));
+          else
+            s += tu[k] * (TO_USHORTV(LD(ROW_T, __local, centre - k * CHANNELS)) +
+                          TO_USHORTV(LD(ROW_T, __local, centre + k * CHANNELS)));
+        }
+        const USHORTV sum = s + s2;
+#else
         // Two accumulators halve the chain of dependent multiply-adds (unrolled, k & 1 is
         // static).
         FLOATV s = taps[0] * TO_FLOATV(LD(ROW_T, __local, centre)), s2 = 0;
@@ -142,13 +164,14 @@ __kernel KERNEL_ATTRS void blur_rows(__global const uchar* src, __global ushort*
             s += taps[k] * (TO_FLOATV(LD(ROW_T, __local, centre - k * CHANNELS)) +
                             TO_FLOATV(LD(ROW_T, __local, centre + k * CHANNELS)));
         }
-        s += s2;
+        const USHORTV sum = TO_USHORTV(s + s2);
+#endif
         __global ushort* out = mid + (size_t)y * n + e;
         if (e + VEC <= n) {
-          ST(ushort, __global, TO_USHORTV(s), out);
+          ST(ushort, __global, sum, out);
         } else {
           ushort part[VEC];
-          ST(ushort, __private, TO_USHORTV(s), part);
+          ST(ushort, __private, sum, part);
           for (int q = 0; q < n - e; ++q) out[q] = part[q];
         }
       }
