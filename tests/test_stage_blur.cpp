@@ -368,11 +368,16 @@ TEST(BlurStage, ErrorsNameTheParameter) {
   }
 }
 
-TEST(BlurStage, ReportWorstDifference) {
-  // Runs last (declaration order): the largest difference against OpenCV seen above.
-  std::printf("[ blur ] max |vidfilter - OpenCV| over all comparisons: %d\n", gWorst);
-  EXPECT_LE(gWorst, 1);
-}
+// Prints the largest difference against OpenCV over every comparison the run made (each one
+// already asserts <= 1 on its own).
+class WorstDifferenceReport : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::printf("[ blur ] max |vidfilter - OpenCV| over all comparisons in this run: %d\n", gWorst);
+  }
+};
+const auto* const kWorstDifferenceReport =
+    ::testing::AddGlobalTestEnvironment(new WorstDifferenceReport);
 
 // Not a unit test (disabled by default; no timing assertions): device time of the two passes at
 // 1920x1080 against cv::GaussianBlur's CPU time, measured in the same program.
