@@ -5,8 +5,8 @@
 // Exactness: OpenCV 4.x computes 8-bit Gaussian blur in fixed point (taps with 8 fractional
 // bits, 16-bit row sums, rounding shift by 16 at the end). We quantise the taps the same way
 // on the host and keep the row sums exact in a ushort scratch, so the output equals OpenCV's
-// bit for bit rather than "within 1" (a float pipeline with unquantised taps differs from it
-// by up to 2 levels on noisy frames). ushort also moves half the bytes of a float scratch.
+// bit for bit rather than "within 1" (with unquantised float taps, each tap off by up to 1/512,
+// the worst case exceeds 1 level). ushort also moves half the bytes of a float scratch.
 //
 // Live parameters: sigma (taps rewritten, no rebuild unless the derived radius changes) and
 // value (a kernel argument). ksize, border and wg are -D options: changing them reconfigures.
