@@ -11,20 +11,12 @@
 
 using namespace vf;
 using namespace vf::app;
+using vf::test::configError;
 using vf::test::errorLines;
 using vf::test::runVidfilter;
 using vf::test::TempDir;
 
 namespace {
-
-std::string configError(const std::string& text) {
-  try {
-    parseConfig(text, "t.toml");
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 std::string sourceDir() {
   // tests/ sits next to config/ in the source tree; this file knows where it is.

@@ -23,7 +23,20 @@
 
 extern char** environ;
 
+#include "app/config.hpp"
+#include "app/options.hpp"
+
 namespace vf::test {
+
+// The message parseConfig() gives for a config text, or "(no error)".
+inline std::string configError(const std::string& text) {
+  try {
+    app::parseConfig(text, "t.toml");
+  } catch (const app::UsageError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 inline std::string vidfilterBinary() {
   if (const char* b = std::getenv("VIDFILTER_BIN"); b && *b) return b;

@@ -11,19 +11,11 @@
 
 using namespace vf;
 using namespace vf::app;
+using vf::test::configError;
 using vf::test::runVidfilter;
 using vf::test::TempDir;
 
 namespace {
-
-std::string configError(const std::string& text) {
-  try {
-    parseConfig(text, "t.toml");
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 std::string chainError(const std::string& text) {
   try {
