@@ -62,6 +62,37 @@ bool displayAvailable() {
 
 namespace {
 
+// A file shown in the preview plays at its own frame rate, as a player would (795 frames of a
+// 10 fps clip take 80 s, not 5); with an output file, or no window, it runs as fast as the
+// device allows. When the consumer falls behind (a paused preview), the schedule restarts
+// instead of bursting to catch up.
+class PacedSource : public FrameSource {
+ public:
+  PacedSource(FrameSource& inner, double fps)
+      : inner_(inner),
+        period_(
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / fps))) {
+  }
+  bool live() const override { return inner_.live(); }
+  std::int64_t frameCount() const override { return inner_.frameCount(); }
+  double fps() const override { return inner_.fps(); }
+  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
+    const auto now = Clock::now();
+    if (due_ == Clock::time_point{} || now > due_ + period_)
+      due_ = now;
+    else
+      std::this_thread::sleep_until(due_);
+    due_ += period_;
+    return inner_.next(slot);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  FrameSource& inner_;
+  Clock::duration period_;
+  Clock::time_point due_{};
+};
+
 // Hands each frame to the output file and/or the preview, and counts what was delivered
 // (the progress line reads the count from the watcher thread).
 class TeeSink : public FrameSink {
@@ -289,7 +320,12 @@ int runCommandLine(const CommandLine& cl) {
   {
     Watcher watcher(engine, sink, base, progressLive, output.path);
     try {
-      engine.run(*source, sink);
+      if (previewSink && !outputSink && !source->live() && source->fps() > 0) {
+        PacedSource paced(*source, source->fps());
+        engine.run(paced, sink);
+      } else {
+        engine.run(*source, sink);
+      }
     } catch (...) {
       error = std::current_exception();
     }
