@@ -215,8 +215,8 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
     stageOut_[i] = cur = out;
   }
   // Intermediate results ping-pong between two scratch buffers; the last producer writes `out`.
-  const std::size_t needed = producers >= 2 ? (producers >= 3 ? 2 : 1) : 0;
-  if (needed && maxBytes > scratchBytes_) {
+  // (With two producers only the first buffer is used; both are allocated for simplicity.)
+  if (producers >= 2 && maxBytes > scratchBytes_) {
     for (std::size_t k = 0; k < 2; ++k)
       scratch_[k] = clCall("clCreateBuffer(chain scratch)", [&] {
         return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, maxBytes);
