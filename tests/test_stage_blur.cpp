@@ -158,22 +158,81 @@ TEST(BlurStage, LargeKernels) {
   expectMatches(realFrame(30, CV_8UC1, 320, 240), big);
 }
 
-// The schedule a GPU gets (4-wide vectors through vload/vstore, one vector per work-item),
-// forced on whatever device runs the tests, so CI checks that code path too.
-TEST(BlurStage, PortableGpuSchedule) {
-  setenv("VIDFILTER_BLUR_SCHEDULE", "gpu", 1);
+// RAII for an environment variable a test sets.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
+
+// The GPU schedules (kernels/blur_gpu.cl), forced on whatever device runs the tests so CI checks
+// them: the fused kernel and the two-pass one with tiles, segments and work-groups that do not
+// divide the frame (odd tile sizes, 1-pixel frames, rows not a multiple of 4 or 16 bytes, which
+// switch the row loads between 16-, 4- and 1-byte), every border and channel count, the default
+// radius up to the largest the GPU kernels take (2*R*channels + 16 <= 96 elements).
+TEST(BlurStage, GpuSchedules) {
+  const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
+  const char* schedules[] = {"",  // the default: fused, 128x64 tile, 8-element segments
+                             "passes=2", "passes=1,hv=16,tw=256,th=16,py=4,wg=64",
+                             "passes=2,hv=4,vv=4,py=3,wg=32",
+                             "passes=1,hv=4,tw=36,th=6,py=3,wg=17"};
   unsigned seed = 500;
-  for (int ci : {0, 1}) {
-    for (BorderMode b : {BorderMode::Reflect101, BorderMode::Constant}) {
+  int rotate = 0;
+  for (const char* sched : schedules) {
+    SCOPED_TRACE(std::string("VIDFILTER_BLUR_GPU=") + sched);
+    const ScopedEnv env("VIDFILTER_BLUR_GPU", sched);
+    // Every border; the channel count rotates with the border and the schedule (each
+    // combination is a program build, seconds on PoCL), so every schedule sees all three.
+    for (BorderMode b : allBorders()) {
+      const int ci = rotate++ % 3;
       const BlurCase c = matrixCase(b, ci);
-      for (const cv::Size sz : {cv::Size(2, 2), cv::Size(17, 13), cv::Size(640, 480)})
+      for (const cv::Size sz : {cv::Size(1, 1), cv::Size(17, 13), cv::Size(160, 48)})
         expectMatches(randomFrame(sz.width, sz.height, kTypes[ci], seed++), c);
     }
+    expectMatches(realFrame(100, CV_8UC3, 640, 480), matrixCase(BorderMode::Reflect101, 1));
+    BlurCase widest;  // the largest radius the GPU kernels take for 4 channels: R = 10
+    widest.ksize = 21;
+    widest.sigma = 3;
+    widest.border = BorderMode::Constant;
+    widest.value = 77;
+    expectMatches(randomFrame(67, 41, CV_8UC4, seed++), widest);
   }
+  // The default GPU schedule on the large odd frame and on a 16-byte-multiple row (16-byte
+  // loads need hv=16).
+  expectMatches(realFrame(60, CV_8UC1, 1921, 1081), matrixCase(BorderMode::Reflect, 0));
+  {
+    const ScopedEnv env("VIDFILTER_BLUR_GPU", "hv=16");
+    expectMatches(realFrame(61, CV_8UC4, 1920, 1080), matrixCase(BorderMode::Wrap, 2));
+  }
+  // Past the GPU kernels' largest radius: the portable kernels of blur.cl with 4-wide vectors.
   BlurCase big;
   big.sigma = 50;
   expectMatches(randomFrame(203, 97, CV_8UC1, seed++), big);
-  unsetenv("VIDFILTER_BLUR_SCHEDULE");
+  BlurCase wide;
+  wide.ksize = 31;  // R = 15: 2*15*3 + 16 > 96 for 3 channels
+  wide.sigma = 4;
+  expectMatches(randomFrame(101, 37, CV_8UC3, seed++), wide);
+}
+
+// A bad VIDFILTER_BLUR_GPU names itself and what it takes.
+TEST(BlurStage, BadGpuScheduleIsAClearError) {
+  const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
+  for (const char* bad : {"hv=5", "tw=12,hv=8", "nonsense", "py=3,th=64", "vv=2"}) {
+    const ScopedEnv env("VIDFILTER_BLUR_GPU", bad);
+    try {
+      runChain("blur", randomFrame(32, 8, CV_8UC1, 3));
+      ADD_FAILURE() << "no error for VIDFILTER_BLUR_GPU=" << bad;
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find("VIDFILTER_BLUR_GPU"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // The schedule must not change the result: work-group shapes that do not divide the frame,

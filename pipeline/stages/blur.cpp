@@ -135,6 +135,77 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
                   ": use a smaller wg or ksize");
 }
 
+// The GPU schedule (kernels/blur_gpu.cl): one fused kernel (passes=1) or rows and columns
+// through a 16-bit scratch (passes=2). Defaults from reasoning about an H200 (see blur_gpu.cl):
+// 256 work-items; a 128 x 64 tile, so the 2R halo rows cost 16% more row sums at R = 5 and the
+// column phase has exactly one 4-column x 8-row unit per work-item; 8-element row segments.
+// VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=64,hv=8,py=8,vv=8" overrides any of them (for
+// benchmarking schedules; docs/PERFORMANCE.md).
+struct GpuSchedule {
+  int passes = 1, wg = 256, tw = 128, th = 64, hv = 8, py = 8, vv = 8;
+  int loadw = 4;  // bytes per global load in the row phase, from the row length
+
+  std::size_t tileBytes(int r) const {
+    return std::size_t(th + 2 * r) * std::size_t(tw) * sizeof(float);
+  }
+};
+
+// The largest row-sum window (elements) the GPU kernels keep in registers; larger radii use the
+// portable kernels of blur.cl.
+constexpr int kGpuMaxWindow = 96;
+
+GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceLocal,
+                        std::size_t maxWg) {
+  GpuSchedule g;
+  if (const char* env = std::getenv("VIDFILTER_BLUR_GPU"); env && *env) {
+    std::string spec(env);
+    std::size_t pos = 0;
+    while (pos < spec.size()) {
+      const std::size_t comma = std::min(spec.find(',', pos), spec.size());
+      const std::string item = spec.substr(pos, comma - pos);
+      pos = comma + 1;
+      const std::size_t eq = item.find('=');
+      int* field = nullptr;
+      const std::string key = item.substr(0, eq);
+      if (key == "passes")
+        field = &g.passes;
+      else if (key == "wg")
+        field = &g.wg;
+      else if (key == "tw")
+        field = &g.tw;
+      else if (key == "th")
+        field = &g.th;
+      else if (key == "hv")
+        field = &g.hv;
+      else if (key == "py")
+        field = &g.py;
+      else if (key == "vv")
+        field = &g.vv;
+      if (!field || eq == std::string::npos)
+        throw UserError("VIDFILTER_BLUR_GPU: '" + item +
+                        "' is not key=value with key passes, wg, tw, th, hv, py or vv");
+      *field = std::atoi(item.c_str() + eq + 1);
+    }
+  }
+  const bool ok = (g.passes == 1 || g.passes == 2) && (g.hv == 4 || g.hv == 8 || g.hv == 16) &&
+                  (g.vv == 4 || g.vv == 8) && g.wg > 0 && std::size_t(g.wg) <= maxWg && g.tw > 0 &&
+                  g.tw % g.hv == 0 && g.tw % 4 == 0 && g.py > 0 && g.py <= 16 && g.th > 0 &&
+                  (g.passes == 2 || g.th % g.py == 0);
+  if (!ok)
+    throw UserError(
+        "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, hv 4|8|16, vv 4|8, "
+        "tw a multiple of hv and 4, th a multiple of py (passes=1), py <= 16, wg <= " +
+        std::to_string(maxWg) + ")");
+  // A larger radius makes the halo rows a larger share: halve the tile height until it fits.
+  while (g.passes == 1 && g.tileBytes(r) > std::min<std::size_t>(48 * 1024, deviceLocal) &&
+         g.th > g.py)
+    g.th = std::max(g.py, g.th / 2 / g.py * g.py);
+  if (g.passes == 1 && g.tileBytes(r) > deviceLocal) g.passes = 2;
+  g.loadw = rowElems % 16 == 0 && g.hv % 16 == 0 ? 16 : rowElems % 4 == 0 ? 4 : 1;
+  (void)cn;
+  return g;
+}
+
 class BlurStage : public Stage {
  public:
   BlurStage() : Stage(blurStageInfo()) {}
@@ -158,13 +229,7 @@ class BlurStage : public Stage {
                       " work-items; the device allows at most " + std::to_string(maxWg));
     rebuildIfChanged();
 
-    // Scratch for the row pass: allocated here, never per frame.
-    const std::size_t midBytes = std::max<std::size_t>(in.bytes() * sizeof(cl_ushort), 1);
-    if (midBytes > midBytes_) {
-      mid_ = clCall("clCreateBuffer(blur scratch)",
-                    [&] { return cl::Buffer(ctx.cl.context(), CL_MEM_READ_WRITE, midBytes); });
-      midBytes_ = midBytes;
-    }
+    ensureScratch();
     // The taps buffer holds the largest radius, so a live radius change never reallocates.
     // Created with its initial contents: configure() has no queue to write on.
     computeTaps();
@@ -184,6 +249,7 @@ class BlurStage : public Stage {
   void update() override {
     if (!cl_) return;  // not configured yet: configure() reads the parameters
     rebuildIfChanged();
+    ensureScratch();
     computeTaps();
     tapsDirty_ = true;
   }
@@ -216,6 +282,7 @@ class BlurStage : public Stage {
     const int w = in_.width, h = in_.height, value = params().integer("value");
     const Size2 wg = wg_;  // as built (reqd_work_group_size)
     const std::size_t n = in_.rowBytes();
+    if (gpu_) return enqueueGpu(q, in, out, deps, w, h, value, n);
 
     rows_.setArg(0, in);
     rows_.setArg(1, mid_);
@@ -243,6 +310,55 @@ class BlurStage : public Stage {
   }
 
  private:
+  // The GPU kernels (kernels/blur_gpu.cl): fused, or rows and columns through the scratch.
+  StageEvents enqueueGpu(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
+                         const std::vector<cl::Event>& deps, int w, int h, int value,
+                         std::size_t n) {
+    const GpuSchedule& g = gpuSched_;
+    const std::size_t wg = g.wg;
+    if (fused_) {
+      rows_.setArg(0, in);
+      rows_.setArg(1, out);
+      rows_.setArg(2, w);
+      rows_.setArg(3, h);
+      rows_.setArg(4, taps_);
+      rows_.setArg(5, value);
+      const cl::NDRange global((n + g.tw - 1) / g.tw * wg, (std::size_t(h) + g.th - 1) / g.th);
+      cl::Event done = launchKernel(q, rows_, global, cl::NDRange(wg, 1), deps);
+      lastDone_ = done;
+      return {done, done};
+    }
+    rows_.setArg(0, in);
+    rows_.setArg(1, mid_);
+    rows_.setArg(2, w);
+    rows_.setArg(3, h);
+    rows_.setArg(4, taps_);
+    rows_.setArg(5, value);
+    const cl::NDRange rowGlobal(roundUp((n + g.hv - 1) / g.hv, wg), std::size_t(h));
+    cl::Event rowsDone = launchKernel(q, rows_, rowGlobal, cl::NDRange(wg, 1), deps);
+    cols_.setArg(0, mid_);
+    cols_.setArg(1, out);
+    cols_.setArg(2, w);
+    cols_.setArg(3, h);
+    cols_.setArg(4, taps_);
+    cols_.setArg(5, value);
+    const cl::NDRange colGlobal(roundUp((n + g.vv - 1) / g.vv, wg),
+                                (std::size_t(h) + g.py - 1) / g.py);
+    cl::Event colsDone = launchKernel(q, cols_, colGlobal, cl::NDRange(wg, 1), {rowsDone});
+    lastDone_ = colsDone;
+    return {rowsDone, colsDone};
+  }
+
+  // Scratch for the row pass (the fused GPU kernel needs none): allocated at configure time, or
+  // when a live change leaves the fused kernel, never per frame.
+  void ensureScratch() {
+    const std::size_t midBytes = std::max<std::size_t>(in_.bytes() * sizeof(cl_ushort), 1);
+    if (fused_ || midBytes <= midBytes_) return;
+    mid_ = clCall("clCreateBuffer(blur scratch)",
+                  [&] { return cl::Buffer(cl_->context(), CL_MEM_READ_WRITE, midBytes); });
+    midBytes_ = midBytes;
+  }
+
   int ksize() const {
     const int k = params().integer("ksize");
     return k > 0 ? k : derivedKsize(params().number("sigma"));
@@ -268,6 +384,42 @@ class BlurStage : public Stage {
     const bool cpu = force && *force
                          ? std::string(force) == "cpu"
                          : (cl_->device().getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU);
+    const std::string border = borderDefine(parseBorder(params().text("border")));
+    const int cn = in_.channels();
+    if (!cpu && (2 * r * cn + 16) <= kGpuMaxWindow) {
+      const std::size_t maxWg = cl_->device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+      const GpuSchedule g = gpuSchedule(r, cn, in_.rowBytes(), local, maxWg);
+      const std::string opts = "-DRADIUS=" + std::to_string(r) +
+                               " -DCHANNELS=" + std::to_string(cn) +
+                               " -DWG=" + std::to_string(g.wg) + " -DTW=" + std::to_string(g.tw) +
+                               " -DTH=" + std::to_string(g.th) + " -DHV=" + std::to_string(g.hv) +
+                               " -DPY=" + std::to_string(g.py) + " -DVV=" + std::to_string(g.vv) +
+                               " -DLOADW=" + std::to_string(g.loadw) + " -D" + border;
+      if (opts == options_) return;
+      cl::Program program = cl_->programs().build("blur_gpu.cl", opts);
+      const char* first = g.passes == 1 ? "blur_fused" : "blur_h";
+      cl::Kernel rows = clCall(std::string("clCreateKernel(") + first + ")",
+                               [&] { return cl::Kernel(program, first); });
+      cl::Kernel cols;
+      if (g.passes == 2)
+        cols = clCall("clCreateKernel(blur_v)", [&] { return cl::Kernel(program, "blur_v"); });
+      for (const cl::Kernel* k : {&rows, &cols}) {
+        if (!(*k)()) continue;
+        const std::size_t most = k->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
+        if (std::size_t(g.wg) > most)
+          throw UserError("blur: the GPU schedule's " + std::to_string(g.wg) +
+                          " work-items exceed what this device runs for the blur kernels (" +
+                          std::to_string(most) +
+                          "); set VIDFILTER_BLUR_GPU=wg=" + std::to_string(most));
+      }
+      rows_ = rows;
+      cols_ = cols;
+      gpu_ = true;
+      fused_ = g.passes == 1;
+      gpuSched_ = g;
+      options_ = opts;
+      return;
+    }
     const Schedule s = chooseSchedule(r, in_.channels(), wg, cpu, local);
     const std::string opts =
         "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(in_.channels()) +
@@ -276,8 +428,7 @@ class BlurStage : public Stage {
         " -DCOL_PY=" + std::to_string(s.colPy) +
         " -DROW_T=" + (s.rowFloat && !s.rowInt ? "float" : "uchar") +
         " -DROW_INT=" + (s.rowInt ? "1" : "0") + " -DTAPS_U=" + std::to_string(kMaxRadius + 1) +
-        " -DCOL_T=" + (s.colFloat ? "float" : "ushort") + " -D" +
-        borderDefine(parseBorder(params().text("border"))) +
+        " -DCOL_T=" + (s.colFloat ? "float" : "ushort") + " -D" + border +
         (cl_->info().platform.find("Portable Computing Language") != std::string::npos
              ? " -DVF_UNALIGNED_TYPES"
              : "");
@@ -297,6 +448,7 @@ class BlurStage : public Stage {
     cols_ = cols;
     sched_ = s;
     wg_ = wg;
+    gpu_ = fused_ = false;
     options_ = opts;
   }
 
@@ -305,6 +457,9 @@ class BlurStage : public Stage {
   std::string options_;  // build options of rows_ and cols_
   Schedule sched_;
   Size2 wg_;
+  bool gpu_ = false;    // rows_/cols_ are blur_gpu.cl's kernels
+  bool fused_ = false;  // ... and rows_ is blur_fused (no scratch, no cols_)
+  GpuSchedule gpuSched_;
   cl::Kernel rows_, cols_;
   cl::Buffer mid_, taps_;
   std::size_t midBytes_ = 0;
