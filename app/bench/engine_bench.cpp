@@ -103,6 +103,7 @@ EngineBenchResult benchEngine(ClContext& cl, const std::string& chainText, int w
                                " of " + std::to_string(warmup + frames) + " frames");
     const double sec = sink.measuredSeconds();
     r.engineFps = frames / sec;
+    r.submitMs = engine.stats().submitMs.p50;
     r.engineGBps = bytesPerFrame * frames / sec * 1e-9;
   }
 

@@ -13,6 +13,7 @@ struct EngineBenchResult {
   double engineFps = 0, engineGBps = 0, serialFps = 0, serialGBps = 0;
   int frames = 0;
   double latencyMs = 0;
+  double submitMs = 0;   // engine: host time the submit thread spent enqueueing a frame, median
   std::string transfer;  // how the engine moved frames: "copy" or "map" (zero-copy)
 };
 
