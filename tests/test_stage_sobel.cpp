@@ -426,3 +426,132 @@ TEST(SobelStage, DISABLED_Benchmark1080p) {
     }
   }
 }
+
+// --- kernel=direct (kernels/sobel_gpu.cl, the GPU default for ksize 1 and 3) ------------------
+// The same comparisons against OpenCV, with the direct kernel forced (PoCL picks the tile
+// kernel by itself). Its schedules: `vec` bytes (4, 8, 16: the vector loads) x `rows` rows, the
+// work-group shape; the GPU default is vec=16:rows=8 in 8x4 groups.
+
+namespace {
+const std::string kDirectGpuDefault = "kernel=direct:vec=16:rows=8";
+
+Config direct(const std::string& mode, int ksize = 3, const std::string& border = "reflect101",
+              double scale = 1, int value = 0, const std::string& schedule = kDirectGpuDefault) {
+  Config c = make(mode, ksize, border, scale, value);
+  c.schedule = schedule;
+  return c;
+}
+}  // namespace
+
+// Every border (constant at two values) x every mode at ksize 3 on the small sizes (every pixel
+// near an edge: the byte-by-byte path), a small real frame and a 640x480 one (the vector path),
+// under rotating schedules: 4, 8 and 16 bytes, 1, 3 and 8 rows, groups 8x4, 5x3 and 32x1.
+TEST(SobelStage, DirectEveryBorderEveryMode) {
+  const std::vector<std::string> schedules = {
+      kDirectGpuDefault, "kernel=direct:vec=4:rows=3:wg=5x3", "kernel=direct:vec=8:rows=1:wg=32x1"};
+  unsigned seed = 1000;
+  std::size_t n = 0;
+  for (const auto& border : borderNames())
+    for (const auto& mode : kModes)
+      for (int value : {0, 77}) {
+        if (border != "constant" && value != 0) continue;
+        const Config c = direct(mode, 3, border, 1, value, schedules[n++ % schedules.size()]);
+        for (const cv::Size& sz : kSmallSizes)
+          EXPECT_MATCHES(randomFrame(sz.width, sz.height, CV_8UC1, seed++), c);
+        EXPECT_MATCHES(realFrame(7, CV_8UC1, 33, 21), c);
+        EXPECT_MATCHES(realFrame(8, CV_8UC1, 640, 480), c);
+      }
+}
+
+// ksize 1 (no smoothing) in every mode, on small random frames and a real frame, gray and BGR.
+TEST(SobelStage, DirectKsize1) {
+  unsigned seed = 1100;
+  for (const auto& mode : kModes) {
+    const Config c = direct(mode, 1);
+    for (const cv::Size& sz : kSmallSizes)
+      EXPECT_MATCHES(randomFrame(sz.width, sz.height, CV_8UC1, seed++), c);
+    EXPECT_MATCHES(realFrame(100, CV_8UC1), c);
+    EXPECT_MATCHES(realFrame(100, CV_8UC3, 641, 479), c);
+  }
+}
+
+// Real video frames, gray and BGR, every mode, at the GPU default schedule; and the odd sizes
+// with 1, 3 and 4 channels (1921x1081: rows that do not start 16-byte aligned).
+TEST(SobelStage, DirectRealFramesAndOddSizes) {
+  for (const auto& mode : kModes) {
+    EXPECT_MATCHES(realFrame(100, CV_8UC1), direct(mode));
+    EXPECT_MATCHES(realFrame(100, CV_8UC3), direct(mode));
+  }
+  unsigned seed = 1200;
+  for (const auto& sz : oddSizes())
+    for (int type : {CV_8UC1, CV_8UC3, CV_8UC4})
+      for (const char* mode : {"mag", "l2"})
+        EXPECT_MATCHES(randomFrame(sz.width, sz.height, type, seed++), direct(mode));
+  EXPECT_MATCHES(realFrame(20, CV_8UC1, 1921, 1081), direct("mag", 3, "wrap"));
+  EXPECT_MATCHES(realFrame(20, CV_8UC3, 1920, 1080), direct("l2", 3, "constant", 1, 255));
+}
+
+// Scales other than 1 take the kernel's unbiased path (OpenCV's roundings in OpenCV's order),
+// scale 1 its exact-integer path; both in the same program. Power-of-two scales, scales whose
+// products round, and large ones (int16 saturation is invisible after the 8-bit clamp).
+TEST(SobelStage, DirectScaleNotOne) {
+  const cv::Mat gray = realFrame(60, CV_8UC1, 640, 480);
+  const cv::Mat bgr = realFrame(60, CV_8UC3, 67, 43);
+  for (double scale : {0.5, 2.0, 0.3, 3.7, 100.0, 1e-3, 0.77}) {
+    for (const auto& mode : kModes) EXPECT_MATCHES(gray, direct(mode, 3, "reflect101", scale));
+    for (const char* mode : {"mag", "l2"})
+      EXPECT_MATCHES(bgr, direct(mode, 3, "reflect101", scale));
+    EXPECT_MATCHES(gray, direct("l2", 1, "reflect101", scale));
+  }
+}
+
+// scale stays live with the direct kernel: 1 (exact path) -> 0.3 (unbiased path) -> 1 again,
+// without a reconfigure.
+TEST(SobelStage, DirectLiveScaleSwitchesPaths) {
+  const cv::Mat in = realFrame(10, CV_8UC1, 320, 240);
+  for (const char* mode : {"mag", "y"}) {
+    Chain chain = Chain::parse(direct(mode).chain());
+    const cv::Mat a = runChecked(chain, in);
+    chain.stage(0).params().set("scale", "0.3");
+    chain.stage(0).update();
+    ASSERT_TRUE(chain.configured());
+    const cv::Mat b = runChecked(chain, in);
+    chain.stage(0).params().set("scale", "1");
+    chain.stage(0).update();
+    const cv::Mat c = runChecked(chain, in);
+    EXPECT_EQ(maxAbsDiff(a, reference(in, make(mode))), 0) << mode;
+    EXPECT_LE(maxAbsDiff(b, reference(in, make(mode, 3, "reflect101", 0.3))), allowed(make(mode)))
+        << mode;
+    EXPECT_EQ(maxAbsDiff(c, a), 0) << mode;
+    EXPECT_GT(maxAbsDiff(a, b), 0) << mode;
+  }
+}
+
+// The direct kernel gives the tile kernel's bytes (both follow OpenCV; this catches a
+// difference even where OpenCV's reference would allow one level).
+TEST(SobelStage, DirectEqualsTile) {
+  const cv::Mat in = realFrame(40, CV_8UC3, 1920, 1080);
+  for (const char* mode : {"mag", "l2"})
+    for (double scale : {1.0, 0.3}) {
+      Config t = make(mode, 3, "reflect101", scale);
+      t.schedule = "kernel=tile";
+      EXPECT_EQ(maxAbsDiff(runChain(t.chain(), in),
+                           runChain(direct(mode, 3, "reflect101", scale).chain(), in)),
+                0)
+          << mode << " scale " << scale;
+    }
+}
+
+TEST(SobelStage, DirectErrors) {
+  for (const char* chain : {"sobel=kernel=direct:ksize=5", "sobel=ksize=7:kernel=direct"}) {
+    try {
+      Chain::parse(chain);
+      ADD_FAILURE() << chain << " parsed";
+    } catch (const ChainError& e) {
+      EXPECT_NE(e.message().find("kernel=direct takes ksize 1 or 3"), std::string::npos)
+          << e.message();
+    }
+  }
+  EXPECT_NO_THROW(Chain::parse("sobel=kernel=direct:ksize=1"));
+  EXPECT_NO_THROW(Chain::parse("sobel=kernel=tile:ksize=7"));
+}

@@ -1,12 +1,18 @@
 // sobel: gradient magnitude or one derivative, per channel, as cv::Sobel(CV_16S) followed by
 // convertScaleAbs / addWeighted (mode=mag, the OpenCV tutorial recipe) or sqrt(gx^2 + gy^2)
-// (mode=l2). One kernel reads each tile once and writes the chosen mode; see kernels/sobel.cl.
+// (mode=l2). One kernel reads each source row once per strip and writes the chosen mode.
+//
+// Two kernels (`kernel`): "tile" (kernels/sobel.cl: a tile with halo in local memory, float
+// arithmetic in OpenCV's order, every ksize) and "direct" (kernels/sobel_gpu.cl: ksize 1 and 3,
+// no local memory, the horizontal taps slide down the rows in registers, no int<->float
+// conversion instructions, which are 8x slower than an FMA on NVIDIA GPUs). Both give the same
+// bytes for every mode, scale and border.
 //
 // Schedule (Halide's split: the algorithm lives in the kernel, the shape here): a work-item
-// computes `vec` bytes x `rows` rows, a work-group `wg` work-items, and the tile is loaded by
-// rows or by vectors (`load`). On a CPU (PoCL) tall strips amortise the halo rows and loading
-// whole rows per work-item does the border arithmetic once per row; on a GPU shorter strips
-// give enough work-items, and loads by vector are coalesced.
+// computes `vec` bytes x `rows` rows, a work-group `wg` work-items, and the tile kernel loads
+// its tile by rows or by vectors (`load`). On a CPU (PoCL) tall strips amortise the halo rows
+// and loading whole rows per work-item does the border arithmetic once per row; on a GPU the
+// direct kernel does a fifth of the tile kernel's instructions per byte (see sobel_gpu.cl).
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,14 +27,19 @@ namespace {
 struct Schedule {
   int vec, rows;
   const char* load;
+  const char* kernel;
 };
 // Defaults measured at 1920x1080 gray with the default wg=8x4, kernel time from the event.
 // PoCL (2-core Xeon, AVX-512; a loaded shared machine, so +-20%): 16 bytes x 16 rows loaded by
 // rows ~1.1-1.2 ms, 8 rows ~1.2, loaded by items ~1.5. Wider groups (16x4, 32x2, 16x16) were
 // no faster. NVIDIA H200 (OpenCL): 16 bytes x 4 rows loaded by items 11.6 us (22.5 us at
 // 3840x2160), 4 bytes x 2 rows 14 us (34 us); per-device tuning is issue 6's.
-constexpr Schedule kCpuSchedule{16, 16, "rows"};
-constexpr Schedule kGpuSchedule{16, 4, "items"};
+// The direct kernel on GPUs (predicted, not measured yet): 16 bytes x 8 rows per work-item,
+// ~18 instructions per output byte against ~66 issue slots of the tile kernel (whose byte ->
+// float conversions run at 1/8 of the FMA rate on Hopper).
+constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
+constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
+constexpr int kGpuDirectRows = 8;
 
 // Centre-first halves of the smoothing taps (ksize 1: the 1-tap [1]).
 std::vector<int> smoothingHalf(int ksize) {
@@ -64,6 +75,9 @@ class SobelStage : public Stage {
     const int v = params().integer("vec");
     if (v != 0 && v != 4 && v != 8 && v != 16)
       throw ParamError("vec", "vec must be 0 (auto), 4, 8 or 16, got " + params().text("vec"));
+    if (params().text("kernel") == "direct" && k != 1 && k != 3)
+      throw ParamError("kernel", "kernel=direct takes ksize 1 or 3, got ksize " +
+                                     params().text("ksize") + " (use kernel=tile)");
     const Size2 wg = params().size("wg");
     if (wg.w * wg.h > 1024)
       throw ParamError("wg", "wg must have at most 1024 work-items, got " + params().text("wg"));
@@ -76,8 +90,13 @@ class SobelStage : public Stage {
     wg_ = params().size("wg");
     const bool cpu = ctx.cl.device().getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU;
     const Schedule def = cpu ? kCpuSchedule : kGpuSchedule;
+    const std::string kernelChoice = params().text("kernel");
+    direct_ = kernelChoice == "direct" ||
+              (kernelChoice == "auto" && std::string(def.kernel) == "direct" && ksize_ <= 3);
     vec_ = params().integer("vec") ? params().integer("vec") : def.vec;
-    rows_ = params().integer("rows") ? params().integer("rows") : def.rows;
+    rows_ = params().integer("rows") ? params().integer("rows")
+            : direct_ && !cpu        ? kGpuDirectRows
+                                     : def.rows;
     const std::string load = params().text("load") == "auto" ? def.load : params().text("load");
 
     const std::size_t maxWg = ctx.cl.device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
@@ -87,7 +106,7 @@ class SobelStage : public Stage {
     // The local tile, as the kernel lays it out (16 bytes of room on each side for the halo).
     const int r = ksize_ == 1 ? 1 : ksize_ / 2;
     const std::size_t tileBytes =
-        std::size_t(wg_.w * vec_ + 32) * std::size_t(wg_.h * rows_ + 2 * r);
+        direct_ ? 0 : std::size_t(wg_.w * vec_ + 32) * std::size_t(wg_.h * rows_ + 2 * r);
     const std::size_t localMem = ctx.cl.device().getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
     if (tileBytes > localMem)
       throw UserError("sobel: wg=" + params().text("wg") + " with vec=" + std::to_string(vec_) +
@@ -105,10 +124,15 @@ class SobelStage : public Stage {
         " -DVX=" + std::to_string(vec_) + " -DPY=" + std::to_string(rows_) +
         " -DWGX=" + std::to_string(wg_.w) + " -DWGY=" + std::to_string(wg_.h) + " -D" + modeDefine +
         " -D" + borderDefine(parseBorder(params().text("border"))) +
-        (load == "rows" ? " -DLOAD_BY_ROWS" : "");
-    kernel_ = clCall("clCreateKernel(sobel)", [&] {
-      return cl::Kernel(ctx.cl.programs().build("sobel.cl", opts), "sobel");
-    });
+        (load == "rows" && !direct_ ? " -DLOAD_BY_ROWS" : "");
+    const char* file = direct_ ? "sobel_gpu.cl" : "sobel.cl";
+    kernel_ = clCall("clCreateKernel(sobel)",
+                     [&] { return cl::Kernel(ctx.cl.programs().build(file, opts), "sobel"); });
+    // The register-heavy direct kernel may run fewer work-items per group than the device.
+    const std::size_t most = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device());
+    if (std::size_t(wg_.w) * std::size_t(wg_.h) > most)
+      throw UserError("sobel: wg=" + params().text("wg") + " exceeds the " + std::to_string(most) +
+                      " work-items per group this device runs the kernel with");
     return in;
   }
 
@@ -122,6 +146,8 @@ class SobelStage : public Stage {
     for (std::size_t j = 0; j < half.size(); ++j) taps.s[j] = static_cast<float>(half[j]) * scale;
     kernel_.setArg(4, taps);
     kernel_.setArg(5, params().integer("value"));
+    // The direct kernel's exact-integer variant: at scale 1 every tap product is exact.
+    if (direct_) kernel_.setArg(6, cl_int(scale == 1.0f));
   }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
@@ -141,6 +167,7 @@ class SobelStage : public Stage {
  private:
   FrameDesc in_;
   int ksize_ = 3, vec_ = 16, rows_ = 16;
+  bool direct_ = false;
   Size2 wg_;
   cl::Kernel kernel_;
 };
@@ -168,10 +195,16 @@ const StageInfo& sobelStageInfo() {
           numParam("vec", ParamType::Int, "0", 0, 16, false,
                    "schedule: bytes per work-item, 4, 8 or 16 (0: auto, 16)", false),
           numParam("rows", ParamType::Int, "0", 0, 16, false,
-                   "schedule: rows per work-item (0: auto, 16 on CPUs, 4 on GPUs)", false),
+                   "schedule: rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 8 on GPUs "
+                   "with kernel=direct)",
+                   false),
           enumParam("load", "auto", {"auto", "rows", "items"},
                     "schedule: tile load order, a work-item per tile row (auto on CPUs) or per "
-                    "vector (auto on GPUs: coalesced)"),
+                    "vector (auto on GPUs: coalesced); kernel=tile only"),
+          enumParam("kernel", "auto", {"auto", "tile", "direct"},
+                    "schedule: tile: local-memory tile, every ksize (auto on CPUs and for ksize "
+                    "5, 7); direct: no local memory, rows slide through registers, ksize 1 and 3 "
+                    "(auto on GPUs)"),
       },
       [] { return std::make_unique<SobelStage>(); }};
   return info;

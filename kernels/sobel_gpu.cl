@@ -1,0 +1,237 @@
+// sobel, "direct" schedule: ksize 1 and 3, no local memory, no barrier. The same results as
+// kernels/sobel.cl (see there for OpenCV's arithmetic and the modes), computed with fewer and
+// cheaper instructions for GPUs:
+//
+// - A work-item owns VX consecutive bytes (channel samples) of PY consecutive rows and walks
+//   down them: each of the PY + 2 source rows is loaded once (an aligned VX-byte vector plus
+//   the 4-byte words left and right of it, all global loads that hit L1 for the neighbours'
+//   rows), its horizontal taps are computed once and slide through registers, so each output
+//   row costs one row of horizontal taps and the vertical taps.
+// - No integer -> float conversion instruction: byte b becomes the float 2^23 + 256*b by
+//   placing it in mantissa bits 8-15 under the exponent of 2^23 (one byte permute or
+//   shift-and-mask). Values carry a factor 256 (a power of two, so every rounding OpenCV does
+//   happens identically), and with the bias 2^23:
+//     d = f[x+1] - f[x-1]                 the bias cancels, exact
+//     s = f[x-1] + 2 f[x] + f[x+1]        at scale 1: 4*2^23 + 256*s < 2^26, multiples of 256,
+//                                         exact; gy = s[y+1] - s[y-1] cancels the bias again
+//   At other scales the smoothing taps multiply unbiased values (f - 2^23, exact) in OpenCV's
+//   order. No float -> integer conversion either: a non-negative result n is rounded (ties to
+//   even, as OpenCV) by an FMA that adds 2^23, after which the low byte of the float's bits is n.
+// - `exact` (scale == 1) is a kernel argument, so the scale stays live: both variants are in
+//   the program, chosen by a branch that is uniform over the whole launch.
+//
+// Build options: -DKSIZE=1|3 -DCH=1|3|4 -DVX=4|8|16 -DPY -DMODE_{X,Y,MAG,L2}
+//                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP}
+// Run time:      the smoothing taps times scale (centre first), the border value, exact.
+
+#include "border.cl"
+
+#if KSIZE != 1 && KSIZE != 3
+#error "the direct sobel takes KSIZE 1 or 3"
+#endif
+#if !defined(MODE_X) && !defined(MODE_Y) && !defined(MODE_MAG) && !defined(MODE_L2)
+#error "define one of MODE_X, MODE_Y, MODE_MAG, MODE_L2"
+#endif
+#if !defined(MODE_Y)
+#define NEED_GX 1
+#endif
+#if !defined(MODE_X)
+#define NEED_GY 1
+#endif
+
+#define R 1
+#define HB CH            // halo bytes on each side
+#define NW (VX / 4 + 2)  // words of a loaded row: the left word, VX/4 words, the right word
+
+#define CAT(a, b) a##b
+#define XCAT(a, b) CAT(a, b)
+#if VX == 8
+#define UINTV uint2
+#elif VX == 16
+#define UINTV uint4
+#elif VX != 4
+#error "VX must be 4, 8 or 16"
+#endif
+#define UCHARV XCAT(uchar, VX)
+#define VLOAD XCAT(vload, VX)
+
+#define BIAS 0x1.0p23f
+
+// The byte at byte column bc (may lie outside the row) of source row sy (-1: a constant row).
+inline uint fetch_byte(__global const uchar* src, int bc, int sy, int width, int value) {
+  const int t = bc + HB;  // >= 0 for every column a work-item reads, so / and % floor
+  const int sx = border_index(t / CH - R, width);
+  if (sx < 0 || sy < 0) return (uint)value;
+  return src[(sy * width + sx) * CH + t % CH];
+}
+
+// The bytes x0 - 4 ... x0 + VX + 3 of source row sy as NW little-endian words (only the HB
+// bytes next to the vector are used from the outer words).
+inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int width, int rowBytes,
+                     int value, bool fast) {
+  if (sy < 0) {
+#pragma unroll
+    for (int i = 0; i < NW; ++i) w[i] = (uint)value * 0x01010101u;
+  } else if (fast) {
+    __global const uchar* p = src + sy * rowBytes + x0;
+    w[0] = *(__global const uint*)(p - 4);
+#if VX == 4
+    w[1] = *(__global const uint*)p;
+#else
+    const UINTV q = *(__global const UINTV*)p;
+    w[1] = q.s0;
+    w[2] = q.s1;
+#if VX == 16
+    w[3] = q.s2;
+    w[4] = q.s3;
+#endif
+#endif
+    w[NW - 1] = *(__global const uint*)(p + VX);
+  } else {
+    // Frame edges and rows that do not start on a VX-byte boundary: byte by byte through the
+    // border rules. Only the bytes the taps read.
+#pragma unroll
+    for (int i = 0; i < NW; ++i) w[i] = 0;
+#pragma unroll
+    for (int j = -HB; j < VX + HB; ++j)
+      w[(j + 4) / 4] |= fetch_byte(src, x0 + j, sy, width, value) << (8 * ((j + 4) % 4));
+  }
+}
+
+// Byte j (-HB <= j < VX + HB, relative to x0) of a loaded row as the float 2^23 + 256*b.
+inline float biased(const uint* w, int j) {
+  const uint word = w[(j + 4) / 4];
+  const int k = (j + 4) % 4;
+  const uint m = k == 0 ? word << 8 : k == 1 ? word : k == 2 ? word >> 8 : word >> 16;
+  return as_float(0x4B000000u | (m & 0xFF00u));
+}
+
+// The horizontal taps of one row: d (derivative, exact) and s (smoothing times scale, OpenCV's
+// FMA chain from the leftmost tap), VX lanes, 256 times the true values.
+inline void horizontal(const uint* w, float4 taps, bool exact, float* d, float* s) {
+  (void)taps;
+  (void)exact;
+#pragma unroll
+  for (int i = 0; i < VX; ++i) {
+    const float l = biased(w, i - HB), c = biased(w, i), r = biased(w, i + HB);
+    (void)l;
+    (void)c;
+    (void)r;
+#if defined(NEED_GX)
+    d[i] = r - l;
+#endif
+#if defined(NEED_GY)
+    // Exact: the biased values themselves (the bias cancels in gy); else unbiased (exact).
+    const float ul = exact ? l : l - BIAS, uc = exact ? c : c - BIAS, ur = exact ? r : r - BIAS;
+#if KSIZE == 3
+    s[i] = fma(ur, taps.s1, fma(uc, taps.s0, ul * taps.s1));
+#else
+    (void)ul;
+    (void)ur;
+    s[i] = uc * taps.s0;
+#endif
+#endif
+  }
+}
+
+// One output byte from 256 times OpenCV's float gradients (before its rounding to int16). The
+// low byte of the returned bits is the result.
+inline uint mode_byte(float gx, float gy, float4 taps, bool exact) {
+  (void)gx;
+  (void)gy;
+  (void)taps;
+  // min(|round(g)|, cap) = round(min(|g|, cap)) for integer caps; rounding ties to even is
+  // symmetric. fma(m, 2^-8, 2^23) = 2^23 + round(m / 256) in one rounding.
+#if defined(MODE_X)
+  return as_uint(fma(fmin(fabs(gx), 255.0f * 256), 0x1.0p-8f, BIAS));
+#elif defined(MODE_Y)
+  return as_uint(fma(fmin(fabs(gy), 255.0f * 256), 0x1.0p-8f, BIAS));
+#elif defined(MODE_MAG)
+  // 0.5*a + 0.5*b of the 8-bit |g|, rounded half to even, as addWeighted.
+  if (exact) {  // gx, gy are multiples of 256: a + b is exact, one rounding of (a + b) / 2
+    return as_uint(
+        fma(fmin(fabs(gx), 255.0f * 256) + fmin(fabs(gy), 255.0f * 256), 0x1.0p-9f, BIAS));
+  }
+  const float a = fma(fmin(fabs(gx), 255.0f * 256), 0x1.0p-8f, BIAS);  // 2^23 + a
+  const float b = fma(fmin(fabs(gy), 255.0f * 256), 0x1.0p-8f, BIAS);
+  const float t = a + (b - BIAS);           // 2^23 + a + b, exact
+  return as_uint(fma(t, 0.5f, 0x1.0p22f));  // 2^23 + (a + b) / 2, rounded half to even
+#else
+  // l2: a, b = min(|round(g)|, 256) as exact integers; a*a + b*b is exact in float, and
+  // sqrt(q) is never within 3.4e-4 of n + 0.5 (see kernels/sobel.cl), so rounding it is exact.
+  float a = fmin(fabs(gx), 256.0f * 256), b = fmin(fabs(gy), 256.0f * 256);
+  if (exact) {
+    a *= 0x1.0p-8f;
+    b *= 0x1.0p-8f;
+  } else {
+    a = fma(a, 0x1.0p-8f, BIAS) - BIAS;
+    b = fma(b, 0x1.0p-8f, BIAS) - BIAS;
+  }
+  return as_uint(fmin(sqrt(fma(a, a, b * b)), 255.0f) + BIAS);
+#endif
+}
+
+// The whole strip of a work-item; `exact` is a constant in each of the two inlined copies.
+inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
+                  int height, float4 taps, int value, bool exact, int x0, int y0) {
+  const int rowBytes = width * CH;
+  // The vector and both neighbour words lie inside the row, and every row starts VX-aligned
+  // (buffers start aligned).
+  const bool fast = x0 >= 4 && x0 + VX + 4 <= rowBytes && rowBytes % VX == 0;
+  const bool alignedStore = x0 + VX <= rowBytes && rowBytes % VX == 0;
+  // The horizontal taps of the two rows above the current one (sliding window).
+  float d0[VX], d1[VX], s0[VX], s1[VX], d2[VX], s2[VX];
+#pragma unroll
+  for (int i = 0; i < VX; ++i) d0[i] = d1[i] = d2[i] = s0[i] = s1[i] = s2[i] = 0;
+  uint w[NW];
+  // Unrolled: the loads of later rows can issue early, and the window shifts are renames.
+#pragma unroll
+  for (int step = 0; step < PY + 2; ++step) {
+    const int y = y0 + step - 2;  // the output row once the window is full
+    if (step >= 2 && y >= height) break;
+    load_row(src, w, x0, border_index(y0 + step - R, height), width, rowBytes, value, fast);
+    horizontal(w, taps, exact, d2, s2);
+    if (step >= 2) {
+      uchar out[VX];
+#pragma unroll
+      for (int i = 0; i < VX; ++i) {
+        float gx = 0, gy = 0;
+#if defined(NEED_GX)
+#if KSIZE == 3
+        gx = fma(d2[i] + d0[i], taps.s1, d1[i] * taps.s0);
+#else
+        gx = d1[i] * taps.s0;
+#endif
+#endif
+#if defined(NEED_GY)
+        gy = s2[i] - s0[i];
+#endif
+        out[i] = (uchar)mode_byte(gx, gy, taps, exact);
+      }
+      __global uchar* o = dst + y * rowBytes + x0;
+      if (alignedStore) {
+        *(__global UCHARV*)o = VLOAD(0, out);
+      } else {
+        for (int i = 0; i < VX && x0 + i < rowBytes; ++i) o[i] = out[i];
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < VX; ++i) {
+      d0[i] = d1[i];
+      d1[i] = d2[i];
+      s0[i] = s1[i];
+      s1[i] = s2[i];
+    }
+  }
+}
+
+__kernel void sobel(__global const uchar* restrict src, __global uchar* restrict dst, int width,
+                    int height, float4 taps, int value, int exact) {
+  const int x0 = get_global_id(0) * VX;          // first byte column of the work-item
+  const int y0 = get_global_id(1) * PY;          // first output row
+  if (x0 >= width * CH || y0 >= height) return;  // the rounded-up global size (no barriers)
+  if (exact)
+    strip(src, dst, width, height, taps, value, true, x0, y0);
+  else
+    strip(src, dst, width, height, taps, value, false, x0, y0);
+}
