@@ -4,30 +4,47 @@
 //
 // Algorithm: count every byte into bin (k % CHANNELS) * 256 + value.
 // Schedule (the host picks it, see pipeline/stages/histogram_kernel.hpp):
-//   - each work-group counts into its own sub-histogram in local memory,
+//   - each work-group counts into COPIES sub-histograms in local memory,
 //   - each work-item covers many pixels: a grid-stride loop over CHUNK-byte chunks, so the
 //     number of work-groups is free (a few per compute unit) and not tied to the frame size,
-//   - at the end every work-group adds its sub-histogram to the global one: one global atomic
-//     per non-empty bin per work-group. The host clears the global histogram before each frame.
+//   - at the end every work-group adds its sub-histograms to the global one: one global atomic
+//     per non-empty bin per work-group.
+//   - No separate clear: the histogram is double-buffered by the host. The launch for frame i
+//     accumulates into `hist` (zeroed by the launch of frame i-1, or at allocation) and zeroes
+//     `clear`, the buffer frame i+1 will accumulate into (frame i-1's histogram, whose readers
+//     come before this launch on the same in-order queue).
 //   - with LOCAL == 1 (the CPU schedule) a work-group is one work-item, nothing else writes its
-//     sub-histogram, and plain increments replace the local atomics: on PoCL a local atomic is
+//     sub-histograms, and plain increments replace the local atomics: on PoCL a local atomic is
 //     a locked instruction, several times the cost of the whole rest of the loop (measured:
-//     about 20 ms instead of 1.5 ms for a 1080p gray frame).
-//   - with LOCAL == 1, COPIES sub-histograms per work-group: pixel p of a chunk counts in copy
-//     p % COPIES, summed before the merge. Neighbouring pixels often have the same value, and
-//     on a CPU consecutive increments of one counter stall on store-to-load forwarding (4
-//     copies: ~15% faster on PoCL). With LOCAL > 1 there is one copy: per-work-item copies
-//     (to spread same-value local atomics) measured no faster on an H200 (11.7-12.2 us against
-//     11.3 us for a 3840x2160 gray frame), so they were dropped.
+//     about 20 ms instead of 1.5 ms for a 1080p gray frame). Pixel p of a chunk counts in copy
+//     p % COPIES: neighbouring pixels often have the same value, and on a CPU consecutive
+//     increments of one counter stall on store-to-load forwarding (4 copies: ~15% faster).
+//   - with LOCAL > 1 (GPUs), local atomics; which copy a work-item counts into (SPREAD):
+//       SPREAD 1 (warp): copy (lid / 32) % COPIES, copy-major layout (copy * BINS + bin):
+//         separate warps hit separate counters.
+//       SPREAD 2 (lane): copy lid % COPIES, interleaved layout (bin * COPIES + copy): lanes of
+//         one warp that see the same value (flat image areas) hit different counters, and
+//         with COPIES == 32 lane l always uses bank l, so a warp's 32 atomics never conflict
+//         whatever the data (with one copy, 32 random bins need ~3.5 bank passes).
+//     COPIES == 1 is the plain schedule (one shared sub-histogram). Per-work-item copies in the
+//     copy-major layout measured no faster on an H200 (11.7-12.2 us against 11.3 us for a
+//     3840x2160 random gray frame); the lane layout above differs by being bank-conflict free.
 //
 // -DCHANNELS=1|3|4  -DLOCAL=<work-group size>  -DCOPIES=<sub-histograms per work-group>
+// -DSPREAD=0 (LOCAL == 1: by pixel) | 1 (by warp) | 2 (by lane)
 
 #define BINS (CHANNELS * 256)
 #ifndef COPIES
 #define COPIES 1
 #endif
-#if LOCAL > 1 && COPIES > 1
-#error "COPIES > 1 needs LOCAL == 1"
+#ifndef SPREAD
+#define SPREAD 0
+#endif
+#if LOCAL == 1 && SPREAD != 0
+#error "LOCAL == 1 spreads by pixel (SPREAD 0)"
+#endif
+#if LOCAL > 1 && COPIES > 1 && SPREAD == 0
+#error "LOCAL > 1 spreads by warp or lane (SPREAD 1 or 2)"
 #endif
 
 // A chunk is a whole number of pixels and of 16-byte vectors: 16 bytes, or 48 for 3 channels.
@@ -44,10 +61,21 @@
 #define COUNT(p) atomic_inc(p)
 #endif
 
+// Index of bin `bin` relative to this work-item's copy (see `h` in the kernel).
+#if SPREAD == 2
+#define AT(bin) ((bin)*COPIES)
+#else
+#define AT(bin) (bin)
+#endif
+
 // Counts byte `val` found at byte offset `off` of a chunk (off is a constant after expansion,
 // so the copy and channel offsets fold away).
-#define COUNT1(h, val, off) \
-  COUNT(&(h)[(((off) / CHANNELS) % COPIES) * BINS + ((off) % CHANNELS) * 256 + (val)])
+#if SPREAD == 0
+#define COPY_OF(off) ((((off) / CHANNELS) % COPIES) * BINS)
+#else
+#define COPY_OF(off) 0
+#endif
+#define COUNT1(h, val, off) COUNT(&(h)[COPY_OF(off) + AT(((off) % CHANNELS) * 256 + (val))])
 #define COUNT16(h, v, base)     \
   COUNT1(h, v.s0, (base) + 0);  \
   COUNT1(h, v.s1, (base) + 1);  \
@@ -66,40 +94,57 @@
   COUNT1(h, v.se, (base) + 14); \
   COUNT1(h, v.sf, (base) + 15)
 
-// src: the frame, n bytes. hist: BINS uint, cleared by the host before the launch.
+// src: the frame, n bytes. hist: BINS uint, all zero before the launch; counts are added.
+// clear: BINS uint, set to zero (another buffer than hist).
 // Any global size that is a multiple of LOCAL works; every work-item reaches both barriers.
 __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void hist_accumulate(
-    __global const uchar* src, int n, __global uint* hist) {
+    __global const uchar* src, int n, __global uint* hist, __global uint* clear) {
   __local uint local_hist[COPIES * BINS];
   const int lid = get_local_id(0);
   for (int i = lid; i < COPIES * BINS; i += LOCAL) local_hist[i] = 0u;
-  barrier(CLK_LOCAL_MEM_FENCE);
 
   const int gid = get_global_id(0);
   const int stride = get_global_size(0);
+  for (int i = gid; i < BINS; i += stride) clear[i] = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // This work-item's copy.
+#if SPREAD == 1
+  __local uint* h = local_hist + ((lid / 32) % COPIES) * BINS;
+#elif SPREAD == 2
+  __local uint* h = local_hist + lid % COPIES;
+#else
+  __local uint* h = local_hist;
+#endif
+
   const int chunks = n / CHUNK;
   // Whole 16-byte vectors through a vector pointer (the buffer starts aligned): one 128-bit
   // load; with vload16 the H200 took 13.3 us instead of 11.3 us for a 3840x2160 gray frame.
   __global const uchar16* src16 = (__global const uchar16*)src;
   for (int c = gid; c < chunks; c += stride) {
     const uchar16 v0 = src16[c * VECS];
-    COUNT16(local_hist, v0, 0);
+    COUNT16(h, v0, 0);
 #if VECS == 3
     const uchar16 v1 = src16[c * VECS + 1];
-    COUNT16(local_hist, v1, 16);
+    COUNT16(h, v1, 16);
     const uchar16 v2 = src16[c * VECS + 2];
-    COUNT16(local_hist, v2, 32);
+    COUNT16(h, v2, 32);
 #endif
   }
   // The last partial chunk (fewer than CHUNK bytes), byte by byte. CHUNK is a multiple of
   // CHANNELS, so byte k of the tail is channel k % CHANNELS.
   for (int k = gid; chunks * CHUNK + k < n; k += stride)
-    COUNT(&local_hist[(k % CHANNELS) * 256 + src[chunks * CHUNK + k]]);
+    COUNT(&h[AT((k % CHANNELS) * 256 + src[chunks * CHUNK + k])]);
   barrier(CLK_LOCAL_MEM_FENCE);
 
   for (int i = lid; i < BINS; i += LOCAL) {
-    uint count = local_hist[i];
-    for (int k = 1; k < COPIES; ++k) count += local_hist[k * BINS + i];
+    uint count = 0;
+#if SPREAD == 2
+    // Copy (k + i) % COPIES first: with 32 copies, neighbouring work-items read distinct banks.
+    for (int k = 0; k < COPIES; ++k) count += local_hist[i * COPIES + (k + i) % COPIES];
+#else
+    for (int k = 0; k < COPIES; ++k) count += local_hist[k * BINS + i];
+#endif
     if (count) atomic_add(&hist[i], count);
   }
 }

@@ -183,6 +183,7 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
   if (maxAlloc && in.bytes() > maxAlloc) throw frameTooLarge(cl, in, "the input", in.bytes());
   cl_ = &cl;
   published_.clear();
+  publishedPerFrame_.clear();
   stageOut_.assign(stages_.size(), FrameDesc{});
   FrameDesc cur = in;
   std::size_t maxBytes = 0;
@@ -192,7 +193,7 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
       stageOut_[i] = cur;
       continue;
     }
-    StageContext ctx{cl, static_cast<int>(i), published_};
+    StageContext ctx{cl, static_cast<int>(i), published_, &publishedPerFrame_};
     FrameDesc out;
     try {
       out = stages_[i]->configure(ctx, cur);
@@ -207,6 +208,7 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
       throw frameTooLarge(cl, in, stages_[i]->name() + "'s output", out.bytes());
     if (!stages_[i]->passthrough()) {
       published_.clear();
+      publishedPerFrame_.clear();
       ++producers;
       maxBytes = std::max(maxBytes, out.bytes());
     } else if (out != cur) {

@@ -83,6 +83,7 @@ class Chain {
   std::vector<bool> enabled_;
   std::vector<FrameDesc> stageOut_;
   std::map<std::string, cl::Buffer> published_;
+  std::map<std::string, PublishedBuffer> publishedPerFrame_;
   FrameDesc input_, output_;
   bool configured_ = false;
   cl::Buffer scratch_[2];

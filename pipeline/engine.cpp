@@ -617,8 +617,10 @@ cl::Event Engine::Impl::readSideOutputs(Slot& s, const cl::Event& after) {
   if (sideOutputs.empty()) return after;
   if (s.sideHost.size() < sideOutputs.size()) s.sideHost.resize(sideOutputs.size());
   cl::Event last = after;
-  for (std::size_t k = 0; k < sideOutputs.size(); ++k) {
-    const SideOutput& so = sideOutputs[k];
+  // This frame's buffers: a stage may alternate between buffers (the double-buffered histogram).
+  const std::vector<SideOutput> now = chain.sideOutputs();
+  for (std::size_t k = 0; k < sideOutputs.size() && k < now.size(); ++k) {
+    const SideOutput& so = now[k];
     s.sideHost[k].reserve(cl->context(), mapQueue, std::max<std::size_t>(so.bytes, 1));
     const std::vector<cl::Event> deps{last};
     cl::Event read;

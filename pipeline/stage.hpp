@@ -24,13 +24,20 @@ struct StageInfo {
   std::function<std::unique_ptr<Stage>()> create;
 };
 
+// Device data published per frame: returns the buffer holding the data of the frame enqueued
+// last (the histogram alternates between two buffers). Call it in enqueue(), after the
+// publishing stage has enqueued the same frame.
+using PublishedBuffer = std::function<cl::Buffer()>;
+
 // Handed to Stage::configure. `published` carries device data an upstream stage offers to later
-// stages about the *same* frame data (the histogram stage publishes "histogram"); the chain
-// clears it after every stage that changes the frame.
+// stages about the *same* frame data, in a buffer fixed at configure; `publishedPerFrame` the
+// same for data whose buffer changes from frame to frame (the histogram stage publishes
+// "histogram" there). The chain clears both after every stage that changes the frame.
 struct StageContext {
   ClContext& cl;
   int index = 0;  // position in the chain
   std::map<std::string, cl::Buffer>& published;
+  std::map<std::string, PublishedBuffer>* publishedPerFrame = nullptr;  // null: none offered
 };
 
 // Events of one stage's commands for one frame: device time = last.END - first.START.
@@ -43,7 +50,8 @@ struct StageEvents {
 struct SideOutput {
   int stage = 0;
   std::string name;   // "histogram"
-  cl::Buffer buffer;  // on the device, rewritten by every frame
+  cl::Buffer buffer;  // on the device: holds the frame enqueued last (may change per frame,
+                      // so take sideOutputs() again after each enqueue)
   std::size_t bytes = 0;
 };
 
@@ -80,7 +88,8 @@ class Stage {
   virtual StageEvents enqueue(cl::CommandQueue& queue, const cl::Buffer& in,
                               const cl::Buffer& out, const std::vector<cl::Event>& wait) = 0;
 
-  // Side outputs to read back per frame (after enqueue, in queue order).
+  // Side outputs to read back per frame (after enqueue, in queue order). The buffers may differ
+  // from frame to frame: call it after each enqueue() and read before the next one.
   virtual std::vector<SideOutput> sideOutputs() const { return {}; }
 
  private:

@@ -1,10 +1,11 @@
 // brightness (manual) against cv::Mat::convertTo(dst, -1, gain, bias).
 #include <opencv2/imgproc.hpp>
 
-#include "tests/support/test_support.hpp"
+#include "tests/test_engine_util.hpp"
 
 using namespace vf;
 using namespace vf::test;
+using namespace std::chrono_literals;
 
 namespace {
 std::string chainFor(double gain, double bias) {
@@ -192,8 +193,7 @@ TEST(BrightnessAuto, UsesTheUpstreamHistogramOnlyOfTheSameFrame) {
   const cv::Mat in = realFrame(50, CV_8UC3);
   cv::Mat out;
   {
-    // hist right before: brightness reuses its histogram, so its first command is a kernel,
-    // not the histogram clear of its own.
+    // hist right before: brightness reuses its histogram (this frame's buffer of the two).
     Chain chain = Chain::parse("hist,brightness=auto");
     chain.configure(context(), view(in).desc());
     out = makeMat(chain.output());
@@ -205,7 +205,9 @@ TEST(BrightnessAuto, UsesTheUpstreamHistogramOnlyOfTheSameFrame) {
     Chain chain = Chain::parse("brightness=auto");
     chain.configure(context(), view(in).desc());
     const ChainRun run = chain.runOnce(context(), queue(), view(in), view(out));
-    EXPECT_EQ(run.stages[0].first.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_FILL_BUFFER);
+    // Its own histogram, with no clear command: the histogram kernel comes first.
+    EXPECT_EQ(run.stages[0].first.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_NDRANGE_KERNEL);
+    EXPECT_LE(maxAbsDiff(out, autoReference(in, 1)), 1);
   }
   {
     // A stage that changes the frame between them: the histogram of the input is stale, and
@@ -254,5 +256,110 @@ TEST(BrightnessAuto, SecondFrameGetsItsOwnStretch) {
     Chain chain = Chain::parse(text);
     EXPECT_LE(maxAbsDiff(runChecked(chain, a), autoReference(a, 1)), 1) << text;
     EXPECT_LE(maxAbsDiff(runChecked(chain, b), autoReference(b, 1)), 1) << text;
+  }
+}
+
+namespace {
+
+// Frame k of a test stream with its own stretch: a real frame (several frames of the clip
+// apart) with its own contrast and offset, every third one random.
+cv::Mat streamRealFrame(int k, int type, int width, int height) {
+  if (k % 3 == 2) return randomFrame(width, height, type, 2000 + k);
+  cv::Mat m;
+  realFrame(5 + 13 * k, type, width, height).convertTo(m, -1, 0.3 + 0.2 * (k % 5), 10.0 * (k % 4));
+  return m;
+}
+
+class RealStreamSource : public FrameSource {
+ public:
+  RealStreamSource(int frames, int type, int width, int height)
+      : frames_(frames), type_(type), width_(width), height_(height) {}
+  bool live() const override { return false; }
+  std::int64_t frameCount() const override { return frames_; }
+  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
+    if (produced_ == frames_) return false;
+    const cv::Mat m = streamRealFrame(produced_++, type_, width_, height_);
+    copyInto(m, slot(view(m).desc()));
+    return true;
+  }
+
+ private:
+  int frames_, type_, width_, height_, produced_ = 0;
+};
+
+}  // namespace
+
+// The histogram is double-buffered (no clear command per frame): frames enqueued back to back
+// on one queue, nothing waiting between them, each get the stretch of their own histogram,
+// with brightness's own histogram and with an upstream hist stage's (whose side output is
+// checked too).
+TEST(BrightnessAuto, FramesInFlightEachGetTheirOwnStretch) {
+  const int frames = 8;
+  for (int type : {CV_8UC1, CV_8UC3}) {
+    std::vector<cv::Mat> in;
+    for (int k = 0; k < frames; ++k) in.push_back(streamRealFrame(k, type, 320, 240));
+    const std::size_t bytes = in[0].total() * in[0].elemSize();
+    for (const char* text :
+         {"brightness=auto", "hist,brightness=auto", "hist=local=64:copies=8,brightness=auto"}) {
+      Chain chain = Chain::parse(text);
+      chain.configure(context(), view(in[0]).desc());
+      std::vector<cl::Buffer> dIn, dOut;
+      for (const auto& m : in) {
+        dIn.emplace_back(context().context(), CL_MEM_READ_WRITE, bytes);
+        dOut.emplace_back(context().context(), CL_MEM_READ_WRITE, bytes);
+        queue().enqueueWriteBuffer(dIn.back(), CL_TRUE, 0, bytes, m.data);
+      }
+      std::vector<std::vector<std::vector<std::uint8_t>>> side(frames);
+      for (int k = 0; k < frames; ++k) chain.enqueue(queue(), dIn[k], dOut[k], {}, &side[k]);
+      queue().finish();
+      for (int k = 0; k < frames; ++k) {
+        cv::Mat out(in[k].size(), in[k].type());
+        queue().enqueueReadBuffer(dOut[k], CL_TRUE, 0, bytes, out.data);
+        EXPECT_LE(maxAbsDiff(out, autoReference(in[k], 1)), 1) << text << " frame " << k;
+        if (chain.size() == 2) {
+          ASSERT_EQ(side[k].size(), 1u);
+          std::vector<std::uint32_t> h(side[k][0].size() / 4);
+          std::memcpy(h.data(), side[k][0].data(), side[k][0].size());
+          for (int c = 0; c < in[k].channels(); ++c) {
+            cv::Mat plane, ref;
+            cv::extractChannel(in[k], plane, c);
+            const int channel[] = {0}, bins[] = {256};
+            const float range[] = {0, 256};
+            const float* ranges[] = {range};
+            cv::calcHist(&plane, 1, channel, cv::Mat(), ref, 1, bins, ranges);
+            for (int v = 0; v < 256; ++v)
+              ASSERT_EQ(h[c * 256 + v], std::uint32_t(ref.at<float>(v)))
+                  << text << " frame " << k << " channel " << c << " bin " << v;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The same through the engine with several frames in flight.
+TEST(BrightnessAuto, EngineGivesEachFrameItsOwnStretch) {
+  const int frames = 20;
+  for (int type : {CV_8UC1, CV_8UC3}) {
+    for (const char* text : {"brightness=auto", "hist,brightness=auto"}) {
+      for (int slots : {1, 4}) {
+        SCOPED_TRACE(std::string(text) + " slots " + std::to_string(slots) + " channels " +
+                     std::to_string(CV_MAT_CN(type)));
+        RealStreamSource source(frames, type, 160, 120);
+        CollectSink sink;
+        Engine engine(sharedContext(), Chain::parse(text), engineOptions(slots));
+        {
+          Watchdog dog(60s);
+          engine.run(source, sink);
+        }
+        const auto got = sink.frames();
+        ASSERT_EQ(got.size(), std::size_t(frames));
+        for (const auto& f : got)
+          EXPECT_LE(
+              maxAbsDiff(f.output, autoReference(streamRealFrame(int(f.index), type, 160, 120), 1)),
+              1)
+              << "frame " << f.index;
+      }
+    }
   }
 }

@@ -4,10 +4,11 @@
 #include <cstring>
 #include <opencv2/imgproc.hpp>
 
-#include "tests/support/test_support.hpp"
+#include "tests/test_engine_util.hpp"
 
 using namespace vf;
 using namespace vf::test;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -57,7 +58,16 @@ Hist runHist(const std::string& chainText, const cv::Mat& in) {
 const std::vector<std::string>& schedules() {
   static const std::vector<std::string> s = {"hist", "hist=groups=1:local=1",
                                              "hist=groups=3:local=64", "hist=groups=64:local=256",
-                                             "hist=groups=5:local=1"};
+                                             "hist=groups=5:local=1:copies=1"};
+  return s;
+}
+
+// GPU variants: several sub-histograms per work-group, by lane (interleaved bins) or by warp.
+const std::vector<std::string>& copySchedules() {
+  static const std::vector<std::string> s = {"hist=groups=3:local=64:copies=32",
+                                             "hist=groups=6:local=128:copies=8:spread=lane",
+                                             "hist=groups=4:local=256:copies=4:spread=warp",
+                                             "hist=groups=2:local=96:copies=3:spread=warp"};
   return s;
 }
 
@@ -83,13 +93,29 @@ TEST(HistStage, MatchesCalcHistOnRealFrames) {
   }
 }
 
+TEST(HistStage, CopyVariantsMatchCalcHistOnRealFrames) {
+  // Every variant on bgr (three channels interleaved: the trickiest indexing), one each on gray
+  // and bgra.
+  for (int type : {CV_8UC3, CV_8UC1, CV_8UC4}) {
+    const cv::Mat in = realFrame(35, type);
+    const Hist ref = referenceHist(in);
+    for (std::size_t k = 0; k < copySchedules().size(); ++k) {
+      if (type != CV_8UC3 && k != (type == CV_8UC1 ? 0u : 3u)) continue;
+      const std::string& chain = copySchedules()[k];
+      EXPECT_EQ(runHist(chain, in), ref) << chain << " channels " << in.channels();
+    }
+  }
+}
+
 TEST(HistStage, MatchesCalcHistOnRandomOddSizes) {
   unsigned seed = 7;
   for (const auto& sz : oddSizes()) {
     for (int type : {CV_8UC1, CV_8UC3, CV_8UC4}) {
       const cv::Mat in = randomFrame(sz.width, sz.height, type, seed++);
       const Hist ref = referenceHist(in);
-      for (const auto& chain : {"hist", "hist=groups=2:local=1", "hist=groups=9:local=128"})
+      for (const auto& chain :
+           {"hist", "hist=groups=2:local=1", "hist=groups=9:local=128",
+            "hist=groups=5:local=64:copies=16", "hist=groups=3:local=64:copies=2:spread=warp"})
         EXPECT_EQ(runHist(chain, in), ref) << chain << " " << sz << " channels " << in.channels();
     }
   }
@@ -176,9 +202,107 @@ TEST(HistStage, SideOutputThroughRunOnce) {
   const ChainRun run = chain.runOnce(context(), queue(), view(in), view(out), &side);
   ASSERT_EQ(side.size(), 1u);
   EXPECT_EQ(toHist(side[0]), referenceHist(out));
-  // The stage's events: the device clear first, the counting kernel (with the merge) last.
-  EXPECT_EQ(run.stages[1].first.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_FILL_BUFFER);
-  EXPECT_EQ(run.stages[1].last.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_NDRANGE_KERNEL);
+  // One command per frame: the counting kernel (which also clears the next frame's buffer).
+  EXPECT_EQ(run.stages[1].first.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_NDRANGE_KERNEL);
+  EXPECT_EQ(run.stages[1].first(), run.stages[1].last());
+}
+
+namespace {
+
+// Frame k of a test stream with its own histogram: a real frame (several frames of the clip
+// apart), darkened or brightened by its own gain and bias, every third one random.
+cv::Mat streamRealFrame(int k, int type, int width, int height) {
+  if (k % 3 == 2) return randomFrame(width, height, type, 1000 + k);
+  cv::Mat m;
+  realFrame(5 + 13 * k, type, width, height).convertTo(m, -1, 0.35 + 0.2 * (k % 5), 8.0 * (k % 4));
+  return m;
+}
+
+// A source of streamRealFrame frames.
+class RealStreamSource : public FrameSource {
+ public:
+  RealStreamSource(int frames, int type, int width, int height)
+      : frames_(frames), type_(type), width_(width), height_(height) {}
+  bool live() const override { return false; }
+  std::int64_t frameCount() const override { return frames_; }
+  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
+    if (produced_ == frames_) return false;
+    const cv::Mat m = streamRealFrame(produced_++, type_, width_, height_);
+    copyInto(m, slot(view(m).desc()));
+    return true;
+  }
+
+ private:
+  int frames_, type_, width_, height_, produced_ = 0;
+};
+
+}  // namespace
+
+// No clear command: the histogram is double-buffered and each launch zeroes the buffer the next
+// frame counts into. Many frames enqueued back to back on one queue (nothing waits between
+// them), each side output read back in queue order: every frame gets exactly its own histogram,
+// not a sum with an earlier frame's.
+TEST(HistStage, FramesInFlightEachGetTheirOwnHistogram) {
+  const int frames = 9;
+  for (int type : {CV_8UC1, CV_8UC3}) {
+    std::vector<cv::Mat> in;
+    for (int k = 0; k < frames; ++k) in.push_back(streamRealFrame(k, type, 320, 240));
+    for (const char* text :
+         {"hist", "hist=local=128:copies=32", "hist=groups=5:local=64:copies=4:spread=warp"}) {
+      Chain chain = Chain::parse(text);
+      chain.configure(context(), view(in[0]).desc());
+      std::vector<cl::Buffer> dIn;
+      for (const auto& m : in) {
+        dIn.emplace_back(context().context(), CL_MEM_READ_WRITE, m.total() * m.elemSize());
+        queue().enqueueWriteBuffer(dIn.back(), CL_TRUE, 0, m.total() * m.elemSize(), m.data);
+      }
+      cl::Buffer dOut(context().context(), CL_MEM_READ_WRITE, in[0].total() * in[0].elemSize());
+      std::vector<std::vector<std::vector<std::uint8_t>>> side(frames);
+      for (int k = 0; k < frames; ++k) chain.enqueue(queue(), dIn[k], dOut, {}, &side[k]);
+      queue().finish();
+      for (int k = 0; k < frames; ++k) {
+        ASSERT_EQ(side[k].size(), 1u);
+        EXPECT_EQ(toHist(side[k][0]), referenceHist(in[k]))
+            << text << " channels " << in[k].channels() << " frame " << k;
+      }
+    }
+  }
+}
+
+// The same through the engine, several frames in flight: each frame reaches the sink with its
+// own histogram.
+TEST(HistStage, EngineDeliversEachFrameItsOwnHistogram) {
+  const int frames = 24;
+  for (int type : {CV_8UC1, CV_8UC3}) {
+    for (const char* text : {"hist", "hist=groups=3:local=64:copies=8"}) {
+      for (int slots : {1, 3, 4}) {
+        SCOPED_TRACE(std::string(text) + " slots " + std::to_string(slots) + " channels " +
+                     std::to_string(CV_MAT_CN(type)));
+        RealStreamSource source(frames, type, 160, 120);
+        CollectSink sink;
+        Engine engine(sharedContext(), Chain::parse(text), engineOptions(slots));
+        {
+          Watchdog dog(60s);
+          engine.run(source, sink);
+        }
+        const auto got = sink.frames();
+        ASSERT_EQ(got.size(), std::size_t(frames));
+        for (const auto& f : got) {
+          ASSERT_EQ(f.side.size(), 1u);
+          EXPECT_EQ(toHist(f.side[0]), referenceHist(streamRealFrame(int(f.index), type, 160, 120)))
+              << "frame " << f.index;
+        }
+      }
+    }
+  }
+}
+
+TEST(HistStage, CopiesShrinkToWhatLocalMemoryHolds) {
+  // 64 copies of a bgra histogram (256 KiB) do not fit: fewer are used, the result is exact.
+  Chain chain = Chain::parse("hist=local=64:copies=64:spread=warp");
+  chain.configure(context(), {64, 48, PixelFormat::BGRA8});
+  const cv::Mat in = randomFrame(64, 48, CV_8UC4, 5);
+  EXPECT_EQ(runHist(chain, in), referenceHist(in));
 }
 
 TEST(HistStage, RejectsBadSchedule) {
@@ -227,6 +351,7 @@ TEST(HistStage, DISABLED_Timing1080p) {
     device("hist=groups=2:local=1", 0);
     device("hist=local=64", 0);
     device("hist=local=256", 0);
+    device("hist=local=256:copies=32", 0);
     device("brightness=gain=1.3:bias=-12", 0);
     device("brightness=auto", 0);
     device("hist,brightness=auto", 1);

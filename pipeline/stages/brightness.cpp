@@ -69,18 +69,19 @@ class BrightnessStage : public Stage {
     gainBias_ = clCall("clCreateBuffer(brightness gain/bias)", [&] {
       return cl::Buffer(ctx.cl.context(), CL_MEM_READ_WRITE, 2 * c * sizeof(cl_float));
     });
-    // The histogram of this very frame, if an upstream hist stage made one; else our own.
-    const auto it = ctx.published.find("histogram");
-    ownHistogram_ = it == ctx.published.end();
-    if (ownHistogram_) {
-      hist_.configure(ctx.cl, in);
-      histogram_ = hist_.buffer();
-    } else {
-      hist_ = HistogramKernel();
-      histogram_ = it->second;
+    // The histogram of this very frame, if an upstream hist stage made one; else our own. Both
+    // are double-buffered (histogram_kernel.hpp): the buffer is taken per frame, in enqueue.
+    upstream_ = nullptr;
+    if (ctx.publishedPerFrame) {
+      const auto it = ctx.publishedPerFrame->find("histogram");
+      if (it != ctx.publishedPerFrame->end()) upstream_ = it->second;
     }
+    ownHistogram_ = !upstream_;
+    if (ownHistogram_)
+      hist_.configure(ctx.cl, in);
+    else
+      hist_ = HistogramKernel();
     const int n = static_cast<int>(in.bytes());
-    levels_.setArg(0, histogram_);
     levels_.setArg(1, cl_uint(std::size_t(in.width) * in.height));
     levels_.setArg(3, gainBias_);
     apply_.setArg(2, n);
@@ -98,6 +99,7 @@ class BrightnessStage : public Stage {
       deps.assign(1, h.last);
     }
     // Threshold in pixels, floor(clip% of N): the kernel compares integer counts with it.
+    levels_.setArg(0, ownHistogram_ ? hist_.buffer() : upstream_());
     const double pixels = double(in_.width) * in_.height;
     levels_.setArg(2, cl_uint(std::floor(params().number("clip") / 100.0 * pixels)));
     cl::Event levels = launchKernel(q, levels_, cl::NDRange(std::size_t(256) * in_.channels()),
@@ -119,8 +121,8 @@ class BrightnessStage : public Stage {
   cl::Kernel levels_, apply_;  // auto
   cl::Buffer gainBias_;        // auto: channels gains, then channels biases
   bool ownHistogram_ = true;
-  HistogramKernel hist_;  // auto without an upstream hist stage
-  cl::Buffer histogram_;
+  HistogramKernel hist_;      // auto without an upstream hist stage
+  PublishedBuffer upstream_;  // auto with one: this frame's histogram
   std::size_t applyItems_ = 0;
 };
 

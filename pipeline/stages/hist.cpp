@@ -1,6 +1,9 @@
 // hist: 256-bin histogram of every channel of the frame (as cv::calcHist per channel), which
 // passes through unchanged. The histogram stays on the device: it is published to later stages
 // as "histogram" (brightness=auto uses it) and offered as a side output the chain reads back.
+// One kernel per frame: the histogram is double-buffered, each launch zeroes the buffer the
+// next frame counts into (pipeline/stages/histogram_kernel.hpp), so sideOutputs() and the
+// published buffer name the buffer of the frame enqueued last.
 //
 // Layout: channels x 256 uint, channel-major (hist[c * 256 + v]); gray 256, bgr 3 x 256 (B, G,
 // R), bgra 4 x 256 (alpha counted too, so every channel equals cv::calcHist of that channel).
@@ -18,8 +21,12 @@ class HistStage : public Stage {
   HistStage() : Stage(histStageInfo()) {}
 
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
-    kernel_.configure(ctx.cl, in, {params().integer("groups"), params().integer("local")});
-    ctx.published["histogram"] = kernel_.buffer();
+    kernel_.configure(ctx.cl, in,
+                      {params().integer("groups"), params().integer("local"),
+                       params().integer("copies"), params().text("spread")});
+    // Double-buffered (see histogram_kernel.hpp): later stages ask for this frame's buffer.
+    if (ctx.publishedPerFrame)
+      (*ctx.publishedPerFrame)["histogram"] = [this] { return kernel_.buffer(); };
     return in;
   }
 
@@ -66,6 +73,28 @@ const StageInfo& histStageInfo() {
            false,
            {},
            "schedule: work-items per work-group (0 = 1 on CPUs, 256 on GPUs)",
+           false},
+          {"copies",
+           ParamType::Int,
+           "0",
+           0,
+           64,
+           false,
+           false,
+           {},
+           "schedule: sub-histograms per work-group, fewer if local memory is short (0 = 4 "
+           "with local=1, else 1)",
+           false},
+          {"spread",
+           ParamType::Enum,
+           "lane",
+           0,
+           0,
+           false,
+           false,
+           {"lane", "warp"},
+           "schedule, local > 1 and copies > 1: work-item i counts into copy i % copies (lane, "
+           "interleaved bins) or (i / 32) % copies (warp)",
            false},
       },
       [] { return std::make_unique<HistStage>(); }};

@@ -1,8 +1,17 @@
 #pragma once
 // The histogram kernel (kernels/hist.cl) with its host side: program, schedule, the device
-// histogram buffer, and the per-frame clear + accumulate. Shared by the hist stage and by
+// histogram buffers, and the per-frame accumulate. Shared by the hist stage and by
 // brightness=auto when no hist stage runs before it on the same frame.
+//
+// One command per frame, no separate clear: the histogram is double-buffered. Frame k (counted
+// from configure) accumulates into buffer k % 2 and the same launch zeroes buffer (k + 1) % 2,
+// the one frame k + 1 accumulates into. Both start zeroed (created from zeros at configure).
+// This is correct as long as every frame is enqueued on one in-order queue and every reader of
+// frame k's histogram (a later stage of the chain, the side-output read-back) is enqueued on
+// that queue before frame k + 2's launch, which zeroes it: frame k + 1's launch zeroes the
+// other buffer, so frame k's histogram stays valid until frame k + 2 is enqueued.
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "pipeline/cl/context.hpp"
@@ -12,37 +21,47 @@
 
 namespace vf {
 
-// Work distribution of the histogram kernel; 0 = chosen for the device at configure time.
+// Work distribution of the histogram kernel; 0 / empty = chosen for the device at configure.
 struct HistogramSchedule {
-  int groups = 0;  // work-groups (each keeps one sub-histogram in local memory)
-  int local = 0;   // work-items per work-group (1 on CPU devices: no local atomics needed)
+  int groups = 0;      // work-groups (each keeps its sub-histograms in local memory)
+  int local = 0;       // work-items per work-group (1 on CPU devices: no local atomics needed)
+  int copies = 0;      // sub-histograms per work-group, a power of two (see kernels/hist.cl)
+  std::string spread;  // local > 1: which copy a work-item uses: "warp" or "lane"
 };
 
 class HistogramKernel {
  public:
   static constexpr int kBins = 256;
 
-  // Builds the program for frames like `in` and allocates the histogram (channels x 256 uint,
-  // channel-major). Throws UserError when the device cannot run the requested local size.
+  // Builds the program for frames like `in` and allocates the two zeroed histograms (channels x
+  // 256 uint each, channel-major). Throws UserError when the device cannot run the requested
+  // local size.
   void configure(ClContext& cl, const FrameDesc& in, const HistogramSchedule& schedule = {});
 
-  // For one frame in `frame`: clears the histogram (first event), then counts every byte and
-  // merges the sub-histograms into it (last event). Nothing is read back.
+  // For one frame in `frame`: one kernel that counts every byte into the next histogram buffer
+  // (which becomes buffer()) and zeroes the other one. first == last. Nothing is read back.
   StageEvents enqueue(cl::CommandQueue& queue, const cl::Buffer& frame,
                       const std::vector<cl::Event>& wait);
 
-  const cl::Buffer& buffer() const { return hist_; }
+  // The histogram of the frame enqueued last (before any enqueue: a zeroed buffer). Read it
+  // with commands enqueued after that frame on the same queue, before the next-but-one frame.
+  const cl::Buffer& buffer() const { return hist_[current_]; }
   std::size_t bytes() const { return std::size_t(channels_) * kBins * sizeof(cl_uint); }
   int groups() const { return groups_; }  // as resolved at configure
   int local() const { return local_; }
+  int copies() const { return copies_; }
+  const std::string& spread() const { return spread_; }
 
  private:
   cl::Kernel kernel_;
-  cl::Buffer hist_;
+  cl::Buffer hist_[2];
+  int current_ = 1;  // the first enqueue accumulates into hist_[0]
   int channels_ = 1;
   int bytesPerFrame_ = 0;
   int groups_ = 1;
   int local_ = 1;
+  int copies_ = 1;
+  std::string spread_;
 };
 
 }  // namespace vf
