@@ -54,5 +54,6 @@ for s in "" "passes=2"; do
   echo "engine 1080p [$s] | $(grep -E '^  (engine|serial|latency) ' "$out/engine_1080p_$s.txt" | tr -s ' ' | tr '\n' ';')" >> "$table"
 done
 
+tar czf "$out/cache.tgz" -C /tmp vidfilter-cache 2>/dev/null
 cat "$table"
 echo; cat "$out/enqueue_cost.txt" | tail -13
