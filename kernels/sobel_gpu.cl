@@ -5,8 +5,11 @@
 // - A work-item owns VX consecutive bytes (channel samples) of PY consecutive rows and walks
 //   down them: each of the PY + 2 source rows is loaded once (an aligned VX-byte vector plus
 //   the 4-byte words left and right of it, all global loads that hit L1 for the neighbours'
-//   rows), its horizontal taps are computed once and slide through registers, so each output
-//   row costs one row of horizontal taps and the vertical taps.
+//   rows) and converted once. What slides down through registers is a schedule choice:
+//   slide=taps (the horizontal taps of the two rows above: 4 x VX floats; per output byte
+//   ~15 instructions at scale 1) or slide=pixels (the converted pixels of the two rows above:
+//   2 x (VX + 2 CH) floats, taps applied vertically first at scale 1: ~13 instructions, fewer
+//   registers; other scales recompute three rows of horizontal taps per output row).
 // - No integer -> float conversion instruction: byte b becomes the float 2^23 + 256*b by
 //   placing it in mantissa bits 8-15 under the exponent of 2^23 (one byte permute or
 //   shift-and-mask). Values carry a factor 256 (a power of two, so every rounding OpenCV does
@@ -21,7 +24,7 @@
 //   the program, chosen by a branch that is uniform over the whole launch.
 //
 // Build options: -DKSIZE=1|3 -DCH=1|3|4 -DVX=4|8|16 -DPY -DMODE_{X,Y,MAG,L2}
-//                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP}
+//                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP} [-DSLIDE_PIXELS]
 // Run time:      the smoothing taps times scale (centre first), the border value, exact.
 
 #include "border.cl"
@@ -106,14 +109,21 @@ inline float biased(const uint* w, int j) {
   return as_float(0x4B000000u | (m & 0xFF00u));
 }
 
+// A loaded row as biased floats: p[j + HB] = 2^23 + 256 * byte j, -HB <= j < VX + HB.
+#define NB (VX + 2 * HB)
+inline void to_floats(const uint* w, float* p) {
+#pragma unroll
+  for (int j = -HB; j < VX + HB; ++j) p[j + HB] = biased(w, j);
+}
+
 // The horizontal taps of one row: d (derivative, exact) and s (smoothing times scale, OpenCV's
 // FMA chain from the leftmost tap), VX lanes, 256 times the true values.
-inline void horizontal(const uint* w, float4 taps, bool exact, float* d, float* s) {
+inline void horizontal(const float* p, float4 taps, bool exact, float* d, float* s) {
   (void)taps;
   (void)exact;
 #pragma unroll
   for (int i = 0; i < VX; ++i) {
-    const float l = biased(w, i - HB), c = biased(w, i), r = biased(w, i + HB);
+    const float l = p[i], c = p[i + HB], r = p[i + 2 * HB];
     (void)l;
     (void)c;
     (void)r;
@@ -132,6 +142,39 @@ inline void horizontal(const uint* w, float4 taps, bool exact, float* d, float* 
 #endif
 #endif
   }
+}
+
+// One lane of the horizontal taps at scales other than 1 (as horizontal() computes them).
+inline float h_deriv(const float* p, int i) { return p[i + 2 * HB] - p[i]; }
+inline float h_smooth(const float* p, int i, float4 taps) {
+  (void)taps;
+#if KSIZE == 3
+  return fma(p[i + 2 * HB] - BIAS, taps.s1,
+             fma(p[i + HB] - BIAS, taps.s0, (p[i] - BIAS) * taps.s1));
+#else
+  return (p[i + HB] - BIAS) * taps.s0;
+#endif
+}
+
+// OpenCV's column pass over the horizontal taps of rows y-1, y, y+1 (index 0, 1, 2).
+inline void vertical(const float* d0, const float* d1, const float* d2, const float* s0,
+                     const float* s2, float4 taps, int i, float* gx, float* gy) {
+  (void)d0;
+  (void)d1;
+  (void)d2;
+  (void)s0;
+  (void)s2;
+  (void)taps;
+#if defined(NEED_GX)
+#if KSIZE == 3
+  *gx = fma(d2[i] + d0[i], taps.s1, d1[i] * taps.s0);
+#else
+  *gx = d1[i] * taps.s0;
+#endif
+#endif
+#if defined(NEED_GY)
+  *gy = s2[i] - s0[i];
+#endif
 }
 
 // One output byte from 256 times OpenCV's float gradients (before its rounding to int16). The
@@ -171,7 +214,19 @@ inline uint mode_byte(float gx, float gy, float4 taps, bool exact) {
 #endif
 }
 
-// The whole strip of a work-item; `exact` is a constant in each of the two inlined copies.
+inline void store_row(__global uchar* o, const uchar* out, bool aligned, int x0, int rowBytes) {
+  if (aligned) {
+    *(__global UCHARV*)o = VLOAD(0, out);
+  } else {  // constant indices: `out` stays in registers on GPUs
+#pragma unroll
+    for (int i = 0; i < VX; ++i)
+      if (x0 + i < rowBytes) o[i] = out[i];
+  }
+}
+
+#if !defined(SLIDE_PIXELS)
+// slide=taps. The whole strip of a work-item; `exact` is a constant in each of the two inlined
+// copies. The horizontal taps of rows y-1 and y slide through registers (4 x VX floats).
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                   int height, float4 taps, int value, bool exact, int x0, int y0) {
   const int rowBytes = width * CH;
@@ -179,41 +234,28 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   // (buffers start aligned).
   const bool fast = x0 >= 4 && x0 + VX + 4 <= rowBytes && rowBytes % VX == 0;
   const bool alignedStore = x0 + VX <= rowBytes && rowBytes % VX == 0;
-  // The horizontal taps of the two rows above the current one (sliding window).
   float d0[VX], d1[VX], s0[VX], s1[VX], d2[VX], s2[VX];
 #pragma unroll
   for (int i = 0; i < VX; ++i) d0[i] = d1[i] = d2[i] = s0[i] = s1[i] = s2[i] = 0;
   uint w[NW];
+  float p[NB];
   // Unrolled: the loads of later rows can issue early, and the window shifts are renames.
 #pragma unroll
   for (int step = 0; step < PY + 2; ++step) {
     const int y = y0 + step - 2;  // the output row once the window is full
     if (step >= 2 && y >= height) break;
     load_row(src, w, x0, border_index(y0 + step - R, height), width, rowBytes, value, fast);
-    horizontal(w, taps, exact, d2, s2);
+    to_floats(w, p);
+    horizontal(p, taps, exact, d2, s2);
     if (step >= 2) {
       uchar out[VX];
 #pragma unroll
       for (int i = 0; i < VX; ++i) {
         float gx = 0, gy = 0;
-#if defined(NEED_GX)
-#if KSIZE == 3
-        gx = fma(d2[i] + d0[i], taps.s1, d1[i] * taps.s0);
-#else
-        gx = d1[i] * taps.s0;
-#endif
-#endif
-#if defined(NEED_GY)
-        gy = s2[i] - s0[i];
-#endif
+        vertical(d0, d1, d2, s0, s2, taps, i, &gx, &gy);
         out[i] = (uchar)mode_byte(gx, gy, taps, exact);
       }
-      __global uchar* o = dst + y * rowBytes + x0;
-      if (alignedStore) {
-        *(__global UCHARV*)o = VLOAD(0, out);
-      } else {
-        for (int i = 0; i < VX && x0 + i < rowBytes; ++i) o[i] = out[i];
-      }
+      store_row(dst + y * rowBytes + x0, out, alignedStore, x0, rowBytes);
     }
 #pragma unroll
     for (int i = 0; i < VX; ++i) {
@@ -224,6 +266,85 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
     }
   }
 }
+#else
+// slide=pixels. The converted source pixels of rows y-1 and y slide through registers
+// (2 x (VX + 2*HB) floats). At scale 1 the taps are applied vertically first, on the biased
+// values (all exact, see the top): per column sv = p0 + 2 p1 + p2 and dv = p2 - p0, then
+// gx = sv[x+1] - sv[x-1] and gy = dv[x-1] + 2 dv[x] + dv[x+1], both multiples of 256 below
+// 2^26. At other scales the horizontal taps of the three rows are recomputed per output row,
+// in OpenCV's order.
+inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
+                  int height, float4 taps, int value, bool exact, int x0, int y0) {
+  const int rowBytes = width * CH;
+  const bool fast = x0 >= 4 && x0 + VX + 4 <= rowBytes && rowBytes % VX == 0;
+  const bool alignedStore = x0 + VX <= rowBytes && rowBytes % VX == 0;
+  uint w[NW];
+  float p0[NB], p1[NB], p2[NB];
+  load_row(src, w, x0, border_index(y0 - 1, height), width, rowBytes, value, fast);
+  to_floats(w, p0);
+  load_row(src, w, x0, border_index(y0, height), width, rowBytes, value, fast);
+  to_floats(w, p1);
+#pragma unroll
+  for (int r = 0; r < PY; ++r) {
+    const int y = y0 + r;
+    if (y >= height) break;
+    load_row(src, w, x0, border_index(y + 1, height), width, rowBytes, value, fast);
+    to_floats(w, p2);
+    uchar out[VX];
+    if (exact) {
+      float sv[NB], dv[NB];
+#pragma unroll
+      for (int j = 0; j < NB; ++j) {
+#if KSIZE == 3
+        sv[j] = fma(2.0f, p1[j], p0[j]) + p2[j];
+#else
+        sv[j] = p1[j];
+#endif
+        dv[j] = p2[j] - p0[j];
+      }
+#pragma unroll
+      for (int i = 0; i < VX; ++i) {
+        float gx = 0, gy = 0;
+#if defined(NEED_GX)
+        gx = sv[i + 2 * HB] - sv[i];
+#endif
+#if defined(NEED_GY)
+#if KSIZE == 3
+        gy = fma(2.0f, dv[i + HB], dv[i]) + dv[i + 2 * HB];
+#else
+        gy = dv[i + HB];
+#endif
+#endif
+        out[i] = (uchar)mode_byte(gx, gy, taps, true);
+      }
+    } else {
+      // Lane by lane (no arrays of taps: the register count of the kernel is that of its
+      // heaviest path, and this one must not raise it for the scale-1 path).
+#pragma unroll
+      for (int i = 0; i < VX; ++i) {
+        float gx = 0, gy = 0;
+#if defined(NEED_GX)
+#if KSIZE == 3
+        gx = fma(h_deriv(p2, i) + h_deriv(p0, i), taps.s1, h_deriv(p1, i) * taps.s0);
+#else
+        gx = h_deriv(p1, i) * taps.s0;
+#endif
+#endif
+#if defined(NEED_GY)
+        gy = h_smooth(p2, i, taps) - h_smooth(p0, i, taps);
+#endif
+        out[i] = (uchar)mode_byte(gx, gy, taps, false);
+      }
+    }
+    store_row(dst + y * rowBytes + x0, out, alignedStore, x0, rowBytes);
+#pragma unroll
+    for (int j = 0; j < NB; ++j) {
+      p0[j] = p1[j];
+      p1[j] = p2[j];
+    }
+  }
+}
+#endif
 
 __kernel void sobel(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                     int height, float4 taps, int value, int exact) {

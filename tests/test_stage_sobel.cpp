@@ -430,10 +430,13 @@ TEST(SobelStage, DISABLED_Benchmark1080p) {
 // --- kernel=direct (kernels/sobel_gpu.cl, the GPU default for ksize 1 and 3) ------------------
 // The same comparisons against OpenCV, with the direct kernel forced (PoCL picks the tile
 // kernel by itself). Its schedules: `vec` bytes (4, 8, 16: the vector loads) x `rows` rows, the
-// work-group shape; the GPU default is vec=16:rows=8 in 8x4 groups.
+// work-group shape, and what slides down the rows (`slide`: pixels, the default, or taps; each
+// has a scale-1 path and a path for other scales); the GPU default is vec=16:rows=8 in 8x4
+// groups with slide=pixels.
 
 namespace {
 const std::string kDirectGpuDefault = "kernel=direct:vec=16:rows=8";
+const std::string kDirectTaps = "kernel=direct:vec=16:rows=8:slide=taps";
 
 Config direct(const std::string& mode, int ksize = 3, const std::string& border = "reflect101",
               double scale = 1, int value = 0, const std::string& schedule = kDirectGpuDefault) {
@@ -445,10 +448,13 @@ Config direct(const std::string& mode, int ksize = 3, const std::string& border 
 
 // Every border (constant at two values) x every mode at ksize 3 on the small sizes (every pixel
 // near an edge: the byte-by-byte path), a small real frame and a 640x480 one (the vector path),
-// under rotating schedules: 4, 8 and 16 bytes, 1, 3 and 8 rows, groups 8x4, 5x3 and 32x1.
+// under rotating schedules: 4, 8 and 16 bytes, 1, 3, 5 and 8 rows, groups 8x4, 5x3, 32x1 and
+// 16x2, both slides.
 TEST(SobelStage, DirectEveryBorderEveryMode) {
-  const std::vector<std::string> schedules = {
-      kDirectGpuDefault, "kernel=direct:vec=4:rows=3:wg=5x3", "kernel=direct:vec=8:rows=1:wg=32x1"};
+  const std::vector<std::string> schedules = {kDirectGpuDefault,
+                                              "kernel=direct:vec=4:rows=3:wg=5x3:slide=taps",
+                                              "kernel=direct:vec=8:rows=1:wg=32x1", kDirectTaps,
+                                              "kernel=direct:vec=8:rows=5:wg=16x2:slide=pixels"};
   unsigned seed = 1000;
   std::size_t n = 0;
   for (const auto& border : borderNames())
@@ -463,11 +469,18 @@ TEST(SobelStage, DirectEveryBorderEveryMode) {
       }
 }
 
-// ksize 1 (no smoothing) in every mode, on small random frames and a real frame, gray and BGR.
+// ksize 1 (no smoothing) in every mode, on small random frames and a real frame, gray and BGR;
+// both slides (taps under mag and l2, which read both gradients).
 TEST(SobelStage, DirectKsize1) {
   unsigned seed = 1100;
-  for (const auto& mode : kModes) {
-    const Config c = direct(mode, 1);
+  for (const auto& [mode, schedule] :
+       std::vector<std::pair<std::string, std::string>>{{"mag", kDirectGpuDefault},
+                                                        {"l2", kDirectGpuDefault},
+                                                        {"x", kDirectGpuDefault},
+                                                        {"y", kDirectGpuDefault},
+                                                        {"mag", kDirectTaps},
+                                                        {"l2", kDirectTaps}}) {
+    const Config c = direct(mode, 1, "reflect101", 1, 0, schedule);
     for (const cv::Size& sz : kSmallSizes)
       EXPECT_MATCHES(randomFrame(sz.width, sz.height, CV_8UC1, seed++), c);
     EXPECT_MATCHES(realFrame(100, CV_8UC1), c);
@@ -478,10 +491,8 @@ TEST(SobelStage, DirectKsize1) {
 // Real video frames, gray and BGR, every mode, at the GPU default schedule; and the odd sizes
 // with 1, 3 and 4 channels (1921x1081: rows that do not start 16-byte aligned).
 TEST(SobelStage, DirectRealFramesAndOddSizes) {
-  for (const auto& mode : kModes) {
-    EXPECT_MATCHES(realFrame(100, CV_8UC1), direct(mode));
-    EXPECT_MATCHES(realFrame(100, CV_8UC3), direct(mode));
-  }
+  for (const auto& mode : kModes) EXPECT_MATCHES(realFrame(100, CV_8UC1), direct(mode));
+  for (const char* mode : {"mag", "l2"}) EXPECT_MATCHES(realFrame(100, CV_8UC3), direct(mode));
   unsigned seed = 1200;
   for (const auto& sz : oddSizes())
     for (int type : {CV_8UC1, CV_8UC3, CV_8UC4})
@@ -499,8 +510,12 @@ TEST(SobelStage, DirectScaleNotOne) {
   const cv::Mat bgr = realFrame(60, CV_8UC3, 67, 43);
   for (double scale : {0.5, 2.0, 0.3, 3.7, 100.0, 1e-3, 0.77}) {
     for (const auto& mode : kModes) EXPECT_MATCHES(gray, direct(mode, 3, "reflect101", scale));
-    for (const char* mode : {"mag", "l2"})
+    for (const char* mode : {"mag", "l2"}) {
       EXPECT_MATCHES(bgr, direct(mode, 3, "reflect101", scale));
+      // slide=taps (its own path for scales other than 1), ksize 3 and 1.
+      EXPECT_MATCHES(gray, direct(mode, 3, "reflect101", scale, 0, kDirectTaps));
+      EXPECT_MATCHES(gray, direct(mode, 1, "reflect101", scale, 0, kDirectTaps));
+    }
     EXPECT_MATCHES(gray, direct("l2", 1, "reflect101", scale));
   }
 }
@@ -510,7 +525,9 @@ TEST(SobelStage, DirectScaleNotOne) {
 TEST(SobelStage, DirectLiveScaleSwitchesPaths) {
   const cv::Mat in = realFrame(10, CV_8UC1, 320, 240);
   for (const char* mode : {"mag", "y"}) {
-    Chain chain = Chain::parse(direct(mode).chain());
+    Chain chain = Chain::parse(direct(mode, 3, "reflect101", 1, 0,
+                                      mode == std::string("mag") ? kDirectGpuDefault : kDirectTaps)
+                                   .chain());
     const cv::Mat a = runChecked(chain, in);
     chain.stage(0).params().set("scale", "0.3");
     chain.stage(0).update();
@@ -535,10 +552,13 @@ TEST(SobelStage, DirectEqualsTile) {
     for (double scale : {1.0, 0.3}) {
       Config t = make(mode, 3, "reflect101", scale);
       t.schedule = "kernel=tile";
-      EXPECT_EQ(maxAbsDiff(runChain(t.chain(), in),
-                           runChain(direct(mode, 3, "reflect101", scale).chain(), in)),
-                0)
-          << mode << " scale " << scale;
+      const cv::Mat tile = runChain(t.chain(), in);
+      for (const std::string& schedule : {kDirectGpuDefault, kDirectTaps})
+        EXPECT_EQ(
+            maxAbsDiff(tile,
+                       runChain(direct(mode, 3, "reflect101", scale, 0, schedule).chain(), in)),
+            0)
+            << mode << " scale " << scale << " " << schedule;
     }
 }
 

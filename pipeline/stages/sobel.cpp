@@ -35,8 +35,9 @@ struct Schedule {
 // no faster. NVIDIA H200 (OpenCL): 16 bytes x 4 rows loaded by items 11.6 us (22.5 us at
 // 3840x2160), 4 bytes x 2 rows 14 us (34 us); per-device tuning is issue 6's.
 // The direct kernel on GPUs (predicted, not measured yet): 16 bytes x 8 rows per work-item,
-// ~18 instructions per output byte against ~66 issue slots of the tile kernel (whose byte ->
-// float conversions run at 1/8 of the FMA rate on Hopper).
+// slide=pixels, ~13 instructions per output byte (mag, ksize 3, scale 1) against ~66 issue
+// slots of the tile kernel (whose byte -> float conversions run at 1/8 of the FMA rate on
+// Hopper).
 constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
 constexpr int kGpuDirectRows = 8;
@@ -124,7 +125,8 @@ class SobelStage : public Stage {
         " -DVX=" + std::to_string(vec_) + " -DPY=" + std::to_string(rows_) +
         " -DWGX=" + std::to_string(wg_.w) + " -DWGY=" + std::to_string(wg_.h) + " -D" + modeDefine +
         " -D" + borderDefine(parseBorder(params().text("border"))) +
-        (load == "rows" && !direct_ ? " -DLOAD_BY_ROWS" : "");
+        (load == "rows" && !direct_ ? " -DLOAD_BY_ROWS" : "") +
+        (direct_ && params().text("slide") != "taps" ? " -DSLIDE_PIXELS" : "");
     const char* file = direct_ ? "sobel_gpu.cl" : "sobel.cl";
     kernel_ = clCall("clCreateKernel(sobel)",
                      [&] { return cl::Kernel(ctx.cl.programs().build(file, opts), "sobel"); });
@@ -205,6 +207,9 @@ const StageInfo& sobelStageInfo() {
                     "schedule: tile: local-memory tile, every ksize (auto on CPUs and for ksize "
                     "5, 7); direct: no local memory, rows slide through registers, ksize 1 and 3 "
                     "(auto on GPUs)"),
+          enumParam("slide", "auto", {"auto", "pixels", "taps"},
+                    "schedule, kernel=direct: what slides down the rows in registers, the source "
+                    "pixels (auto) or their horizontal taps"),
       },
       [] { return std::make_unique<SobelStage>(); }};
   return info;
