@@ -99,9 +99,13 @@
 // Any global size that is a multiple of LOCAL works; every work-item reaches both barriers.
 __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void hist_accumulate(
     __global const uchar* src, int n, __global uint* hist, __global uint* clear) {
-  __local uint local_hist[COPIES * BINS];
+  // Declared as uint4 for 16-byte alignment (BINS is a multiple of 256), used as uint.
+  __local uint4 local4[COPIES * BINS / 4];
+  __local uint* local_hist = (__local uint*)local4;
   const int lid = get_local_id(0);
-  for (int i = lid; i < COPIES * BINS; i += LOCAL) local_hist[i] = 0u;
+  // Zeroed 16 bytes at a time (COPIES * BINS is a multiple of 256): consecutive work-items
+  // write consecutive 16-byte words, conflict-free.
+  for (int i = lid; i < COPIES * BINS / 4; i += LOCAL) local4[i] = (uint4)(0u);
 
   const int gid = get_global_id(0);
   const int stride = get_global_size(0);
@@ -139,8 +143,16 @@ __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void hist_accumulate
 
   for (int i = lid; i < BINS; i += LOCAL) {
     uint count = 0;
-#if SPREAD == 2
-    // Copy (k + i) % COPIES first: with 32 copies, neighbouring work-items read distinct banks.
+#if SPREAD == 2 && COPIES % 4 == 0
+    // The bin's copies are COPIES consecutive words: read 16 bytes at a time, starting at a
+    // different 16-byte word for neighbouring work-items (word (k + i) % (COPIES / 4)), so that
+    // 8 consecutive work-items (a quarter-warp) touch 8 distinct bank groups with 32 copies.
+    __local const uint4* bin4 = (__local const uint4*)(local_hist + i * COPIES);
+    for (int k = 0; k < COPIES / 4; ++k) {
+      const uint4 v = bin4[(k + i) % (COPIES / 4)];
+      count += v.x + v.y + v.z + v.w;
+    }
+#elif SPREAD == 2
     for (int k = 0; k < COPIES; ++k) count += local_hist[i * COPIES + (k + i) % COPIES];
 #else
     for (int k = 0; k < COPIES; ++k) count += local_hist[k * BINS + i];
