@@ -1,284 +1,268 @@
-// blur_gpu: the GPU schedule of the Gaussian blur. Same arithmetic as blur.cl (read its header:
-// taps quantised as OpenCV's 8-bit path does, exact integer sums held in float, bit-exact with
-// cv::GaussianBlur), organised for a GPU:
+// blur_gpu: the GPU schedule of the Gaussian blur. The same integers as blur.cl (read its header:
+// taps quantised as OpenCV's 8-bit path does, bit-exact with cv::GaussianBlur), computed
+// columns first:
 //
-//   blur_fused  one kernel, no intermediate in global memory. A work-group owns a tile of
-//               TW elements x TH rows. Phase 1: the row sums of the TH + 2R rows the tile needs
-//               (halo rows included), computed straight from global memory (neighbouring
-//               work-items' loads hit L1) into a float tile in local memory. One barrier.
-//               Phase 2: each work-item walks PY rows down 4 columns of that tile, keeping the
-//               PY partial column sums in registers (each tile row is read once per 4 columns),
-//               and writes PY x 4 output bytes.
-//   blur_h, blur_v
-//               the same two phases as two kernels through a 16-bit scratch in global memory
-//               (`passes=2`): more bytes moved, but each kernel is simpler and fully occupied.
+//   v(y, x)   = sum_k t[|k|] * src(by(y + k), x)          at most 255*256: 16 bits, exact
+//   dst(y, x) = (sum_k t[|k|] * v(y, bx(x + k*CH)) + 2^15) >> 16
 //
-// Why it is shaped so (NVIDIA Hopper, per SM and clock): float FMA 128, integer 64, but
-// conversions (I2F/F2I) only 16. A byte is therefore turned into a float by building the float's
-// bits, as_float(0x4B000000 | b) - 2^23 (exact: 2^23 + b is representable), not by convert_float;
-// a segment of HV consecutive elements shares the 2*R*CHANNELS halo bytes it converts. The one
-// conversion left is the final float -> uchar, once per output byte.
+// which is the same sum S of t[i]*t[j]*src as OpenCV's rows-then-columns order (all integers,
+// no rounding before the final shift), so the result is identical. Under BORDER_CONSTANT an
+// outside pixel is `value` in both orders (an outside column sums to value*256 either way).
+//
+// Why columns first, on a GPU (NVIDIA Hopper, per SM and clock: float FMA 128, integer 64,
+// conversions only 16):
+//   - The column sums need no neighbour along the row, so a work-item loads whole aligned
+//     32-bit words (4 elements) straight from global memory and computes them in 16-bit lanes of
+//     32-bit integers: lo = w & 0x00FF00FF holds elements 0 and 2, hi = (w >> 8) & 0x00FF00FF
+//     elements 1 and 3, and lo * t adds two products at once (no lane overflows: every partial
+//     sum is at most 255*256). 11 taps cost 22 integer multiply-adds per 4 elements and no
+//     byte-to-float conversion at all.
+//   - The row sums then read their neighbours from a float tile in local memory, converted once
+//     per element: as_float(0x4B000000 | v) - 2^23 is v exactly, without a conversion
+//     instruction. The one conversion left is the final float -> uchar, once per output.
+//
+//   blur_fused   one kernel, nothing in global memory but the frame in and out. A work-group
+//                owns TW elements x TH rows of output. Phase 1: column sums for the TH rows and
+//                for TW + 2*HA columns (HA: the row halo R*CH rounded up to whole words), PY
+//                rows per work-item sliding down its word column, into the float tile.
+//                Barrier. Phase 2: each work-item takes VX consecutive outputs of one row from
+//                the tile and writes them.
+//   blur_cols, blur_rows   the same two phases as two kernels through a 16-bit scratch in
+//                global memory (`passes=2`); blur_rows stages its scratch rows in local memory.
 //
 // Build options (pipeline/stages/blur.cpp chooses them):
-//   RADIUS, CHANNELS, BORDER_*     as in blur.cl
+//   RADIUS, CHANNELS, BORDER_*   as in blur.cl        TAPS_U  where the ushort taps start
 //   WG       work-items per group (1-D)
-//   TW, TH   fused tile: TW elements (a multiple of HV and of 4) by TH rows (a multiple of PY)
-//   HV       elements per row-sum segment (4, 8 or 16)
-//   PY       output rows per work-item in the column phase
-//   VV       columns per work-item in blur_v (4 or 8)
-//   LOADW    bytes per global load in the row phase: 16 (uint4; rows a multiple of 16 bytes),
-//            4 (uint; rows a multiple of 4 bytes) or 1 (any row length)
-// Run time: src, dst (or mid), width, height, taps (float, centre first), value.
+//   TW, TH   tile: TW elements (a multiple of VX) x TH rows (a multiple of PY)
+//   PY       rows per work-item in the column phase     VX  outputs per work-item, row phase
+//   ALIGNED  1: rows are a multiple of 4 bytes, so interior words load whole
+// Run time: src, dst, mid (passes=2), width, height, taps (floats, then ushorts at TAPS_U), value.
 
 #include "border.cl"
 
-#define HALO (RADIUS * CHANNELS)  // elements needed on each side of a row segment
-#define WIN (HV + 2 * HALO)       // the window of one segment
-#if LOADW == 16
-#define HALO_L ((HALO + 15) / 16)  // loads on each side of the segment
-#elif LOADW == 4
-#define HALO_L ((HALO + 3) / 4)
-#elif LOADW == 1
-#define HALO_L HALO
-#else
-#error "LOADW must be 16, 4 or 1"
-#endif
-#define NLOAD (HV / LOADW + 2 * HALO_L)  // loads per segment (LOADW <= HV)
-#define OFFB (HALO_L * LOADW - HALO)     // window element 0 is byte OFFB of the loaded bytes
+#define HALO (RADIUS * CHANNELS)   // row halo, elements
+#define HA (((HALO + 3) / 4) * 4)  // ... rounded up to whole words
+#define TWH (TW + 2 * HA)          // tile width with both halos, elements
+#define TWH4 (TWH / 4)             // ... in float4s
+#define WINX (VX + 2 * HA)         // a row-phase window, elements
 
-#if LOADW > HV
-#error "LOADW must not exceed HV"
+#if TW % VX != 0 || VX % 4 != 0 || TH % PY != 0
+#error "TW must be a multiple of VX, VX of 4, TH of PY"
 #endif
 
 // Exact uchar/ushort -> float without a conversion instruction.
 inline float bits_to_float(uint v) { return as_float(0x4B000000u | v) - 8388608.0f; }
 
-// The row sums of one segment: h[j] = sum_k taps[|k|] * row(s + j + k*CHANNELS), j < HV, with
-// the row's border rule at both ends. `row` is the source row (by >= 0), n its length in
-// elements.
-inline void row_segment(__global const uchar* row, int s, int n, int width,
-                        __constant float* taps, int value, float* h) {
-  float win[WIN];
-  if (s - HALO_L * LOADW >= 0 && s + HV + HALO_L * LOADW <= n) {
-    // Inside the row: aligned loads (s is a multiple of HV, the row of LOADW), bytes picked out
-    // of the loaded words at constant positions.
-#if LOADW == 1
-    const __global uchar* p = row + s - HALO;
+// The column sums of the 4 elements e..e+3 for the PY rows y .. y+PY-1, as 16-bit lanes:
+// lo[m] holds elements e and e+2, hi[m] elements e+1 and e+3 (low half first).
+// Elements outside the row are folded by the border rule (or are `value`).
+inline void column_sums(__global const uchar* src, int e, int y, int n, int width, int height,
+                        __constant ushort* tu, int value, uint* lo, uint* hi) {
 #pragma unroll
-    for (int i = 0; i < WIN; ++i) win[i] = bits_to_float(p[i]);
-#else
-    uint words[NLOAD * LOADW / 4];
-#if LOADW == 16
-    const __global uint4* p = (const __global uint4*)(row + s) - HALO_L;
+  for (int m = 0; m < PY; ++m) lo[m] = hi[m] = 0u;
+  const uint outside = (uint)value * 0x01010101u;
+#if ALIGNED
+  if (e >= 0 && e + 4 <= n) {
+    // Interior word: one aligned 32-bit load per row.
+    const __global uint* col = (const __global uint*)(src + e);
+    const int stride = n / 4;
 #pragma unroll
-    for (int i = 0; i < NLOAD; ++i) {
-      const uint4 v = p[i];
-      words[4 * i] = v.x;
-      words[4 * i + 1] = v.y;
-      words[4 * i + 2] = v.z;
-      words[4 * i + 3] = v.w;
-    }
-#else
-    const __global uint* p = (const __global uint*)(row + s) - HALO_L;
-#pragma unroll
-    for (int i = 0; i < NLOAD; ++i) words[i] = p[i];
-#endif
-#pragma unroll
-    for (int i = 0; i < WIN; ++i)
-      win[i] = bits_to_float((words[(OFFB + i) / 4] >> (8 * ((OFFB + i) % 4))) & 0xFFu);
-#endif
-  } else {
-    // Near the row's ends: element by element through the border rule.
-    for (int i = 0; i < WIN; ++i) {
-      const int q = s - HALO + i;                          // element index, may be outside
-      const int px = (q + HALO) / CHANNELS - RADIUS;       // floor(q / CHANNELS)
-      const int bx = border_index(px, width);
-      win[i] = bx < 0 ? (float)value : (float)row[bx * CHANNELS + (q - px * CHANNELS)];
-    }
-  }
-#pragma unroll
-  for (int j = 0; j < HV; ++j) {
-    float a = taps[0] * win[HALO + j];
-#pragma unroll
-    for (int k = 1; k <= RADIUS; ++k)
-      a += taps[k] * (win[HALO + j - k * CHANNELS] + win[HALO + j + k * CHANNELS]);
-    h[j] = a;
-  }
-}
-
-// The row sums of segment s of frame row y (any y: folded by the border rule; under
-// BORDER_CONSTANT a row outside the frame sums to value * 256).
-inline void row_sums(__global const uchar* src, int y, int s, int n, int width, int height,
-                     __constant float* taps, int value, float* h) {
-  const int by = border_index(y, height);
-  if (by < 0) {
-#pragma unroll
-    for (int j = 0; j < HV; ++j) h[j] = (float)(value * 256);
-  } else {
-    row_segment(src + (size_t)by * n, s, n, width, taps, value, h);
-  }
-}
-
-// out = (S + 2^15) >> 16 for the exact column sum S < 2^24: S * 2^-16 + 0.5 is exact, and the
-// conversion truncates.
-inline uchar4 finish4(float4 s) { return convert_uchar4_sat_rtz(s * (1.0f / 65536.0f) + 0.5f); }
-
-inline void store4(__global uchar* dst, int y, int e, int n, uchar4 v) {
-  __global uchar* o = dst + (size_t)y * n + e;
-  if (e + 4 <= n) {
-#if LOADW >= 4
-    *(__global uchar4*)o = v;
-#else
-    vstore4(v, 0, o);
-#endif
-  } else {
-    const uchar part[4] = {v.x, v.y, v.z, v.w};
-    for (int j = 0; j < n - e; ++j) o[j] = part[j];
-  }
-}
-
-#define TW4 (TW / 4)
-#define TILE_ROWS (TH + 2 * RADIUS)
-#define SEGS (TW / HV)
-
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void blur_fused(
-    __global const uchar* src, __global uchar* dst, int width, int height,
-    __constant float* taps, int value) {
-  __local float4 tile[TILE_ROWS * TW4];
-  const int lid = get_local_id(0);
-  const int n = width * CHANNELS;
-  const int x0 = get_group_id(0) * TW;   // first element of the tile
-  const int y0 = get_group_id(1) * TH;   // first output row of the tile
-
-  // Phase 1: row sums of tile rows 0 .. TH + 2R - 1 (frame rows y0 - R ...).
-  for (int u = lid; u < TILE_ROWS * SEGS; u += WG) {
-    const int r = u / SEGS, seg = u - r * SEGS;
-    const int s = x0 + seg * HV;
-    if (s < n) {
-      float h[HV];
-      row_sums(src, y0 - RADIUS + r, s, n, width, height, taps, value, h);
-      __local float4* t = tile + r * TW4 + seg * (HV / 4);
-#pragma unroll
-      for (int j = 0; j < HV / 4; ++j)
-        t[j] = (float4)(h[4 * j], h[4 * j + 1], h[4 * j + 2], h[4 * j + 3]);
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-
-  // Phase 2: column sums, PY rows x 4 columns per unit.
-  for (int u = lid; u < (TH / PY) * TW4; u += WG) {
-    const int rb = u / TW4, c4 = u - rb * TW4;
-    const int e = x0 + 4 * c4;
-    if (e < n) {
-      float4 acc[PY];
-#pragma unroll
-      for (int m = 0; m < PY; ++m) acc[m] = 0.0f;
-#pragma unroll
-      for (int i = 0; i < PY + 2 * RADIUS; ++i) {
-        const float4 v = tile[(rb * PY + i) * TW4 + c4];
-#pragma unroll
-        for (int m = 0; m < PY; ++m) {
-          const int d = i - m - RADIUS;  // this row's distance from output row m
-          if (d >= -RADIUS && d <= RADIUS) acc[m] += taps[d < 0 ? -d : d] * v;
-        }
-      }
+    for (int i = 0; i < PY + 2 * RADIUS; ++i) {
+      const int by = border_index(y - RADIUS + i, height);
+      const uint w = by < 0 ? outside : col[(size_t)by * stride];
+      const uint l = w & 0x00FF00FFu, h = (w >> 8) & 0x00FF00FFu;
 #pragma unroll
       for (int m = 0; m < PY; ++m) {
-        const int y = y0 + rb * PY + m;
-        if (y < height) store4(dst, y, e, n, finish4(acc[m]));
+        const int k = i - m - RADIUS;  // this row's distance from output row m
+        if (k >= -RADIUS && k <= RADIUS) {
+          lo[m] += tu[k < 0 ? -k : k] * l;
+          hi[m] += tu[k < 0 ? -k : k] * h;
+        }
+      }
+    }
+    return;
+  }
+#endif
+  // Near the row's ends (or rows that are not whole words): each element's column through the
+  // border rule, the word assembled from bytes.
+  int q[4];  // each element's index in a row, or -1 for `value`
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const int x = e + j;
+    const int px = (x >= 0) ? x / CHANNELS : -((-x + CHANNELS - 1) / CHANNELS);  // floor
+    const int bx = border_index(px, width);
+    q[j] = bx < 0 ? -1 : bx * CHANNELS + (x - px * CHANNELS);
+  }
+#pragma unroll
+  for (int i = 0; i < PY + 2 * RADIUS; ++i) {
+    const int by = border_index(y - RADIUS + i, height);
+    uint w = outside;
+    if (by >= 0) {
+      const __global uchar* row = src + (size_t)by * n;
+      w = 0u;
+#pragma unroll
+      for (int j = 0; j < 4; ++j) w |= (uint)(q[j] < 0 ? (uchar)value : row[q[j]]) << (8 * j);
+    }
+    const uint l = w & 0x00FF00FFu, h = (w >> 8) & 0x00FF00FFu;
+#pragma unroll
+    for (int m = 0; m < PY; ++m) {
+      const int k = i - m - RADIUS;
+      if (k >= -RADIUS && k <= RADIUS) {
+        lo[m] += tu[k < 0 ? -k : k] * l;
+        hi[m] += tu[k < 0 ? -k : k] * h;
       }
     }
   }
 }
 
-// Two-pass form. blur_h: one segment of one row per work-item, row sums to the ushort scratch
-// (exact: at most 255 * 256).
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void blur_h(
-    __global const uchar* src, __global ushort* mid, int width, int height,
-    __constant float* taps, int value) {
-  const int n = width * CHANNELS;
-  const int s = get_global_id(0) * HV;
-  const int y = get_global_id(1);
-  if (s >= n || y >= height) return;  // no barrier in this kernel
-  float h[HV];
-  row_segment(src + (size_t)y * n, s, n, width, taps, value, h);
-  __global ushort* o = mid + (size_t)y * n + s;
-  // h is an exact integer below 2^16: the low bits of 2^23 + h are h (no conversion).
-  ushort part[HV];
+inline float4 lanes_to_float4(uint lo, uint hi) {
+  return (float4)(bits_to_float(lo & 0xFFFFu), bits_to_float(hi & 0xFFFFu), bits_to_float(lo >> 16),
+                  bits_to_float(hi >> 16));
+}
+
+// Row phase: outputs e .. e+VX-1 of frame row y from tile row `t` (float4s; tile element i is
+// row element x0 - HA + i), with s the first output's tile position (a multiple of 4).
+inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int y, int e, int n,
+                        __constant float* taps) {
+  float win[WINX];
 #pragma unroll
-  for (int j = 0; j < HV; ++j) part[j] = (ushort)as_uint(h[j] + 8388608.0f);
-  if (s + HV <= n) {
+  for (int i = 0; i < WINX / 4; ++i) {
+    const float4 v = t[s / 4 + i];
+    win[4 * i] = v.x;
+    win[4 * i + 1] = v.y;
+    win[4 * i + 2] = v.z;
+    win[4 * i + 3] = v.w;
+  }
+  uchar out[VX];
 #pragma unroll
-    for (int j = 0; j < HV; j += 4) {
-      const ushort4 v = (ushort4)(part[j], part[j + 1], part[j + 2], part[j + 3]);
-#if LOADW >= 4
-      *(__global ushort4*)(o + j) = v;  // rows a multiple of 4 elements: 8-byte aligned
+  for (int j = 0; j < VX; ++j) {
+    float a = taps[0] * win[HA + j];
+#pragma unroll
+    for (int k = 1; k <= RADIUS; ++k)
+      a += taps[k] * (win[HA + j - k * CHANNELS] + win[HA + j + k * CHANNELS]);
+    // (S + 2^15) >> 16: S * 2^-16 + 0.5 is exact (S < 2^24) and the conversion truncates.
+    out[j] = convert_uchar_sat_rtz(a * (1.0f / 65536.0f) + 0.5f);
+  }
+  __global uchar* o = dst + (size_t)y * n + e;
+  if (e + VX <= n) {
+#pragma unroll
+    for (int j = 0; j < VX; j += 4) {
+      const uchar4 v = (uchar4)(out[j], out[j + 1], out[j + 2], out[j + 3]);
+#if ALIGNED
+      *(__global uchar4*)(o + j) = v;
 #else
       vstore4(v, 0, o + j);
 #endif
     }
   } else {
-    for (int j = 0; j < n - s; ++j) o[j] = part[j];
+#pragma unroll
+    for (int j = 0; j < VX; ++j)
+      if (e + j < n) o[j] = out[j];
   }
 }
 
-// blur_v: VV columns x PY rows per work-item, column sums straight from the scratch.
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void blur_v(
-    __global const ushort* mid, __global uchar* dst, int width, int height,
-    __constant float* taps, int value) {
+#define KERNEL_ATTRS __attribute__((reqd_work_group_size(WG, 1, 1)))
+
+__kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar* dst, int width,
+                                      int height, __constant float* taps, int value) {
+  __local float4 tile[TH * TWH4];
+  __constant ushort* tu = (__constant ushort*)(taps + TAPS_U);
+  const int lid = get_local_id(0);
   const int n = width * CHANNELS;
-  const int e = get_global_id(0) * VV;
-  const int y0 = get_global_id(1) * PY;
-  if (e >= n) return;
-  const float outside = (float)(value * 256);
-  float4 acc[PY][VV / 4];
+  const int x0 = get_group_id(0) * TW;  // first output element of the tile
+  const int y0 = get_group_id(1) * TH;  // first output row of the tile
+
+  // Phase 1: column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...), PY rows each.
+  for (int u = lid; u < TWH4 * (TH / PY); u += WG) {
+    const int strip = u / TWH4, c = u - strip * TWH4;
+    const int e = x0 - HA + 4 * c;
+    uint lo[PY], hi[PY];
+    column_sums(src, e, y0 + strip * PY, n, width, height, tu, value, lo, hi);
 #pragma unroll
-  for (int m = 0; m < PY; ++m)
-#pragma unroll
-    for (int c = 0; c < VV / 4; ++c) acc[m][c] = 0.0f;
-#pragma unroll
-  for (int i = 0; i < PY + 2 * RADIUS; ++i) {
-    const int by = border_index(y0 - RADIUS + i, height);
-    float4 v[VV / 4];
-    if (by < 0) {
-#pragma unroll
-      for (int c = 0; c < VV / 4; ++c) v[c] = outside;
-    } else if (e + VV <= n) {
-      const __global ushort* p = mid + (size_t)by * n + e;
-#pragma unroll
-      for (int c = 0; c < VV / 4; ++c) {
-#if LOADW >= 4
-        const uint4 u = convert_uint4(((const __global ushort4*)p)[c]);
-#else
-        const uint4 u = convert_uint4(vload4(c, p));
-#endif
-        v[c] = (float4)(bits_to_float(u.x), bits_to_float(u.y), bits_to_float(u.z),
-                        bits_to_float(u.w));
-      }
-    } else {
-      const __global ushort* p = mid + (size_t)by * n;
-      float f[VV];
-      for (int j = 0; j < VV; ++j) f[j] = e + j < n ? (float)p[e + j] : 0.0f;
-#pragma unroll
-      for (int c = 0; c < VV / 4; ++c)
-        v[c] = (float4)(f[4 * c], f[4 * c + 1], f[4 * c + 2], f[4 * c + 3]);
-    }
-#pragma unroll
-    for (int m = 0; m < PY; ++m) {
-      const int d = i - m - RADIUS;
-      if (d >= -RADIUS && d <= RADIUS) {
-#pragma unroll
-        for (int c = 0; c < VV / 4; ++c) acc[m][c] += taps[d < 0 ? -d : d] * v[c];
-      }
-    }
+    for (int m = 0; m < PY; ++m) tile[(strip * PY + m) * TWH4 + c] = lanes_to_float4(lo[m], hi[m]);
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  // Phase 2: row sums, VX outputs of one row per unit.
+  for (int u = lid; u < TH * (TW / VX); u += WG) {
+    const int r = u / (TW / VX), seg = u - r * (TW / VX);
+    const int y = y0 + r, e = x0 + seg * VX;
+    if (y < height && e < n) row_outputs(tile + r * TWH4, seg * VX, dst, y, e, n, taps);
+  }
+}
+
+// Two-pass form. blur_cols: the column sums of 4 elements x PY rows per work-item into the
+// 16-bit scratch (ushort, element order).
+__kernel KERNEL_ATTRS void blur_cols(__global const uchar* src, __global ushort* mid, int width,
+                                     int height, __constant float* taps, int value) {
+  __constant ushort* tu = (__constant ushort*)(taps + TAPS_U);
+  const int n = width * CHANNELS;
+  const int e = get_global_id(0) * 4;
+  const int y = get_global_id(1) * PY;
+  if (e >= n) return;  // no barrier in this kernel
+  uint lo[PY], hi[PY];
+  column_sums(src, e, y, n, width, height, tu, value, lo, hi);
 #pragma unroll
   for (int m = 0; m < PY; ++m) {
-    const int y = y0 + m;
-    if (y < height) {
+    if (y + m >= height) break;
+    __global ushort* o = mid + (size_t)(y + m) * n + e;
+    const ushort4 v = (ushort4)(lo[m] & 0xFFFFu, hi[m] & 0xFFFFu, lo[m] >> 16, hi[m] >> 16);
+    if (e + 4 <= n) {
+#if ALIGNED
+      *(__global ushort4*)o = v;
+#else
+      vstore4(v, 0, o);
+#endif
+    } else {
+      const ushort part[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
-      for (int c = 0; c < VV / 4; ++c)
-        if (e + 4 * c < n) store4(dst, y, e + 4 * c, n, finish4(acc[m][c]));
+      for (int j = 0; j < 4; ++j)
+        if (e + j < n) o[j] = part[j];
     }
+  }
+}
+
+// blur_rows: a work-group stages TH scratch rows of TW + 2*HA elements (converted to float,
+// folded at the row's ends) in local memory, then each work-item writes VX outputs of a row.
+__kernel KERNEL_ATTRS void blur_rows(__global const ushort* mid, __global uchar* dst, int width,
+                                     int height, __constant float* taps, int value) {
+  __local float4 tile[TH * TWH4];
+  const int lid = get_local_id(0);
+  const int n = width * CHANNELS;
+  const int x0 = get_group_id(0) * TW;
+  const int y0 = get_group_id(1) * TH;
+  const float outside = (float)(value * 256);
+
+  for (int u = lid; u < TWH4 * TH; u += WG) {
+    const int r = u / TWH4, c = u - r * TWH4;
+    const int y = min(y0 + r, height - 1);  // rows past the frame: any valid row (not stored)
+    const __global ushort* row = mid + (size_t)y * n;
+    const int e = x0 - HA + 4 * c;
+    float4 v;
+#if ALIGNED
+    if (e >= 0 && e + 4 <= n) {
+      const uint4 w = convert_uint4(*(const __global ushort4*)(row + e));
+      v = (float4)(bits_to_float(w.x), bits_to_float(w.y), bits_to_float(w.z), bits_to_float(w.w));
+    } else
+#endif
+    {
+      float f[4];
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int x = e + j;
+        const int px = (x >= 0) ? x / CHANNELS : -((-x + CHANNELS - 1) / CHANNELS);
+        const int bx = border_index(px, width);
+        f[j] = bx < 0 ? outside : bits_to_float(row[bx * CHANNELS + (x - px * CHANNELS)]);
+      }
+      v = (float4)(f[0], f[1], f[2], f[3]);
+    }
+    tile[u] = v;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  for (int u = lid; u < TH * (TW / VX); u += WG) {
+    const int r = u / (TW / VX), seg = u - r * (TW / VX);
+    const int y = y0 + r, e = x0 + seg * VX;
+    if (y < height && e < n) row_outputs(tile + r * TWH4, seg * VX, dst, y, e, n, taps);
   }
 }

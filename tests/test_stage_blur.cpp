@@ -174,15 +174,15 @@ class ScopedEnv {
 
 // The GPU schedules (kernels/blur_gpu.cl), forced on whatever device runs the tests so CI checks
 // them: the fused kernel and the two-pass one with tiles, segments and work-groups that do not
-// divide the frame (odd tile sizes, 1-pixel frames, rows not a multiple of 4 or 16 bytes, which
-// switch the row loads between 16-, 4- and 1-byte), every border and channel count, the default
-// radius up to the largest the GPU kernels take (2*R*channels + 16 <= 96 elements).
+// divide the frame (odd tile sizes, 1-pixel frames, rows not a multiple of 4 bytes, which
+// switch the column loads from words to bytes), every border and channel count, radii up to the
+// largest the GPU kernels take (16 + 2*ceil4(R*channels) <= 96 elements).
 TEST(BlurStage, GpuSchedules) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
-  const char* schedules[] = {"",  // the default: fused, 128x64 tile, 8-element segments
-                             "passes=2", "passes=1,hv=16,tw=256,th=16,py=4,wg=64",
-                             "passes=2,hv=4,vv=4,py=3,wg=32",
-                             "passes=1,hv=4,tw=36,th=6,py=3,wg=17"};
+  const char* schedules[] = {"",  // the default: fused, 128x32 tile, 4 rows x 1 word per item
+                             "passes=2", "passes=1,vx=16,tw=256,th=16,py=8,wg=64",
+                             "passes=2,tw=64,th=8,py=2,vx=8,wg=32",
+                             "passes=1,tw=36,th=6,py=3,vx=4,wg=17"};
   unsigned seed = 500;
   int rotate = 0;
   for (const char* sched : schedules) {
@@ -204,11 +204,11 @@ TEST(BlurStage, GpuSchedules) {
     widest.value = 77;
     expectMatches(randomFrame(67, 41, CV_8UC4, seed++), widest);
   }
-  // The default GPU schedule on the large odd frame and on a 16-byte-multiple row (16-byte
-  // loads need hv=16).
+  // The default GPU schedule on the large odd frame (rows not whole words: byte loads) and
+  // another on a 1080p BGRA frame.
   expectMatches(realFrame(60, CV_8UC1, 1921, 1081), matrixCase(BorderMode::Reflect, 0));
   {
-    const ScopedEnv env("VIDFILTER_BLUR_GPU", "hv=16");
+    const ScopedEnv env("VIDFILTER_BLUR_GPU", "vx=16,tw=256");
     expectMatches(realFrame(61, CV_8UC4, 1920, 1080), matrixCase(BorderMode::Wrap, 2));
   }
   // Past the GPU kernels' largest radius: the portable kernels of blur.cl with 4-wide vectors.
@@ -216,7 +216,7 @@ TEST(BlurStage, GpuSchedules) {
   big.sigma = 50;
   expectMatches(randomFrame(203, 97, CV_8UC1, seed++), big);
   BlurCase wide;
-  wide.ksize = 31;  // R = 15: 2*15*3 + 16 > 96 for 3 channels
+  wide.ksize = 31;  // R = 15: 16 + 2*48 > 96 for 3 channels
   wide.sigma = 4;
   expectMatches(randomFrame(101, 37, CV_8UC3, seed++), wide);
 }
@@ -224,7 +224,7 @@ TEST(BlurStage, GpuSchedules) {
 // A bad VIDFILTER_BLUR_GPU names itself and what it takes.
 TEST(BlurStage, BadGpuScheduleIsAClearError) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
-  for (const char* bad : {"hv=5", "tw=12,hv=8", "nonsense", "py=3,th=64", "vv=2"}) {
+  for (const char* bad : {"vx=5", "tw=12,vx=8", "nonsense", "py=3,th=64", "passes=3"}) {
     const ScopedEnv env("VIDFILTER_BLUR_GPU", bad);
     try {
       runChain("blur", randomFrame(32, 8, CV_8UC1, 3));

@@ -135,24 +135,31 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
                   ": use a smaller wg or ksize");
 }
 
-// The GPU schedule (kernels/blur_gpu.cl): one fused kernel (passes=1) or rows and columns
-// through a 16-bit scratch (passes=2). Defaults from reasoning about an H200 (see blur_gpu.cl):
-// 256 work-items; a 128 x 64 tile, so the 2R halo rows cost 16% more row sums at R = 5 and the
-// column phase has exactly one 4-column x 8-row unit per work-item; 8-element row segments.
-// VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=64,hv=8,py=8,vv=8" overrides any of them (for
-// benchmarking schedules; docs/PERFORMANCE.md).
+// The GPU schedule (kernels/blur_gpu.cl): one fused kernel (passes=1) or columns and rows
+// through a 16-bit scratch (passes=2). A tile is tw output elements x th rows; the column phase
+// gives each work-item one 4-element word column of py rows, the row phase vx outputs of a row.
+// wg=0 (the default) sizes the work-group to the column phase's units (whole warps, at most
+// 1024), so each work-item has one. Defaults from reasoning about an H200 (blur_gpu.cl) and a
+// sweep there (docs/PERFORMANCE.md). VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=4,vx=4"
+// overrides any of them (for benchmarking schedules).
 struct GpuSchedule {
-  int passes = 1, wg = 256, tw = 128, th = 64, hv = 8, py = 8, vv = 8;
-  int loadw = 4;  // bytes per global load in the row phase, from the row length
+  int passes = 1, wg = 0, tw = 128, th = 32, py = 4, vx = 4;
+  bool aligned = true;  // rows a multiple of 4 bytes: interior words load whole
 
-  std::size_t tileBytes(int r) const {
-    return std::size_t(th + 2 * r) * std::size_t(tw) * sizeof(float);
+  static int halo(int r, int cn) { return (r * cn + 3) / 4 * 4; }
+  std::size_t tileBytes(int r, int cn) const {
+    return std::size_t(th) * std::size_t(tw + 2 * halo(r, cn)) * sizeof(float);
   }
 };
 
-// The largest row-sum window (elements) the GPU kernels keep in registers; larger radii use the
-// portable kernels of blur.cl.
+// The largest row-phase window (elements) the GPU kernels keep in registers, and the largest
+// radius; beyond them the portable kernels of blur.cl run.
 constexpr int kGpuMaxWindow = 96;
+constexpr int kGpuMaxRadius = 16;
+
+bool gpuKernelsTake(int r, int cn) {
+  return r <= kGpuMaxRadius && 16 + 2 * GpuSchedule::halo(r, cn) <= kGpuMaxWindow;
+}
 
 GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceLocal,
                         std::size_t maxWg) {
@@ -175,34 +182,38 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
         field = &g.tw;
       else if (key == "th")
         field = &g.th;
-      else if (key == "hv")
-        field = &g.hv;
       else if (key == "py")
         field = &g.py;
-      else if (key == "vv")
-        field = &g.vv;
+      else if (key == "vx")
+        field = &g.vx;
       if (!field || eq == std::string::npos)
         throw UserError("VIDFILTER_BLUR_GPU: '" + item +
-                        "' is not key=value with key passes, wg, tw, th, hv, py or vv");
+                        "' is not key=value with key passes, wg, tw, th, py or vx");
       *field = std::atoi(item.c_str() + eq + 1);
     }
   }
-  const bool ok = (g.passes == 1 || g.passes == 2) && (g.hv == 4 || g.hv == 8 || g.hv == 16) &&
-                  (g.vv == 4 || g.vv == 8) && g.wg > 0 && std::size_t(g.wg) <= maxWg && g.tw > 0 &&
-                  g.tw % g.hv == 0 && g.tw % 4 == 0 && g.py > 0 && g.py <= 16 && g.th > 0 &&
-                  (g.passes == 2 || g.th % g.py == 0);
+  const bool ok = (g.passes == 1 || g.passes == 2) && (g.vx == 4 || g.vx == 8 || g.vx == 16) &&
+                  g.wg >= 0 && std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 &&
+                  g.py > 0 && g.py <= 16 && g.th > 0 && g.th % g.py == 0;
   if (!ok)
     throw UserError(
-        "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, hv 4|8|16, vv 4|8, "
-        "tw a multiple of hv and 4, th a multiple of py (passes=1), py <= 16, wg <= " +
+        "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16, tw a multiple "
+        "of vx, th a multiple of py, py <= 16, wg 0 (auto) to " +
         std::to_string(maxWg) + ")");
-  // A larger radius makes the halo rows a larger share: halve the tile height until it fits.
-  while (g.passes == 1 && g.tileBytes(r) > std::min<std::size_t>(48 * 1024, deviceLocal) &&
-         g.th > g.py)
+  // A larger radius or more channels widen the halo: halve the tile height until it fits.
+  while (g.tileBytes(r, cn) > std::min<std::size_t>(48 * 1024, deviceLocal) && g.th > g.py)
     g.th = std::max(g.py, g.th / 2 / g.py * g.py);
-  if (g.passes == 1 && g.tileBytes(r) > deviceLocal) g.passes = 2;
-  g.loadw = rowElems % 16 == 0 && g.hv % 16 == 0 ? 16 : rowElems % 4 == 0 ? 4 : 1;
-  (void)cn;
+  if (g.tileBytes(r, cn) > deviceLocal)
+    throw UserError("blur: the GPU tile needs " + std::to_string(g.tileBytes(r, cn)) +
+                    " bytes of local memory, the device has " + std::to_string(deviceLocal) +
+                    "; set VIDFILTER_BLUR_GPU with a smaller tw or th");
+  if (g.wg == 0) {
+    const std::size_t units =
+        std::size_t(g.tw + 2 * GpuSchedule::halo(r, cn)) / 4 * std::size_t(g.th / g.py);
+    g.wg = static_cast<int>(
+        std::min<std::size_t>((units + 31) / 32 * 32, std::min<std::size_t>(maxWg, 1024)));
+  }
+  g.aligned = rowElems % 4 == 0;
   return g;
 }
 
@@ -310,43 +321,35 @@ class BlurStage : public Stage {
   }
 
  private:
-  // The GPU kernels (kernels/blur_gpu.cl): fused, or rows and columns through the scratch.
+  // The GPU kernels (kernels/blur_gpu.cl): fused, or columns then rows through the scratch.
+  // (rows_ holds the first kernel, cols_ the second.)
   StageEvents enqueueGpu(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                          const std::vector<cl::Event>& deps, int w, int h, int value,
                          std::size_t n) {
     const GpuSchedule& g = gpuSched_;
     const std::size_t wg = g.wg;
+    const cl::NDRange tiles((n + g.tw - 1) / g.tw * wg, (std::size_t(h) + g.th - 1) / g.th);
+    const auto args = [&](cl::Kernel& k, const cl::Buffer& a, const cl::Buffer& b) {
+      k.setArg(0, a);
+      k.setArg(1, b);
+      k.setArg(2, w);
+      k.setArg(3, h);
+      k.setArg(4, taps_);
+      k.setArg(5, value);
+    };
     if (fused_) {
-      rows_.setArg(0, in);
-      rows_.setArg(1, out);
-      rows_.setArg(2, w);
-      rows_.setArg(3, h);
-      rows_.setArg(4, taps_);
-      rows_.setArg(5, value);
-      const cl::NDRange global((n + g.tw - 1) / g.tw * wg, (std::size_t(h) + g.th - 1) / g.th);
-      cl::Event done = launchKernel(q, rows_, global, cl::NDRange(wg, 1), deps);
+      args(rows_, in, out);
+      cl::Event done = launchKernel(q, rows_, tiles, cl::NDRange(wg, 1), deps);
       lastDone_ = done;
       return {done, done};
     }
-    rows_.setArg(0, in);
-    rows_.setArg(1, mid_);
-    rows_.setArg(2, w);
-    rows_.setArg(3, h);
-    rows_.setArg(4, taps_);
-    rows_.setArg(5, value);
-    const cl::NDRange rowGlobal(roundUp((n + g.hv - 1) / g.hv, wg), std::size_t(h));
-    cl::Event rowsDone = launchKernel(q, rows_, rowGlobal, cl::NDRange(wg, 1), deps);
-    cols_.setArg(0, mid_);
-    cols_.setArg(1, out);
-    cols_.setArg(2, w);
-    cols_.setArg(3, h);
-    cols_.setArg(4, taps_);
-    cols_.setArg(5, value);
-    const cl::NDRange colGlobal(roundUp((n + g.vv - 1) / g.vv, wg),
-                                (std::size_t(h) + g.py - 1) / g.py);
-    cl::Event colsDone = launchKernel(q, cols_, colGlobal, cl::NDRange(wg, 1), {rowsDone});
-    lastDone_ = colsDone;
-    return {rowsDone, colsDone};
+    args(rows_, in, mid_);
+    const cl::NDRange words(roundUp((n + 3) / 4, wg), (std::size_t(h) + g.py - 1) / g.py);
+    cl::Event colsDone = launchKernel(q, rows_, words, cl::NDRange(wg, 1), deps);
+    args(cols_, mid_, out);
+    cl::Event rowsDone = launchKernel(q, cols_, tiles, cl::NDRange(wg, 1), {colsDone});
+    lastDone_ = rowsDone;
+    return {colsDone, rowsDone};
   }
 
   // Scratch for the row pass (the fused GPU kernel needs none): allocated at configure time, or
@@ -386,23 +389,24 @@ class BlurStage : public Stage {
                          : (cl_->device().getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU);
     const std::string border = borderDefine(parseBorder(params().text("border")));
     const int cn = in_.channels();
-    if (!cpu && (2 * r * cn + 16) <= kGpuMaxWindow) {
+    if (!cpu && gpuKernelsTake(r, cn)) {
       const std::size_t maxWg = cl_->device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
       const GpuSchedule g = gpuSchedule(r, cn, in_.rowBytes(), local, maxWg);
-      const std::string opts = "-DRADIUS=" + std::to_string(r) +
-                               " -DCHANNELS=" + std::to_string(cn) +
-                               " -DWG=" + std::to_string(g.wg) + " -DTW=" + std::to_string(g.tw) +
-                               " -DTH=" + std::to_string(g.th) + " -DHV=" + std::to_string(g.hv) +
-                               " -DPY=" + std::to_string(g.py) + " -DVV=" + std::to_string(g.vv) +
-                               " -DLOADW=" + std::to_string(g.loadw) + " -D" + border;
+      const std::string opts =
+          "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
+          " -DWG=" + std::to_string(g.wg) + " -DTW=" + std::to_string(g.tw) +
+          " -DTH=" + std::to_string(g.th) + " -DPY=" + std::to_string(g.py) +
+          " -DVX=" + std::to_string(g.vx) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
+          " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
       if (opts == options_) return;
       cl::Program program = cl_->programs().build("blur_gpu.cl", opts);
-      const char* first = g.passes == 1 ? "blur_fused" : "blur_h";
+      const char* first = g.passes == 1 ? "blur_fused" : "blur_cols";
       cl::Kernel rows = clCall(std::string("clCreateKernel(") + first + ")",
                                [&] { return cl::Kernel(program, first); });
       cl::Kernel cols;
       if (g.passes == 2)
-        cols = clCall("clCreateKernel(blur_v)", [&] { return cl::Kernel(program, "blur_v"); });
+        cols =
+            clCall("clCreateKernel(blur_rows)", [&] { return cl::Kernel(program, "blur_rows"); });
       for (const cl::Kernel* k : {&rows, &cols}) {
         if (!(*k)()) continue;
         const std::size_t most = k->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
