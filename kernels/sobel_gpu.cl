@@ -6,10 +6,14 @@
 //   down them: each of the PY + 2 source rows is loaded once (an aligned VX-byte vector plus
 //   the 4-byte words left and right of it, all global loads that hit L1 for the neighbours'
 //   rows) and converted once. What slides down through registers is a schedule choice:
-//   slide=taps (the horizontal taps of the two rows above: 4 x VX floats; per output byte
-//   ~15 instructions at scale 1) or slide=pixels (the converted pixels of the two rows above:
-//   2 x (VX + 2 CH) floats, taps applied vertically first at scale 1: ~13 instructions, fewer
-//   registers; other scales recompute three rows of horizontal taps per output row).
+//   slide=taps (the horizontal taps of the two rows above: 4 x VX floats) or slide=pixels (the
+//   converted pixels of the two rows above: 2 x (VX + 2 CH) floats, fewer registers; at scale
+//   1 the taps apply vertically first, which saves instructions; other scales recompute three
+//   rows of horizontal taps per output row). Estimated per output byte at VX=16, PY=8, mode
+//   mag, scale 1 (counted in the PTX of clang's NVPTX backend, abs folded into min, the byte
+//   -> float step as LOP3/shift): pixels ~15 instructions (10.4 FP32), taps ~17.5 (13 FP32),
+//   none of them conversions; kernels/sobel.cl ~27 plus 5.5 conversions, which issue at 1/8
+//   of the FP32 rate on Hopper (~66 FP32-slot equivalents).
 // - No integer -> float conversion instruction: byte b becomes the float 2^23 + 256*b by
 //   placing it in mantissa bits 8-15 under the exponent of 2^23 (one byte permute or
 //   shift-and-mask). Values carry a factor 256 (a power of two, so every rounding OpenCV does
@@ -46,8 +50,6 @@
 #define HB CH            // halo bytes on each side
 #define NW (VX / 4 + 2)  // words of a loaded row: the left word, VX/4 words, the right word
 
-#define CAT(a, b) a##b
-#define XCAT(a, b) CAT(a, b)
 #if VX == 8
 #define UINTV uint2
 #elif VX == 16
@@ -55,8 +57,18 @@
 #elif VX != 4
 #error "VX must be 4, 8 or 16"
 #endif
-#define UCHARV XCAT(uchar, VX)
-#define VLOAD XCAT(vload, VX)
+// The bytes of a private array, element by element (no vloadn from private memory: the array
+// must stay in registers), stored as words (one 4-, 8- or 16-byte store; some compilers split
+// a uchar16 store into 4-byte pieces).
+#define PACK4(o, i) as_uint((uchar4)(o[i], o[i + 1], o[i + 2], o[i + 3]))
+#if VX == 4
+#define STORE_ALIGNED(p, o) *(__global uint*)(p) = PACK4(o, 0)
+#elif VX == 8
+#define STORE_ALIGNED(p, o) *(__global uint2*)(p) = (uint2)(PACK4(o, 0), PACK4(o, 4))
+#else
+#define STORE_ALIGNED(p, o) \
+  *(__global uint4*)(p) = (uint4)(PACK4(o, 0), PACK4(o, 4), PACK4(o, 8), PACK4(o, 12))
+#endif
 
 #define BIAS 0x1.0p23f
 
@@ -216,7 +228,7 @@ inline uint mode_byte(float gx, float gy, float4 taps, bool exact) {
 
 inline void store_row(__global uchar* o, const uchar* out, bool aligned, int x0, int rowBytes) {
   if (aligned) {
-    *(__global UCHARV*)o = VLOAD(0, out);
+    STORE_ALIGNED(o, out);
   } else {  // constant indices: `out` stays in registers on GPUs
 #pragma unroll
     for (int i = 0; i < VX; ++i)

@@ -12,7 +12,7 @@
 // computes `vec` bytes x `rows` rows, a work-group `wg` work-items, and the tile kernel loads
 // its tile by rows or by vectors (`load`). On a CPU (PoCL) tall strips amortise the halo rows
 // and loading whole rows per work-item does the border arithmetic once per row; on a GPU the
-// direct kernel does a fifth of the tile kernel's instructions per byte (see sobel_gpu.cl).
+// direct kernel needs about a quarter of the tile kernel's issue slots per byte.
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,9 +35,9 @@ struct Schedule {
 // no faster. NVIDIA H200 (OpenCL): 16 bytes x 4 rows loaded by items 11.6 us (22.5 us at
 // 3840x2160), 4 bytes x 2 rows 14 us (34 us); per-device tuning is issue 6's.
 // The direct kernel on GPUs (predicted, not measured yet): 16 bytes x 8 rows per work-item,
-// slide=pixels, ~13 instructions per output byte (mag, ksize 3, scale 1) against ~66 issue
+// slide=pixels, ~15 instructions per output byte (mag, ksize 3, scale 1) against ~66 issue
 // slots of the tile kernel (whose byte -> float conversions run at 1/8 of the FMA rate on
-// Hopper).
+// Hopper); see kernels/sobel_gpu.cl.
 constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
 constexpr int kGpuDirectRows = 8;
