@@ -52,7 +52,7 @@ void HistogramKernel::configure(ClContext& cl, const FrameDesc& in,
   const int useful = std::max(1, (chunks + local_ - 1) / local_);
   groups_ = std::min(s.groups, useful);
 
-  // Only as many sub-histograms as local memory holds (halving keeps a power of two).
+  // Only as many sub-histograms as local memory holds (halved until they fit).
   int copies = s.copies;
   while (copies > 1 && std::uint64_t(copies) * bytes() > cl.info().localMemBytes) copies /= 2;
   copies_ = copies;
