@@ -3,6 +3,11 @@
 # and hist (stage parameters), each timed by vidfilter-bench in one run so they compare with
 # each other and with the copy kernel measured in the same run. Bundle as for gpu_host.sh, then:
 #   docs/perf/gpu_sweep.sh            # writes $OUT (default out/sweep) and prints one table
+# The candidates come from the environment (space-separated; "-" is the default schedule):
+#   BLUR_4K BLUR_8K BLUR_1080 (VIDFILTER_BLUR_GPU values), SOBEL_CHAINS HIST_CHAINS (chain
+#   texts), ENGINE (VIDFILTER_BLUR_GPU values for the 1080p engine run), TESTS (test_stage_*
+#   programs to run first on the device), ENQUEUE_COST=1 (bench --enqueue-cost).
+# docs/perf/ptxas_report.py reads the program cache it brings back (registers, spills).
 set -u
 cd "$(dirname "$0")/../.."
 out=${OUT:-out/sweep}
@@ -25,19 +30,23 @@ row() {
 }
 
 # Correctness of the GPU kernels on NVIDIA's compiler first.
-VIDFILTER_TEST_DEVICE=nvidia $run .gpu/bin/test_stage_blur --gtest_brief=1 > "$out/test_blur.txt" 2>&1
-echo "test_stage_blur rc=$?" >> "$table"
+for t in ${TESTS:-blur}; do
+  VIDFILTER_TEST_DEVICE=nvidia $run .gpu/bin/test_stage_$t --gtest_brief=1 > "$out/test_$t.txt" 2>&1
+  echo "test_stage_$t rc=$? $(grep -m3 -E 'FAILED|Failure' "$out/test_$t.txt" | tr '\n' ' ')" >> "$table"
+done
 
 g4k=(--size 3840x2160 --format gray --frames 200 --warmup 20)
-for s in "" "hv=16" "hv=4" "th=32" "tw=256,th=32" "tw=64,th=64,py=4" "hv=16,tw=256,th=32,py=8" \
-         "passes=2" "passes=2,hv=16" "passes=2,vv=4,py=16" "passes=2,py=16" "wg=128,tw=64"; do
+for s in ${BLUR_4K:-- passes=2}; do
+  [[ $s == - ]] && s=""
   VIDFILTER_BLUR_GPU=$s row "blur 4K gray [$s]" bench --chain blur "${g4k[@]}"
 done
 b8k=(--size 7680x4320 --format bgra --frames 40 --warmup 4 --distinct 2)
-for s in "" "hv=16" "passes=2" "passes=2,hv=16" "passes=2,py=16,vv=4"; do
+for s in ${BLUR_8K:-- passes=2}; do
+  [[ $s == - ]] && s=""
   VIDFILTER_BLUR_GPU=$s row "blur 8K bgra [$s]" bench --chain blur "${b8k[@]}"
 done
-for s in "" "passes=2"; do
+for s in ${BLUR_1080:-- passes=2}; do
+  [[ $s == - ]] && s=""
   VIDFILTER_BLUR_GPU=$s row "blur 1080p bgr [$s]" bench --chain blur --size 1920x1080 --format bgr
 done
 
@@ -46,8 +55,9 @@ for c in ${SOBEL_CHAINS:-sobel}; do row "$c 4K gray" bench --chain "$c" "${g4k[@
 for c in ${HIST_CHAINS:-hist}; do row "$c 4K gray" bench --chain "$c" "${g4k[@]}"; done
 
 # Host cost per OpenCL call (what bounds the engine), then the engine at 1080p BGR.
-$run .gpu/bin/vidfilter-bench --device nvidia --enqueue-cost > "$out/enqueue_cost.txt" 2>&1
-for s in "" "passes=2"; do
+[[ -n ${ENQUEUE_COST:-} ]] && $run .gpu/bin/vidfilter-bench --device nvidia --enqueue-cost > "$out/enqueue_cost.txt" 2>&1
+for s in ${ENGINE:-- passes=2}; do
+  [[ $s == - ]] && s=""
   VIDFILTER_BLUR_GPU=$s $run .gpu/bin/vidfilter-bench --device nvidia --no-tapi \
     --chain gray,blur,sobel,hist,brightness --size 1920x1080 --format bgr --frames 50 --slots 4 \
     > "$out/engine_1080p_$s.txt" 2>&1
@@ -56,4 +66,4 @@ done
 
 tar czf "$out/cache.tgz" -C /tmp vidfilter-cache 2>/dev/null
 cat "$table"
-echo; cat "$out/enqueue_cost.txt" | tail -13
+[[ -f $out/enqueue_cost.txt ]] && tail -13 "$out/enqueue_cost.txt"
