@@ -26,7 +26,10 @@
 //                for TW + 2*HA columns (HA: the row halo R*CH rounded up to whole words), PY
 //                rows per work-item sliding down its word column, into the float tile.
 //                Barrier. Phase 2: each work-item takes VX consecutive outputs of one row from
-//                the tile and writes them.
+//                the tile and writes them. Consecutive work-items take consecutive rows of the
+//                same columns, and the tile's row pitch is an odd number of float4s, so the
+//                16-byte local reads of 8 neighbouring work-items fall in distinct banks however
+//                wide VX is (a wide VX reads fewer halo elements per output).
 //   blur_cols, blur_rows   the same two phases as two kernels through a 16-bit scratch in
 //                global memory (`passes=2`); blur_rows stages its scratch rows in local memory.
 //
@@ -44,9 +47,10 @@
 #define HA (((HALO + 3) / 4) * 4)  // ... rounded up to whole words
 #define TWH (TW + 2 * HA)          // tile width with both halos, elements
 #define TWH4 (TWH / 4)             // ... in float4s
+#define PITCH (TWH4 | 1)           // tile row pitch in float4s: odd, see the row phase
 #define WINX (VX + 2 * HA)         // a row-phase window, elements
 
-#if TW % VX != 0 || VX % 4 != 0 || TH % PY != 0
+#if TW % VX != 0 || VX % 4 != 0 || TH % PY != 0 || VX > 32
 #error "TW must be a multiple of VX, VX of 4, TH of PY"
 #endif
 
@@ -165,7 +169,7 @@ inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int
 
 __kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar* dst, int width,
                                       int height, __constant float* taps, int value) {
-  __local float4 tile[TH * TWH4];
+  __local float4 tile[TH * PITCH];
   __constant ushort* tu = (__constant ushort*)(taps + TAPS_U);
   const int lid = get_local_id(0);
   const int n = width * CHANNELS;
@@ -179,15 +183,15 @@ __kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar*
     uint lo[PY], hi[PY];
     column_sums(src, e, y0 + strip * PY, n, width, height, tu, value, lo, hi);
 #pragma unroll
-    for (int m = 0; m < PY; ++m) tile[(strip * PY + m) * TWH4 + c] = lanes_to_float4(lo[m], hi[m]);
+    for (int m = 0; m < PY; ++m) tile[(strip * PY + m) * PITCH + c] = lanes_to_float4(lo[m], hi[m]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Phase 2: row sums, VX outputs of one row per unit.
   for (int u = lid; u < TH * (TW / VX); u += WG) {
-    const int r = u / (TW / VX), seg = u - r * (TW / VX);
+    const int seg = u / TH, r = u - seg * TH;
     const int y = y0 + r, e = x0 + seg * VX;
-    if (y < height && e < n) row_outputs(tile + r * TWH4, seg * VX, dst, y, e, n, taps);
+    if (y < height && e < n) row_outputs(tile + r * PITCH, seg * VX, dst, y, e, n, taps);
   }
 }
 
@@ -226,7 +230,7 @@ __kernel KERNEL_ATTRS void blur_cols(__global const uchar* src, __global ushort*
 // folded at the row's ends) in local memory, then each work-item writes VX outputs of a row.
 __kernel KERNEL_ATTRS void blur_rows(__global const ushort* mid, __global uchar* dst, int width,
                                      int height, __constant float* taps, int value) {
-  __local float4 tile[TH * TWH4];
+  __local float4 tile[TH * PITCH];
   const int lid = get_local_id(0);
   const int n = width * CHANNELS;
   const int x0 = get_group_id(0) * TW;
@@ -256,13 +260,13 @@ __kernel KERNEL_ATTRS void blur_rows(__global const ushort* mid, __global uchar*
       }
       v = (float4)(f[0], f[1], f[2], f[3]);
     }
-    tile[u] = v;
+    tile[r * PITCH + c] = v;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
   for (int u = lid; u < TH * (TW / VX); u += WG) {
-    const int r = u / (TW / VX), seg = u - r * (TW / VX);
+    const int seg = u / TH, r = u - seg * TH;
     const int y = y0 + r, e = x0 + seg * VX;
-    if (y < height && e < n) row_outputs(tile + r * TWH4, seg * VX, dst, y, e, n, taps);
+    if (y < height && e < n) row_outputs(tile + r * PITCH, seg * VX, dst, y, e, n, taps);
   }
 }

@@ -54,11 +54,18 @@ Hist runHist(const std::string& chainText, const cv::Mat& in) {
 }
 
 // Schedules covering the serial CPU path (local=1), the local-atomic path at several
-// work-group sizes, one group doing everything, and more groups than there is work for.
+// work-group sizes, one group doing everything, more groups than there is work for, and
+// several chunks loaded per step (unroll: the GPU default 4, and 3 so a step's last chunks run
+// past the frame).
 const std::vector<std::string>& schedules() {
-  static const std::vector<std::string> s = {"hist", "hist=groups=1:local=1",
-                                             "hist=groups=3:local=64", "hist=groups=64:local=256",
-                                             "hist=groups=5:local=1:copies=1"};
+  static const std::vector<std::string> s = {"hist",
+                                             "hist=groups=1:local=1",
+                                             "hist=groups=3:local=64",
+                                             "hist=groups=64:local=256",
+                                             "hist=groups=5:local=1:copies=1",
+                                             "hist=groups=3:local=64:unroll=4",
+                                             "hist=groups=7:local=32:unroll=3",
+                                             "hist=groups=2:local=1:unroll=2"};
   return s;
 }
 

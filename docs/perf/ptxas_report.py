@@ -42,9 +42,10 @@ def main():
             m = re.search(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads", line)
             if m:
                 spill = "stack %s spill st %s ld %s" % m.groups()
-            m = re.search(r"Used (\d+) registers.*?(\d+) bytes smem", line)
+            m = re.search(r"Used (\d+) registers", line)
             if m and kernel:
-                print("%-14s regs %3s smem %6s  %s  | %s" % (kernel, m.group(1), m.group(2), spill, opts))
+                sm = re.search(r"(\d+) bytes smem", line)
+                print("%-14s regs %3s smem %6s  %s  | %s" % (kernel, m.group(1), sm.group(1) if sm else 0, spill, opts))
         if r.returncode:
             print("ptxas failed for", f, r.stderr[-300:])
 

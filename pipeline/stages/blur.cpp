@@ -140,15 +140,16 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // gives each work-item one 4-element word column of py rows, the row phase vx outputs of a row.
 // wg=0 (the default) sizes the work-group to the column phase's units (whole warps, at most
 // 1024), so each work-item has one. Defaults from reasoning about an H200 (blur_gpu.cl) and a
-// sweep there (docs/PERFORMANCE.md). VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=4,vx=4"
+// sweep there (docs/PERFORMANCE.md). VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=4,vx=16"
 // overrides any of them (for benchmarking schedules).
 struct GpuSchedule {
-  int passes = 1, wg = 0, tw = 128, th = 32, py = 4, vx = 4;
+  int passes = 1, wg = 0, tw = 128, th = 32, py = 4, vx = 16;
   bool aligned = true;  // rows a multiple of 4 bytes: interior words load whole
 
   static int halo(int r, int cn) { return (r * cn + 3) / 4 * 4; }
+  // As blur_gpu.cl lays it out: th rows, each an odd number of float4s.
   std::size_t tileBytes(int r, int cn) const {
-    return std::size_t(th) * std::size_t(tw + 2 * halo(r, cn)) * sizeof(float);
+    return std::size_t(th) * std::size_t(((tw + 2 * halo(r, cn)) / 4) | 1) * 16;
   }
 };
 
@@ -192,12 +193,13 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
       *field = std::atoi(item.c_str() + eq + 1);
     }
   }
-  const bool ok = (g.passes == 1 || g.passes == 2) && (g.vx == 4 || g.vx == 8 || g.vx == 16) &&
-                  g.wg >= 0 && std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 &&
-                  g.py > 0 && g.py <= 16 && g.th > 0 && g.th % g.py == 0;
+  const bool ok = (g.passes == 1 || g.passes == 2) &&
+                  (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
+                  std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
+                  g.py <= 16 && g.th > 0 && g.th % g.py == 0;
   if (!ok)
     throw UserError(
-        "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16, tw a multiple "
+        "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
         "of vx, th a multiple of py, py <= 16, wg 0 (auto) to " +
         std::to_string(maxWg) + ")");
   // A larger radius or more channels widen the halo: halve the tile height until it fits.
@@ -208,10 +210,12 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
                     " bytes of local memory, the device has " + std::to_string(deviceLocal) +
                     "; set VIDFILTER_BLUR_GPU with a smaller tw or th");
   if (g.wg == 0) {
+    // One column-phase unit per work-item, in whole warps, at most 256 (NVIDIA's OpenCL reported
+    // 256 as the most it runs for these kernels even for a 288-item group).
     const std::size_t units =
         std::size_t(g.tw + 2 * GpuSchedule::halo(r, cn)) / 4 * std::size_t(g.th / g.py);
     g.wg = static_cast<int>(
-        std::min<std::size_t>((units + 31) / 32 * 32, std::min<std::size_t>(maxWg, 1024)));
+        std::min<std::size_t>((units + 31) / 32 * 32, std::min<std::size_t>(maxWg, 256)));
   }
   g.aligned = rowElems % 4 == 0;
   return g;

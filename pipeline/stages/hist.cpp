@@ -21,9 +21,10 @@ class HistStage : public Stage {
   HistStage() : Stage(histStageInfo()) {}
 
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
-    kernel_.configure(ctx.cl, in,
-                      {params().integer("groups"), params().integer("local"),
-                       params().integer("copies"), params().text("spread")});
+    kernel_.configure(
+        ctx.cl, in,
+        {params().integer("groups"), params().integer("local"), params().integer("copies"),
+         params().text("spread"), params().integer("unroll")});
     // Double-buffered (see histogram_kernel.hpp): later stages ask for this frame's buffer.
     if (ctx.publishedPerFrame)
       (*ctx.publishedPerFrame)["histogram"] = [this] { return kernel_.buffer(); };
@@ -95,6 +96,17 @@ const StageInfo& histStageInfo() {
            {"lane", "warp"},
            "schedule, local > 1 and copies > 1: work-item i counts into copy i % copies (lane, "
            "interleaved bins) or (i / 32) % copies (warp)",
+           false},
+          {"unroll",
+           ParamType::Int,
+           "0",
+           0,
+           16,
+           false,
+           false,
+           {},
+           "schedule: 16-byte chunks a work-item loads before counting them (0 = 1 on CPUs, 4 "
+           "on GPUs)",
            false},
       },
       [] { return std::make_unique<HistStage>(); }};

@@ -27,6 +27,7 @@ struct HistogramSchedule {
   int local = 0;       // work-items per work-group (1 on CPU devices: no local atomics needed)
   int copies = 0;      // sub-histograms per work-group, a power of two (see kernels/hist.cl)
   std::string spread;  // local > 1: which copy a work-item uses: "warp" or "lane"
+  int unroll = 0;      // chunks a work-item loads before counting them (0: 1 on CPUs, 4 on GPUs)
 };
 
 class HistogramKernel {
