@@ -26,10 +26,9 @@
 //                for TW + 2*HA columns (HA: the row halo R*CH rounded up to whole words), PY
 //                rows per work-item sliding down its word column, into the float tile.
 //                Barrier. Phase 2: each work-item takes VX consecutive outputs of one row from
-//                the tile and writes them. Consecutive work-items take consecutive rows of the
-//                same columns, and the tile's row pitch is an odd number of float4s, so the
-//                16-byte local reads of 8 neighbouring work-items fall in distinct banks however
-//                wide VX is (a wide VX reads fewer halo elements per output).
+//                the tile (consecutive work-items, consecutive outputs: coalesced stores) and
+//                writes them; the tile is padded so their 16-byte local reads do not collide in
+//                the banks (PHYS below), so a wide VX reads fewer halo elements per output.
 //   blur_cols, blur_rows   the same two phases as two kernels through a 16-bit scratch in
 //                global memory (`passes=2`); blur_rows stages its scratch rows in local memory.
 //
@@ -47,8 +46,15 @@
 #define HA (((HALO + 3) / 4) * 4)  // ... rounded up to whole words
 #define TWH (TW + 2 * HA)          // tile width with both halos, elements
 #define TWH4 (TWH / 4)             // ... in float4s
-#define PITCH (TWH4 | 1)           // tile row pitch in float4s: odd, see the row phase
-#define WINX (VX + 2 * HA)         // a row-phase window, elements
+// The row phase reads VX/4 float4s per work-item plus the halo; consecutive work-items start
+// G = VX/4 float4s apart. For VX >= 8 that stride would put 8 neighbouring work-items' 16-byte
+// reads in the same banks, so a padding float4 follows every G of them: work-item i starts at
+// G+1 (odd) float4s times i, which spreads any 8 neighbours over all 8 bank groups.
+#define G (VX / 4)
+#define PADG (VX == 4 ? 0 : 1)
+#define PHYS(L) ((L) + PADG * ((L) / G))      // logical float4 L of a tile row -> physical
+#define PITCH (TWH4 + PADG * (TWH4 / G + 1))  // physical float4s per tile row
+#define WINX (VX + 2 * HA)                    // a row-phase window, elements
 
 #if TW % VX != 0 || VX % 4 != 0 || TH % PY != 0 || VX > 32
 #error "TW must be a multiple of VX, VX of 4, TH of PY"
@@ -131,7 +137,7 @@ inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int
   float win[WINX];
 #pragma unroll
   for (int i = 0; i < WINX / 4; ++i) {
-    const float4 v = t[s / 4 + i];
+    const float4 v = t[(s / 4) / G * (G + PADG) + i + PADG * (i / G)];  // PHYS(s/4 + i)
     win[4 * i] = v.x;
     win[4 * i + 1] = v.y;
     win[4 * i + 2] = v.z;
@@ -183,13 +189,14 @@ __kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar*
     uint lo[PY], hi[PY];
     column_sums(src, e, y0 + strip * PY, n, width, height, tu, value, lo, hi);
 #pragma unroll
-    for (int m = 0; m < PY; ++m) tile[(strip * PY + m) * PITCH + c] = lanes_to_float4(lo[m], hi[m]);
+    for (int m = 0; m < PY; ++m)
+      tile[(strip * PY + m) * PITCH + PHYS(c)] = lanes_to_float4(lo[m], hi[m]);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Phase 2: row sums, VX outputs of one row per unit.
   for (int u = lid; u < TH * (TW / VX); u += WG) {
-    const int seg = u / TH, r = u - seg * TH;
+    const int r = u / (TW / VX), seg = u - r * (TW / VX);
     const int y = y0 + r, e = x0 + seg * VX;
     if (y < height && e < n) row_outputs(tile + r * PITCH, seg * VX, dst, y, e, n, taps);
   }
@@ -260,12 +267,12 @@ __kernel KERNEL_ATTRS void blur_rows(__global const ushort* mid, __global uchar*
       }
       v = (float4)(f[0], f[1], f[2], f[3]);
     }
-    tile[r * PITCH + c] = v;
+    tile[r * PITCH + PHYS(c)] = v;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 
   for (int u = lid; u < TH * (TW / VX); u += WG) {
-    const int seg = u / TH, r = u - seg * TH;
+    const int r = u / (TW / VX), seg = u - r * (TW / VX);
     const int y = y0 + r, e = x0 + seg * VX;
     if (y < height && e < n) row_outputs(tile + r * PITCH, seg * VX, dst, y, e, n, taps);
   }

@@ -37,16 +37,16 @@ done
 
 g4k=(--size 3840x2160 --format gray --frames 200 --warmup 20)
 for s in ${BLUR_4K:-- passes=2}; do
-  [[ $s == - ]] && s=""
+  [[ $s == skip ]] && continue; [[ $s == - ]] && s=""
   VIDFILTER_BLUR_GPU=$s row "blur 4K gray [$s]" bench --chain blur "${g4k[@]}"
 done
 b8k=(--size 7680x4320 --format bgra --frames 40 --warmup 4 --distinct 2)
 for s in ${BLUR_8K:-- passes=2}; do
-  [[ $s == - ]] && s=""
+  [[ $s == skip ]] && continue; [[ $s == - ]] && s=""
   VIDFILTER_BLUR_GPU=$s row "blur 8K bgra [$s]" bench --chain blur "${b8k[@]}"
 done
 for s in ${BLUR_1080:-- passes=2}; do
-  [[ $s == - ]] && s=""
+  [[ $s == skip ]] && continue; [[ $s == - ]] && s=""
   VIDFILTER_BLUR_GPU=$s row "blur 1080p bgr [$s]" bench --chain blur --size 1920x1080 --format bgr
 done
 
@@ -57,7 +57,7 @@ for c in ${HIST_CHAINS:-hist}; do row "$c 4K gray" bench --chain "$c" "${g4k[@]}
 # Host cost per OpenCL call (what bounds the engine), then the engine at 1080p BGR.
 [[ -n ${ENQUEUE_COST:-} ]] && $run .gpu/bin/vidfilter-bench --device nvidia --enqueue-cost > "$out/enqueue_cost.txt" 2>&1
 for s in ${ENGINE:-- passes=2}; do
-  [[ $s == - ]] && s=""
+  [[ $s == skip ]] && continue; [[ $s == - ]] && s=""
   VIDFILTER_BLUR_GPU=$s $run .gpu/bin/vidfilter-bench --device nvidia --no-tapi \
     --chain gray,blur,sobel,hist,brightness --size 1920x1080 --format bgr --frames 50 --slots 4 \
     > "$out/engine_1080p_$s.txt" 2>&1

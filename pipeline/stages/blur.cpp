@@ -147,9 +147,11 @@ struct GpuSchedule {
   bool aligned = true;  // rows a multiple of 4 bytes: interior words load whole
 
   static int halo(int r, int cn) { return (r * cn + 3) / 4 * 4; }
-  // As blur_gpu.cl lays it out: th rows, each an odd number of float4s.
+  // As blur_gpu.cl lays it out: th rows of the tile width in float4s, plus a padding float4
+  // per vx/4 of them when vx > 4.
   std::size_t tileBytes(int r, int cn) const {
-    return std::size_t(th) * std::size_t(((tw + 2 * halo(r, cn)) / 4) | 1) * 16;
+    const std::size_t w4 = std::size_t(tw + 2 * halo(r, cn)) / 4;
+    return std::size_t(th) * (w4 + (vx == 4 ? 0 : w4 / std::size_t(vx / 4) + 1)) * 16;
   }
 };
 

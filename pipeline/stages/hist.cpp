@@ -62,8 +62,7 @@ const StageInfo& histStageInfo() {
            false,
            false,
            {},
-           "schedule: work-groups, each with its own sub-histogram (0 = 1 per compute unit on "
-           "CPUs, 2 on GPUs)",
+           "schedule: work-groups, each with its own sub-histogram (0 = 1 per compute unit)",
            false},
           {"local",
            ParamType::Int,

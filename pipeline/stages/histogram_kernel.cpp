@@ -19,9 +19,10 @@ int chunkBytes(int channels) { return channels == 3 ? 48 : 16; }
 //   with one work-item per group the sub-histogram has a single writer and plain increments do.
 //   One group per compute unit: 2 groups measured faster than 8 on the 2-core CI machine.
 //   4 copies by pixel (see hist.cl): ~15% faster on PoCL.
-// - GPU: 256 work-items share one sub-histogram (local atomics, fast on-chip); two groups per
-//   compute unit keep it busy while the merge stays at groups x bins global atomics. On an
-//   H200, 2 per unit was as fast as or faster than 1, 4 and 8 from 1080p gray to 8K BGRA.
+// - GPU: 256 work-items share one sub-histogram (local atomics, fast on-chip), one group per
+//   compute unit, so the merge is only units x bins global atomics. On an H200 (3840x2160
+//   gray, NVIDIA's profiling timer ticks in 1 us): 1 group per unit with unroll=4 11 us,
+//   2 per unit 12-13 us, 4 per unit 13-15 us; copies/spread 12-13 us.
 //   A work-item loads 4 chunks before counting them (unroll): ~1 us of load latency per chunk
 //   otherwise, and each work-item covers ~8 chunks of a 4K gray frame.
 //   copies/spread (per-warp or per-lane sub-histograms) are parameters to sweep on the GPU;
@@ -30,7 +31,7 @@ HistogramSchedule resolve(const DeviceInfo& dev, HistogramSchedule s) {
   const bool cpu = (dev.type & CL_DEVICE_TYPE_CPU) != 0;
   const int units = std::max(1u, dev.computeUnits);
   if (s.local <= 0) s.local = cpu ? 1 : 256;
-  if (s.groups <= 0) s.groups = cpu ? units : units * 2;
+  if (s.groups <= 0) s.groups = units;
   if (s.copies <= 0) s.copies = s.local == 1 ? 4 : 1;
   if (s.spread.empty()) s.spread = "lane";
   if (s.unroll <= 0) s.unroll = cpu ? 1 : 4;

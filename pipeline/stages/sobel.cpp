@@ -34,13 +34,12 @@ struct Schedule {
 // rows ~1.1-1.2 ms, 8 rows ~1.2, loaded by items ~1.5. Wider groups (16x4, 32x2, 16x16) were
 // no faster. NVIDIA H200 (OpenCL): 16 bytes x 4 rows loaded by items 11.6 us (22.5 us at
 // 3840x2160), 4 bytes x 2 rows 14 us (34 us); per-device tuning is issue 6's.
-// The direct kernel on GPUs (predicted, not measured yet): 16 bytes x 8 rows per work-item,
-// slide=pixels, ~15 instructions per output byte (mag, ksize 3, scale 1) against ~66 issue
-// slots of the tile kernel (whose byte -> float conversions run at 1/8 of the FMA rate on
-// Hopper); see kernels/sobel_gpu.cl.
+// The direct kernel on GPUs (kernels/sobel_gpu.cl), swept on the H200 at 3840x2160 gray (mag,
+// ksize 3; docs/PERFORMANCE.md): 8 bytes x 2 rows per work-item 19 us, as 8x8 and 8x4 and
+// wg 32x4; 16x8 22 us, 16x16 37 us, 4x2 26 us, 8x1 26 us; the tile kernel 27 us.
 constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
-constexpr int kGpuDirectRows = 8;
+constexpr int kGpuDirectVec = 8, kGpuDirectRows = 2;
 
 // Centre-first halves of the smoothing taps (ksize 1: the 1-tap [1]).
 std::vector<int> smoothingHalf(int ksize) {
@@ -94,7 +93,9 @@ class SobelStage : public Stage {
     const std::string kernelChoice = params().text("kernel");
     direct_ = kernelChoice == "direct" ||
               (kernelChoice == "auto" && std::string(def.kernel) == "direct" && ksize_ <= 3);
-    vec_ = params().integer("vec") ? params().integer("vec") : def.vec;
+    vec_ = params().integer("vec") ? params().integer("vec")
+           : direct_ && !cpu       ? kGpuDirectVec
+                                   : def.vec;
     rows_ = params().integer("rows") ? params().integer("rows")
             : direct_ && !cpu        ? kGpuDirectRows
                                      : def.rows;
@@ -195,9 +196,11 @@ const StageInfo& sobelStageInfo() {
           numParam("wg", ParamType::Size, "8x4", 1, 1024, false,
                    "schedule: work-group shape in work-items (each vec bytes x rows rows)", false),
           numParam("vec", ParamType::Int, "0", 0, 16, false,
-                   "schedule: bytes per work-item, 4, 8 or 16 (0: auto, 16)", false),
+                   "schedule: bytes per work-item, 4, 8 or 16 (0: auto, 16; 8 on GPUs with "
+                   "kernel=direct)",
+                   false),
           numParam("rows", ParamType::Int, "0", 0, 16, false,
-                   "schedule: rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 8 on GPUs "
+                   "schedule: rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 2 on GPUs "
                    "with kernel=direct)",
                    false),
           enumParam("load", "auto", {"auto", "rows", "items"},
