@@ -31,7 +31,13 @@ $bench --chain blur,sobel,hist,brightness=gain=1.2:bias=-10 --size 3840x2160 --f
 $bench --chain blur,brightness=gain=1.2:bias=-10 --size 7680x4320 --format bgra --frames 60 --warmup 6 \
   --distinct 2 --no-engine --no-tapi --json "$out/bw_4320p_bgra.json" > "$out/bw_4320p_bgra.txt" 2>&1
 
+# 5. The same with the blur in two passes (columns, then rows through a 16-bit scratch): the
+#    bandwidth of each Gaussian pass on its own.
+VIDFILTER_BLUR_GPU=passes=2${VIDFILTER_BLUR_GPU:+,$VIDFILTER_BLUR_GPU} \
+  $bench --chain blur --size 7680x4320 --format bgra --frames 60 --warmup 6 --distinct 2 \
+  --no-engine --no-tapi --json "$out/bw_4320p_bgra_2pass.json" > "$out/bw_4320p_bgra_2pass.txt" 2>&1
+
 echo "== tests"; grep -E "rc=|FAILED" "$out/tests.txt" | head -20
-for f in chain_1080p chain_2160p stages_2160p_gray bw_4320p_bgra; do
+for f in chain_1080p chain_2160p stages_2160p_gray bw_4320p_bgra bw_4320p_bgra_2pass; do
   echo "== $f"; sed -n '/^stage /,$p' "$out/$f.txt" | grep -vE "^\(ms|^  whole|^$" | head -40
 done
