@@ -38,6 +38,7 @@
 //   TW, TH   tile: TW elements (a multiple of VX) x TH rows (a multiple of PY)
 //   PY       rows per work-item in the column phase     VX  outputs per work-item, row phase
 //   ALIGNED  1: rows are a multiple of 4 bytes, so interior words load whole
+//   ALIGNED16  1: rows are a multiple of 16 bytes (16-byte output stores)
 // Run time: src, dst, mid (passes=2), width, height, taps (floats, then ushorts at TAPS_U), value.
 
 #include "border.cl"
@@ -73,14 +74,27 @@ inline void column_sums(__global const uchar* src, int e, int y, int n, int widt
   const uint outside = (uint)value * 0x01010101u;
 #if ALIGNED
   if (e >= 0 && e + 4 <= n) {
-    // Interior word: one aligned 32-bit load per row.
+    // Interior word: one aligned 32-bit load per row, all loads issued before any is used.
+    // Tiles away from the top and bottom (almost all) take rows as they are: straight-line
+    // code, so the compiler can issue the PY + 2R loads back to back (through the border
+    // rule's loops it issued one load per loop and waited for each).
     const __global uint* col = (const __global uint*)(src + e);
     const int stride = n / 4;
+    uint w[PY + 2 * RADIUS];
+    if (y - RADIUS >= 0 && y + PY + RADIUS <= height) {
+      const __global uint* p = col + (size_t)(y - RADIUS) * stride;
+#pragma unroll
+      for (int i = 0; i < PY + 2 * RADIUS; ++i) w[i] = p[(size_t)i * stride];
+    } else {
+#pragma unroll
+      for (int i = 0; i < PY + 2 * RADIUS; ++i) {
+        const int by = border_index(y - RADIUS + i, height);
+        w[i] = by < 0 ? outside : col[(size_t)by * stride];
+      }
+    }
 #pragma unroll
     for (int i = 0; i < PY + 2 * RADIUS; ++i) {
-      const int by = border_index(y - RADIUS + i, height);
-      const uint w = by < 0 ? outside : col[(size_t)by * stride];
-      const uint l = w & 0x00FF00FFu, h = (w >> 8) & 0x00FF00FFu;
+      const uint l = w[i] & 0x00FF00FFu, h = (w[i] >> 8) & 0x00FF00FFu;
 #pragma unroll
       for (int m = 0; m < PY; ++m) {
         const int k = i - m - RADIUS;  // this row's distance from output row m
@@ -154,6 +168,18 @@ inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int
     out[j] = convert_uchar_sat_rtz(a * (1.0f / 65536.0f) + 0.5f);
   }
   __global uchar* o = dst + (size_t)y * n + e;
+#if ALIGNED16 && VX % 16 == 0
+  if (e + VX <= n) {
+    // Rows a multiple of 16 bytes: one 16-byte store per 16 outputs.
+#pragma unroll
+    for (int j = 0; j < VX; j += 16)
+      *(__global uchar16*)(o + j) =
+          (uchar16)(out[j], out[j + 1], out[j + 2], out[j + 3], out[j + 4], out[j + 5], out[j + 6],
+                    out[j + 7], out[j + 8], out[j + 9], out[j + 10], out[j + 11], out[j + 12],
+                    out[j + 13], out[j + 14], out[j + 15]);
+    return;
+  }
+#endif
   if (e + VX <= n) {
 #pragma unroll
     for (int j = 0; j < VX; j += 4) {
@@ -244,19 +270,39 @@ __kernel KERNEL_ATTRS void blur_rows(__global const ushort* mid, __global uchar*
   const int y0 = get_group_id(1) * TH;
   const float outside = (float)(value * 256);
 
-  for (int u = lid; u < TWH4 * TH; u += WG) {
+  // All of a work-item's scratch loads first (straight-line, so they are in flight together),
+  // then their conversions; words at the row's ends go through the border rule in the second
+  // loop.
+#define LOAD_ITERS ((TWH4 * TH + WG - 1) / WG)
+  ushort4 raw[LOAD_ITERS];
+#pragma unroll
+  for (int it = 0; it < LOAD_ITERS; ++it) {
+    const int u = lid + it * WG;
     const int r = u / TWH4, c = u - r * TWH4;
     const int y = min(y0 + r, height - 1);  // rows past the frame: any valid row (not stored)
-    const __global ushort* row = mid + (size_t)y * n;
+    const int e = x0 - HA + 4 * c;
+    raw[it] = (ushort4)(0);
+#if ALIGNED
+    if (u < TWH4 * TH && e >= 0 && e + 4 <= n)
+      raw[it] = *(const __global ushort4*)(mid + (size_t)y * n + e);
+#endif
+  }
+#pragma unroll
+  for (int it = 0; it < LOAD_ITERS; ++it) {
+    const int u = lid + it * WG;
+    if (u >= TWH4 * TH) break;
+    const int r = u / TWH4, c = u - r * TWH4;
+    const int y = min(y0 + r, height - 1);
     const int e = x0 - HA + 4 * c;
     float4 v;
 #if ALIGNED
     if (e >= 0 && e + 4 <= n) {
-      const uint4 w = convert_uint4(*(const __global ushort4*)(row + e));
+      const uint4 w = convert_uint4(raw[it]);
       v = (float4)(bits_to_float(w.x), bits_to_float(w.y), bits_to_float(w.z), bits_to_float(w.w));
     } else
 #endif
     {
+      const __global ushort* row = mid + (size_t)y * n;
       float f[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j) {

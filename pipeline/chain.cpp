@@ -117,13 +117,13 @@ Chain Chain::parse(const std::string& text) {
         if (e == std::string::npos) {
           // A bare value: the next parameter in declaration order (FFmpeg's shorthand).
           if (named)
-            throw ChainError(name + ": '" + kv.text +
-                                 "' needs a name (param=value) after a named parameter",
-                             text, kv.pos, kv.text.size());
+            throw ChainError(
+                name + ": '" + kv.text + "' needs a name (param=value) after a named parameter",
+                text, kv.pos, kv.text.size());
           const auto& specs = info->params;
           if (positional >= specs.size())
-            throw ChainError(name + ": too many values; it takes " +
-                                 std::to_string(specs.size()) + " parameter(s)",
+            throw ChainError(name + ": too many values; it takes " + std::to_string(specs.size()) +
+                                 " parameter(s)",
                              text, kv.pos, kv.text.size());
           key = specs[positional++].name;
           value = trimCopy(kv.text);
@@ -220,9 +220,8 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
   // (With two producers only the first buffer is used; both are allocated for simplicity.)
   if (producers >= 2 && maxBytes > scratchBytes_) {
     for (std::size_t k = 0; k < 2; ++k)
-      scratch_[k] = clCall("clCreateBuffer(chain scratch)", [&] {
-        return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, maxBytes);
-      });
+      scratch_[k] = clCall("clCreateBuffer(chain scratch)",
+                           [&] { return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, maxBytes); });
     scratchBytes_ = maxBytes;
   }
   input_ = in;
@@ -244,7 +243,7 @@ std::vector<SideOutput> Chain::sideOutputs() const {
 
 ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                         const std::vector<cl::Event>& wait,
-                        std::vector<std::vector<std::uint8_t>>* side) {
+                        std::vector<std::vector<std::uint8_t>>* side, bool stageEvents) {
   if (!configured_) throw std::logic_error("Chain::enqueue before configure");
   ChainRun run;
   run.stages.resize(stages_.size());
@@ -260,6 +259,7 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
 
   const cl::Buffer* cur = &in;
   std::vector<cl::Event> deps = wait;
+  bool eventless = false;  // some stage enqueued commands without events
   int nextScratch = 0;
   for (std::size_t i = 0; i < stages_.size(); ++i) {
     if (!enabled_[i]) continue;
@@ -270,16 +270,34 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
                         ") [injected by VIDFILTER_FAULT=enqueue:" + std::to_string(fault) + "]");
     const cl::Buffer* dst = cur;
     if (!st.passthrough()) dst = (i == lastProducer) ? &out : &scratch_[nextScratch++ % 2];
-    StageEvents ev = st.enqueue(queue, *cur, *dst, deps);
-    if (ev.last()) deps.assign(1, ev.last);  // a stage with nothing to do enqueues nothing
+    const std::uint64_t before = kernelsLaunched();
+    StageEvents ev;
+    {
+      const StageEventsOff off(!stageEvents && i != lastEnabled);
+      ev = st.enqueue(queue, *cur, *dst, deps);
+    }
+    if (ev.last())
+      deps.assign(1, ev.last);  // a stage with nothing to do enqueues nothing
+    else if (kernelsLaunched() != before) {
+      deps.clear();  // enqueued without events: the in-order queue orders what follows
+      eventless = true;
+    }
     run.stages[i] = ev;
     cur = dst;
+  }
+  if (deps.empty() && eventless) {
+    // Every event-less command is done before this marker (in-order queue): the frame's end.
+    cl::Event mark;
+    clCall("clEnqueueMarkerWithWaitList(chain)",
+           [&] { queue.enqueueMarkerWithWaitList(nullptr, &mark); });
+    deps.assign(1, mark);
   }
   if (lastProducer == stages_.size() && in() != out()) {
     // Nothing changed the frame (e.g. "hist" alone): the output is the input.
     cl::Event copy;
-    clCall("clEnqueueCopyBuffer(chain passthrough)",
-           [&] { queue.enqueueCopyBuffer(in, out, 0, 0, input_.bytes(), &deps, &copy); });
+    clCall("clEnqueueCopyBuffer(chain passthrough)", [&] {
+      queue.enqueueCopyBuffer(in, out, 0, 0, input_.bytes(), deps.empty() ? nullptr : &deps, &copy);
+    });
     deps.assign(1, copy);
   }
   if (side) {
@@ -290,7 +308,7 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
       cl::Event read;
       clCall("clEnqueueReadBuffer(" + outs[k].name + ")", [&] {
         queue.enqueueReadBuffer(outs[k].buffer, CL_FALSE, 0, outs[k].bytes, (*side)[k].data(),
-                                &deps, &read);
+                                deps.empty() ? nullptr : &deps, &read);
       });
       deps.assign(1, read);
     }
@@ -306,8 +324,9 @@ ChainRun Chain::runOnce(ClContext& cl, cl::CommandQueue& queue, const FrameView&
     throw std::invalid_argument("Chain::runOnce: output frame is " + out.desc().str() +
                                 ", the chain produces " + output_.str());
   auto makeBuf = [&](std::size_t bytes) {
-    return clCall("clCreateBuffer(runOnce)",
-                  [&] { return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1)); });
+    return clCall("clCreateBuffer(runOnce)", [&] {
+      return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1));
+    });
   };
   cl::Buffer dIn = makeBuf(input_.bytes()), dOut = makeBuf(output_.bytes());
   const std::array<std::size_t, 3> origin{0, 0, 0};

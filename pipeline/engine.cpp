@@ -98,6 +98,7 @@ struct Slot {
   std::vector<std::size_t> sideBytes;           // this frame's side output sizes
   std::uint64_t index = 0;
   double submitMs = 0;  // host time spent enqueueing this frame
+  bool timed = true;    // its stages enqueued with events (EngineOptions::timingEvery)
   Clock::time_point captured, uploadQueued, submitted;
   cl::Event upload, download;
   ChainRun run;
@@ -141,6 +142,13 @@ struct Engine::Impl {
   void configureChain(const FrameDesc& in);
   void publishStageNames();
   void submit(Slot& s);
+  // Whether the frame being submitted gets per-stage events (1 in options.timingEvery).
+  // A --stats file records every frame's stage times, so it times every frame.
+  bool timeThisFrame() {
+    const std::uint64_t every = options.statsPath.empty() ? std::uint64_t(options.timingEvery) : 1;
+    return timingCounter++ % every == 0;
+  }
+  std::uint64_t timingCounter = 0;  // frames submitted (submit thread only)
   void enqueueUpload(Slot& s);
   void undoUpload(Slot& s);
   cl::Event readSideOutputs(Slot& s, const cl::Event& after);
@@ -181,6 +189,9 @@ struct Engine::Impl {
 Engine::Impl::Impl(std::shared_ptr<ClContext> context, Chain c, EngineOptions o)
     : cl(std::move(context)), chain(std::move(c)), options(std::move(o)) {
   if (!cl) throw std::invalid_argument("Engine: no OpenCL context");
+  if (options.timingEvery < 1)
+    throw UserError("engine: timingEvery must be at least 1, got " +
+                    std::to_string(options.timingEvery));
   if (options.slots < 1 || options.slots > kMaxSlots)
     throw UserError("engine: slots must be in [1, " + std::to_string(kMaxSlots) + "], got " +
                     std::to_string(options.slots));
@@ -552,7 +563,9 @@ void Engine::Impl::submit(Slot& s) {
     // (event U), mapping them after the chain hands them back (event D, the last command on the
     // in-order download queue). On a device sharing host memory neither copies anything.
     s.hostOut.unmap(computeQueue);  // in order before the chain writes it
-    s.run = chain.enqueue(computeQueue, s.hostIn.buffer(), s.hostOut.buffer(), {s.upload});
+    s.timed = timeThisFrame();
+    s.run = chain.enqueue(computeQueue, s.hostIn.buffer(), s.hostOut.buffer(), {s.upload}, nullptr,
+                          s.timed);
     s.run.done = readSideOutputs(s, s.run.done);
     clCall("clFlush(compute)", [&] { computeQueue.flush(); });
     const std::vector<cl::Event> after{s.run.done() ? s.run.done : s.upload};
@@ -564,7 +577,9 @@ void Engine::Impl::submit(Slot& s) {
     return;
   }
   s.devOut.reserve(cl->context(), out.bytes());
-  s.run = chain.enqueue(computeQueue, s.devIn.buffer(), s.devOut.buffer(), {s.upload});
+  s.timed = timeThisFrame();
+  s.run = chain.enqueue(computeQueue, s.devIn.buffer(), s.devOut.buffer(), {s.upload}, nullptr,
+                        s.timed);
   s.run.done = readSideOutputs(s, s.run.done);
   clCall("clFlush(compute)", [&] { computeQueue.flush(); });
   const std::vector<cl::Event> after{s.run.done() ? s.run.done : s.upload};
@@ -677,9 +692,11 @@ void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
   // The download waited on the chain, which waited on the upload: every event is complete.
   FrameStats st;
   st.index = s.index;
-  st.stageMs.resize(s.run.stages.size());
-  for (std::size_t i = 0; i < s.run.stages.size(); ++i)
-    st.stageMs[i] = spanMs(s.run.stages[i].first, s.run.stages[i].last);
+  if (s.timed) {
+    st.stageMs.resize(s.run.stages.size());
+    for (std::size_t i = 0; i < s.run.stages.size(); ++i)
+      st.stageMs[i] = spanMs(s.run.stages[i].first, s.run.stages[i].last);
+  }
   st.uploadMs = spanMs(s.upload, s.upload);
   st.downloadMs = spanMs(s.download, s.download);
   st.queueWaitMs = msBetween(s.captured, s.uploadQueued);

@@ -3,15 +3,33 @@
 #include "pipeline/cl/error.hpp"
 
 namespace vf {
+namespace {
+thread_local bool tEventsOff = false;
+thread_local std::uint64_t tLaunched = 0;
+}  // namespace
+
+StageEventsOff::StageEventsOff(bool off) : previous_(tEventsOff) { tEventsOff = off; }
+StageEventsOff::~StageEventsOff() { tEventsOff = previous_; }
+std::uint64_t kernelsLaunched() { return tLaunched; }
 
 cl::Event launchKernel(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
                        const cl::NDRange& local, const std::vector<cl::Event>& wait) {
   cl::Event ev;
-  std::string name;
+  std::vector<cl::Event> live;
+  const std::vector<cl::Event>* deps = &wait;
+  for (const cl::Event& e : wait) {
+    if (!e()) {  // a command enqueued without an event: drop the nulls
+      for (const cl::Event& f : wait)
+        if (f()) live.push_back(f);
+      deps = &live;
+      break;
+    }
+  }
   try {
-    queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local,
-                               wait.empty() ? nullptr : &wait, &ev);
+    queue.enqueueNDRangeKernel(kernel, cl::NullRange, global, local, deps->empty() ? nullptr : deps,
+                               tEventsOff ? nullptr : &ev);
   } catch (const cl::Error& e) {
+    std::string name;
     try {
       name = kernel.getInfo<CL_KERNEL_FUNCTION_NAME>();
     } catch (const cl::Error&) {
@@ -19,6 +37,7 @@ cl::Event launchKernel(cl::CommandQueue& queue, const cl::Kernel& kernel, const 
     }
     throw ClError(e.err(), "clEnqueueNDRangeKernel(" + name + ")");
   }
+  ++tLaunched;
   return ev;
 }
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -85,8 +86,8 @@ class Stage {
   virtual bool passthrough() const { return false; }
 
   // Enqueues this stage for one frame on `queue`, reading `in` and writing `out`, after `wait`.
-  virtual StageEvents enqueue(cl::CommandQueue& queue, const cl::Buffer& in,
-                              const cl::Buffer& out, const std::vector<cl::Event>& wait) = 0;
+  virtual StageEvents enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
+                              const std::vector<cl::Event>& wait) = 0;
 
   // Side outputs to read back per frame (after enqueue, in queue order). The buffers may differ
   // from frame to frame: call it after each enqueue() and read before the next one.
@@ -98,9 +99,27 @@ class Stage {
 };
 
 // Enqueues `kernel`; a failure throws ClError naming the kernel ("clEnqueueNDRangeKernel(sobel):
-// CL_INVALID_WORK_GROUP_SIZE"). `local` may be cl::NullRange.
+// CL_INVALID_WORK_GROUP_SIZE"). `local` may be cl::NullRange. Null events in `wait` are
+// skipped. Inside a StageEventsOff scope it returns a null event and asks the driver for none:
+// on NVIDIA an event on a profiling queue costs ~7 us of host time per command, which bounds
+// the engine at 1080p (docs/PERFORMANCE.md).
 cl::Event launchKernel(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
                        const cl::NDRange& local, const std::vector<cl::Event>& wait);
+
+// While one lives, launchKernel on this thread enqueues without events (Chain::enqueue uses it
+// for frames whose stages are not timed). kernelsLaunched() counts launchKernel calls on this
+// thread, so a caller can tell whether a stage enqueued anything.
+class StageEventsOff {
+ public:
+  explicit StageEventsOff(bool off = true);
+  ~StageEventsOff();
+  StageEventsOff(const StageEventsOff&) = delete;
+  StageEventsOff& operator=(const StageEventsOff&) = delete;
+
+ private:
+  bool previous_;
+};
+std::uint64_t kernelsLaunched();
 
 // Rounds `global` up to a multiple of `local` (odd frame sizes: kernels guard their stores).
 inline std::size_t roundUp(std::size_t global, std::size_t local) {

@@ -347,6 +347,99 @@ TEST(Engine, RollingStatsDescribeTheRun) {
   }
 }
 
+// Stage timing on 1 frame in 3: the other frames' kernels go without events, which must change
+// nothing but their stats. Every frame is still correct (its own content, its own histogram),
+// untimed frames carry no stage times, timed ones all of them, and the rolling statistics come
+// from the timed frames. The chain ends in hist (the last stage always has events) and, second,
+// in gray on a gray frame, which enqueues nothing (the chain marks the frame's end itself).
+TEST(Engine, TimingOneFrameInThreeChangesOnlyTheStats) {
+  const int frames = 60;
+  for (const auto& [text, desc] :
+       {std::pair<std::string, FrameDesc>{"gray,blur,sobel,brightness=gain=1.5,hist", kSmall},
+        std::pair<std::string, FrameDesc>{"blur,sobel,gray",
+                                          FrameDesc{64, 48, PixelFormat::Gray8}}}) {
+    for (Transfer transfer : {Transfer::Copy, Transfer::Map}) {
+      SCOPED_TRACE(text + " " + transferName(transfer));
+      const StreamPlan plan = StreamPlan::uniform(frames, desc);
+      TestSource source(plan);
+      CollectSink sink;
+      EngineOptions options = engineOptions(3, transfer);
+      options.timingEvery = 3;
+      Engine engine(sharedContext(), Chain::parse(text), options);
+      {
+        Watchdog dog(60s);
+        engine.run(source, sink);
+      }
+      const auto got = sink.frames();
+      ASSERT_EQ(got.size(), std::size_t(frames));
+      expectFramesCorrect(got, text, plan);
+      Chain reference = Chain::parse(text);
+      reference.configure(context(), desc);
+      int timed = 0;
+      for (const auto& f : got) {
+        if (f.index % 3 == 0) {
+          ++timed;
+          ASSERT_EQ(f.stats.stageMs.size(), reference.size()) << "frame " << f.index;
+        } else {
+          EXPECT_TRUE(f.stats.stageMs.empty()) << "frame " << f.index;
+        }
+        if (!reference.sideOutputs().empty()) {
+          const cv::Mat in = streamFrame(f.index, desc);
+          cv::Mat out = makeMat(reference.output());
+          std::vector<std::vector<std::uint8_t>> side;
+          reference.runOnce(context(), queue(), view(in), view(out), &side);
+          ASSERT_EQ(f.side.size(), 1u);
+          ASSERT_EQ(f.side[0], side[0]) << "frame " << f.index;
+        }
+      }
+      EXPECT_EQ(timed, frames / 3);
+      const EngineStats st = engine.stats();
+      ASSERT_EQ(st.stageMs.size(), reference.size());
+      EXPECT_GT(st.stageMs[1].mean, 0.0);  // blur, sobel: real work, so a real time
+    }
+  }
+  EngineOptions bad = engineOptions(2);
+  bad.timingEvery = 0;
+  EXPECT_THROW(Engine(sharedContext(), Chain::parse(kChain), bad), UserError);
+}
+
+// The chain without stage events: the same bytes and side outputs as with them, null events for
+// every stage but the last, and run.done completing after the whole frame.
+TEST(Chain, WithoutStageEventsSameResult) {
+  const std::string text = "gray,blur,sobel,hist,brightness=gain=1.3";
+  const FrameDesc desc{97, 61, PixelFormat::BGR8};
+  Chain timed = Chain::parse(text), untimed = Chain::parse(text);
+  timed.configure(context(), desc);
+  untimed.configure(context(), desc);
+  cl::CommandQueue q = context().makeQueue();
+  for (int k = 0; k < 4; ++k) {
+    const cv::Mat in = streamFrame(std::uint64_t(k), desc);
+    const std::size_t inBytes = desc.bytes(), outBytes = timed.output().bytes();
+    cl::Buffer dIn(context().context(), CL_MEM_READ_WRITE, inBytes);
+    q.enqueueWriteBuffer(dIn, CL_TRUE, 0, inBytes, in.data);
+    std::vector<std::uint8_t> a(outBytes, 0x5A), b(outBytes, 0xA5);
+    cl::Buffer outA(context().context(), CL_MEM_READ_WRITE, outBytes);
+    cl::Buffer outB(context().context(), CL_MEM_READ_WRITE, outBytes);
+    q.enqueueWriteBuffer(outA, CL_TRUE, 0, outBytes, a.data());
+    q.enqueueWriteBuffer(outB, CL_TRUE, 0, outBytes, b.data());
+    std::vector<std::vector<std::uint8_t>> sideA, sideB;
+    const ChainRun ra = timed.enqueue(q, dIn, outA, {}, &sideA, true);
+    const ChainRun rb = untimed.enqueue(q, dIn, outB, {}, &sideB, false);
+    ASSERT_TRUE(rb.done());
+    rb.done.wait();
+    ra.done.wait();
+    for (std::size_t i = 0; i + 1 < rb.stages.size(); ++i) {
+      EXPECT_TRUE(ra.stages[i].last()) << "stage " << i;
+      EXPECT_FALSE(rb.stages[i].last()) << "stage " << i << " has an event";
+    }
+    EXPECT_TRUE(rb.stages.back().last());
+    q.enqueueReadBuffer(outA, CL_TRUE, 0, outBytes, a.data());
+    q.enqueueReadBuffer(outB, CL_TRUE, 0, outBytes, b.data());
+    EXPECT_EQ(a, b) << "frame " << k;
+    EXPECT_EQ(sideA, sideB) << "frame " << k;
+  }
+}
+
 TEST(EngineStatsMath, DistributionIsNearestRank) {
   std::vector<double> v;
   for (int i = 100; i >= 1; --i) v.push_back(i);

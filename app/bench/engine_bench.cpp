@@ -93,6 +93,7 @@ EngineBenchResult benchEngine(ClContext& cl, const std::string& chainText, int w
     EngineOptions options;
     options.slots = slots;
     options.transfer = transfer;
+    options.timingEvery = 8;  // as the app runs offline (app/run.cpp)
     Engine engine(shared, Chain::parse(chainText), options);
     r.transfer = engine.transfer() == EngineOptions::Transfer::Map ? "map" : "copy";
     BenchSource source(in, warmup + frames);

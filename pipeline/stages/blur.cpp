@@ -140,10 +140,10 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // gives each work-item one 4-element word column of py rows, the row phase vx outputs of a row.
 // wg=0 (the default) sizes the work-group to the column phase's units (whole warps, at most
 // 1024), so each work-item has one. Defaults from reasoning about an H200 (blur_gpu.cl) and a
-// sweep there (docs/PERFORMANCE.md). VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=4,vx=16"
+// sweep there (docs/PERFORMANCE.md). VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16"
 // overrides any of them (for benchmarking schedules).
 struct GpuSchedule {
-  int passes = 1, wg = 0, tw = 128, th = 32, py = 4, vx = 16;
+  int passes = 1, wg = 0, tw = 128, th = 32, py = 8, vx = 16;
   bool aligned = true;  // rows a multiple of 4 bytes: interior words load whole
 
   static int halo(int r, int cn) { return (r * cn + 3) / 4 * 4; }
@@ -403,6 +403,7 @@ class BlurStage : public Stage {
           " -DWG=" + std::to_string(g.wg) + " -DTW=" + std::to_string(g.tw) +
           " -DTH=" + std::to_string(g.th) + " -DPY=" + std::to_string(g.py) +
           " -DVX=" + std::to_string(g.vx) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
+          " -DALIGNED16=" + (in_.rowBytes() % 16 == 0 ? "1" : "0") +
           " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
       if (opts == options_) return;
       cl::Program program = cl_->programs().build("blur_gpu.cl", opts);
