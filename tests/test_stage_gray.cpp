@@ -1,6 +1,9 @@
 // gray against cv::cvtColor(COLOR_BGR2GRAY / COLOR_BGRA2GRAY).
 #include <opencv2/imgproc.hpp>
 
+#include <cstdlib>
+#include <string>
+
 #include "tests/support/test_support.hpp"
 
 using namespace vf;
@@ -34,4 +37,26 @@ TEST(GrayStage, MatchesOpenCVOnRandomOddSizes) {
 TEST(GrayStage, GrayInputPassesThrough) {
   const cv::Mat in = randomFrame(17, 13, CV_8UC1, 5);
   EXPECT_EQ(maxAbsDiff(runChain("gray", in), in), 0);
+}
+
+// Both schedules on whatever device runs the tests (CI: PoCL): 16 pixels per work-item (CPUs)
+// and one (GPUs), on sizes whose pixel count is and is not a multiple of 16 (the last partial
+// group goes pixel by pixel), real and random frames.
+TEST(GrayStage, BothSchedules) {
+  unsigned seed = 100;
+  for (const char* schedule : {"cpu", "gpu"}) {
+    setenv("VIDFILTER_GRAY_SCHEDULE", schedule, 1);
+    for (const cv::Size sz : {cv::Size(1, 1), cv::Size(15, 1), cv::Size(16, 1), cv::Size(17, 13),
+                              cv::Size(64, 48), cv::Size(1921, 1081)}) {
+      for (int type : {CV_8UC3, CV_8UC4}) {
+        const cv::Mat in = sz.area() > 100000 ? realFrame(300, type, sz.width, sz.height)
+                                              : randomFrame(sz.width, sz.height, type, seed++);
+        cv::Mat ref;
+        cv::cvtColor(in, ref, type == CV_8UC3 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGRA2GRAY);
+        EXPECT_EQ(maxAbsDiff(runChain("gray", in), ref), 0)
+            << schedule << " " << sz << " type " << type;
+      }
+    }
+    unsetenv("VIDFILTER_GRAY_SCHEDULE");
+  }
 }

@@ -1,4 +1,7 @@
 // gray: BGR or BGRA -> 8-bit gray, as cv::cvtColor(COLOR_BGR2GRAY). A gray input passes through.
+#include <cstdlib>
+#include <string>
+
 #include "pipeline/cl/error.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
@@ -12,7 +15,15 @@ class GrayStage : public Stage {
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     in_ = in;
     if (in.format == PixelFormat::Gray8) return in;
-    const std::string opts = "-DCHANNELS=" + std::to_string(in.channels());
+    // 16 pixels per work-item on CPUs, 1 on GPUs (see kernels/gray.cl);
+    // VIDFILTER_GRAY_SCHEDULE=cpu|gpu overrides the device type (tests run both on PoCL).
+    const char* force = std::getenv("VIDFILTER_GRAY_SCHEDULE");
+    const bool cpu = force && *force
+                         ? std::string(force) == "cpu"
+                         : (ctx.cl.device().getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
+    px_ = cpu ? 16 : 1;
+    const std::string opts =
+        "-DCHANNELS=" + std::to_string(in.channels()) + " -DPX=" + std::to_string(px_);
     kernel_ = clCall("clCreateKernel(bgr_to_gray)", [&] {
       return cl::Kernel(ctx.cl.programs().build("gray.cl", opts), "bgr_to_gray");
     });
@@ -28,20 +39,25 @@ class GrayStage : public Stage {
     kernel_.setArg(0, in);
     kernel_.setArg(1, out);
     kernel_.setArg(2, pixels);
-    cl::Event e = launchKernel(q, kernel_, cl::NDRange(roundUp(pixels, 256)), cl::NDRange(256), wait);
+    const std::size_t items = (std::size_t(pixels) + px_ - 1) / px_;
+    cl::Event e = launchKernel(q, kernel_, cl::NDRange(roundUp(items, px_ == 1 ? 256 : 16)),
+                               cl::NDRange(px_ == 1 ? 256 : 16), wait);
     return {e, e};
   }
 
  private:
   FrameDesc in_;
+  int px_ = 1;  // pixels per work-item
   cl::Kernel kernel_;
 };
 
 }  // namespace
 
 const StageInfo& grayStageInfo() {
-  static const StageInfo info{"gray", "BGR/BGRA to 8-bit gray (as cv::cvtColor COLOR_BGR2GRAY)",
-                              "bgr, bgra -> gray; gray passes through", {},
+  static const StageInfo info{"gray",
+                              "BGR/BGRA to 8-bit gray (as cv::cvtColor COLOR_BGR2GRAY)",
+                              "bgr, bgra -> gray; gray passes through",
+                              {},
                               [] { return std::make_unique<GrayStage>(); }};
   return info;
 }
