@@ -139,8 +139,9 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // through a 16-bit scratch (passes=2). A tile is tw output elements x th rows; the column phase
 // gives each work-item one 4-element word column of py rows, the row phase vx outputs of a row.
 // wg=0 (the default) sizes the work-group to the column phase's units (whole warps, at most
-// 1024), so each work-item has one. Defaults from reasoning about an H200 (blur_gpu.cl) and a
-// sweep there (docs/PERFORMANCE.md). VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16"
+// 256), so each work-item has about one. The stage's `wg` parameter is the CPU kernels' shape
+// only. Defaults from reasoning about an H200 (blur_gpu.cl) and sweeps there
+// (docs/PERFORMANCE.md). VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16"
 // overrides any of them (for benchmarking schedules).
 struct GpuSchedule {
   int passes = 1, wg = 0, tw = 128, th = 32, py = 8, vx = 16;
