@@ -258,7 +258,9 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
   const bool injectFault = fault > 0 && gEnqueues.fetch_add(1) + 1 == fault;
 
   const cl::Buffer* cur = &in;
-  std::vector<cl::Event> deps = wait;
+  std::vector<cl::Event> deps;  // the caller's events, without null ones
+  for (const cl::Event& e : wait)
+    if (e()) deps.push_back(e);
   bool eventless = false;  // some stage enqueued commands without events
   int nextScratch = 0;
   for (std::size_t i = 0; i < stages_.size(); ++i) {

@@ -108,7 +108,9 @@ cl::Event launchKernel(cl::CommandQueue& queue, const cl::Kernel& kernel, const 
 
 // While one lives, launchKernel on this thread enqueues without events (Chain::enqueue uses it
 // for frames whose stages are not timed). kernelsLaunched() counts launchKernel calls on this
-// thread, so a caller can tell whether a stage enqueued anything.
+// thread, so a caller can tell whether a stage enqueued anything. A stage must therefore enqueue
+// its commands through launchKernel, or with events of its own, and return as `last` the event
+// of its last command (or a null one): the chain orders what follows by the in-order queue.
 class StageEventsOff {
  public:
   explicit StageEventsOff(bool off = true);

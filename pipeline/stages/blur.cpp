@@ -146,6 +146,7 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 struct GpuSchedule {
   int passes = 1, wg = 0, tw = 128, th = 32, py = 8, vx = 16;
   bool aligned = true;  // rows a multiple of 4 bytes: interior words load whole
+  bool autoWg = false;  // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
 
   static int halo(int r, int cn) { return (r * cn + 3) / 4 * 4; }
   // As blur_gpu.cl lays it out: th rows of the tile width in float4s, plus a padding float4
@@ -166,7 +167,7 @@ bool gpuKernelsTake(int r, int cn) {
 }
 
 GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceLocal,
-                        std::size_t maxWg) {
+                        std::size_t maxWg, bool littleEndian) {
   GpuSchedule g;
   if (const char* env = std::getenv("VIDFILTER_BLUR_GPU"); env && *env) {
     std::string spec(env);
@@ -190,10 +191,14 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
         field = &g.py;
       else if (key == "vx")
         field = &g.vx;
-      if (!field || eq == std::string::npos)
+      const char* text = eq == std::string::npos ? "" : item.c_str() + eq + 1;
+      char* end = nullptr;
+      const long v = std::strtol(text, &end, 10);
+      if (!field || eq == std::string::npos || end == text || *end != '\0' || v < 0 || v > 65536)
         throw UserError("VIDFILTER_BLUR_GPU: '" + item +
-                        "' is not key=value with key passes, wg, tw, th, py or vx");
-      *field = std::atoi(item.c_str() + eq + 1);
+                        "' is not key=value with key passes, wg, tw, th, py or vx and a "
+                        "non-negative integer value");
+      *field = static_cast<int>(v);
     }
   }
   const bool ok = (g.passes == 1 || g.passes == 2) &&
@@ -213,6 +218,7 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
                     " bytes of local memory, the device has " + std::to_string(deviceLocal) +
                     "; set VIDFILTER_BLUR_GPU with a smaller tw or th");
   if (g.wg == 0) {
+    g.autoWg = true;
     // One column-phase unit per work-item, in whole warps, at most 256 (NVIDIA's OpenCL reported
     // 256 as the most it runs for these kernels even for a 288-item group).
     const std::size_t units =
@@ -220,7 +226,7 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
     g.wg = static_cast<int>(
         std::min<std::size_t>((units + 31) / 32 * 32, std::min<std::size_t>(maxWg, 256)));
   }
-  g.aligned = rowElems % 4 == 0;
+  g.aligned = littleEndian && rowElems % 4 == 0;  // the word loads assume byte 0 is lowest
   return g;
 }
 
@@ -277,11 +283,11 @@ class BlurStage : public Stage {
     std::vector<cl::Event> deps = wait;
     if (tapsDirty_) {
       // New taps must not reach frames already in flight. The write goes on this frame's queue
-      // before its row pass and after the previous frame's column pass (in queue order, and by
-      // an explicit dependency in case the queue is out of order), so earlier frames read the
-      // old taps and this one the new. It is non-blocking (a blocking write would stall the
-      // submit thread until every frame in flight is done), so its host memory must live until
-      // the write completes: two staging arrays, each reused only after its last write ended.
+      // (in order: the chain requires it) before its first pass and after the previous frame's
+      // last (also by an explicit dependency when that frame's kernels had events), so earlier
+      // frames read the old taps and this one the new. It is non-blocking (a blocking write would
+      // stall the submit thread until every frame in flight is done), so its host memory must live
+      // until the write completes: two staging arrays, each reused only after its last write ended.
       const int slot = nextStaging_;
       nextStaging_ ^= 1;
       if (stagingWrite_[slot]()) stagingWrite_[slot].wait();
@@ -398,31 +404,39 @@ class BlurStage : public Stage {
     const int cn = in_.channels();
     if (!cpu && gpuKernelsTake(r, cn)) {
       const std::size_t maxWg = cl_->device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-      const GpuSchedule g = gpuSchedule(r, cn, in_.rowBytes(), local, maxWg);
-      const std::string opts =
-          "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
-          " -DWG=" + std::to_string(g.wg) + " -DTW=" + std::to_string(g.tw) +
-          " -DTH=" + std::to_string(g.th) + " -DPY=" + std::to_string(g.py) +
-          " -DVX=" + std::to_string(g.vx) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
-          " -DALIGNED16=" + (in_.rowBytes() % 16 == 0 ? "1" : "0") +
-          " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
-      if (opts == options_) return;
-      cl::Program program = cl_->programs().build("blur_gpu.cl", opts);
-      const char* first = g.passes == 1 ? "blur_fused" : "blur_cols";
-      cl::Kernel rows = clCall(std::string("clCreateKernel(") + first + ")",
-                               [&] { return cl::Kernel(program, first); });
-      cl::Kernel cols;
-      if (g.passes == 2)
-        cols =
-            clCall("clCreateKernel(blur_rows)", [&] { return cl::Kernel(program, "blur_rows"); });
-      for (const cl::Kernel* k : {&rows, &cols}) {
-        if (!(*k)()) continue;
-        const std::size_t most = k->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
-        if (std::size_t(g.wg) > most)
+      GpuSchedule g = gpuSchedule(r, cn, in_.rowBytes(), local, maxWg,
+                                  cl_->device().getInfo<CL_DEVICE_ENDIAN_LITTLE>() != 0);
+      cl::Kernel rows, cols;
+      std::string opts;
+      // A device may run fewer work-items for these kernels than it reports in general (NVIDIA:
+      // 256): an automatic work-group size shrinks to what the built kernel takes, once.
+      for (int attempt = 0;; ++attempt) {
+        opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
+               " -DWG=" + std::to_string(g.wg) + " -DTW=" + std::to_string(g.tw) +
+               " -DTH=" + std::to_string(g.th) + " -DPY=" + std::to_string(g.py) +
+               " -DVX=" + std::to_string(g.vx) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
+               " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
+               " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
+        if (opts == options_) return;
+        cl::Program program = cl_->programs().build("blur_gpu.cl", opts);
+        const char* first = g.passes == 1 ? "blur_fused" : "blur_cols";
+        rows = clCall(std::string("clCreateKernel(") + first + ")",
+                      [&] { return cl::Kernel(program, first); });
+        cols = cl::Kernel();
+        if (g.passes == 2)
+          cols =
+              clCall("clCreateKernel(blur_rows)", [&] { return cl::Kernel(program, "blur_rows"); });
+        std::size_t most = std::size_t(g.wg);
+        for (const cl::Kernel* k : {&rows, &cols})
+          if ((*k)())
+            most = std::min(most, k->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device()));
+        if (most >= std::size_t(g.wg)) break;
+        if (!g.autoWg || attempt > 0)
           throw UserError("blur: the GPU schedule's " + std::to_string(g.wg) +
                           " work-items exceed what this device runs for the blur kernels (" +
                           std::to_string(most) +
                           "); set VIDFILTER_BLUR_GPU=wg=" + std::to_string(most));
+        g.wg = static_cast<int>(most >= 32 ? most / 32 * 32 : most);
       }
       rows_ = rows;
       cols_ = cols;

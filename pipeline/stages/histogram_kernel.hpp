@@ -8,8 +8,8 @@
 // the one frame k + 1 accumulates into. Both start zeroed (created from zeros at configure).
 // This is correct as long as every frame is enqueued on one in-order queue and every reader of
 // frame k's histogram (a later stage of the chain, the side-output read-back) is enqueued on
-// that queue before frame k + 2's launch, which zeroes it: frame k + 1's launch zeroes the
-// other buffer, so frame k's histogram stays valid until frame k + 2 is enqueued.
+// that queue before frame k + 1's launch, which zeroes frame k's buffer (the one frame k + 1
+// does not count into).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -45,7 +45,7 @@ class HistogramKernel {
                       const std::vector<cl::Event>& wait);
 
   // The histogram of the frame enqueued last (before any enqueue: a zeroed buffer). Read it
-  // with commands enqueued after that frame on the same queue, before the next-but-one frame.
+  // with commands enqueued after that frame on the same queue, before the next frame's launch.
   const cl::Buffer& buffer() const { return hist_[current_]; }
   std::size_t bytes() const { return std::size_t(channels_) * kBins * sizeof(cl_uint); }
   int groups() const { return groups_; }  // as resolved at configure
