@@ -54,15 +54,7 @@ __constant int DV[7] = {-1, -4, -5, 0, 5, 4, 1};
 #error "KSIZE must be 1, 3, 5 or 7"
 #endif
 
-#if !defined(MODE_X) && !defined(MODE_Y) && !defined(MODE_MAG) && !defined(MODE_L2)
-#error "define one of MODE_X, MODE_Y, MODE_MAG, MODE_L2"
-#endif
-#if !defined(MODE_Y)
-#define NEED_GX 1
-#endif
-#if !defined(MODE_X)
-#define NEED_GY 1
-#endif
+#include "sobel_modes.cl"
 
 #define CAT(a, b) a##b
 #define XCAT(a, b) CAT(a, b)

@@ -36,15 +36,7 @@
 #if KSIZE != 1 && KSIZE != 3
 #error "the direct sobel takes KSIZE 1 or 3"
 #endif
-#if !defined(MODE_X) && !defined(MODE_Y) && !defined(MODE_MAG) && !defined(MODE_L2)
-#error "define one of MODE_X, MODE_Y, MODE_MAG, MODE_L2"
-#endif
-#if !defined(MODE_Y)
-#define NEED_GX 1
-#endif
-#if !defined(MODE_X)
-#define NEED_GY 1
-#endif
+#include "sobel_modes.cl"
 
 #define R 1
 #define HB CH            // halo bytes on each side

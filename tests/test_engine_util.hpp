@@ -286,4 +286,32 @@ class Watchdog {
 
 inline void sleepUs(int us) { std::this_thread::sleep_for(std::chrono::microseconds(us)); }
 
+// Frame k of a test stream in which every frame has its own content, histogram and stretch: a
+// real frame (several frames of the clip apart) with its own gain and bias, every third one
+// random.
+inline cv::Mat streamRealFrame(int k, int type, int width, int height) {
+  if (k % 3 == 2) return randomFrame(width, height, type, 2000 + k);
+  cv::Mat m;
+  realFrame(5 + 13 * k, type, width, height).convertTo(m, -1, 0.3 + 0.2 * (k % 5), 10.0 * (k % 4));
+  return m;
+}
+
+// An offline source of streamRealFrame frames.
+class RealStreamSource : public FrameSource {
+ public:
+  RealStreamSource(int frames, int type, int width, int height)
+      : frames_(frames), type_(type), width_(width), height_(height) {}
+  bool live() const override { return false; }
+  std::int64_t frameCount() const override { return frames_; }
+  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
+    if (produced_ == frames_) return false;
+    const cv::Mat m = streamRealFrame(produced_++, type_, width_, height_);
+    copyInto(m, slot(view(m).desc()));
+    return true;
+  }
+
+ private:
+  int frames_, type_, width_, height_, produced_ = 0;
+};
+
 }  // namespace vf::test

@@ -158,20 +158,6 @@ TEST(BlurStage, LargeKernels) {
   expectMatches(realFrame(30, CV_8UC1, 320, 240), big);
 }
 
-// RAII for an environment variable a test sets.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() { unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
-
 // The GPU schedules (kernels/blur_gpu.cl), forced on whatever device runs the tests so CI checks
 // them: the fused kernel and the two-pass one with tiles, segments and work-groups that do not
 // divide the frame (odd tile sizes, 1-pixel frames, rows not a multiple of 4 bytes, which

@@ -259,36 +259,6 @@ TEST(BrightnessAuto, SecondFrameGetsItsOwnStretch) {
   }
 }
 
-namespace {
-
-// Frame k of a test stream with its own stretch: a real frame (several frames of the clip
-// apart) with its own contrast and offset, every third one random.
-cv::Mat streamRealFrame(int k, int type, int width, int height) {
-  if (k % 3 == 2) return randomFrame(width, height, type, 2000 + k);
-  cv::Mat m;
-  realFrame(5 + 13 * k, type, width, height).convertTo(m, -1, 0.3 + 0.2 * (k % 5), 10.0 * (k % 4));
-  return m;
-}
-
-class RealStreamSource : public FrameSource {
- public:
-  RealStreamSource(int frames, int type, int width, int height)
-      : frames_(frames), type_(type), width_(width), height_(height) {}
-  bool live() const override { return false; }
-  std::int64_t frameCount() const override { return frames_; }
-  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
-    if (produced_ == frames_) return false;
-    const cv::Mat m = streamRealFrame(produced_++, type_, width_, height_);
-    copyInto(m, slot(view(m).desc()));
-    return true;
-  }
-
- private:
-  int frames_, type_, width_, height_, produced_ = 0;
-};
-
-}  // namespace
-
 // The histogram is double-buffered (no clear command per frame): frames enqueued back to back
 // on one queue, nothing waiting between them, each get the stretch of their own histogram,
 // with brightness's own histogram and with an upstream hist stage's (whose side output is

@@ -1,7 +1,6 @@
 // gray against cv::cvtColor(COLOR_BGR2GRAY / COLOR_BGRA2GRAY).
 #include <opencv2/imgproc.hpp>
 
-#include <cstdlib>
 #include <string>
 
 #include "tests/support/test_support.hpp"
@@ -45,7 +44,7 @@ TEST(GrayStage, GrayInputPassesThrough) {
 TEST(GrayStage, BothSchedules) {
   unsigned seed = 100;
   for (const char* schedule : {"cpu", "gpu"}) {
-    setenv("VIDFILTER_GRAY_SCHEDULE", schedule, 1);
+    const ScopedEnv env("VIDFILTER_GRAY_SCHEDULE", schedule);
     for (const cv::Size sz : {cv::Size(1, 1), cv::Size(15, 1), cv::Size(16, 1), cv::Size(17, 13),
                               cv::Size(64, 48), cv::Size(1921, 1081)}) {
       for (int type : {CV_8UC3, CV_8UC4}) {
@@ -57,6 +56,5 @@ TEST(GrayStage, BothSchedules) {
             << schedule << " " << sz << " type " << type;
       }
     }
-    unsetenv("VIDFILTER_GRAY_SCHEDULE");
   }
 }

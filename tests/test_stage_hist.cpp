@@ -214,37 +214,6 @@ TEST(HistStage, SideOutputThroughRunOnce) {
   EXPECT_EQ(run.stages[1].first(), run.stages[1].last());
 }
 
-namespace {
-
-// Frame k of a test stream with its own histogram: a real frame (several frames of the clip
-// apart), darkened or brightened by its own gain and bias, every third one random.
-cv::Mat streamRealFrame(int k, int type, int width, int height) {
-  if (k % 3 == 2) return randomFrame(width, height, type, 1000 + k);
-  cv::Mat m;
-  realFrame(5 + 13 * k, type, width, height).convertTo(m, -1, 0.35 + 0.2 * (k % 5), 8.0 * (k % 4));
-  return m;
-}
-
-// A source of streamRealFrame frames.
-class RealStreamSource : public FrameSource {
- public:
-  RealStreamSource(int frames, int type, int width, int height)
-      : frames_(frames), type_(type), width_(width), height_(height) {}
-  bool live() const override { return false; }
-  std::int64_t frameCount() const override { return frames_; }
-  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
-    if (produced_ == frames_) return false;
-    const cv::Mat m = streamRealFrame(produced_++, type_, width_, height_);
-    copyInto(m, slot(view(m).desc()));
-    return true;
-  }
-
- private:
-  int frames_, type_, width_, height_, produced_ = 0;
-};
-
-}  // namespace
-
 // No clear command: the histogram is double-buffered and each launch zeroes the buffer the next
 // frame counts into. Many frames enqueued back to back on one queue (nothing waits between
 // them), each side output read back in queue order: every frame gets exactly its own histogram,

@@ -308,22 +308,12 @@ class BlurStage : public Stage {
     const std::size_t n = in_.rowBytes();
     if (gpu_) return enqueueGpu(q, in, out, deps, w, h, value, n);
 
-    rows_.setArg(0, in);
-    rows_.setArg(1, mid_);
-    rows_.setArg(2, w);
-    rows_.setArg(3, h);
-    rows_.setArg(4, taps_);
-    rows_.setArg(5, value);
+    setArgs(rows_, in, mid_, w, h, value);
     const std::size_t rowTile = std::size_t(wg.w) * sched_.vec * sched_.rowPx;
     const cl::NDRange rowGlobal((n + rowTile - 1) / rowTile * wg.w, roundUp(h, wg.h));
     cl::Event rowsDone = launchKernel(q, rows_, rowGlobal, cl::NDRange(wg.w, wg.h), deps);
 
-    cols_.setArg(0, mid_);
-    cols_.setArg(1, out);
-    cols_.setArg(2, w);
-    cols_.setArg(3, h);
-    cols_.setArg(4, taps_);
-    cols_.setArg(5, value);
+    setArgs(cols_, mid_, out, w, h, value);
     const std::size_t colTileW = std::size_t(wg.w) * sched_.vec;
     const std::size_t colTileH = std::size_t(wg.h) * sched_.colPy;
     const cl::NDRange colGlobal((n + colTileW - 1) / colTileW * wg.w,
@@ -334,6 +324,19 @@ class BlurStage : public Stage {
   }
 
  private:
+  // Every blur kernel takes (source, destination, width, height, taps, value).
+  void setArgs(cl::Kernel& k, const cl::Buffer& src, const cl::Buffer& dst, int w, int h,
+               int value) {
+    k.setArg(0, src);
+    k.setArg(1, dst);
+    k.setArg(2, w);
+    k.setArg(3, h);
+    k.setArg(4, taps_);
+    k.setArg(5, value);
+  }
+  // rows_ is blur_gpu.cl's fused kernel: no scratch, no cols_.
+  bool fused() const { return gpu_ && gpuSched_.passes == 1; }
+
   // The GPU kernels (kernels/blur_gpu.cl): fused, or columns then rows through the scratch.
   // (rows_ holds the first kernel, cols_ the second.)
   StageEvents enqueueGpu(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
@@ -342,24 +345,16 @@ class BlurStage : public Stage {
     const GpuSchedule& g = gpuSched_;
     const std::size_t wg = g.wg;
     const cl::NDRange tiles((n + g.tw - 1) / g.tw * wg, (std::size_t(h) + g.th - 1) / g.th);
-    const auto args = [&](cl::Kernel& k, const cl::Buffer& a, const cl::Buffer& b) {
-      k.setArg(0, a);
-      k.setArg(1, b);
-      k.setArg(2, w);
-      k.setArg(3, h);
-      k.setArg(4, taps_);
-      k.setArg(5, value);
-    };
-    if (fused_) {
-      args(rows_, in, out);
+    if (fused()) {
+      setArgs(rows_, in, out, w, h, value);
       cl::Event done = launchKernel(q, rows_, tiles, cl::NDRange(wg, 1), deps);
       lastDone_ = done;
       return {done, done};
     }
-    args(rows_, in, mid_);
+    setArgs(rows_, in, mid_, w, h, value);
     const cl::NDRange words(roundUp((n + 3) / 4, wg), (std::size_t(h) + g.py - 1) / g.py);
     cl::Event colsDone = launchKernel(q, rows_, words, cl::NDRange(wg, 1), deps);
-    args(cols_, mid_, out);
+    setArgs(cols_, mid_, out, w, h, value);
     cl::Event rowsDone = launchKernel(q, cols_, tiles, cl::NDRange(wg, 1), {colsDone});
     lastDone_ = rowsDone;
     return {colsDone, rowsDone};
@@ -369,7 +364,7 @@ class BlurStage : public Stage {
   // when a live change leaves the fused kernel, never per frame.
   void ensureScratch() {
     const std::size_t midBytes = std::max<std::size_t>(in_.bytes() * sizeof(cl_ushort), 1);
-    if (fused_ || midBytes <= midBytes_) return;
+    if (fused() || midBytes <= midBytes_) return;
     mid_ = clCall("clCreateBuffer(blur scratch)",
                   [&] { return cl::Buffer(cl_->context(), CL_MEM_READ_WRITE, midBytes); });
     midBytes_ = midBytes;
@@ -441,7 +436,6 @@ class BlurStage : public Stage {
       rows_ = rows;
       cols_ = cols;
       gpu_ = true;
-      fused_ = g.passes == 1;
       gpuSched_ = g;
       options_ = opts;
       return;
@@ -474,7 +468,7 @@ class BlurStage : public Stage {
     cols_ = cols;
     sched_ = s;
     wg_ = wg;
-    gpu_ = fused_ = false;
+    gpu_ = false;
     options_ = opts;
   }
 
@@ -483,8 +477,7 @@ class BlurStage : public Stage {
   std::string options_;  // build options of rows_ and cols_
   Schedule sched_;
   Size2 wg_;
-  bool gpu_ = false;    // rows_/cols_ are blur_gpu.cl's kernels
-  bool fused_ = false;  // ... and rows_ is blur_fused (no scratch, no cols_)
+  bool gpu_ = false;  // rows_/cols_ are blur_gpu.cl's kernels
   GpuSchedule gpuSched_;
   cl::Kernel rows_, cols_;
   cl::Buffer mid_, taps_;

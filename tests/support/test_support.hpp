@@ -3,6 +3,7 @@
 // library itself never sees a cv::Mat.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <opencv2/core.hpp>
 #include <string>
@@ -18,9 +19,9 @@ namespace vf::test {
 ClContext& context();
 cl::CommandQueue& queue();
 
-PixelFormat formatOf(const cv::Mat& m);        // CV_8UC1/3/4 -> Gray8/BGR8/BGRA8
-int cvType(PixelFormat f);                     // the reverse
-FrameView view(const cv::Mat& m);              // no copy; m must stay alive
+PixelFormat formatOf(const cv::Mat& m);  // CV_8UC1/3/4 -> Gray8/BGR8/BGRA8
+int cvType(PixelFormat f);               // the reverse
+FrameView view(const cv::Mat& m);        // no copy; m must stay alive
 cv::Mat makeMat(const FrameDesc& d);
 
 // Deterministic random 8-bit frame (uniform 0..255), never all-zero.
@@ -42,5 +43,19 @@ int maxAbsDiff(const cv::Mat& a, const cv::Mat& b);
 
 // Sizes every stage is tested at (1x1, 2x2, 17x13, 640x480, 1921x1081).
 const std::vector<cv::Size>& oddSizes();
+
+// Sets an environment variable for its lifetime (a schedule override a test forces).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+};
 
 }  // namespace vf::test
