@@ -33,20 +33,33 @@ TEST(GrayStage, MatchesOpenCVOnRandomOddSizes) {
   }
 }
 
+TEST(GrayStage, BadPixelsPerWorkItemIsAClearError) {
+  const ScopedEnv px("VIDFILTER_GRAY_PX", "3");
+  try {
+    runChain("gray", randomFrame(8, 8, CV_8UC3, 1));
+    ADD_FAILURE() << "no error for VIDFILTER_GRAY_PX=3";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("VIDFILTER_GRAY_PX"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GrayStage, GrayInputPassesThrough) {
   const cv::Mat in = randomFrame(17, 13, CV_8UC1, 5);
   EXPECT_EQ(maxAbsDiff(runChain("gray", in), in), 0);
 }
 
-// Both schedules on whatever device runs the tests (CI: PoCL): 16 pixels per work-item (CPUs)
-// and one (GPUs), on sizes whose pixel count is and is not a multiple of 16 (the last partial
-// group goes pixel by pixel), real and random frames.
-TEST(GrayStage, BothSchedules) {
+// Every schedule on whatever device runs the tests (CI: PoCL): 16 pixels per work-item (CPUs),
+// 1 and 4 (GPUs; VIDFILTER_GRAY_PX), on sizes whose pixel count is and is not a multiple of 4
+// and 16 (the last partial group goes pixel by pixel), real and random frames.
+TEST(GrayStage, EverySchedule) {
   unsigned seed = 100;
-  for (const char* schedule : {"cpu", "gpu"}) {
-    const ScopedEnv env("VIDFILTER_GRAY_SCHEDULE", schedule);
-    for (const cv::Size sz : {cv::Size(1, 1), cv::Size(15, 1), cv::Size(16, 1), cv::Size(17, 13),
-                              cv::Size(64, 48), cv::Size(1921, 1081)}) {
+  for (const char* schedule : {"cpu", "gpu", "gpu,1", "gpu,4", "gpu,16"}) {
+    const std::string s(schedule);
+    const ScopedEnv env("VIDFILTER_GRAY_SCHEDULE", s.substr(0, 3).c_str());
+    const ScopedEnv px("VIDFILTER_GRAY_PX", s.size() > 3 ? s.substr(4).c_str() : "");
+    for (const cv::Size sz :
+         {cv::Size(1, 1), cv::Size(3, 1), cv::Size(15, 1), cv::Size(16, 1), cv::Size(6, 3),
+          cv::Size(17, 13), cv::Size(64, 48), cv::Size(1921, 1081)}) {
       for (int type : {CV_8UC3, CV_8UC4}) {
         const cv::Mat in = sz.area() > 100000 ? realFrame(300, type, sz.width, sz.height)
                                               : randomFrame(sz.width, sz.height, type, seed++);

@@ -5,8 +5,10 @@
 #   docs/perf/gpu_sweep.sh            # writes $OUT (default out/sweep) and prints one table
 # The candidates come from the environment (space-separated; "-" is the default schedule):
 #   BLUR_4K BLUR_8K BLUR_1080 (VIDFILTER_BLUR_GPU values), SOBEL_CHAINS HIST_CHAINS (chain
-#   texts), ENGINE (VIDFILTER_BLUR_GPU values for the 1080p engine run), TESTS (test_stage_*
-#   programs to run first on the device), ENQUEUE_COST=1 (bench --enqueue-cost).
+#   texts), ENGINE (VIDFILTER_BLUR_GPU values for the 1080p engine run), GRAY_PX
+#   (VIDFILTER_GRAY_PX values for the gray stage on 4K BGR frames), TESTS
+#   (test_stage_* programs to run first on the device; "skip": none), ENQUEUE_COST=1
+#   (bench --enqueue-cost), BLUR_CHAIN (the chain the BLUR_* runs time; default "blur").
 # docs/perf/ptxas_report.py reads the program cache it brings back (registers, spills).
 set -u
 cd "$(dirname "$0")/../.."
@@ -31,6 +33,7 @@ row() {
 
 # Correctness of the GPU kernels on NVIDIA's compiler first.
 for t in ${TESTS:-blur}; do
+  [[ $t == skip ]] && continue
   VIDFILTER_TEST_DEVICE=nvidia $run .gpu/bin/test_stage_$t --gtest_brief=1 > "$out/test_$t.txt" 2>&1
   echo "test_stage_$t rc=$? $(grep -m3 -E 'FAILED|Failure' "$out/test_$t.txt" | tr '\n' ' ')" >> "$table"
 done
@@ -38,21 +41,25 @@ done
 g4k=(--size 3840x2160 --format gray --frames 200 --warmup 20)
 for s in ${BLUR_4K:-- passes=2}; do
   [[ $s == skip ]] && continue; [[ $s == - ]] && s=""
-  VIDFILTER_BLUR_GPU=$s row "blur 4K gray [$s]" bench --chain blur "${g4k[@]}"
+  VIDFILTER_BLUR_GPU=$s row "blur 4K gray [$s]" bench --chain "${BLUR_CHAIN:-blur}" "${g4k[@]}"
 done
 b8k=(--size 7680x4320 --format bgra --frames 40 --warmup 4 --distinct 2)
 for s in ${BLUR_8K:-- passes=2}; do
   [[ $s == skip ]] && continue; [[ $s == - ]] && s=""
-  VIDFILTER_BLUR_GPU=$s row "blur 8K bgra [$s]" bench --chain blur "${b8k[@]}"
+  VIDFILTER_BLUR_GPU=$s row "blur 8K bgra [$s]" bench --chain "${BLUR_CHAIN:-blur}" "${b8k[@]}"
 done
 for s in ${BLUR_1080:-- passes=2}; do
   [[ $s == skip ]] && continue; [[ $s == - ]] && s=""
-  VIDFILTER_BLUR_GPU=$s row "blur 1080p bgr [$s]" bench --chain blur --size 1920x1080 --format bgr
+  VIDFILTER_BLUR_GPU=$s row "blur 1080p bgr [$s]" bench --chain "${BLUR_CHAIN:-blur}" --size 1920x1080 --format bgr
+done
+
+for p in ${GRAY_PX:-}; do
+  VIDFILTER_GRAY_PX=$p row "gray 4K bgr [px=$p]" bench --chain gray --size 3840x2160 --format bgr --frames 200 --warmup 20
 done
 
 # Sobel and hist candidates (stage parameters).
-for c in ${SOBEL_CHAINS:-sobel}; do row "$c 4K gray" bench --chain "$c" "${g4k[@]}"; done
-for c in ${HIST_CHAINS:-hist}; do row "$c 4K gray" bench --chain "$c" "${g4k[@]}"; done
+for c in ${SOBEL_CHAINS:-sobel}; do [[ $c == skip ]] && continue; row "$c 4K gray" bench --chain "$c" "${g4k[@]}"; done
+for c in ${HIST_CHAINS:-hist}; do [[ $c == skip ]] && continue; row "$c 4K gray" bench --chain "$c" "${g4k[@]}"; done
 
 # Host cost per OpenCL call (what bounds the engine), then the engine at 1080p BGR.
 [[ -n ${ENQUEUE_COST:-} ]] && $run .gpu/bin/vidfilter-bench --device nvidia --enqueue-cost > "$out/enqueue_cost.txt" 2>&1
