@@ -162,19 +162,13 @@ TEST(BlurStage, LargeKernels) {
 // them: the fused kernel and the two-pass one with tiles, segments and work-groups that do not
 // divide the frame (odd tile sizes, 1-pixel frames, rows not a multiple of 4 bytes, which
 // switch the column loads from words to bytes), every border and channel count, radii up to the
-// largest the GPU kernels take (16 + 2*ceil4(R*channels) <= 96 elements). Column-phase units of
-// 8 and 16 elements (lw): uint2/uint4 loads where rows are whole units (160x48 and 640x480:
-// 160, 480 and 640 bytes), words where they are whole words only (17x13 BGRA: 68 bytes), bytes
-// else (17x13 gray and BGR, 1x1), and the fused tile's halo rounded up to whole units.
+// largest the GPU kernels take (16 + 2*ceil4(R*channels) <= 96 elements).
 TEST(BlurStage, GpuSchedules) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   const char* schedules[] = {"",  // the default: fused, 128x32 tile, 4 rows x 1 word per item
-                             "passes=2",
-                             "passes=1,vx=16,tw=256,th=16,py=8,wg=64",
+                             "passes=2", "passes=1,vx=16,tw=256,th=16,py=8,wg=64",
                              "passes=2,tw=64,th=8,py=2,vx=8,wg=32",
-                             "passes=1,tw=36,th=6,py=3,vx=4,wg=17",
-                             "passes=1,lw=16,tw=48,th=10,py=2,vx=16,wg=40",
-                             "passes=2,lw=8,tw=40,th=6,py=3,vx=8,wg=17"};
+                             "passes=1,tw=36,th=6,py=3,vx=4,wg=17"};
   unsigned seed = 500;
   int rotate = 0;
   for (const char* sched : schedules) {
@@ -203,24 +197,6 @@ TEST(BlurStage, GpuSchedules) {
     const ScopedEnv env("VIDFILTER_BLUR_GPU", "vx=16,tw=256");
     expectMatches(realFrame(61, CV_8UC4, 1920, 1080), matrixCase(BorderMode::Wrap, 2));
   }
-  // More unit widths, on fewer programs (each is seconds of PoCL build): the fused kernel with
-  // 8-element units, 4-wide row segments (no tile padding) and an automatic work-group; the
-  // two-pass one with 16-element units (16-byte scratch stores) and a unit per row.
-  {
-    const ScopedEnv env("VIDFILTER_BLUR_GPU", "lw=8,tw=24,th=7,py=7,vx=4");
-    expectMatches(randomFrame(17, 13, CV_8UC1, seed++), matrixCase(BorderMode::Reflect, 0));
-    expectMatches(randomFrame(1, 1, CV_8UC1, seed++), matrixCase(BorderMode::Reflect, 0));
-    const BlurCase c = matrixCase(BorderMode::Wrap, 2);
-    expectMatches(randomFrame(17, 13, CV_8UC4, seed++), c);
-    expectMatches(randomFrame(161, 50, CV_8UC4, seed++), c);  // 644-byte rows: words
-    expectMatches(realFrame(62, CV_8UC4, 640, 480), c);
-  }
-  {
-    const ScopedEnv env("VIDFILTER_BLUR_GPU", "passes=2,lw=16,py=1");
-    const BlurCase c = matrixCase(BorderMode::Constant, 1);
-    expectMatches(randomFrame(17, 13, CV_8UC3, seed++), c);
-    expectMatches(realFrame(63, CV_8UC3, 1920, 1080), c);
-  }
   // Past the GPU kernels' largest radius: the portable kernels of blur.cl with 4-wide vectors.
   BlurCase big;
   big.sigma = 50;
@@ -234,8 +210,8 @@ TEST(BlurStage, GpuSchedules) {
 // A bad VIDFILTER_BLUR_GPU names itself and what it takes.
 TEST(BlurStage, BadGpuScheduleIsAClearError) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
-  for (const char* bad : {"vx=5", "tw=12,vx=8", "nonsense", "py=3,th=64", "passes=3", "wg=abc",
-                          "tw=-8", "lw=3", "lw=32", "lw=0", "lw=16,tw=40,vx=8"}) {
+  for (const char* bad :
+       {"vx=5", "tw=12,vx=8", "nonsense", "py=3,th=64", "passes=3", "wg=abc", "tw=-8"}) {
     const ScopedEnv env("VIDFILTER_BLUR_GPU", bad);
     try {
       runChain("blur", randomFrame(32, 8, CV_8UC1, 3));

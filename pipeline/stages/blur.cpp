@@ -137,36 +137,23 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 
 // The GPU schedule (kernels/blur_gpu.cl): one fused kernel (passes=1) or columns and rows
 // through a 16-bit scratch (passes=2). A tile is tw output elements x th rows; the column phase
-// gives each work-item one unit of lw elements (one 32-bit, uint2 or uint4 load per row: lw 4,
-// 8 or 16) x py rows, the row phase vx outputs of a row. wg=0 (the default) sizes the
-// work-group to the units of a tile (the fused kernel's column phase, or blur_rows' word loads;
-// whole warps, at most 256), so each work-item has about one. The stage's `wg` parameter is the
-// CPU kernels' shape only. Defaults from reasoning about an H200 (blur_gpu.cl) and sweeps there
-// (docs/PERFORMANCE.md). VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16,lw=8"
+// gives each work-item one 4-element word column of py rows, the row phase vx outputs of a row.
+// wg=0 (the default) sizes the work-group to the column phase's units (whole warps, at most
+// 256), so each work-item has about one. The stage's `wg` parameter is the CPU kernels' shape
+// only. Defaults from reasoning about an H200 (blur_gpu.cl) and sweeps there
+// (docs/PERFORMANCE.md). VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16"
 // overrides any of them (for benchmarking schedules).
 struct GpuSchedule {
-  int passes = 1, wg = 0, tw = 128, th = 32, py = 8, vx = 16, lw = 4;
-  bool aligned = true;    // rows a multiple of 4 bytes: interior words load whole
-  bool alignedLw = true;  // rows a multiple of lw bytes: interior units load whole
-  bool autoWg = false;    // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
+  int passes = 1, wg = 0, tw = 128, th = 32, py = 8, vx = 16;
+  bool aligned = true;  // rows a multiple of 4 bytes: interior words load whole
+  bool autoWg = false;  // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
 
-  // The row halo in elements rounded up to whole words (the row phase's window, blur_rows'
-  // tile), and to whole units of lw (the fused kernel's tile).
   static int halo(int r, int cn) { return (r * cn + 3) / 4 * 4; }
-  int tileHalo(int r, int cn) const {
-    return passes == 1 ? (r * cn + lw - 1) / lw * lw : halo(r, cn);
-  }
   // As blur_gpu.cl lays it out: th rows of the tile width in float4s, plus a padding float4
   // per vx/4 of them when vx > 4.
   std::size_t tileBytes(int r, int cn) const {
-    const std::size_t w4 = std::size_t(tw + 2 * tileHalo(r, cn)) / 4;
+    const std::size_t w4 = std::size_t(tw + 2 * halo(r, cn)) / 4;
     return std::size_t(th) * (w4 + (vx == 4 ? 0 : w4 / std::size_t(vx / 4) + 1)) * 16;
-  }
-  // Work-items' shares of a tile: the fused kernel's column-phase units (lw elements x py
-  // rows), or for passes=2 blur_rows' word loads in groups of py rows (blur_cols has no tile).
-  std::size_t tileUnits(int r, int cn) const {
-    const int unit = passes == 1 ? lw : 4;
-    return std::size_t(tw + 2 * tileHalo(r, cn)) / unit * std::size_t(th / py);
   }
 };
 
@@ -204,27 +191,24 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
         field = &g.py;
       else if (key == "vx")
         field = &g.vx;
-      else if (key == "lw")
-        field = &g.lw;
       const char* text = eq == std::string::npos ? "" : item.c_str() + eq + 1;
       char* end = nullptr;
       const long v = std::strtol(text, &end, 10);
       if (!field || eq == std::string::npos || end == text || *end != '\0' || v < 0 || v > 65536)
         throw UserError("VIDFILTER_BLUR_GPU: '" + item +
-                        "' is not key=value with key passes, wg, tw, th, py, vx or lw and a "
+                        "' is not key=value with key passes, wg, tw, th, py or vx and a "
                         "non-negative integer value");
       *field = static_cast<int>(v);
     }
   }
   const bool ok = (g.passes == 1 || g.passes == 2) &&
-                  (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) &&
-                  (g.lw == 4 || g.lw == 8 || g.lw == 16) && g.wg >= 0 &&
-                  std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.tw % g.lw == 0 &&
-                  g.py > 0 && g.py <= 16 && g.th > 0 && g.th % g.py == 0;
+                  (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
+                  std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
+                  g.py <= 16 && g.th > 0 && g.th % g.py == 0;
   if (!ok)
     throw UserError(
-        "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, lw 4|8|16, tw a "
-        "multiple of vx and of lw, th a multiple of py, py <= 16, wg 0 (auto) to " +
+        "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
+        "of vx, th a multiple of py, py <= 16, wg 0 (auto) to " +
         std::to_string(maxWg) + ")");
   // A larger radius or more channels widen the halo: halve the tile height until it fits.
   while (g.tileBytes(r, cn) > std::min<std::size_t>(48 * 1024, deviceLocal) && g.th > g.py)
@@ -237,12 +221,12 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
     g.autoWg = true;
     // One column-phase unit per work-item, in whole warps, at most 256 (NVIDIA's OpenCL reported
     // 256 as the most it runs for these kernels even for a 288-item group).
-    const std::size_t units = g.tileUnits(r, cn);
+    const std::size_t units =
+        std::size_t(g.tw + 2 * GpuSchedule::halo(r, cn)) / 4 * std::size_t(g.th / g.py);
     g.wg = static_cast<int>(
         std::min<std::size_t>((units + 31) / 32 * 32, std::min<std::size_t>(maxWg, 256)));
   }
   g.aligned = littleEndian && rowElems % 4 == 0;  // the word loads assume byte 0 is lowest
-  g.alignedLw = littleEndian && rowElems % std::size_t(g.lw) == 0;
   return g;
 }
 
@@ -368,8 +352,7 @@ class BlurStage : public Stage {
       return {done, done};
     }
     setArgs(rows_, in, mid_, w, h, value);
-    const std::size_t lw = g.lw;  // blur_cols: one unit of lw elements x py rows per work-item
-    const cl::NDRange words(roundUp((n + lw - 1) / lw, wg), (std::size_t(h) + g.py - 1) / g.py);
+    const cl::NDRange words(roundUp((n + 3) / 4, wg), (std::size_t(h) + g.py - 1) / g.py);
     cl::Event colsDone = launchKernel(q, rows_, words, cl::NDRange(wg, 1), deps);
     setArgs(cols_, mid_, out, w, h, value);
     cl::Event rowsDone = launchKernel(q, cols_, tiles, cl::NDRange(wg, 1), {colsDone});
@@ -426,9 +409,7 @@ class BlurStage : public Stage {
         opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
                " -DWG=" + std::to_string(g.wg) + " -DTW=" + std::to_string(g.tw) +
                " -DTH=" + std::to_string(g.th) + " -DPY=" + std::to_string(g.py) +
-               " -DVX=" + std::to_string(g.vx) + " -DLW=" + std::to_string(g.lw) +
-               " -DALIGNED=" + (g.aligned ? "1" : "0") +
-               " -DALIGNED_LW=" + (g.alignedLw ? "1" : "0") +
+               " -DVX=" + std::to_string(g.vx) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
                " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
                " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
         if (opts == options_) return;
