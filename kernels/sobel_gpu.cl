@@ -5,7 +5,7 @@
 // - A work-item owns VX consecutive bytes (channel samples) of PY consecutive rows and walks
 //   down them: each of the PY + 2 source rows is loaded once (an aligned VX-byte vector plus
 //   the 4-byte words left and right of it, all global loads that hit L1 for the neighbours'
-//   rows), all of them before the first is used (strip_rows), and converted once. What slides down through registers is a schedule choice:
+//   rows) and converted once. What slides down through registers is a schedule choice:
 //   slide=taps (the horizontal taps of the two rows above: 4 x VX floats) or slide=pixels (the
 //   converted pixels of the two rows above: 2 x (VX + 2 CH) floats, fewer registers; at scale
 //   1 the taps apply vertically first, which saves instructions; other scales recompute three
@@ -72,24 +72,6 @@ inline uint fetch_byte(__global const uchar* src, int bc, int sy, int width, int
   return src[(sy * width + sx) * CH + t % CH];
 }
 
-// The words of a row around byte p (p - 4 ... p + VX + 3), p VX-aligned and the words inside
-// the row: one VX-byte vector load and the words left and right of it.
-inline void row_words(__global const uchar* p, uint* w) {
-  w[0] = *(__global const uint*)(p - 4);
-#if VX == 4
-  w[1] = *(__global const uint*)p;
-#else
-  const UINTV q = *(__global const UINTV*)p;
-  w[1] = q.s0;
-  w[2] = q.s1;
-#if VX == 16
-  w[3] = q.s2;
-  w[4] = q.s3;
-#endif
-#endif
-  w[NW - 1] = *(__global const uint*)(p + VX);
-}
-
 // The bytes x0 - 4 ... x0 + VX + 3 of source row sy as NW little-endian words (only the HB
 // bytes next to the vector are used from the outer words).
 inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int width, int rowBytes,
@@ -98,7 +80,20 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = (uint)value * 0x01010101u;
   } else if (fast) {
-    row_words(src + sy * rowBytes + x0, w);
+    __global const uchar* p = src + sy * rowBytes + x0;
+    w[0] = *(__global const uint*)(p - 4);
+#if VX == 4
+    w[1] = *(__global const uint*)p;
+#else
+    const UINTV q = *(__global const UINTV*)p;
+    w[1] = q.s0;
+    w[2] = q.s1;
+#if VX == 16
+    w[3] = q.s2;
+    w[4] = q.s3;
+#endif
+#endif
+    w[NW - 1] = *(__global const uint*)(p + VX);
   } else {
     // Frame edges and rows that do not start on a VX-byte boundary: byte by byte through the
     // border rules. Only the bytes the taps read.
@@ -108,24 +103,6 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     for (int j = -HB; j < VX + HB; ++j)
       w[(j + 4) / 4] |= fetch_byte(src, x0 + j, sy, width, value) << (8 * ((j + 4) % 4));
   }
-}
-
-// All PY + 2 source rows of a work-item's strip (rows y0 - 1 ... y0 + PY), loaded before any is
-// used. Away from the frame's edges (almost every work-item) the loads are straight-line code
-// with no border rule, so they issue back to back; through load_row's branches and the border
-// rule's loops NVIDIA's compiler issued a row's loads and waited for them before the next
-// row's (the blur's column loads showed the same).
-inline void strip_rows(__global const uchar* src, uint w[PY + 2][NW], int x0, int y0, int width,
-                       int height, int rowBytes, int value, bool fast) {
-  if (fast && y0 >= 1 && y0 + PY + 1 <= height) {
-    __global const uchar* p = src + (y0 - 1) * rowBytes + x0;
-#pragma unroll
-    for (int i = 0; i < PY + 2; ++i) row_words(p + i * rowBytes, w[i]);
-    return;
-  }
-#pragma unroll
-  for (int i = 0; i < PY + 2; ++i)
-    load_row(src, w[i], x0, border_index(y0 - 1 + i, height), width, rowBytes, value, fast);
 }
 
 // Byte j (-HB <= j < VX + HB, relative to x0) of a loaded row as the float 2^23 + 256*b.
@@ -264,15 +241,15 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   float d0[VX], d1[VX], s0[VX], s1[VX], d2[VX], s2[VX];
 #pragma unroll
   for (int i = 0; i < VX; ++i) d0[i] = d1[i] = d2[i] = s0[i] = s1[i] = s2[i] = 0;
-  uint w[PY + 2][NW];
-  strip_rows(src, w, x0, y0, width, height, rowBytes, value, fast);
+  uint w[NW];
   float p[NB];
-  // Unrolled: the window shifts are renames.
+  // Unrolled: the loads of later rows can issue early, and the window shifts are renames.
 #pragma unroll
   for (int step = 0; step < PY + 2; ++step) {
     const int y = y0 + step - 2;  // the output row once the window is full
     if (step >= 2 && y >= height) break;
-    to_floats(w[step], p);
+    load_row(src, w, x0, border_index(y0 + step - R, height), width, rowBytes, value, fast);
+    to_floats(w, p);
     horizontal(p, taps, exact, d2, s2);
     if (step >= 2) {
       uchar out[VX];
@@ -305,16 +282,18 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   const int rowBytes = width * CH;
   const bool fast = x0 >= 4 && x0 + VX + 4 <= rowBytes && rowBytes % VX == 0;
   const bool alignedStore = x0 + VX <= rowBytes && rowBytes % VX == 0;
-  uint w[PY + 2][NW];
-  strip_rows(src, w, x0, y0, width, height, rowBytes, value, fast);
+  uint w[NW];
   float p0[NB], p1[NB], p2[NB];
-  to_floats(w[0], p0);
-  to_floats(w[1], p1);
+  load_row(src, w, x0, border_index(y0 - 1, height), width, rowBytes, value, fast);
+  to_floats(w, p0);
+  load_row(src, w, x0, border_index(y0, height), width, rowBytes, value, fast);
+  to_floats(w, p1);
 #pragma unroll
   for (int r = 0; r < PY; ++r) {
     const int y = y0 + r;
     if (y >= height) break;
-    to_floats(w[r + 2], p2);
+    load_row(src, w, x0, border_index(y + 1, height), width, rowBytes, value, fast);
+    to_floats(w, p2);
     uchar out[VX];
     if (exact) {
       float sv[NB], dv[NB];
