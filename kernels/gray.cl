@@ -25,13 +25,14 @@ __kernel void bgr_to_gray(__global const uchar* src, __global uchar* dst, int pi
   const int i = get_global_id(0);
   if (i >= pixels) return;
   dst[i] = gray1(src + i * CHANNELS);
-#elif PX == 4
-  const int i0 = get_global_id(0) * 4;
+#else
+  const int i0 = get_global_id(0) * PX;
   if (i0 >= pixels) return;
-  if (i0 + 4 > pixels) {
+  if (i0 + PX > pixels) {  // the last partial group, pixel by pixel
     for (int i = i0; i < pixels; ++i) dst[i] = gray1(src + i * CHANNELS);
     return;
   }
+#if PX == 4
   // 4 pixels start at byte 12*k (or 16*k): 4-byte aligned (buffers are).
   const __global uint* p = (const __global uint*)(src + i0 * CHANNELS);
 #if CHANNELS == 3
@@ -46,12 +47,6 @@ __kernel void bgr_to_gray(__global const uchar* src, __global uchar* dst, int pi
   const uint4 y = (b * B2Y + g * G2Y + r * R2Y + (1u << 14)) >> 15;
   *(__global uint*)(dst + i0) = y.x | (y.y << 8) | (y.z << 16) | (y.w << 24);
 #else
-  const int i0 = get_global_id(0) * 16;
-  if (i0 >= pixels) return;
-  if (i0 + 16 > pixels) {
-    for (int i = i0; i < pixels; ++i) dst[i] = gray1(src + i * CHANNELS);
-    return;
-  }
   // 16 pixels start at byte 48*k (or 64*k): 16-byte aligned (buffers are).
   const __global uchar16* v = (const __global uchar16*)(src + i0 * CHANNELS);
 #if CHANNELS == 3
@@ -68,5 +63,6 @@ __kernel void bgr_to_gray(__global const uchar* src, __global uchar* dst, int pi
   const uint16 y = (convert_uint16(bl) * B2Y + convert_uint16(gl) * G2Y +
                     convert_uint16(rl) * R2Y + (1u << 14)) >> 15;
   *(__global uchar16*)(dst + i0) = convert_uchar16(y);
+#endif
 #endif
 }
