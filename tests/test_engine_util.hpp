@@ -314,4 +314,18 @@ class RealStreamSource : public FrameSource {
   int frames_, type_, width_, height_, produced_ = 0;
 };
 
+// Runs `chain` over `frames` frames of RealStreamSource through an engine with `slots` slots,
+// under a watchdog, and returns what reached the sink.
+inline std::vector<CollectSink::Frame> runRealStream(const std::string& chain, int frames, int type,
+                                                     int width, int height, int slots) {
+  RealStreamSource source(frames, type, width, height);
+  CollectSink sink;
+  Engine engine(sharedContext(), Chain::parse(chain), engineOptions(slots));
+  {
+    Watchdog dog(std::chrono::seconds(60));
+    engine.run(source, sink);
+  }
+  return sink.frames();
+}
+
 }  // namespace vf::test

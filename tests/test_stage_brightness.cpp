@@ -5,7 +5,6 @@
 
 using namespace vf;
 using namespace vf::test;
-using namespace std::chrono_literals;
 
 namespace {
 std::string chainFor(double gain, double bias) {
@@ -315,14 +314,7 @@ TEST(BrightnessAuto, EngineGivesEachFrameItsOwnStretch) {
       for (int slots : {1, 4}) {
         SCOPED_TRACE(std::string(text) + " slots " + std::to_string(slots) + " channels " +
                      std::to_string(CV_MAT_CN(type)));
-        RealStreamSource source(frames, type, 160, 120);
-        CollectSink sink;
-        Engine engine(sharedContext(), Chain::parse(text), engineOptions(slots));
-        {
-          Watchdog dog(60s);
-          engine.run(source, sink);
-        }
-        const auto got = sink.frames();
+        const auto got = runRealStream(text, frames, type, 160, 120, slots);
         ASSERT_EQ(got.size(), std::size_t(frames));
         for (const auto& f : got)
           EXPECT_LE(

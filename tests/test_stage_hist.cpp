@@ -8,7 +8,6 @@
 
 using namespace vf;
 using namespace vf::test;
-using namespace std::chrono_literals;
 
 namespace {
 
@@ -254,14 +253,7 @@ TEST(HistStage, EngineDeliversEachFrameItsOwnHistogram) {
       for (int slots : {1, 3, 4}) {
         SCOPED_TRACE(std::string(text) + " slots " + std::to_string(slots) + " channels " +
                      std::to_string(CV_MAT_CN(type)));
-        RealStreamSource source(frames, type, 160, 120);
-        CollectSink sink;
-        Engine engine(sharedContext(), Chain::parse(text), engineOptions(slots));
-        {
-          Watchdog dog(60s);
-          engine.run(source, sink);
-        }
-        const auto got = sink.frames();
+        const auto got = runRealStream(text, frames, type, 160, 120, slots);
         ASSERT_EQ(got.size(), std::size_t(frames));
         for (const auto& f : got) {
           ASSERT_EQ(f.side.size(), 1u);
