@@ -48,15 +48,17 @@ TEST(GrayStage, GrayInputPassesThrough) {
   EXPECT_EQ(maxAbsDiff(runChain("gray", in), in), 0);
 }
 
-// Every schedule on whatever device runs the tests (CI: PoCL): 16 pixels per work-item (CPUs),
-// 1 and 4 (GPUs; VIDFILTER_GRAY_PX), on sizes whose pixel count is and is not a multiple of 4
-// and 16 (the last partial group goes pixel by pixel), real and random frames.
+// Every schedule on whatever device runs the tests (CI: PoCL): the CPU one (16 pixels per
+// work-item, groups of 16) and the GPU one (groups of 256) at its default 4 pixels and at 1 and
+// 16 (VIDFILTER_GRAY_PX), on sizes whose pixel count is and is not a multiple of 4 and 16 (the
+// last partial group goes pixel by pixel), real and random frames.
 TEST(GrayStage, EverySchedule) {
   unsigned seed = 100;
-  for (const char* schedule : {"cpu", "gpu", "gpu,1", "gpu,4", "gpu,16"}) {
-    const std::string s(schedule);
-    const ScopedEnv env("VIDFILTER_GRAY_SCHEDULE", s.substr(0, 3).c_str());
-    const ScopedEnv px("VIDFILTER_GRAY_PX", s.size() > 3 ? s.substr(4).c_str() : "");
+  const std::pair<const char*, const char*> schedules[] = {
+      {"cpu", ""}, {"gpu", ""}, {"gpu", "1"}, {"gpu", "16"}};
+  for (const auto& [schedule, pixels] : schedules) {
+    const ScopedEnv env("VIDFILTER_GRAY_SCHEDULE", schedule);
+    const ScopedEnv px("VIDFILTER_GRAY_PX", pixels);
     for (const cv::Size sz :
          {cv::Size(1, 1), cv::Size(3, 1), cv::Size(15, 1), cv::Size(16, 1), cv::Size(6, 3),
           cv::Size(17, 13), cv::Size(64, 48), cv::Size(1921, 1081)}) {
@@ -66,7 +68,7 @@ TEST(GrayStage, EverySchedule) {
         cv::Mat ref;
         cv::cvtColor(in, ref, type == CV_8UC3 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGRA2GRAY);
         EXPECT_EQ(maxAbsDiff(runChain("gray", in), ref), 0)
-            << schedule << " " << sz << " type " << type;
+            << schedule << " px " << pixels << " " << sz << " type " << type;
       }
     }
   }

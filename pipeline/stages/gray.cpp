@@ -20,7 +20,7 @@ class GrayStage : public Stage {
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     in_ = in;
     if (in.format == PixelFormat::Gray8) return in;
-    // 16 pixels per work-item on CPUs, GPU_PX on GPUs (see kernels/gray.cl);
+    // 16 pixels per work-item on CPUs, kGpuPx on GPUs (see kernels/gray.cl);
     // VIDFILTER_GRAY_SCHEDULE=cpu|gpu overrides the device type (tests run both on PoCL), and
     // VIDFILTER_GRAY_PX=1|4|16 the pixels per work-item (for benchmarking).
     const char* force = std::getenv("VIDFILTER_GRAY_SCHEDULE");
