@@ -24,12 +24,18 @@
 //   At other scales the smoothing taps multiply unbiased values (f - 2^23, exact) in OpenCV's
 //   order. No float -> integer conversion either: a non-negative result n is rounded (ties to
 //   even, as OpenCV) by an FMA that adds 2^23, after which the low byte of the float's bits is n.
-// - `exact` (scale == 1) is a kernel argument, so the scale stays live: both variants are in
-//   the program, chosen by a branch that is uniform over the whole launch.
+// - EXACT (scale == 1) is a build option: the host builds both programs and launches the one
+//   for the current scale, so the scale stays live and each kernel gets the registers of its
+//   own path (one kernel with both paths ran at the larger path's register count).
+//
+// - H2 (ksize 3, one channel, modes mag/x/y, at scale 1): pairs of 16-bit floats (f16x2)
+//   hold two neighbouring pixels, so each instruction computes two outputs, and the bytes go in
+//   and out by byte permutes, with no conversion instruction. See strip_h2.
 //
 // Build options: -DKSIZE=1|3 -DCH=1|3|4 -DVX=4|8|16 -DPY -DMODE_{X,Y,MAG,L2}
 //                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP} [-DSLIDE_PIXELS]
-// Run time:      the smoothing taps times scale (centre first), the border value, exact.
+//                -DEXACT=0|1 [-DH2 [-DH2_PTX]]
+// Run time:      the smoothing taps times scale (centre first), the border value.
 
 #include "border.cl"
 
@@ -72,16 +78,31 @@ inline uint fetch_byte(__global const uchar* src, int bc, int sy, int width, int
   return src[(sy * width + sx) * CH + t % CH];
 }
 
+// The halo bytes j0 .. j0 + HB - 1 (relative to x0) of source row sy through the border rule,
+// at the byte positions they take in load_row's outer word (j0 = -HB: the left word, VX: the
+// right one).
+inline uint halo_word(__global const uchar* src, int x0, int j0, int sy, int width, int value) {
+  uint v = 0;
+#pragma unroll
+  for (int j = j0; j < j0 + HB; ++j)
+    v |= fetch_byte(src, x0 + j, sy, width, value) << (8 * ((j + 4) % 4));
+  return v;
+}
+
 // The bytes x0 - 4 ... x0 + VX + 3 of source row sy as NW little-endian words (only the HB
-// bytes next to the vector are used from the outer words).
+// bytes next to the vector are used from the outer words). vec: the VX bytes lie in the row and
+// rows start VX-aligned, so they are one aligned vector load; the neighbour words are aligned
+// word loads too, except at the row's two ends, where only their HB bytes are fetched through
+// the border rule (one work-item per row: its warp waits for a few byte loads, not for the
+// whole row byte by byte).
 inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int width, int rowBytes,
-                     int value, bool fast) {
+                     int value, bool vec) {
   if (sy < 0) {
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = (uint)value * 0x01010101u;
-  } else if (fast) {
+  } else if (vec) {
     __global const uchar* p = src + sy * rowBytes + x0;
-    w[0] = *(__global const uint*)(p - 4);
+    w[0] = x0 >= 4 ? *(__global const uint*)(p - 4) : halo_word(src, x0, -HB, sy, width, value);
 #if VX == 4
     w[1] = *(__global const uint*)p;
 #else
@@ -93,10 +114,11 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     w[4] = q.s3;
 #endif
 #endif
-    w[NW - 1] = *(__global const uint*)(p + VX);
+    w[NW - 1] = x0 + VX + 4 <= rowBytes ? *(__global const uint*)(p + VX)
+                                        : halo_word(src, x0, VX, sy, width, value);
   } else {
-    // Frame edges and rows that do not start on a VX-byte boundary: byte by byte through the
-    // border rules. Only the bytes the taps read.
+    // Rows that do not start on a VX-byte boundary, and the row's last, partial vector: byte
+    // by byte through the border rules. Only the bytes the taps read.
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = 0;
 #pragma unroll
@@ -236,8 +258,8 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   const int rowBytes = width * CH;
   // The vector and both neighbour words lie inside the row, and every row starts VX-aligned
   // (buffers start aligned).
-  const bool fast = x0 >= 4 && x0 + VX + 4 <= rowBytes && rowBytes % VX == 0;
-  const bool alignedStore = x0 + VX <= rowBytes && rowBytes % VX == 0;
+  // The vector lies in the row and rows start VX-aligned: vector loads and stores.
+  const bool vec = x0 + VX <= rowBytes && rowBytes % VX == 0;
   float d0[VX], d1[VX], s0[VX], s1[VX], d2[VX], s2[VX];
 #pragma unroll
   for (int i = 0; i < VX; ++i) d0[i] = d1[i] = d2[i] = s0[i] = s1[i] = s2[i] = 0;
@@ -248,7 +270,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   for (int step = 0; step < PY + 2; ++step) {
     const int y = y0 + step - 2;  // the output row once the window is full
     if (step >= 2 && y >= height) break;
-    load_row(src, w, x0, border_index(y0 + step - R, height), width, rowBytes, value, fast);
+    load_row(src, w, x0, border_index(y0 + step - R, height), width, rowBytes, value, vec);
     to_floats(w, p);
     horizontal(p, taps, exact, d2, s2);
     if (step >= 2) {
@@ -259,7 +281,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         vertical(d0, d1, d2, s0, s2, taps, i, &gx, &gy);
         out[i] = (uchar)mode_byte(gx, gy, taps, exact);
       }
-      store_row(dst + y * rowBytes + x0, out, alignedStore, x0, rowBytes);
+      store_row(dst + y * rowBytes + x0, out, vec, x0, rowBytes);
     }
 #pragma unroll
     for (int i = 0; i < VX; ++i) {
@@ -280,19 +302,19 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                   int height, float4 taps, int value, bool exact, int x0, int y0) {
   const int rowBytes = width * CH;
-  const bool fast = x0 >= 4 && x0 + VX + 4 <= rowBytes && rowBytes % VX == 0;
-  const bool alignedStore = x0 + VX <= rowBytes && rowBytes % VX == 0;
+  // The vector lies in the row and rows start VX-aligned: vector loads and stores.
+  const bool vec = x0 + VX <= rowBytes && rowBytes % VX == 0;
   uint w[NW];
   float p0[NB], p1[NB], p2[NB];
-  load_row(src, w, x0, border_index(y0 - 1, height), width, rowBytes, value, fast);
+  load_row(src, w, x0, border_index(y0 - 1, height), width, rowBytes, value, vec);
   to_floats(w, p0);
-  load_row(src, w, x0, border_index(y0, height), width, rowBytes, value, fast);
+  load_row(src, w, x0, border_index(y0, height), width, rowBytes, value, vec);
   to_floats(w, p1);
 #pragma unroll
   for (int r = 0; r < PY; ++r) {
     const int y = y0 + r;
     if (y >= height) break;
-    load_row(src, w, x0, border_index(y + 1, height), width, rowBytes, value, fast);
+    load_row(src, w, x0, border_index(y + 1, height), width, rowBytes, value, vec);
     to_floats(w, p2);
     uchar out[VX];
     if (exact) {
@@ -340,7 +362,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         out[i] = (uchar)mode_byte(gx, gy, taps, false);
       }
     }
-    store_row(dst + y * rowBytes + x0, out, alignedStore, x0, rowBytes);
+    store_row(dst + y * rowBytes + x0, out, vec, x0, rowBytes);
 #pragma unroll
     for (int j = 0; j < NB; ++j) {
       p0[j] = p1[j];
@@ -350,13 +372,175 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 }
 #endif
 
+#if defined(H2) && KSIZE == 3 && CH == 1 && !defined(MODE_L2) && VX >= 8
+#define USE_H2 1
+// Pairs of IEEE halves in a uint (low half first). Every value strip_h2 computes is an integer
+// of magnitude < 2048 or 1024 + n/2 for an integer n < 512, so each operation below is exact or
+// rounds once, half to even, as the f16 instruction does. H2_PTX: NVIDIA's f16x2 instructions
+// through inline PTX (its OpenCL has no cl_khr_fp16; min.f16x2 needs compute capability 8.0).
+// Otherwise the same operations in float, converted by vload_half2/vstore_half2_rte (core
+// OpenCL), so the lane layout and the arithmetic are tested on any device.
+#if defined(H2_PTX)
+inline uint h2_add(uint a, uint b) {
+  uint d;
+  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+inline uint h2_sub(uint a, uint b) {
+  uint d;
+  asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+inline uint h2_fma(uint a, uint b, uint c) {
+  uint d;
+  asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+// min(|a|, cap): the abs folds into the min's operand on sm_80+.
+inline uint h2_absmin(uint a, uint cap) {
+  uint d;
+  asm("{.reg .b32 t;\n\tabs.f16x2 t, %1;\n\tmin.f16x2 %0, t, %2;}" : "=r"(d) : "r"(a), "r"(cap));
+  return d;
+}
+// Bytes of a (selector 0-3) and b (4-7), result byte i picked by nibble i of sel.
+inline uint perm(uint a, uint b, uint sel) {
+  uint d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+  return d;
+}
+#else
+inline float2 h2_f(uint a) { return vload_half2(0, (const __private half*)&a); }
+inline uint h2_u(float2 v) {
+  uint d;
+  vstore_half2_rte(v, 0, (__private half*)&d);
+  return d;
+}
+inline uint h2_add(uint a, uint b) { return h2_u(h2_f(a) + h2_f(b)); }
+inline uint h2_sub(uint a, uint b) { return h2_u(h2_f(a) - h2_f(b)); }
+inline uint h2_fma(uint a, uint b, uint c) { return h2_u(fma(h2_f(a), h2_f(b), h2_f(c))); }
+inline uint h2_absmin(uint a, uint cap) { return h2_u(fmin(fabs(h2_f(a)), h2_f(cap))); }
+inline uint perm(uint a, uint b, uint sel) {
+  const ulong ab = (ulong)b << 32 | a;
+  uint d = 0;
+  for (int i = 0; i < 4; ++i) d |= (uint)(ab >> (8 * ((sel >> (4 * i)) & 7)) & 0xFF) << (8 * i);
+  return d;
+}
+#endif
+
+#define H2_TWO 0x40004000u    // (2, 2)
+#define H2_HALF 0x38003800u   // (0.5, 0.5)
+#define H2_1024 0x64006400u   // (1024, 1024)
+#define H2_M3072 0xEA00EA00u  // (-3072, -3072)
+#define H2_255 0x5BF85BF8u    // (255, 255)
+#define H2_BYTES 0x64646464u  // a byte under 0x64 is the half 1024 + byte
+#define NP (VX / 2)           // pairs of output columns per work-item
+
+// The horizontal taps of one loaded row (words as load_row leaves them) for the NP output pairs:
+// pair k covers columns 2k, 2k+1. With p the half 1024 + byte:
+//   W[k + 1] = (p[2k], p[2k+1])       two bytes under the exponent of 1024: one permute
+//   S[k]     = (p[2k-1], p[2k])       the high lane of W[k], the low lane of W[k+1]: one permute
+//   d[k] = S[k+1] - S[k]              = p[x+1] - p[x-1], the bias cancels: exact, |d| <= 255
+//   s[k] = (2 W[k+1] - 3072) + S[k] + S[k+1]
+//        = 1024 + p[x-1] + 2 p[x] + p[x+1] (unbiased bytes), each step an integer below 2048:
+//          exact (the bias cancels again in gy = s(y+1) - s(y-1))
+inline void h2_taps(const uint* w, uint* d, uint* s) {
+  uint W[NP + 2], S[NP + 1];
+  W[0] = perm(w[0], H2_BYTES, 0x4342u);  // bytes -2, -1
+#pragma unroll
+  for (int i = 0; i < VX / 4; ++i) {
+    W[1 + 2 * i] = perm(w[1 + i], H2_BYTES, 0x4140u);
+    W[2 + 2 * i] = perm(w[1 + i], H2_BYTES, 0x4342u);
+  }
+  W[NP + 1] = perm(w[NW - 1], H2_BYTES, 0x4140u);  // bytes VX, VX + 1
+#pragma unroll
+  for (int k = 0; k <= NP; ++k) S[k] = perm(W[k], W[k + 1], 0x5432u);
+#pragma unroll
+  for (int k = 0; k < NP; ++k) {
+#if defined(NEED_GX)
+    d[k] = h2_sub(S[k + 1], S[k]);
+#endif
+#if defined(NEED_GY)
+    s[k] = h2_add(h2_add(h2_fma(W[k + 1], H2_TWO, H2_M3072), S[k]), S[k + 1]);
+#endif
+  }
+}
+
+// A work-item's strip at scale 1: each row's taps once, three rows' taps sliding down; per
+// output pair gx = d(y-1) + 2 d(y) + d(y+1) and gy = s(y+1) - s(y-1), |g| <= 1020, exact; the
+// output is the half 1024 + n whose low byte is n: mag (a + b) / 2 rounded half to even by one
+// FMA, as addWeighted; x, y: a or b. Two pairs' low bytes make two bytes of the stored word.
+// (A straight-line copy for interior strips, every row's loads issued before the first is used,
+// took 76 instead of 64 registers at VX=16, PY=4 and ran slower on the H200: 15 against 12 us.)
+inline void strip_h2(__global const uchar* restrict src, __global uchar* restrict dst, int width,
+                     int height, int value, int x0, int y0) {
+  const bool vec = x0 + VX <= width && width % VX == 0;
+  uint w[NW], d0[NP], d1[NP], d2[NP], s0[NP], s1[NP], s2[NP];
+  load_row(src, w, x0, border_index(y0 - 1, height), width, width, value, vec);
+  h2_taps(w, d0, s0);
+  load_row(src, w, x0, border_index(y0, height), width, width, value, vec);
+  h2_taps(w, d1, s1);
+#pragma unroll
+  for (int r = 0; r < PY; ++r) {
+    // No early exit past the frame's last row: rows past it are read folded (valid memory)
+    // and not stored.
+    const int y = y0 + r;
+    load_row(src, w, x0, border_index(y + 1, height), width, width, value, vec);
+    h2_taps(w, d2, s2);
+    uint o[NP], out[VX / 4];
+#pragma unroll
+    for (int k = 0; k < NP; ++k) {
+#if defined(NEED_GX)
+      const uint a = h2_absmin(h2_add(h2_fma(d1[k], H2_TWO, d0[k]), d2[k]), H2_255);
+#endif
+#if defined(NEED_GY)
+      const uint b = h2_absmin(h2_sub(s2[k], s0[k]), H2_255);
+#endif
+#if defined(MODE_X)
+      o[k] = h2_add(a, H2_1024);
+#elif defined(MODE_Y)
+      o[k] = h2_add(b, H2_1024);
+#else
+      o[k] = h2_fma(h2_add(a, b), H2_HALF, H2_1024);
+#endif
+    }
+#pragma unroll
+    for (int i = 0; i < VX / 4; ++i) out[i] = perm(o[2 * i], o[2 * i + 1], 0x6420u);
+    __global uchar* q = dst + y * width + x0;
+    if (vec && y < height) {
+#if VX == 8
+      *(__global uint2*)q = (uint2)(out[0], out[1]);
+#else
+      *(__global uint4*)q = (uint4)(out[0], out[1], out[2], out[3]);
+#endif
+    } else if (y < height) {
+#pragma unroll
+      for (int i = 0; i < VX; ++i)
+        if (x0 + i < width) q[i] = (uchar)(out[i / 4] >> (8 * (i % 4)));
+    }
+#pragma unroll
+    for (int k = 0; k < NP; ++k) {
+      d0[k] = d1[k];
+      d1[k] = d2[k];
+      s0[k] = s1[k];
+      s1[k] = s2[k];
+    }
+  }
+}
+#endif
+
+#if !defined(EXACT)
+#error "define EXACT=1 (scale 1) or EXACT=0"
+#endif
+
 __kernel void sobel(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                    int height, float4 taps, int value, int exact) {
+                    int height, float4 taps, int value) {
   const int x0 = get_global_id(0) * VX;          // first byte column of the work-item
   const int y0 = get_global_id(1) * PY;          // first output row
   if (x0 >= width * CH || y0 >= height) return;  // the rounded-up global size (no barriers)
-  if (exact)
-    strip(src, dst, width, height, taps, value, true, x0, y0);
-  else
-    strip(src, dst, width, height, taps, value, false, x0, y0);
+#if EXACT && USE_H2
+  (void)taps;
+  strip_h2(src, dst, width, height, value, x0, y0);
+#else
+  strip(src, dst, width, height, taps, value, EXACT, x0, y0);
+#endif
 }

@@ -544,6 +544,61 @@ TEST(SobelStage, DirectLiveScaleSwitchesPaths) {
   }
 }
 
+// The f16x2 path (half=on; by default on NVIDIA GPUs of compute capability 8+, where the tests
+// above run it; elsewhere emulated in float): ksize 3, one channel, mag/x/y at scale 1. Every
+// border (constant at two values) x mode on the small sizes (every pixel near an edge), real
+// frames (640x480, and under a third of the combinations an unaligned 1921x1081: the vector
+// path and the byte path at the row's end) and random 1920x1080 frames, under 8 and 16 bytes, 1 to 8 rows and several group shapes;
+// against OpenCV and byte for byte against half=off (the float path).
+TEST(SobelStage, DirectHalfPath) {
+  const std::vector<std::string> schedules = {
+      "kernel=direct:half=on", "kernel=direct:half=on:vec=16:rows=8",
+      "kernel=direct:half=on:vec=8:rows=3:wg=5x3", "kernel=direct:half=on:vec=16:rows=1:wg=32x4",
+      "kernel=direct:half=on:vec=8:rows=4:wg=16x8"};
+  unsigned seed = 1300;
+  std::size_t n = 0;
+  for (const auto& border : borderNames())
+    for (const char* mode : {"mag", "x", "y"})
+      for (int value : {0, 77}) {
+        if (border != "constant" && value != 0) continue;
+        const std::string schedule = schedules[n++ % schedules.size()];
+        const Config on = direct(mode, 3, border, 1, value, schedule);
+        Config off = on;
+        off.schedule.replace(off.schedule.find("half=on"), 7, "half=off");
+        std::vector<cv::Mat> frames = {realFrame(7, CV_8UC1, 33, 21),
+                                       realFrame(8, CV_8UC1, 640, 480)};
+        // The large frames (slow with the emulated halves) under a third of the combinations.
+        if (n % 3 == 1) {
+          frames.push_back(realFrame(9, CV_8UC1, 1921, 1081));
+          frames.push_back(randomFrame(1920, 1080, CV_8UC1, seed++));
+        }
+        for (const cv::Size& sz : kSmallSizes)
+          frames.push_back(randomFrame(sz.width, sz.height, CV_8UC1, seed++));
+        for (const cv::Mat& in : frames) {
+          EXPECT_MATCHES(in, on);
+          EXPECT_EQ(maxAbsDiff(runChain(on.chain(), in), runChain(off.chain(), in)), 0)
+              << where(in, on);
+        }
+      }
+}
+
+// With half=on, other scales take the float path of the same program, and back.
+TEST(SobelStage, DirectHalfPathLiveScale) {
+  const cv::Mat in = realFrame(10, CV_8UC1, 320, 240);
+  Chain chain = Chain::parse(direct("mag", 3, "reflect101", 1, 0, "kernel=direct:half=on").chain());
+  const cv::Mat a = runChecked(chain, in);
+  chain.stage(0).params().set("scale", "0.3");
+  chain.stage(0).update();
+  const cv::Mat b = runChecked(chain, in);
+  chain.stage(0).params().set("scale", "1");
+  chain.stage(0).update();
+  const cv::Mat c = runChecked(chain, in);
+  EXPECT_EQ(maxAbsDiff(a, reference(in, make("mag"))), 0);
+  EXPECT_LE(maxAbsDiff(b, reference(in, make("mag", 3, "reflect101", 0.3))), 1);
+  EXPECT_EQ(maxAbsDiff(c, a), 0);
+  EXPECT_GT(maxAbsDiff(a, b), 0);
+}
+
 // The direct kernel gives the tile kernel's bytes (both follow OpenCV; this catches a
 // difference even where OpenCV's reference would allow one level).
 TEST(SobelStage, DirectEqualsTile) {

@@ -13,6 +13,7 @@
 // its tile by rows or by vectors (`load`). On a CPU (PoCL) tall strips amortise the halo rows
 // and loading whole rows per work-item does the border arithmetic once per row; on a GPU the
 // direct kernel needs about a quarter of the tile kernel's issue slots per byte.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,7 +40,10 @@ struct Schedule {
 // wg 32x4; 16x8 22 us, 16x16 37 us, 4x2 26 us, 8x1 26 us; the tile kernel 27 us.
 constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
-constexpr int kGpuDirectVec = 8, kGpuDirectRows = 2;
+// With the f16x2 path (H200, same sweep): 16 bytes x 4 rows 12 us (8x4 groups; 13 in 16x8),
+// 16 x 2 13-15 us, 8 x 4 13-15 us, 16 x 8 17 us; the float path there 17-18 us.
+constexpr Schedule kGpuDirect{8, 2, "items", "direct"};
+constexpr Schedule kGpuDirectHalf{16, 4, "items", "direct"};
 
 // Centre-first halves of the smoothing taps (ksize 1: the 1-tap [1]).
 std::vector<int> smoothingHalf(int ksize) {
@@ -62,6 +66,19 @@ ParamSpec enumParam(const char* name, const char* def, std::vector<std::string> 
 ParamSpec numParam(const char* name, ParamType type, const char* def, double min, double max,
                    bool minOpen, const char* help, bool live) {
   return {name, type, def, min, max, minOpen, false, {}, help, live};
+}
+
+// The direct kernel's f16x2 instructions (kernels/sobel_gpu.cl, H2_PTX) are inline PTX, and
+// min.f16x2 needs an NVIDIA device of compute capability 8.0 or later
+// (cl_nv_device_attribute_query).
+bool nvidiaF16x2(const cl::Device& d) {
+  constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
+  if (d.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_nv_device_attribute_query") == std::string::npos)
+    return false;
+  cl_uint major = 0;
+  return clGetDeviceInfo(d(), kComputeCapabilityMajorNv, sizeof major, &major, nullptr) ==
+             CL_SUCCESS &&
+         major >= 8;
 }
 
 class SobelStage : public Stage {
@@ -93,11 +110,19 @@ class SobelStage : public Stage {
     const std::string kernelChoice = params().text("kernel");
     direct_ = kernelChoice == "direct" ||
               (kernelChoice == "auto" && std::string(def.kernel) == "direct" && ksize_ <= 3);
+    // Pairs of halves (ksize 3, one channel, mag/x/y at scale 1): on NVIDIA by default, where
+    // they are instructions; half=on elsewhere runs the same lanes emulated in float.
+    const std::string mode = params().text("mode");
+    const bool nvHalf = direct_ && nvidiaF16x2(ctx.cl.device());
+    const std::string half = params().text("half");
+    const bool h2 = direct_ && (half == "on" || (half == "auto" && nvHalf));
+    const bool h2Path = h2 && ksize_ == 3 && in.channels() == 1 && mode != "l2";
+    const Schedule gpuDirect = h2Path ? kGpuDirectHalf : kGpuDirect;
     vec_ = params().integer("vec") ? params().integer("vec")
-           : direct_ && !cpu       ? kGpuDirectVec
+           : direct_ && !cpu       ? gpuDirect.vec
                                    : def.vec;
     rows_ = params().integer("rows") ? params().integer("rows")
-            : direct_ && !cpu        ? kGpuDirectRows
+            : direct_ && !cpu        ? gpuDirect.rows
                                      : def.rows;
     const std::string load = params().text("load") == "auto" ? def.load : params().text("load");
 
@@ -116,7 +141,6 @@ class SobelStage : public Stage {
                       std::to_string(tileBytes) + "-byte tile; this device has " +
                       std::to_string(localMem) + " bytes of local memory");
 
-    const std::string mode = params().text("mode");
     const std::string modeDefine = mode == "l2"  ? "MODE_L2"
                                    : mode == "x" ? "MODE_X"
                                    : mode == "y" ? "MODE_Y"
@@ -127,19 +151,35 @@ class SobelStage : public Stage {
         " -DWGX=" + std::to_string(wg_.w) + " -DWGY=" + std::to_string(wg_.h) + " -D" + modeDefine +
         " -D" + borderDefine(parseBorder(params().text("border"))) +
         (load == "rows" && !direct_ ? " -DLOAD_BY_ROWS" : "") +
-        (direct_ && params().text("slide") != "taps" ? " -DSLIDE_PIXELS" : "");
-    const char* file = direct_ ? "sobel_gpu.cl" : "sobel.cl";
-    kernel_ = clCall("clCreateKernel(sobel)",
-                     [&] { return cl::Kernel(ctx.cl.programs().build(file, opts), "sobel"); });
+        (direct_ && params().text("slide") != "taps" ? " -DSLIDE_PIXELS" : "") +
+        (h2 ? " -DH2" : "") + (h2 && nvHalf ? " -DH2_PTX" : "");
+    // The direct kernel comes in two programs, scale 1 (EXACT=1: integer-exact paths) and any
+    // other scale, both built now so a live scale change swaps kernels without a build; each
+    // gets the registers of its own path.
+    const std::size_t most = ctx.cl.device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+    std::size_t fits = most;
+    for (int exact : {1, 0}) {
+      cl::Kernel& k = exact ? kernel_ : kernelScaled_;
+      if (!direct_ && !exact) {
+        kernelScaled_ = cl::Kernel();
+        break;
+      }
+      const std::string o = direct_ ? opts + " -DEXACT=" + std::to_string(exact) : opts;
+      k = clCall("clCreateKernel(sobel)", [&] {
+        return cl::Kernel(ctx.cl.programs().build(direct_ ? "sobel_gpu.cl" : "sobel.cl", o),
+                          "sobel");
+      });
+      fits = std::min(fits, k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device()));
+    }
     // The register-heavy direct kernel may run fewer work-items per group than the device.
-    const std::size_t most = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device());
-    if (std::size_t(wg_.w) * std::size_t(wg_.h) > most)
-      throw UserError("sobel: wg=" + params().text("wg") + " exceeds the " + std::to_string(most) +
+    if (std::size_t(wg_.w) * std::size_t(wg_.h) > fits)
+      throw UserError("sobel: wg=" + params().text("wg") + " exceeds the " + std::to_string(fits) +
                       " work-items per group this device runs the kernel with");
     return in;
   }
 
-  // scale and value are kernel arguments: a new scale only recomputes the four scaled taps.
+  // scale and value are kernel arguments: a new scale only recomputes the four scaled taps (and,
+  // with the direct kernel, picks the program for scale 1 or the other one).
   void update() override {
     if (!kernel_()) return;
     // OpenCV scales the smoothing kernel with Mat::convertTo, i.e. float tap * (float)scale.
@@ -147,32 +187,36 @@ class SobelStage : public Stage {
     cl_float4 taps{};
     const auto half = smoothingHalf(ksize_);
     for (std::size_t j = 0; j < half.size(); ++j) taps.s[j] = static_cast<float>(half[j]) * scale;
-    kernel_.setArg(4, taps);
-    kernel_.setArg(5, params().integer("value"));
-    // The direct kernel's exact-integer variant: at scale 1 every tap product is exact.
-    if (direct_) kernel_.setArg(6, cl_int(scale == 1.0f));
+    for (cl::Kernel* k : {&kernel_, &kernelScaled_}) {
+      if (!(*k)()) continue;
+      k->setArg(4, taps);
+      k->setArg(5, params().integer("value"));
+    }
+    scaled_ = scale != 1.0f && kernelScaled_();
   }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
-    kernel_.setArg(0, in);
-    kernel_.setArg(1, out);
-    kernel_.setArg(2, in_.width);
-    kernel_.setArg(3, in_.height);
     update();  // live parameters, read per frame like the other stages
+    cl::Kernel& kernel = scaled_ ? kernelScaled_ : kernel_;
+    kernel.setArg(0, in);
+    kernel.setArg(1, out);
+    kernel.setArg(2, in_.width);
+    kernel.setArg(3, in_.height);
     const std::size_t items = (in_.rowBytes() + vec_ - 1) / vec_;
     const std::size_t strips = (std::size_t(in_.height) + rows_ - 1) / rows_;
     const cl::NDRange global(roundUp(items, wg_.w), roundUp(strips, wg_.h));
-    cl::Event e = launchKernel(q, kernel_, global, cl::NDRange(wg_.w, wg_.h), wait);
+    cl::Event e = launchKernel(q, kernel, global, cl::NDRange(wg_.w, wg_.h), wait);
     return {e, e};
   }
 
  private:
   FrameDesc in_;
   int ksize_ = 3, vec_ = 16, rows_ = 16;
-  bool direct_ = false;
+  bool direct_ = false, scaled_ = false;
   Size2 wg_;
-  cl::Kernel kernel_;
+  cl::Kernel kernel_;        // the tile kernel, or the direct kernel at scale 1
+  cl::Kernel kernelScaled_;  // the direct kernel at other scales
 };
 
 }  // namespace
@@ -197,11 +241,11 @@ const StageInfo& sobelStageInfo() {
                    "schedule: work-group shape in work-items (each vec bytes x rows rows)", false),
           numParam("vec", ParamType::Int, "0", 0, 16, false,
                    "schedule: bytes per work-item, 4, 8 or 16 (0: auto, 16; 8 on GPUs with "
-                   "kernel=direct)",
+                   "kernel=direct, 16 there with half)",
                    false),
           numParam("rows", ParamType::Int, "0", 0, 16, false,
                    "schedule: rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 2 on GPUs "
-                   "with kernel=direct)",
+                   "with kernel=direct, 4 there with half)",
                    false),
           enumParam("load", "auto", {"auto", "rows", "items"},
                     "schedule: tile load order, a work-item per tile row (auto on CPUs) or per "
@@ -213,6 +257,11 @@ const StageInfo& sobelStageInfo() {
           enumParam("slide", "auto", {"auto", "pixels", "taps"},
                     "schedule, kernel=direct: what slides down the rows in registers, the source "
                     "pixels (auto) or their horizontal taps"),
+          enumParam("half", "auto", {"auto", "on", "off"},
+                    "schedule, kernel=direct, ksize 3, one channel, modes mag/x/y at scale 1, "
+                    "vec 8 or 16: two pixels per instruction in pairs of 16-bit floats (exact); "
+                    "auto: on NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: "
+                    "also elsewhere, emulated in float (slow; for tests); off: never"),
       },
       [] { return std::make_unique<SobelStage>(); }};
   return info;

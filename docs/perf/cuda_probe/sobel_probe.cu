@@ -22,9 +22,20 @@
 #ifndef PY
 #define PY 2
 #endif
+#ifndef BX
+#define BX 8
+#endif
+#ifndef BY
+#define BY 4
+#endif
 #define NW (VX / 4 + 2)
 #define NB (VX + 2)
 #define BIAS 8388608.0f
+#if defined(H2)
+#define H2_NAME "f16x2"
+#else
+#define H2_NAME "float"
+#endif
 
 __device__ __forceinline__ int reflect101(int i, int n) {
   if (n == 1) return 0;
@@ -32,11 +43,14 @@ __device__ __forceinline__ int reflect101(int i, int n) {
   return i;
 }
 
+// vec: the VX bytes lie in the row (rows are VX-aligned); the neighbour words are word loads
+// except at the row's ends, where their one halo byte goes through the border rule.
 __device__ __forceinline__ void load_row(const uint8_t* __restrict__ src, uint32_t* w, int x0,
-                                         int sy, int width, bool fast) {
-  if (fast) {
+                                         int sy, int width, bool vec) {
+  if (vec) {
     const uint8_t* p = src + sy * width + x0;
-    w[0] = *reinterpret_cast<const uint32_t*>(p - 4);
+    w[0] = x0 >= 4 ? *reinterpret_cast<const uint32_t*>(p - 4)
+                   : uint32_t(src[sy * width + reflect101(x0 - 1, width)]) << 24;
 #if VX == 8
     const uint2 q = *reinterpret_cast<const uint2*>(p);
     w[1] = q.x;
@@ -48,7 +62,8 @@ __device__ __forceinline__ void load_row(const uint8_t* __restrict__ src, uint32
     w[3] = q.z;
     w[4] = q.w;
 #endif
-    w[NW - 1] = *reinterpret_cast<const uint32_t*>(p + VX);
+    w[NW - 1] = x0 + VX + 4 <= width ? *reinterpret_cast<const uint32_t*>(p + VX)
+                                     : uint32_t(src[sy * width + reflect101(x0 + VX, width)]);
   } else {
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = 0;
@@ -66,12 +81,105 @@ __device__ __forceinline__ float biased(const uint32_t* w, int j) {
   return __uint_as_float(0x4B000000u | (m & 0xFF00u));
 }
 
+#if defined(H2)
+// The f16x2 path of kernels/sobel_gpu.cl (strip_h2, H2_PTX): the same permutes and f16x2
+// instructions through the same inline PTX.
+__device__ __forceinline__ uint32_t h2_add(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ uint32_t h2_sub(uint32_t a, uint32_t b) {
+  uint32_t d;
+  asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
+  return d;
+}
+__device__ __forceinline__ uint32_t h2_fma(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t d;
+  asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
+}
+__device__ __forceinline__ uint32_t h2_absmin(uint32_t a, uint32_t cap) {
+  uint32_t d;
+  asm("{.reg .b32 t;\n\tabs.f16x2 t, %1;\n\tmin.f16x2 %0, t, %2;}" : "=r"(d) : "r"(a), "r"(cap));
+  return d;
+}
+__device__ __forceinline__ uint32_t perm(uint32_t a, uint32_t b, uint32_t sel) {
+  uint32_t d;
+  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
+  return d;
+}
+#define NP (VX / 2)
+__device__ __forceinline__ void h2_taps(const uint32_t* w, uint32_t* d, uint32_t* s) {
+  uint32_t W[NP + 2], S[NP + 1];
+  W[0] = perm(w[0], 0x64646464u, 0x4342u);
+#pragma unroll
+  for (int i = 0; i < VX / 4; ++i) {
+    W[1 + 2 * i] = perm(w[1 + i], 0x64646464u, 0x4140u);
+    W[2 + 2 * i] = perm(w[1 + i], 0x64646464u, 0x4342u);
+  }
+  W[NP + 1] = perm(w[NW - 1], 0x64646464u, 0x4140u);
+#pragma unroll
+  for (int k = 0; k <= NP; ++k) S[k] = perm(W[k], W[k + 1], 0x5432u);
+#pragma unroll
+  for (int k = 0; k < NP; ++k) {
+    d[k] = h2_sub(S[k + 1], S[k]);
+    s[k] = h2_add(h2_add(h2_fma(W[k + 1], 0x40004000u, 0xEA00EA00u), S[k]), S[k + 1]);
+  }
+}
 __global__ void sobel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst, int width,
                       int height) {
   const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * VX;
   const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * PY;
   if (x0 >= width || y0 >= height) return;
-  const bool fast = x0 >= 4 && x0 + VX + 4 <= width && width % VX == 0;
+  const bool fast = x0 + VX <= width && width % VX == 0;
+  uint32_t w[NW], d0[NP], d1[NP], d2[NP], s0[NP], s1[NP], s2[NP];
+  load_row(src, w, x0, reflect101(y0 - 1, height), width, fast);
+  h2_taps(w, d0, s0);
+  load_row(src, w, x0, reflect101(y0, height), width, fast);
+  h2_taps(w, d1, s1);
+#pragma unroll
+  for (int r = 0; r < PY; ++r) {
+    const int y = y0 + r;  // rows past the frame: read folded, not stored
+    load_row(src, w, x0, reflect101(y + 1, height), width, fast);
+    h2_taps(w, d2, s2);
+    uint32_t o[NP], q[VX / 4];
+#pragma unroll
+    for (int k = 0; k < NP; ++k) {
+      const uint32_t a = h2_absmin(h2_add(h2_fma(d1[k], 0x40004000u, d0[k]), d2[k]), 0x5BF85BF8u);
+      const uint32_t b = h2_absmin(h2_sub(s2[k], s0[k]), 0x5BF85BF8u);
+      o[k] = h2_fma(h2_add(a, b), 0x38003800u, 0x64006400u);
+    }
+#pragma unroll
+    for (int i = 0; i < VX / 4; ++i) q[i] = perm(o[2 * i], o[2 * i + 1], 0x6420u);
+    uint8_t* p = dst + y * width + x0;
+    if (fast && y < height) {
+#if VX == 8
+      *reinterpret_cast<uint2*>(p) = make_uint2(q[0], q[1]);
+#else
+      *reinterpret_cast<uint4*>(p) = make_uint4(q[0], q[1], q[2], q[3]);
+#endif
+    } else {
+#pragma unroll
+      for (int i = 0; i < VX; ++i)
+        if (x0 + i < width) p[i] = uint8_t(q[i / 4] >> (8 * (i % 4)));
+    }
+#pragma unroll
+    for (int k = 0; k < NP; ++k) {
+      d0[k] = d1[k];
+      d1[k] = d2[k];
+      s0[k] = s1[k];
+      s1[k] = s2[k];
+    }
+  }
+}
+#else
+__global__ void sobel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst, int width,
+                      int height) {
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * VX;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * PY;
+  if (x0 >= width || y0 >= height) return;
+  const bool fast = x0 + VX <= width && width % VX == 0;
   uint32_t w[NW];
   float p0[NB], p1[NB], p2[NB];
   load_row(src, w, x0, reflect101(y0 - 1, height), width, fast);
@@ -126,6 +234,8 @@ __global__ void sobel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst
   }
 }
 
+#endif
+
 static int ref_at(const std::vector<uint8_t>& f, int w, int h, int x, int y) {
   auto r = [](int i, int n) {
     while (i < 0 || i >= n) i = i < 0 ? -i : 2 * n - i - 2;
@@ -149,7 +259,7 @@ int main(int argc, char** argv) {
   cudaMalloc(&dIn, n);
   cudaMalloc(&dOut, n);
   cudaMemcpy(dIn, in.data(), n, cudaMemcpyHostToDevice);
-  const dim3 block(8, 4);
+  const dim3 block(BX, BY);
   const dim3 grid((w / VX + block.x - 1) / block.x, ((h + PY - 1) / PY + block.y - 1) / block.y);
   sobel<<<grid, block>>>(dIn, dOut, w, h);
   cudaMemcpy(out.data(), dOut, n, cudaMemcpyDeviceToHost);
@@ -160,8 +270,8 @@ int main(int argc, char** argv) {
   const float tSobel = medianUs([&] { sobel<<<grid, block>>>(dIn, dOut, w, h); });
   const float tCopy = copyUs(dIn, dOut, n);
   std::printf(
-      "%dx%d gray, VX=%d PY=%d, 8x4 blocks: sobel %.1f us, copy %.1f us (median of 100 "
+      "%dx%d gray, %s, VX=%d PY=%d, %dx%d blocks: sobel %.1f us, copy %.1f us (median of 100 "
       "after 20 warm-up, CUDA events)\n",
-      w, h, VX, PY, tSobel, tCopy);
+      w, h, H2_NAME, VX, PY, BX, BY, tSobel, tCopy);
   return bad != 0;
 }
