@@ -546,10 +546,10 @@ TEST(SobelStage, DirectLiveScaleSwitchesPaths) {
 
 // The f16x2 path (half=on; by default on NVIDIA GPUs of compute capability 8+, where the tests
 // above run it; elsewhere emulated in float): ksize 3, one channel, mag/x/y at scale 1. Every
-// border (constant at two values) x mode on the small sizes (every pixel near an edge), real
-// frames (640x480, and under a third of the combinations an unaligned 1921x1081: the vector
-// path and the byte path at the row's end) and random 1920x1080 frames, under 8 and 16 bytes, 1 to 8 rows and several group shapes;
-// against OpenCV and byte for byte against half=off (the float path).
+// border (constant at two values) x mode on the small sizes (every pixel near an edge) and real
+// 33x21 and 640x480 frames; under a third of the combinations also an unaligned real 1921x1081
+// (the byte path at the row's end) and a random 1920x1080 frame. 8 and 16 bytes, 1 to 8 rows,
+// several group shapes; against OpenCV and byte for byte against half=off (the float path).
 TEST(SobelStage, DirectHalfPath) {
   const std::vector<std::string> schedules = {
       "kernel=direct:half=on", "kernel=direct:half=on:vec=16:rows=8",
