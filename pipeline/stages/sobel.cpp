@@ -5,8 +5,9 @@
 // Two kernels (`kernel`): "tile" (kernels/sobel.cl: a tile with halo in local memory, float
 // arithmetic in OpenCV's order, every ksize) and "direct" (kernels/sobel_gpu.cl: ksize 1 and 3,
 // no local memory, the horizontal taps slide down the rows in registers, no int<->float
-// conversion instructions, which are 8x slower than an FMA on NVIDIA GPUs). Both give the same
-// bytes for every mode, scale and border.
+// conversion instructions, which are 8x slower than an FMA on NVIDIA GPUs; for ksize 3 on one
+// channel at scale 1 in modes mag, x and y, pairs of 16-bit floats, two pixels per instruction,
+// `half`). Both give the same bytes for every mode, scale and border.
 //
 // Schedule (Halide's split: the algorithm lives in the kernel, the shape here): a work-item
 // computes `vec` bytes x `rows` rows, a work-group `wg` work-items, and the tile kernel loads

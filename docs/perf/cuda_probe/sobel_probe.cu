@@ -1,10 +1,12 @@
-// A CUDA port of vidfilter's direct sobel kernel (kernels/sobel_gpu.cl, slide=pixels, scale 1,
-// ksize 3, mode mag, one channel, reflect101), to profile with Nsight Compute, which does not
-// profile OpenCL kernels. Same work-item shape (VX bytes x PY rows, VXxPY defaults 8x2, 8x4
-// blocks), same loads (a VX-byte vector and the words left and right of it per row), same
-// float arithmetic (bytes as 2^23 + 256*b, exact), same stores. Checks its output against a CPU
-// reference, then times it and a 16-byte copy kernel on the same frame (CUDA events, median).
-//   nvcc -O3 -arch=sm_90 -o sobel_probe sobel_probe.cu
+// A CUDA port of vidfilter's direct sobel kernel (kernels/sobel_gpu.cl, scale 1, ksize 3, mode
+// mag, one channel, reflect101), to profile with Nsight Compute, which does not profile OpenCL
+// kernels. Default: the float path (slide=pixels; bytes as 2^23 + 256*b, exact); -DH2: the
+// f16x2 path (strip_h2: the same byte permutes and f16x2 instructions through the same inline
+// PTX). Same work-item shape (VX bytes x PY rows, BXxBY blocks; defaults 8x2, 8x4), same loads
+// (a VX-byte vector and the words left and right of it per row; at the row's ends only the halo
+// byte through the border rule), same stores. Checks its output against a CPU reference, then
+// times it and a 16-byte copy kernel on the same frame (CUDA events, median).
+//   nvcc -O3 -arch=sm_90 [-DH2 -DVX=16 -DPY=4] -o sobel_probe sobel_probe.cu
 //   ./sobel_probe [width height]       ncu --set full -k regex:sobel ./sobel_probe
 #include <cuda_runtime.h>
 
