@@ -86,31 +86,24 @@ __device__ __forceinline__ float biased(const uint32_t* w, int j) {
 #if defined(H2)
 // The f16x2 path of kernels/sobel_gpu.cl (strip_h2, H2_PTX): the same permutes and f16x2
 // instructions through the same inline PTX.
-__device__ __forceinline__ uint32_t h2_add(uint32_t a, uint32_t b) {
-  uint32_t d;
-  asm("add.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-  return d;
-}
-__device__ __forceinline__ uint32_t h2_sub(uint32_t a, uint32_t b) {
-  uint32_t d;
-  asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-  return d;
-}
-__device__ __forceinline__ uint32_t h2_fma(uint32_t a, uint32_t b, uint32_t c) {
-  uint32_t d;
-  asm("fma.rn.f16x2 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
-  return d;
-}
-__device__ __forceinline__ uint32_t h2_absmin(uint32_t a, uint32_t cap) {
-  uint32_t d;
-  asm("{.reg .b32 t;\n\tabs.f16x2 t, %1;\n\tmin.f16x2 %0, t, %2;}" : "=r"(d) : "r"(a), "r"(cap));
-  return d;
-}
-__device__ __forceinline__ uint32_t perm(uint32_t a, uint32_t b, uint32_t sel) {
-  uint32_t d;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-  return d;
-}
+// One PTX instruction (or block) on 32-bit registers: d = op(a, b) and d = op(a, b, c).
+#define PTX2(name, text)                                             \
+  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b) { \
+    uint32_t d;                                                      \
+    asm(text : "=r"(d) : "r"(a), "r"(b));                            \
+    return d;                                                        \
+  }
+#define PTX3(name, text)                                                         \
+  __device__ __forceinline__ uint32_t name(uint32_t a, uint32_t b, uint32_t c) { \
+    uint32_t d;                                                                  \
+    asm(text : "=r"(d) : "r"(a), "r"(b), "r"(c));                                \
+    return d;                                                                    \
+  }
+PTX2(h2_add, "add.rn.f16x2 %0, %1, %2;")
+PTX2(h2_sub, "sub.rn.f16x2 %0, %1, %2;")
+PTX3(h2_fma, "fma.rn.f16x2 %0, %1, %2, %3;")
+PTX2(h2_absmin, "{.reg .b32 t;\n\tabs.f16x2 t, %1;\n\tmin.f16x2 %0, t, %2;}")  // min(|a|, b)
+PTX3(perm, "prmt.b32 %0, %1, %2, %3;")
 #define NP (VX / 2)
 __device__ __forceinline__ void h2_taps(const uint32_t* w, uint32_t* d, uint32_t* s) {
   uint32_t W[NP + 2], S[NP + 1];
