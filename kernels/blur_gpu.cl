@@ -67,13 +67,14 @@ inline float bits_to_float(uint v) { return as_float(0x4B000000u | v) - 8388608.
 // The column sums of the 4 elements e..e+3 for the PY rows y .. y+PY-1, as 16-bit lanes:
 // lo[m] holds elements e and e+2, hi[m] elements e+1 and e+3 (low half first).
 // Elements outside the row are folded by the border rule (or are `value`).
+// inRow (a constant in each inlined copy): the caller knows the word lies inside the row.
 inline void column_sums(__global const uchar* src, int e, int y, int n, int width, int height,
-                        __constant ushort* tu, int value, uint* lo, uint* hi) {
+                        __constant ushort* tu, int value, uint* lo, uint* hi, bool inRow) {
 #pragma unroll
   for (int m = 0; m < PY; ++m) lo[m] = hi[m] = 0u;
   const uint outside = (uint)value * 0x01010101u;
 #if ALIGNED
-  if (e >= 0 && e + 4 <= n) {
+  if (inRow || (e >= 0 && e + 4 <= n)) {
     // Interior word: one aligned 32-bit load per row, all loads issued before any is used.
     // Tiles away from the top and bottom (almost all) take rows as they are: straight-line
     // code, so the compiler can issue the PY + 2R loads back to back (through the border
@@ -197,6 +198,22 @@ inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int
   }
 }
 
+// Phase 1 of blur_fused: the column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...),
+// PY rows per unit, into the float tile. inRow: every word of the tile lies inside the row.
+inline void column_phase(__global const uchar* src, __local float4* tile, int x0, int y0, int n,
+                         int width, int height, __constant ushort* tu, int value, int lid,
+                         bool inRow) {
+  for (int u = lid; u < TWH4 * (TH / PY); u += WG) {
+    const int strip = u / TWH4, c = u - strip * TWH4;
+    const int e = x0 - HA + 4 * c;
+    uint lo[PY], hi[PY];
+    column_sums(src, e, y0 + strip * PY, n, width, height, tu, value, lo, hi, inRow);
+#pragma unroll
+    for (int m = 0; m < PY; ++m)
+      tile[(strip * PY + m) * PITCH + PHYS(c)] = lanes_to_float4(lo[m], hi[m]);
+  }
+}
+
 #define KERNEL_ATTRS __attribute__((reqd_work_group_size(WG, 1, 1)))
 
 __kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar* dst, int width,
@@ -209,15 +226,13 @@ __kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar*
   const int y0 = get_group_id(1) * TH;  // first output row of the tile
 
   // Phase 1: column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...), PY rows each.
-  for (int u = lid; u < TWH4 * (TH / PY); u += WG) {
-    const int strip = u / TWH4, c = u - strip * TWH4;
-    const int e = x0 - HA + 4 * c;
-    uint lo[PY], hi[PY];
-    column_sums(src, e, y0 + strip * PY, n, width, height, tu, value, lo, hi);
-#pragma unroll
-    for (int m = 0; m < PY; ++m)
-      tile[(strip * PY + m) * PITCH + PHYS(c)] = lanes_to_float4(lo[m], hi[m]);
-  }
+  // Tiles whose words all lie inside the row (all but the first and last of a row) run a copy
+  // without the row-end path: the choice is uniform over the work-group, and the copy's loop
+  // has no per-word branch.
+  if (x0 >= HA && x0 + TW + HA <= n)
+    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, true);
+  else
+    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, false);
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Phase 2: row sums, VX outputs of one row per unit.
@@ -238,7 +253,7 @@ __kernel KERNEL_ATTRS void blur_cols(__global const uchar* src, __global ushort*
   const int y = get_global_id(1) * PY;
   if (e >= n) return;  // no barrier in this kernel
   uint lo[PY], hi[PY];
-  column_sums(src, e, y, n, width, height, tu, value, lo, hi);
+  column_sums(src, e, y, n, width, height, tu, value, lo, hi, false);
 #pragma unroll
   for (int m = 0; m < PY; ++m) {
     if (y + m >= height) break;
