@@ -39,6 +39,8 @@
 //   PY       rows per work-item in the column phase     VX  outputs per work-item, row phase
 //   ALIGNED  1: rows are a multiple of 4 bytes, so interior words load whole
 //   ALIGNED16  1: rows are a multiple of 16 bytes (16-byte output stores)
+//   INNER    blur_fused's border-free copies of the column phase: 0 none, 1 for tiles inside
+//            the row, 2 for tiles inside the row and the frame's rows (see blur.cpp)
 // Run time: src, dst, mid (passes=2), width, height, taps (floats, then ushorts at TAPS_U), value.
 
 #include "border.cl"
@@ -67,9 +69,11 @@ inline float bits_to_float(uint v) { return as_float(0x4B000000u | v) - 8388608.
 // The column sums of the 4 elements e..e+3 for the PY rows y .. y+PY-1, as 16-bit lanes:
 // lo[m] holds elements e and e+2, hi[m] elements e+1 and e+3 (low half first).
 // Elements outside the row are folded by the border rule (or are `value`).
-// inRow (a constant in each inlined copy): the caller knows the word lies inside the row.
+// inRow, inRows (constants in each inlined copy): the caller knows the word lies inside the row,
+// and rows y - RADIUS .. y + PY + RADIUS - 1 inside the frame.
 inline void column_sums(__global const uchar* src, int e, int y, int n, int width, int height,
-                        __constant ushort* tu, int value, uint* lo, uint* hi, bool inRow) {
+                        __constant ushort* tu, int value, uint* lo, uint* hi, bool inRow,
+                        bool inRows) {
 #pragma unroll
   for (int m = 0; m < PY; ++m) lo[m] = hi[m] = 0u;
   const uint outside = (uint)value * 0x01010101u;
@@ -82,7 +86,7 @@ inline void column_sums(__global const uchar* src, int e, int y, int n, int widt
     const __global uint* col = (const __global uint*)(src + e);
     const int stride = n / 4;
     uint w[PY + 2 * RADIUS];
-    if (y - RADIUS >= 0 && y + PY + RADIUS <= height) {
+    if (inRows || (y - RADIUS >= 0 && y + PY + RADIUS <= height)) {
       const __global uint* p = col + (size_t)(y - RADIUS) * stride;
 #pragma unroll
       for (int i = 0; i < PY + 2 * RADIUS; ++i) w[i] = p[(size_t)i * stride];
@@ -199,15 +203,16 @@ inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int
 }
 
 // Phase 1 of blur_fused: the column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...),
-// PY rows per unit, into the float tile. inRow: every word of the tile lies inside the row.
+// PY rows per unit, into the float tile. inRow: every word of the tile lies inside the row;
+// inRows: every row it reads lies inside the frame.
 inline void column_phase(__global const uchar* src, __local float4* tile, int x0, int y0, int n,
                          int width, int height, __constant ushort* tu, int value, int lid,
-                         bool inRow) {
+                         bool inRow, bool inRows) {
   for (int u = lid; u < TWH4 * (TH / PY); u += WG) {
     const int strip = u / TWH4, c = u - strip * TWH4;
     const int e = x0 - HA + 4 * c;
     uint lo[PY], hi[PY];
-    column_sums(src, e, y0 + strip * PY, n, width, height, tu, value, lo, hi, inRow);
+    column_sums(src, e, y0 + strip * PY, n, width, height, tu, value, lo, hi, inRow, inRows);
 #pragma unroll
     for (int m = 0; m < PY; ++m)
       tile[(strip * PY + m) * PITCH + PHYS(c)] = lanes_to_float4(lo[m], hi[m]);
@@ -226,13 +231,21 @@ __kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar*
   const int y0 = get_group_id(1) * TH;  // first output row of the tile
 
   // Phase 1: column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...), PY rows each.
-  // Tiles whose words all lie inside the row (all but the first and last of a row) run a copy
-  // without the row-end path: the choice is uniform over the work-group, and the copy's loop
-  // has no per-word branch.
-  if (x0 >= HA && x0 + TW + HA <= n)
-    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, true);
+  // INNER 1: tiles whose words all lie inside the row (all but the first and last of a row) run
+  // a copy without the row-end path; INNER 2: tiles whose rows also lie inside the frame run a
+  // copy without any border code. The choice is uniform over the work-group.
+  const bool inRow = x0 >= HA && x0 + TW + HA <= n;
+  (void)inRow;
+#if INNER == 2
+  if (inRow && y0 >= RADIUS && y0 + TH + RADIUS <= height)
+    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, true, true);
   else
-    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, false);
+#elif INNER == 1
+  if (inRow)
+    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, true, false);
+  else
+#endif
+    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, false, false);
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Phase 2: row sums, VX outputs of one row per unit.
@@ -253,7 +266,7 @@ __kernel KERNEL_ATTRS void blur_cols(__global const uchar* src, __global ushort*
   const int y = get_global_id(1) * PY;
   if (e >= n) return;  // no barrier in this kernel
   uint lo[PY], hi[PY];
-  column_sums(src, e, y, n, width, height, tu, value, lo, hi, false);
+  column_sums(src, e, y, n, width, height, tu, value, lo, hi, false, false);
 #pragma unroll
   for (int m = 0; m < PY; ++m) {
     if (y + m >= height) break;

@@ -166,9 +166,9 @@ TEST(BlurStage, LargeKernels) {
 TEST(BlurStage, GpuSchedules) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   const char* schedules[] = {"",  // the default: fused, 128x32 tile, 4 rows x 1 word per item
-                             "passes=2", "passes=1,vx=16,tw=256,th=16,py=8,wg=64",
+                             "passes=2", "passes=1,vx=16,tw=256,th=16,py=8,wg=64,inner=2",
                              "passes=2,tw=64,th=8,py=2,vx=8,wg=32",
-                             "passes=1,tw=36,th=6,py=3,vx=4,wg=17"};
+                             "passes=1,tw=36,th=6,py=3,vx=4,wg=17,inner=0"};
   unsigned seed = 500;
   int rotate = 0;
   for (const char* sched : schedules) {
@@ -205,6 +205,31 @@ TEST(BlurStage, GpuSchedules) {
   wide.ksize = 31;  // R = 15: 16 + 2*48 > 96 for 3 channels
   wide.sigma = 4;
   expectMatches(randomFrame(101, 37, CV_8UC3, seed++), wide);
+}
+
+// The fused kernel's border-free copies of the column phase (inner=1, the default: tiles inside
+// the row; inner=2: inside the row and the frame's rows; inner=0: none) on frames with interior
+// tiles (600x100 and 700x150: tiles inside, at the edges and partly past them), every border
+// under inner=2, gray and BGR, against OpenCV and byte for byte against inner=0.
+TEST(BlurStage, GpuInteriorTileCopies) {
+  const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
+  unsigned seed = 700;
+  int n = 0;
+  for (BorderMode b : allBorders()) {
+    BlurCase c;  // sigma 1.5: 11x11, radius 5
+    c.border = b;
+    c.value = b == BorderMode::Constant ? 200 : 0;
+    const cv::Mat in =
+        n++ % 2 ? randomFrame(600, 100, CV_8UC1, seed++) : randomFrame(700, 150, CV_8UC3, seed++);
+    cv::Mat none;
+    {
+      const ScopedEnv env("VIDFILTER_BLUR_GPU", "inner=0");
+      none = runChain(chainText(c), in);
+    }
+    const ScopedEnv env("VIDFILTER_BLUR_GPU", "inner=2");
+    expectMatches(in, c);
+    EXPECT_EQ(maxAbsDiff(runChain(chainText(c), in), none), 0) << describe(c, in);
+  }
 }
 
 // A bad VIDFILTER_BLUR_GPU names itself and what it takes.

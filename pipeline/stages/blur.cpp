@@ -141,10 +141,14 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // wg=0 (the default) sizes the work-group to the column phase's units (whole warps, at most
 // 256), so each work-item has about one. The stage's `wg` parameter is the CPU kernels' shape
 // only. Defaults from reasoning about an H200 (blur_gpu.cl) and sweeps there
-// (docs/PERFORMANCE.md). VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16"
-// overrides any of them (for benchmarking schedules).
+// (docs/PERFORMANCE.md). inner: which tiles of the fused kernel run a copy of the column phase
+// without border code: 0 none, 1 those whose words all lie inside the row (the default: 26 ->
+// 25 us at 3840x2160 gray on the H200), 2 those whose rows also do (no border code at all: not
+// yet measured there; a diagnostic kernel without border branches ran 19-21 us).
+// VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16,inner=2" overrides any of them
+// (for benchmarking schedules).
 struct GpuSchedule {
-  int passes = 1, wg = 0, tw = 128, th = 32, py = 8, vx = 16;
+  int passes = 1, wg = 0, tw = 128, th = 32, py = 8, vx = 16, inner = 1;
   bool aligned = true;  // rows a multiple of 4 bytes: interior words load whole
   bool autoWg = false;  // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
 
@@ -191,24 +195,26 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
         field = &g.py;
       else if (key == "vx")
         field = &g.vx;
+      else if (key == "inner")
+        field = &g.inner;
       const char* text = eq == std::string::npos ? "" : item.c_str() + eq + 1;
       char* end = nullptr;
       const long v = std::strtol(text, &end, 10);
       if (!field || eq == std::string::npos || end == text || *end != '\0' || v < 0 || v > 65536)
         throw UserError("VIDFILTER_BLUR_GPU: '" + item +
-                        "' is not key=value with key passes, wg, tw, th, py or vx and a "
-                        "non-negative integer value");
+                        "' is not key=value with key passes, wg, tw, th, py, vx or inner and "
+                        "a non-negative integer value");
       *field = static_cast<int>(v);
     }
   }
   const bool ok = (g.passes == 1 || g.passes == 2) &&
                   (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
                   std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
-                  g.py <= 16 && g.th > 0 && g.th % g.py == 0;
+                  g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2;
   if (!ok)
     throw UserError(
         "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
-        "of vx, th a multiple of py, py <= 16, wg 0 (auto) to " +
+        "of vx, th a multiple of py, py <= 16, inner 0|1|2, wg 0 (auto) to " +
         std::to_string(maxWg) + ")");
   // A larger radius or more channels widen the halo: halve the tile height until it fits.
   while (g.tileBytes(r, cn) > std::min<std::size_t>(48 * 1024, deviceLocal) && g.th > g.py)
@@ -411,6 +417,7 @@ class BlurStage : public Stage {
                " -DTH=" + std::to_string(g.th) + " -DPY=" + std::to_string(g.py) +
                " -DVX=" + std::to_string(g.vx) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
                " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
+               " -DINNER=" + std::to_string(g.inner) +
                " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
         if (opts == options_) return;
         cl::Program program = cl_->programs().build("blur_gpu.cl", opts);
