@@ -83,6 +83,23 @@ __device__ __forceinline__ float biased(const uint32_t* w, int j) {
   return __uint_as_float(0x4B000000u | (m & 0xFF00u));
 }
 
+// The VX output bytes of a row (words, lowest byte first): one vector store, or byte by byte
+// up to the row's end.
+__device__ __forceinline__ void store_row(uint8_t* p, const uint32_t* q, int x0, int width,
+                                          bool vec) {
+  if (vec) {
+#if VX == 8
+    *reinterpret_cast<uint2*>(p) = make_uint2(q[0], q[1]);
+#else
+    *reinterpret_cast<uint4*>(p) = make_uint4(q[0], q[1], q[2], q[3]);
+#endif
+  } else {
+#pragma unroll
+    for (int i = 0; i < VX; ++i)
+      if (x0 + i < width) p[i] = uint8_t(q[i / 4] >> (8 * (i % 4)));
+  }
+}
+
 #if defined(H2)
 // The f16x2 path of kernels/sobel_gpu.cl (strip_h2, H2_PTX): the same permutes and f16x2
 // instructions through the same inline PTX.
@@ -122,12 +139,9 @@ __device__ __forceinline__ void h2_taps(const uint32_t* w, uint32_t* d, uint32_t
     s[k] = h2_add(h2_add(h2_fma(W[k + 1], 0x40004000u, 0xEA00EA00u), S[k]), S[k + 1]);
   }
 }
-__global__ void sobel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst, int width,
-                      int height) {
-  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * VX;
-  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * PY;
-  if (x0 >= width || y0 >= height) return;
-  const bool fast = x0 + VX <= width && width % VX == 0;
+// A work-item's strip: VX bytes x PY rows from (x0, y0); fast: the vector lies in the row.
+__device__ __forceinline__ void strip(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst,
+                                      int width, int height, int x0, int y0, bool fast) {
   uint32_t w[NW], d0[NP], d1[NP], d2[NP], s0[NP], s1[NP], s2[NP];
   load_row(src, w, x0, reflect101(y0 - 1, height), width, fast);
   h2_taps(w, d0, s0);
@@ -147,18 +161,7 @@ __global__ void sobel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst
     }
 #pragma unroll
     for (int i = 0; i < VX / 4; ++i) q[i] = perm(o[2 * i], o[2 * i + 1], 0x6420u);
-    uint8_t* p = dst + y * width + x0;
-    if (fast && y < height) {
-#if VX == 8
-      *reinterpret_cast<uint2*>(p) = make_uint2(q[0], q[1]);
-#else
-      *reinterpret_cast<uint4*>(p) = make_uint4(q[0], q[1], q[2], q[3]);
-#endif
-    } else {
-#pragma unroll
-      for (int i = 0; i < VX; ++i)
-        if (x0 + i < width) p[i] = uint8_t(q[i / 4] >> (8 * (i % 4)));
-    }
+    if (y < height) store_row(dst + y * width + x0, q, x0, width, fast);
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
       d0[k] = d1[k];
@@ -169,12 +172,8 @@ __global__ void sobel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst
   }
 }
 #else
-__global__ void sobel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst, int width,
-                      int height) {
-  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * VX;
-  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * PY;
-  if (x0 >= width || y0 >= height) return;
-  const bool fast = x0 + VX <= width && width % VX == 0;
+__device__ __forceinline__ void strip(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst,
+                                      int width, int height, int x0, int y0, bool fast) {
   uint32_t w[NW];
   float p0[NB], p1[NB], p2[NB];
   load_row(src, w, x0, reflect101(y0 - 1, height), width, fast);
@@ -204,23 +203,12 @@ __global__ void sobel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst
       const float m = fminf(fabsf(gx), 255.0f * 256) + fminf(fabsf(gy), 255.0f * 256);
       out[i] = uint8_t(__float_as_uint(fmaf(m, 0x1.0p-9f, BIAS)));
     }
-    uint8_t* o = dst + y * width + x0;
-    if (fast) {
-      uint32_t q[VX / 4];
+    uint32_t q[VX / 4];
 #pragma unroll
-      for (int k = 0; k < VX / 4; ++k)
-        q[k] = out[4 * k] | (out[4 * k + 1] << 8) | (out[4 * k + 2] << 16) |
-               (uint32_t(out[4 * k + 3]) << 24);
-#if VX == 8
-      *reinterpret_cast<uint2*>(o) = make_uint2(q[0], q[1]);
-#else
-      *reinterpret_cast<uint4*>(o) = make_uint4(q[0], q[1], q[2], q[3]);
-#endif
-    } else {
-#pragma unroll
-      for (int i = 0; i < VX; ++i)
-        if (x0 + i < width) o[i] = out[i];
-    }
+    for (int k = 0; k < VX / 4; ++k)
+      q[k] = out[4 * k] | (out[4 * k + 1] << 8) | (out[4 * k + 2] << 16) |
+             (uint32_t(out[4 * k + 3]) << 24);
+    store_row(dst + y * width + x0, q, x0, width, fast);
 #pragma unroll
     for (int j = 0; j < NB; ++j) {
       p0[j] = p1[j];
@@ -230,6 +218,14 @@ __global__ void sobel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst
 }
 
 #endif
+
+__global__ void sobel(const uint8_t* __restrict__ src, uint8_t* __restrict__ dst, int width,
+                      int height) {
+  const int x0 = (blockIdx.x * blockDim.x + threadIdx.x) * VX;
+  const int y0 = (blockIdx.y * blockDim.y + threadIdx.y) * PY;
+  if (x0 >= width || y0 >= height) return;
+  strip(src, dst, width, height, x0, y0, x0 + VX <= width && width % VX == 0);
+}
 
 static int ref_at(const std::vector<uint8_t>& f, int w, int h, int x, int y) {
   auto r = [](int i, int n) {
