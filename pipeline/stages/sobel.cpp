@@ -157,21 +157,17 @@ class SobelStage : public Stage {
     // The direct kernel comes in two programs, scale 1 (EXACT=1: integer-exact paths) and any
     // other scale, both built now so a live scale change swaps kernels without a build; each
     // gets the registers of its own path.
-    const std::size_t most = ctx.cl.device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-    std::size_t fits = most;
-    for (int exact : {1, 0}) {
-      cl::Kernel& k = exact ? kernel_ : kernelScaled_;
-      if (!direct_ && !exact) {
-        kernelScaled_ = cl::Kernel();
-        break;
-      }
-      const std::string o = direct_ ? opts + " -DEXACT=" + std::to_string(exact) : opts;
-      k = clCall("clCreateKernel(sobel)", [&] {
-        return cl::Kernel(ctx.cl.programs().build(direct_ ? "sobel_gpu.cl" : "sobel.cl", o),
-                          "sobel");
-      });
-      fits = std::min(fits, k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device()));
-    }
+    const char* file = direct_ ? "sobel_gpu.cl" : "sobel.cl";
+    const auto build = [&](const std::string& o) {
+      return clCall("clCreateKernel(sobel)",
+                    [&] { return cl::Kernel(ctx.cl.programs().build(file, o), "sobel"); });
+    };
+    kernel_ = build(direct_ ? opts + " -DEXACT=1" : opts);
+    kernelScaled_ = direct_ ? build(opts + " -DEXACT=0") : cl::Kernel();
+    std::size_t fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device());
+    if (direct_)
+      fits = std::min(fits,
+                      kernelScaled_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device()));
     // The register-heavy direct kernel may run fewer work-items per group than the device.
     if (std::size_t(wg_.w) * std::size_t(wg_.h) > fits)
       throw UserError("sobel: wg=" + params().text("wg") + " exceeds the " + std::to_string(fits) +
