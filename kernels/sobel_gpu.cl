@@ -56,17 +56,9 @@
 #error "VX must be 4, 8 or 16"
 #endif
 // The bytes of a private array, element by element (no vloadn from private memory: the array
-// must stay in registers), stored as words (one 4-, 8- or 16-byte store; some compilers split
-// a uchar16 store into 4-byte pieces).
+// must stay in registers), packed into words for store_words (one 4-, 8- or 16-byte store; some
+// compilers split a uchar16 store into 4-byte pieces).
 #define PACK4(o, i) as_uint((uchar4)(o[i], o[i + 1], o[i + 2], o[i + 3]))
-#if VX == 4
-#define STORE_ALIGNED(p, o) *(__global uint*)(p) = PACK4(o, 0)
-#elif VX == 8
-#define STORE_ALIGNED(p, o) *(__global uint2*)(p) = (uint2)(PACK4(o, 0), PACK4(o, 4))
-#else
-#define STORE_ALIGNED(p, o) \
-  *(__global uint4*)(p) = (uint4)(PACK4(o, 0), PACK4(o, 4), PACK4(o, 8), PACK4(o, 12))
-#endif
 
 #define BIAS 0x1.0p23f
 
@@ -240,14 +232,29 @@ inline uint mode_byte(float gx, float gy, float4 taps, bool exact) {
 #endif
 }
 
-inline void store_row(__global uchar* o, const uchar* out, bool aligned, int x0, int rowBytes) {
+// The VX output bytes of a row as VX/4 words (lowest byte first): aligned, one vector store;
+// else byte by byte up to the row's end (constant indices: `w` stays in registers on GPUs).
+inline void store_words(__global uchar* o, const uint* w, bool aligned, int x0, int rowBytes) {
   if (aligned) {
-    STORE_ALIGNED(o, out);
-  } else {  // constant indices: `out` stays in registers on GPUs
+#if VX == 4
+    *(__global uint*)o = w[0];
+#elif VX == 8
+    *(__global uint2*)o = (uint2)(w[0], w[1]);
+#else
+    *(__global uint4*)o = (uint4)(w[0], w[1], w[2], w[3]);
+#endif
+  } else {
 #pragma unroll
     for (int i = 0; i < VX; ++i)
-      if (x0 + i < rowBytes) o[i] = out[i];
+      if (x0 + i < rowBytes) o[i] = (uchar)(w[i / 4] >> (8 * (i % 4)));
   }
+}
+
+inline void store_row(__global uchar* o, const uchar* out, bool aligned, int x0, int rowBytes) {
+  uint w[VX / 4];
+#pragma unroll
+  for (int k = 0; k < VX / 4; ++k) w[k] = PACK4(out, 4 * k);
+  store_words(o, w, aligned, x0, rowBytes);
 }
 
 #if !defined(SLIDE_PIXELS)
@@ -505,18 +512,7 @@ inline void strip_h2(__global const uchar* restrict src, __global uchar* restric
     }
 #pragma unroll
     for (int i = 0; i < VX / 4; ++i) out[i] = perm(o[2 * i], o[2 * i + 1], 0x6420u);
-    __global uchar* q = dst + y * width + x0;
-    if (vec && y < height) {
-#if VX == 8
-      *(__global uint2*)q = (uint2)(out[0], out[1]);
-#else
-      *(__global uint4*)q = (uint4)(out[0], out[1], out[2], out[3]);
-#endif
-    } else if (y < height) {
-#pragma unroll
-      for (int i = 0; i < VX; ++i)
-        if (x0 + i < width) q[i] = (uchar)(out[i / 4] >> (8 * (i % 4)));
-    }
+    if (y < height) store_words(dst + y * width + x0, out, vec, x0, width);
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
       d0[k] = d1[k];

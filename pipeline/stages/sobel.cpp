@@ -184,12 +184,10 @@ class SobelStage : public Stage {
     cl_float4 taps{};
     const auto half = smoothingHalf(ksize_);
     for (std::size_t j = 0; j < half.size(); ++j) taps.s[j] = static_cast<float>(half[j]) * scale;
-    for (cl::Kernel* k : {&kernel_, &kernelScaled_}) {
-      if (!(*k)()) continue;
-      k->setArg(4, taps);
-      k->setArg(5, params().integer("value"));
-    }
     scaled_ = scale != 1.0f && kernelScaled_();
+    cl::Kernel& k = scaled_ ? kernelScaled_ : kernel_;  // the one enqueue launches
+    k.setArg(4, taps);
+    k.setArg(5, params().integer("value"));
   }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
