@@ -163,4 +163,15 @@ DeviceInfo selectDevice(const std::string& selector) {
   return selectDevice(listDevices(), selector);
 }
 
+unsigned nvidiaComputeCapability(const cl::Device& d) {
+  constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
+  if (d.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_nv_device_attribute_query") == std::string::npos)
+    return 0;
+  cl_uint major = 0;
+  return clGetDeviceInfo(d(), kComputeCapabilityMajorNv, sizeof major, &major, nullptr) ==
+                 CL_SUCCESS
+             ? major
+             : 0;
+}
+
 }  // namespace vf

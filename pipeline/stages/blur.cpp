@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "pipeline/border.hpp"
+#include "pipeline/cl/device.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
@@ -407,6 +408,7 @@ class BlurStage : public Stage {
       const std::size_t maxWg = cl_->device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
       GpuSchedule g = gpuSchedule(r, cn, in_.rowBytes(), local, maxWg,
                                   cl_->device().getInfo<CL_DEVICE_ENDIAN_LITTLE>() != 0);
+      const bool nvPtx = nvidiaComputeCapability(cl_->device()) > 0;
       cl::Kernel rows, cols;
       std::string opts;
       // A device may run fewer work-items for these kernels than it reports in general (NVIDIA:
@@ -417,7 +419,7 @@ class BlurStage : public Stage {
                " -DTH=" + std::to_string(g.th) + " -DPY=" + std::to_string(g.py) +
                " -DVX=" + std::to_string(g.vx) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
                " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
-               " -DINNER=" + std::to_string(g.inner) +
+               " -DINNER=" + std::to_string(g.inner) + " -DNV_PTX=" + (nvPtx ? "1" : "0") +
                " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
         if (opts == options_) return;
         cl::Program program = cl_->programs().build("blur_gpu.cl", opts);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "pipeline/border.hpp"
+#include "pipeline/cl/device.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
@@ -69,19 +70,6 @@ ParamSpec numParam(const char* name, ParamType type, const char* def, double min
   return {name, type, def, min, max, minOpen, false, {}, help, live};
 }
 
-// The direct kernel's f16x2 instructions (kernels/sobel_gpu.cl, H2_PTX) are inline PTX, and
-// min.f16x2 needs an NVIDIA device of compute capability 8.0 or later
-// (cl_nv_device_attribute_query).
-bool nvidiaF16x2(const cl::Device& d) {
-  constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
-  if (d.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_nv_device_attribute_query") == std::string::npos)
-    return false;
-  cl_uint major = 0;
-  return clGetDeviceInfo(d(), kComputeCapabilityMajorNv, sizeof major, &major, nullptr) ==
-             CL_SUCCESS &&
-         major >= 8;
-}
-
 class SobelStage : public Stage {
  public:
   SobelStage() : Stage(sobelStageInfo()) {}
@@ -114,7 +102,8 @@ class SobelStage : public Stage {
     // Pairs of halves (ksize 3, one channel, mag/x/y at scale 1): on NVIDIA by default, where
     // they are instructions; half=on elsewhere runs the same lanes emulated in float.
     const std::string mode = params().text("mode");
-    const bool nvHalf = direct_ && nvidiaF16x2(ctx.cl.device());
+    // The f16x2 instructions are inline PTX; min.f16x2 needs compute capability 8.0 or later.
+    const bool nvHalf = direct_ && nvidiaComputeCapability(ctx.cl.device()) >= 8;
     const std::string half = params().text("half");
     const bool h2 = direct_ && (half == "on" || (half == "auto" && nvHalf));
     const bool h2Path = h2 && ksize_ == 3 && in.channels() == 1 && mode != "l2";
