@@ -149,7 +149,8 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16,inner=2" overrides any of them
 // (for benchmarking schedules).
 struct GpuSchedule {
-  int passes = 1, wg = 0, tw = 128, th = 32, py = 8, vx = 16, inner = 1;
+  // tw, th: -1 until set (the defaults depend on the kernel); mma: -1 until set (auto).
+  int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1;
   bool aligned = true;  // rows a multiple of 4 bytes: interior words load whole
   bool autoWg = false;  // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
 
@@ -160,7 +161,22 @@ struct GpuSchedule {
     const std::size_t w4 = std::size_t(tw + 2 * halo(r, cn)) / 4;
     return std::size_t(th) * (w4 + (vx == 4 ? 0 : w4 / std::size_t(vx / 4) + 1)) * 16;
   }
+  // blur_mma.cl's local memory, by its definitions (VW, RP, VPW, OPW, the emulation's scratch).
+  std::size_t mmaBytes(int r, int cn, bool emulated) const {
+    const int ha = (r * cn + 7) / 8 * 8, kc = (ha + 16 + r * cn + 31) / 32;
+    const int vw = (tw - 16 + 32 * kc + 31) / 32 * 32;
+    const std::size_t raw = std::max<std::size_t>(
+        std::size_t(th + 16) * (vw + 8), std::size_t(th) * 4 * (tw / 4 + (36 - tw / 4 % 32) % 32));
+    const std::size_t vt = std::size_t(th) * 4 * (vw / 2 + (vw / 2 % 32 == 0 ? 4 : 20));
+    return (raw + 3) / 4 * 4 + vt + (emulated ? std::size_t(wg / 32) * 192 * 4 : 0);
+  }
 };
+
+// blur_mma.cl takes radius <= 8 (a column product spans 16 + 2R <= 32 rows) and taps that fit
+// 8 bits (only a degenerate kernel, all weight in the centre, has a tap of 256).
+bool mmaTakes(int r, const std::vector<int>& taps) {
+  return r <= 8 && *std::max_element(taps.begin(), taps.end()) <= 255;
+}
 
 // The largest row-phase window (elements) the GPU kernels keep in registers, and the largest
 // radius; beyond them the portable kernels of blur.cl run.
@@ -172,7 +188,8 @@ bool gpuKernelsTake(int r, int cn) {
 }
 
 GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceLocal,
-                        std::size_t maxWg, bool littleEndian) {
+                        std::size_t maxWg, bool littleEndian, bool mmaDefault, bool mmaEmulated,
+                        bool mmaFits) {
   GpuSchedule g;
   if (const char* env = std::getenv("VIDFILTER_BLUR_GPU"); env && *env) {
     std::string spec(env);
@@ -198,24 +215,52 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
         field = &g.vx;
       else if (key == "inner")
         field = &g.inner;
+      else if (key == "mma")
+        field = &g.mma;
       const char* text = eq == std::string::npos ? "" : item.c_str() + eq + 1;
       char* end = nullptr;
       const long v = std::strtol(text, &end, 10);
       if (!field || eq == std::string::npos || end == text || *end != '\0' || v < 0 || v > 65536)
         throw UserError("VIDFILTER_BLUR_GPU: '" + item +
-                        "' is not key=value with key passes, wg, tw, th, py, vx or inner and "
+                        "' is not key=value with key passes, wg, tw, th, py, vx, inner or mma and "
                         "a non-negative integer value");
       *field = static_cast<int>(v);
     }
   }
+  // mma=1 where blur_mma.cl applies; by default (mma unset) also only with a tile and
+  // work-group it takes, so a schedule written for blur_fused keeps blur_fused.
+  const bool mmaAuto = g.mma < 0;
+  if (mmaAuto) g.mma = mmaDefault ? 1 : 0;
+  const auto mmaShape = [](int tw, int th, int wg) {
+    return (tw < 0 || (tw > 0 && tw % 16 == 0)) && (th < 0 || (th > 0 && th % 16 == 0)) &&
+           wg % 32 == 0;
+  };
+  g.mma = g.mma && g.passes == 1 && mmaFits && (!mmaAuto || mmaShape(g.tw, g.th, g.wg));
+  if (g.tw < 0) g.tw = g.mma ? 112 : 128;
+  if (g.th < 0) g.th = g.mma ? 64 : 32;
+  if (g.mma) {
+    if (g.wg == 0) g.wg = 256;
+    if (!mmaShape(g.tw, g.th, g.wg) || std::size_t(g.wg) > maxWg)
+      throw UserError(
+          "VIDFILTER_BLUR_GPU: invalid schedule for mma=1 (tw and th multiples of "
+          "16, wg a multiple of 32 up to " +
+          std::to_string(maxWg) + ")");
+    if (g.mmaBytes(r, cn, mmaEmulated) > deviceLocal)
+      throw UserError("blur: the tensor-core tile needs " +
+                      std::to_string(g.mmaBytes(r, cn, mmaEmulated)) +
+                      " bytes of local memory, the device has " + std::to_string(deviceLocal) +
+                      "; set VIDFILTER_BLUR_GPU with a smaller tw or th, or mma=0");
+    g.aligned = littleEndian && rowElems % 8 == 0;  // blur_mma.cl loads 8-byte words
+    return g;
+  }
   const bool ok = (g.passes == 1 || g.passes == 2) &&
                   (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
                   std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
-                  g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2;
+                  g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && g.mma <= 1;
   if (!ok)
     throw UserError(
         "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
-        "of vx, th a multiple of py, py <= 16, inner 0|1|2, wg 0 (auto) to " +
+        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1, wg 0 (auto) to " +
         std::to_string(maxWg) + ")");
   // A larger radius or more channels widen the halo: halve the tile height until it fits.
   while (g.tileBytes(r, cn) > std::min<std::size_t>(48 * 1024, deviceLocal) && g.th > g.py)
@@ -406,11 +451,39 @@ class BlurStage : public Stage {
     const int cn = in_.channels();
     if (!cpu && gpuKernelsTake(r, cn)) {
       const std::size_t maxWg = cl_->device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-      GpuSchedule g = gpuSchedule(r, cn, in_.rowBytes(), local, maxWg,
-                                  cl_->device().getInfo<CL_DEVICE_ENDIAN_LITTLE>() != 0);
-      const bool nvPtx = nvidiaComputeCapability(cl_->device()) > 0;
+      // The tensor-core kernel by default on NVIDIA GPUs of compute capability 8.0+ (mma.sync
+      // with 8-bit integers); elsewhere VIDFILTER_BLUR_GPU=mma=1 runs it emulated (for tests).
+      const unsigned cc = nvidiaComputeCapability(cl_->device());
+      const bool nvPtx = cc > 0;
+      GpuSchedule g =
+          gpuSchedule(r, cn, in_.rowBytes(), local, maxWg,
+                      cl_->device().getInfo<CL_DEVICE_ENDIAN_LITTLE>() != 0, cc >= 8, cc < 8,
+                      mmaTakes(r, fixedPointTaps(ksize(), params().number("sigma"))));
       cl::Kernel rows, cols;
       std::string opts;
+      if (g.mma) {
+        opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
+               " -DWARPS=" + std::to_string(g.wg / 32) + " -DTW=" + std::to_string(g.tw) +
+               " -DTH=" + std::to_string(g.th) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
+               " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
+               " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") +
+               " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
+        if (opts == options_) return;
+        cl::Program program = cl_->programs().build("blur_mma.cl", opts);
+        rows = clCall("clCreateKernel(blur_mma)", [&] { return cl::Kernel(program, "blur_mma"); });
+        const std::size_t most = rows.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
+        if (most < std::size_t(g.wg))
+          throw UserError(
+              "blur: the tensor-core kernel's " + std::to_string(g.wg) +
+              " work-items exceed what this device runs for it (" + std::to_string(most) +
+              "); set VIDFILTER_BLUR_GPU=wg=" + std::to_string(most / 32 * 32) + " or mma=0");
+        rows_ = rows;
+        cols_ = cl::Kernel();
+        gpu_ = true;
+        gpuSched_ = g;
+        options_ = opts;
+        return;
+      }
       // A device may run fewer work-items for these kernels than it reports in general (NVIDIA:
       // 256): an automatic work-group size shrinks to what the built kernel takes, once.
       for (int attempt = 0;; ++attempt) {
