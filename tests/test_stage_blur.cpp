@@ -232,6 +232,50 @@ TEST(BlurStage, GpuInteriorTileCopies) {
   }
 }
 
+// The tensor-core kernel (kernels/blur_mma.cl; the default on NVIDIA GPUs, where its products
+// are mma.sync; on PoCL they run emulated through local memory with the same fragments, so the
+// data layout and arithmetic are tested here): every border, gray, BGR and BGRA, radii 1 to 8,
+// three tiles (one 16x16 with a single warp), frames from 1x1 to an unaligned real 1921x1081,
+// against OpenCV and byte for byte against blur_fused (mma=0).
+TEST(BlurStage, GpuTensorCoreKernel) {
+  const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
+  const auto both = [](const cv::Mat& in, const BlurCase& c, const char* tile) {
+    cv::Mat fused;
+    {
+      const ScopedEnv env("VIDFILTER_BLUR_GPU", "mma=0");
+      fused = runChain(chainText(c), in);
+    }
+    const ScopedEnv env("VIDFILTER_BLUR_GPU", tile);
+    SCOPED_TRACE(std::string("VIDFILTER_BLUR_GPU=") + tile);
+    expectMatches(in, c);
+    EXPECT_EQ(maxAbsDiff(runChain(chainText(c), in), fused), 0) << describe(c, in);
+  };
+  const char* tiles[] = {"mma=1", "mma=1,tw=16,th=16,wg=32", "mma=1,tw=240,th=32,wg=128"};
+  const int ksizes[] = {3, 5, 0, 17};  // radius 1, 2, 5 (sigma 1.5) and 8 (sigma 3)
+  unsigned seed = 900;
+  int n = 0;
+  for (const char* tile : tiles) {
+    for (BorderMode b : allBorders()) {
+      BlurCase c;
+      c.border = b;
+      c.value = b == BorderMode::Constant ? 77 : 0;
+      c.ksize = ksizes[n % 4];
+      c.sigma = c.ksize == 17 ? 3 : 1.5;
+      const int ci = n++ % 3;
+      for (const cv::Size sz : {cv::Size(1, 1), cv::Size(17, 13), cv::Size(133, 71)})
+        both(randomFrame(sz.width, sz.height, kTypes[ci], seed++), c, tile);
+    }
+  }
+  BlurCase c;  // the default 11x11
+  both(realFrame(60, CV_8UC1, 1921, 1081), c, "mma=1");
+  both(realFrame(61, CV_8UC1, 640, 480), c, "mma=1");
+  c.ksize = 17;
+  c.sigma = 3;
+  c.border = BorderMode::Reflect;
+  both(realFrame(62, CV_8UC3, 640, 480), c, "mma=1");
+  both(randomFrame(320, 96, CV_8UC4, seed++), c, "mma=1,tw=240,th=32,wg=128");
+}
+
 // A bad VIDFILTER_BLUR_GPU names itself and what it takes.
 TEST(BlurStage, BadGpuScheduleIsAClearError) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");

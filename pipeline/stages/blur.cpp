@@ -235,24 +235,16 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
     return (tw < 0 || (tw > 0 && tw % 16 == 0)) && (th < 0 || (th > 0 && th % 16 == 0)) &&
            wg % 32 == 0;
   };
-  g.mma = g.mma && g.passes == 1 && mmaFits && (!mmaAuto || mmaShape(g.tw, g.th, g.wg));
-  if (g.tw < 0) g.tw = g.mma ? 112 : 128;
-  if (g.th < 0) g.th = g.mma ? 64 : 32;
-  if (g.mma) {
-    if (g.wg == 0) g.wg = 256;
-    if (!mmaShape(g.tw, g.th, g.wg) || std::size_t(g.wg) > maxWg)
-      throw UserError(
-          "VIDFILTER_BLUR_GPU: invalid schedule for mma=1 (tw and th multiples of "
-          "16, wg a multiple of 32 up to " +
-          std::to_string(maxWg) + ")");
-    if (g.mmaBytes(r, cn, mmaEmulated) > deviceLocal)
-      throw UserError("blur: the tensor-core tile needs " +
-                      std::to_string(g.mmaBytes(r, cn, mmaEmulated)) +
-                      " bytes of local memory, the device has " + std::to_string(deviceLocal) +
-                      "; set VIDFILTER_BLUR_GPU with a smaller tw or th, or mma=0");
-    g.aligned = littleEndian && rowElems % 8 == 0;  // blur_mma.cl loads 8-byte words
-    return g;
-  }
+  g.mma = g.mma == 1 && g.passes == 1 && mmaFits && (!mmaAuto || mmaShape(g.tw, g.th, g.wg));
+  GpuSchedule m = g;  // the tensor-core kernel's defaults
+  if (m.tw < 0) m.tw = 112;
+  if (m.th < 0) m.th = 64;
+  if (m.wg == 0) m.wg = 256;
+  const std::size_t local = std::min<std::size_t>(48 * 1024, deviceLocal);
+  if (g.mma && mmaAuto && m.mmaBytes(r, cn, mmaEmulated) > local) g.mma = 0;  // blur_fused
+  if (g.tw < 0) g.tw = g.mma ? m.tw : 128;
+  if (g.th < 0) g.th = g.mma ? m.th : 32;
+  // Every key is checked whichever kernel runs.
   const bool ok = (g.passes == 1 || g.passes == 2) &&
                   (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
                   std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
@@ -262,6 +254,20 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
         "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
         "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1, wg 0 (auto) to " +
         std::to_string(maxWg) + ")");
+  if (g.mma) {
+    g.wg = m.wg;
+    if (!mmaShape(g.tw, g.th, g.wg))
+      throw UserError(
+          "VIDFILTER_BLUR_GPU: invalid schedule for mma=1 (tw and th multiples of 16, wg a "
+          "multiple of 32)");
+    if (g.mmaBytes(r, cn, mmaEmulated) > local)
+      throw UserError("blur: the tensor-core tile needs " +
+                      std::to_string(g.mmaBytes(r, cn, mmaEmulated)) +
+                      " bytes of local memory, the limit is " + std::to_string(local) +
+                      "; set VIDFILTER_BLUR_GPU with a smaller tw or th, or mma=0");
+    g.aligned = littleEndian && rowElems % 8 == 0;  // blur_mma.cl loads 8-byte words
+    return g;
+  }
   // A larger radius or more channels widen the halo: halve the tile height until it fits.
   while (g.tileBytes(r, cn) > std::min<std::size_t>(48 * 1024, deviceLocal) && g.th > g.py)
     g.th = std::max(g.py, g.th / 2 / g.py * g.py);
