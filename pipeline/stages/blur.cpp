@@ -144,10 +144,13 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // only. Defaults from reasoning about an H200 (blur_gpu.cl) and sweeps there
 // (docs/PERFORMANCE.md). inner: which tiles of the fused kernel run a copy of the column phase
 // without border code: 0 none, 1 those whose words all lie inside the row (the default: 26 ->
-// 25 us at 3840x2160 gray on the H200), 2 those whose rows also do (no border code at all: not
-// yet measured there; a diagnostic kernel without border branches ran 19-21 us).
-// VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16,inner=2" overrides any of them
-// (for benchmarking schedules).
+// 25 us at 3840x2160 gray on the H200), 2 those whose rows also do (25-26 us there: within the
+// timer's step, so not the default).
+// mma=1: the tensor-core kernel (kernels/blur_mma.cl; tile tw x th, default 112 x 64, wg 256),
+// the default on NVIDIA compute capability 8+ where it applies (radius <= 8, taps <= 255):
+// 3840x2160 gray 11x11 27 -> 20 us on the H200. Elsewhere mma=1 runs it emulated (tests).
+// VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16,inner=2,mma=0" overrides any of
+// them (for benchmarking schedules).
 struct GpuSchedule {
   // tw, th: -1 until set (the defaults depend on the kernel); mma: -1 until set (auto).
   int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1;
