@@ -119,12 +119,7 @@ inline void column_sums(__global const uchar* src, int e, int y, int n, int widt
   // 56 for the rest of blur_fused, ptxas for sm_90) set the whole kernel's occupancy.
   int q[4];  // each element's index in a row, or -1 for `value`
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const int x = e + j;
-    const int px = (x >= 0) ? x / CHANNELS : -((-x + CHANNELS - 1) / CHANNELS);  // floor
-    const int bx = border_index(px, width);
-    q[j] = bx < 0 ? -1 : bx * CHANNELS + (x - px * CHANNELS);
-  }
+  for (int j = 0; j < 4; ++j) q[j] = border_element(e + j, width, CHANNELS);
 #pragma unroll 1
   for (int i = 0; i < PY + 2 * RADIUS; ++i) {
     const int by = border_index(y - RADIUS + i, height);
@@ -352,10 +347,8 @@ __kernel KERNEL_ATTRS void blur_rows(__global const ushort* mid, __global uchar*
       float f[4];
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        const int x = e + j;
-        const int px = (x >= 0) ? x / CHANNELS : -((-x + CHANNELS - 1) / CHANNELS);
-        const int bx = border_index(px, width);
-        f[j] = bx < 0 ? outside : bits_to_float(row[bx * CHANNELS + (x - px * CHANNELS)]);
+        const int x = border_element(e + j, width, CHANNELS);
+        f[j] = x < 0 ? outside : bits_to_float(row[x]);
       }
       v = (float4)(f[0], f[1], f[2], f[3]);
     }

@@ -32,25 +32,24 @@
 //
 // Build options: RADIUS (<= 8), CHANNELS, BORDER_*, TAPS_U as blur_gpu.cl (every tap <= 255);
 // WARPS; TW, TH (multiples of 16); ALIGNED (rows a multiple of 8 bytes, little-endian), ALIGNED16;
-// MMA_PTX 1: mma.sync and prmt in inline PTX (NVIDIA, compute capability 8.0+); 0: both
-// emulated in OpenCL C, the products through local memory (slow; the tests run it on PoCL).
+// MMA_PTX 1: mma.sync and the byte permutes in inline PTX (NVIDIA, compute capability 8.0+); 0:
+// both emulated in OpenCL C, the products through local memory (slow; the tests run it on PoCL).
 // Run time: src, dst, width, height, taps (floats, then ushorts at TAPS_U), value.
 
 #include "border.cl"
 
-#define HALO (RADIUS * CHANNELS)                      // row halo, elements
-#define HA (((HALO + 7) / 8) * 8)                     // ... rounded up to 8 bytes
-#define KC ((HA + 16 + HALO + 31) / 32)               // row-pass chunks of 32 inputs
-#define VW ((TW - 16 + 32 * KC + 31) / 32 * 32)       // column sums per tile row, elements
-#define RAWR (TH + 16)                                // raw rows (TH + 2R loaded; the rest x 0)
-#define RP (VW + 8)                                   // raw pitch: words = 2 (mod 8), P1 reads
-                                                      // rows 4 apart without bank conflicts
-#define P0_ITEMS ((TH + 2 * RADIUS) * (VW / 8))       // P0's 8-byte words
-#define P0_LOADS ((P0_ITEMS + WG - 1) / WG)           // ... per work-item
-#define VPW (VW / 2 + (VW / 2 % 32 == 0 ? 4 : 20))    // vt pitch in words: 4 (mod 32)
-#define VP (2 * VPW)                                  // ... in ushorts
-#define OPW (TW / 4 + ((36 - TW / 4 % 32) % 32))      // out pitch in words: 4 (mod 32)
-#define OP (4 * OPW)                                  // ... in bytes
+#define HALO (RADIUS * CHANNELS)                 // row halo, elements
+#define HA (((HALO + 7) / 8) * 8)                // ... rounded up to 8 bytes
+#define KC ((HA + 16 + HALO + 31) / 32)          // row-pass chunks of 32 inputs
+#define VW ((TW - 16 + 32 * KC + 31) / 32 * 32)  // column sums per tile row, elements
+#define RAWR (TH + 16)                           // raw rows (TH + 2R loaded; the rest x 0)
+// raw pitch, bytes: its words = 2 (mod 8), so P1 reads rows 4 apart without bank conflicts
+#define RP (VW + 8)
+#define P0_ITEMS ((TH + 2 * RADIUS) * (VW / 8))     // P0's 8-byte words
+#define P0_LOADS ((P0_ITEMS + WG - 1) / WG)         // ... per work-item
+#define VPW (VW / 2 + (VW / 2 % 32 == 0 ? 4 : 20))  // vt pitch in words: 4 (mod 32)
+#define OPW (TW / 4 + ((36 - TW / 4 % 32) % 32))    // out pitch in words: 4 (mod 32)
+#define OP (4 * OPW)                                // ... in bytes
 #define RAW_BYTES (RAWR * RP > TH * OP ? RAWR * RP : TH * OP)
 #define WG (32 * WARPS)
 
@@ -58,32 +57,21 @@
 #error "blur_mma: RADIUS <= 8, TW and TH multiples of 16"
 #endif
 
+#define PERM_PTX MMA_PTX
+#include "byte_perm.cl"
+
 #if MMA_PTX
-inline uint prmt(uint a, uint b, uint sel) {
-  uint d;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-  return d;
-}
 inline void mma_u8(uint4* c, uint4 a, uint2 b) {
   uint d0, d1, d2, d3;
   asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
       "{%8, %9}, {%10, %11, %12, %13};"
       : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
-      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "r"(c->x), "r"(c->y),
-        "r"(c->z), "r"(c->w));
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "r"(c->x), "r"(c->y), "r"(c->z),
+        "r"(c->w));
   *c = (uint4)(d0, d1, d2, d3);
 }
 #define MMA(c, a, b) mma_u8(&(c), (a), (b))
 #else
-// Byte d of the result is byte (sel >> 4d) & 7 of the pair (a, b), a's bytes first.
-inline uint prmt(uint a, uint b, uint sel) {
-  uint d = 0;
-  for (int i = 0; i < 4; ++i) {
-    const uint s = (sel >> (4 * i)) & 7u;
-    d |= ((s < 4 ? a >> (8 * s) : b >> (8 * (s - 4))) & 0xFFu) << (8 * i);
-  }
-  return d;
-}
 // The warp's A and B through local memory `s` (192 words per warp), then each lane's four sums.
 // Every work-item of the group calls it equally often (the unit loops below are uniform).
 inline void mma_u8(uint4* c, uint4 a, uint2 b, __local uint* s, int lane) {
@@ -132,7 +120,7 @@ __kernel KERNEL_ATTRS void blur_mma(__global const uchar* src, __global uchar* d
   // uint4 arrays: the 16-byte local accesses below need 16-byte alignment (NVIDIA aligns a
   // local array to its element type).
   __local uint4 rawQ[(RAW_BYTES + 15) / 16];  // P0/P1: source; P2/P3: output tile
-  __local uint4 vtQ[(TH * VPW + 3) / 4];       // column sums, 16-bit
+  __local uint4 vtQ[(TH * VPW + 3) / 4];      // column sums, 16-bit
   __local uint* rawWords = (__local uint*)rawQ;
   __local uint* vtWords = (__local uint*)vtQ;
   __local uchar* raw = (__local uchar*)rawQ;
@@ -192,12 +180,8 @@ __kernel KERNEL_ATTRS void blur_mma(__global const uchar* src, __global uchar* d
       const int r = i / (VW / 8), c = i - r * (VW / 8);
       const int by = border_index(y0 - RADIUS + r, height);
       for (int j = 0; j < 8; ++j) {
-        const int x = xs + 8 * c + j;
-        const int px = (x >= 0) ? x / CHANNELS : -((-x + CHANNELS - 1) / CHANNELS);  // floor
-        const int bx = border_index(px, width);
-        raw[r * RP + 8 * c + j] =
-            (by < 0 || bx < 0) ? (uchar)value
-                               : src[(size_t)by * n + bx * CHANNELS + (x - px * CHANNELS)];
+        const int x = border_element(xs + 8 * c + j, width, CHANNELS);
+        raw[r * RP + 8 * c + j] = (by < 0 || x < 0) ? (uchar)value : src[(size_t)by * n + x];
       }
     }
   }
@@ -208,7 +192,7 @@ __kernel KERNEL_ATTRS void blur_mma(__global const uchar* src, __global uchar* d
 #pragma unroll
   for (int c = 0; c < KC; ++c) ah[c] = vload4((1 + c) * 32 + lane, frag);
 
-  // P1: column sums, units of 16 rows x 32 elements (uniform trip count over the group).
+    // P1: column sums, units of 16 rows x 32 elements (uniform trip count over the group).
 #define NV ((TH / 16) * (VW / 32))
   for (int it = 0; it < (NV + WARPS - 1) / WARPS; ++it) {
     const int u0 = warp + it * WARPS, u = min(u0, NV - 1);
@@ -223,16 +207,18 @@ __kernel KERNEL_ATTRS void blur_mma(__global const uchar* src, __global uchar* d
     uint4 d[4];
 #pragma unroll
     for (int h = 0; h < 2; ++h) {  // transpose rows 4q.. (h = 0) and 16 + 4q.. (h = 1)
-      const uint t0 = prmt(w[4 * h], w[4 * h + 1], 0x5140u);
-      const uint t1 = prmt(w[4 * h], w[4 * h + 1], 0x7362u);
-      const uint t2 = prmt(w[4 * h + 2], w[4 * h + 3], 0x5140u);
-      const uint t3 = prmt(w[4 * h + 2], w[4 * h + 3], 0x7362u);
-      const uint col[4] = {prmt(t0, t2, 0x5410u), prmt(t0, t2, 0x7632u), prmt(t1, t3, 0x5410u),
-                           prmt(t1, t3, 0x7632u)};
+      const uint t0 = perm(w[4 * h], w[4 * h + 1], 0x5140u);
+      const uint t1 = perm(w[4 * h], w[4 * h + 1], 0x7362u);
+      const uint t2 = perm(w[4 * h + 2], w[4 * h + 3], 0x5140u);
+      const uint t3 = perm(w[4 * h + 2], w[4 * h + 3], 0x7362u);
+      const uint col[4] = {perm(t0, t2, 0x5410u), perm(t0, t2, 0x7632u), perm(t1, t3, 0x5410u),
+                           perm(t1, t3, 0x7632u)};
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
-        if (h == 0) d[j].x = col[j];  // b.x of product j
-        else d[j].y = col[j];         // b.y
+        if (h == 0)
+          d[j].x = col[j];  // b.x of product j
+        else
+          d[j].y = col[j];  // b.y
       }
     }
     uint4 acc[4];
@@ -243,11 +229,12 @@ __kernel KERNEL_ATTRS void blur_mma(__global const uchar* src, __global uchar* d
     }
     if (u0 < NV) {
       __local uint* o = vtWords + (rb * 16 + g) * VPW + cg * 16 + 4 * q;
-      *(__local uint4*)o = (uint4)(prmt(acc[0].x, acc[1].x, 0x5410u), prmt(acc[2].x, acc[3].x, 0x5410u),
-                                   prmt(acc[0].y, acc[1].y, 0x5410u), prmt(acc[2].y, acc[3].y, 0x5410u));
+      *(__local uint4*)o =
+          (uint4)(perm(acc[0].x, acc[1].x, 0x5410u), perm(acc[2].x, acc[3].x, 0x5410u),
+                  perm(acc[0].y, acc[1].y, 0x5410u), perm(acc[2].y, acc[3].y, 0x5410u));
       *(__local uint4*)(o + 8 * VPW) =
-          (uint4)(prmt(acc[0].z, acc[1].z, 0x5410u), prmt(acc[2].z, acc[3].z, 0x5410u),
-                  prmt(acc[0].w, acc[1].w, 0x5410u), prmt(acc[2].w, acc[3].w, 0x5410u));
+          (uint4)(perm(acc[0].z, acc[1].z, 0x5410u), perm(acc[2].z, acc[3].z, 0x5410u),
+                  perm(acc[0].w, acc[1].w, 0x5410u), perm(acc[2].w, acc[3].w, 0x5410u));
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -263,13 +250,13 @@ __kernel KERNEL_ATTRS void blur_mma(__global const uchar* src, __global uchar* d
     for (int c = 0; c < KC; ++c) {
       const uint2 v0 = *(const __local uint2*)(p + 16 * c);      // inputs 32c + 4q ..
       const uint2 v1 = *(const __local uint2*)(p + 16 * c + 8);  // inputs 32c + 16 + 4q ..
-      MMA(hsum, ah[c], (uint2)(prmt(v0.x, v0.y, 0x7531u), prmt(v1.x, v1.y, 0x7531u)));
-      MMA(lsum, ah[c], (uint2)(prmt(v0.x, v0.y, 0x6420u), prmt(v1.x, v1.y, 0x6420u)));
+      MMA(hsum, ah[c], (uint2)(perm(v0.x, v0.y, 0x7531u), perm(v1.x, v1.y, 0x7531u)));
+      MMA(lsum, ah[c], (uint2)(perm(v0.x, v0.y, 0x6420u), perm(v1.x, v1.y, 0x6420u)));
     }
     // Rows 2q (x, z) and 2q+1 (y, w); elements 2g (x, y) and 2g+1 (z, w).
-    const uint t0 = prmt(hsum.x, hsum.z, 0x5410u) + prmt(lsum.x, lsum.z, 0x6521u) + 0x00800080u;
-    const uint t1 = prmt(hsum.y, hsum.w, 0x5410u) + prmt(lsum.y, lsum.w, 0x6521u) + 0x00800080u;
-    const uint o = prmt(t0, t1, 0x7531u);
+    const uint t0 = perm(hsum.x, hsum.z, 0x5410u) + perm(lsum.x, lsum.z, 0x6521u) + 0x00800080u;
+    const uint t1 = perm(hsum.y, hsum.w, 0x5410u) + perm(lsum.y, lsum.w, 0x6521u) + 0x00800080u;
+    const uint o = perm(t0, t1, 0x7531u);
     if (u0 < NH) {
       __local ushort* out = (__local ushort*)(raw + (rg * 8 + 2 * q) * OP + ob * 16 + 2 * g);
       out[0] = (ushort)o;

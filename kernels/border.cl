@@ -34,4 +34,13 @@ inline int border_index(int i, int n) {
 #endif
 }
 
+// Element x of an interleaved row of `width` pixels of `channels` elements each (x may lie past
+// either end): the element the border rule reads instead, in the same channel, or -1 for the
+// constant.
+inline int border_element(int x, int width, int channels) {
+  const int px = x >= 0 ? x / channels : -((-x + channels - 1) / channels);  // floor(x / channels)
+  const int bx = border_index(px, width);
+  return bx < 0 ? -1 : bx * channels + (x - px * channels);
+}
+
 #endif

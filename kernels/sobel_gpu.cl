@@ -409,12 +409,6 @@ inline uint h2_absmin(uint a, uint cap) {
   asm("{.reg .b32 t;\n\tabs.f16x2 t, %1;\n\tmin.f16x2 %0, t, %2;}" : "=r"(d) : "r"(a), "r"(cap));
   return d;
 }
-// Bytes of a (selector 0-3) and b (4-7), result byte i picked by nibble i of sel.
-inline uint perm(uint a, uint b, uint sel) {
-  uint d;
-  asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(sel));
-  return d;
-}
 #else
 inline float2 h2_f(uint a) { return vload_half2(0, (const __private half*)&a); }
 inline uint h2_u(float2 v) {
@@ -426,13 +420,11 @@ inline uint h2_add(uint a, uint b) { return h2_u(h2_f(a) + h2_f(b)); }
 inline uint h2_sub(uint a, uint b) { return h2_u(h2_f(a) - h2_f(b)); }
 inline uint h2_fma(uint a, uint b, uint c) { return h2_u(fma(h2_f(a), h2_f(b), h2_f(c))); }
 inline uint h2_absmin(uint a, uint cap) { return h2_u(fmin(fabs(h2_f(a)), h2_f(cap))); }
-inline uint perm(uint a, uint b, uint sel) {
-  const ulong ab = (ulong)b << 32 | a;
-  uint d = 0;
-  for (int i = 0; i < 4; ++i) d |= (uint)(ab >> (8 * ((sel >> (4 * i)) & 7)) & 0xFF) << (8 * i);
-  return d;
-}
 #endif
+#if defined(H2_PTX)
+#define PERM_PTX 1
+#endif
+#include "byte_perm.cl"
 
 #define H2_TWO 0x40004000u    // (2, 2)
 #define H2_HALF 0x38003800u   // (0.5, 0.5)

@@ -154,7 +154,7 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 struct GpuSchedule {
   // tw, th: -1 until set (the defaults depend on the kernel); mma: -1 until set (auto).
   int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1;
-  bool aligned = true;  // rows a multiple of 4 bytes: interior words load whole
+  bool aligned = true;  // rows a multiple of 4 bytes (8 with mma): interior words load whole
   bool autoWg = false;  // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
 
   static int halo(int r, int cn) { return (r * cn + 3) / 4 * 4; }
@@ -232,6 +232,7 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
   }
   // mma=1 where blur_mma.cl applies; by default (mma unset) also only with a tile and
   // work-group it takes, so a schedule written for blur_fused keeps blur_fused.
+  const int mmaKey = g.mma;  // as given, checked below with the other keys
   const bool mmaAuto = g.mma < 0;
   if (mmaAuto) g.mma = mmaDefault ? 1 : 0;
   const auto mmaShape = [](int tw, int th, int wg) {
@@ -251,7 +252,7 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
   const bool ok = (g.passes == 1 || g.passes == 2) &&
                   (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
                   std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
-                  g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && g.mma <= 1;
+                  g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && mmaKey <= 1;
   if (!ok)
     throw UserError(
         "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
@@ -486,43 +487,38 @@ class BlurStage : public Stage {
               "blur: the tensor-core kernel's " + std::to_string(g.wg) +
               " work-items exceed what this device runs for it (" + std::to_string(most) +
               "); set VIDFILTER_BLUR_GPU=wg=" + std::to_string(most / 32 * 32) + " or mma=0");
-        rows_ = rows;
-        cols_ = cl::Kernel();
-        gpu_ = true;
-        gpuSched_ = g;
-        options_ = opts;
-        return;
-      }
-      // A device may run fewer work-items for these kernels than it reports in general (NVIDIA:
-      // 256): an automatic work-group size shrinks to what the built kernel takes, once.
-      for (int attempt = 0;; ++attempt) {
-        opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
-               " -DWG=" + std::to_string(g.wg) + " -DTW=" + std::to_string(g.tw) +
-               " -DTH=" + std::to_string(g.th) + " -DPY=" + std::to_string(g.py) +
-               " -DVX=" + std::to_string(g.vx) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
-               " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
-               " -DINNER=" + std::to_string(g.inner) + " -DNV_PTX=" + (nvPtx ? "1" : "0") +
-               " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
-        if (opts == options_) return;
-        cl::Program program = cl_->programs().build("blur_gpu.cl", opts);
-        const char* first = g.passes == 1 ? "blur_fused" : "blur_cols";
-        rows = clCall(std::string("clCreateKernel(") + first + ")",
-                      [&] { return cl::Kernel(program, first); });
-        cols = cl::Kernel();
-        if (g.passes == 2)
-          cols =
-              clCall("clCreateKernel(blur_rows)", [&] { return cl::Kernel(program, "blur_rows"); });
-        std::size_t most = std::size_t(g.wg);
-        for (const cl::Kernel* k : {&rows, &cols})
-          if ((*k)())
-            most = std::min(most, k->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device()));
-        if (most >= std::size_t(g.wg)) break;
-        if (!g.autoWg || attempt > 0)
-          throw UserError("blur: the GPU schedule's " + std::to_string(g.wg) +
-                          " work-items exceed what this device runs for the blur kernels (" +
-                          std::to_string(most) +
-                          "); set VIDFILTER_BLUR_GPU=wg=" + std::to_string(most));
-        g.wg = static_cast<int>(most >= 32 ? most / 32 * 32 : most);
+      } else {
+        // A device may run fewer work-items for these kernels than it reports in general (NVIDIA:
+        // 256): an automatic work-group size shrinks to what the built kernel takes, once.
+        for (int attempt = 0;; ++attempt) {
+          opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
+                 " -DWG=" + std::to_string(g.wg) + " -DTW=" + std::to_string(g.tw) +
+                 " -DTH=" + std::to_string(g.th) + " -DPY=" + std::to_string(g.py) +
+                 " -DVX=" + std::to_string(g.vx) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
+                 " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
+                 " -DINNER=" + std::to_string(g.inner) + " -DNV_PTX=" + (nvPtx ? "1" : "0") +
+                 " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
+          if (opts == options_) return;
+          cl::Program program = cl_->programs().build("blur_gpu.cl", opts);
+          const char* first = g.passes == 1 ? "blur_fused" : "blur_cols";
+          rows = clCall(std::string("clCreateKernel(") + first + ")",
+                        [&] { return cl::Kernel(program, first); });
+          cols = cl::Kernel();
+          if (g.passes == 2)
+            cols = clCall("clCreateKernel(blur_rows)",
+                          [&] { return cl::Kernel(program, "blur_rows"); });
+          std::size_t most = std::size_t(g.wg);
+          for (const cl::Kernel* k : {&rows, &cols})
+            if ((*k)())
+              most = std::min(most, k->getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device()));
+          if (most >= std::size_t(g.wg)) break;
+          if (!g.autoWg || attempt > 0)
+            throw UserError("blur: the GPU schedule's " + std::to_string(g.wg) +
+                            " work-items exceed what this device runs for the blur kernels (" +
+                            std::to_string(most) +
+                            "); set VIDFILTER_BLUR_GPU=wg=" + std::to_string(most));
+          g.wg = static_cast<int>(most >= 32 ? most / 32 * 32 : most);
+        }
       }
       rows_ = rows;
       cols_ = cols;
