@@ -60,44 +60,7 @@
 #define PERM_PTX MMA_PTX
 #include "byte_perm.cl"
 
-#if MMA_PTX
-inline void mma_u8(uint4* c, uint4 a, uint2 b) {
-  uint d0, d1, d2, d3;
-  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%10, %11, %12, %13};"
-      : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
-      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "r"(c->x), "r"(c->y), "r"(c->z),
-        "r"(c->w));
-  *c = (uint4)(d0, d1, d2, d3);
-}
-#define MMA(c, a, b) mma_u8(&(c), (a), (b))
-#else
-// The warp's A and B through local memory `s` (192 words per warp), then each lane's four sums.
-// Every work-item of the group calls it equally often (the unit loops below are uniform).
-inline void mma_u8(uint4* c, uint4 a, uint2 b, __local uint* s, int lane) {
-  const int g = lane >> 2, q = lane & 3;
-  __local uint* A = s;        // 16 rows x 8 words
-  __local uint* B = s + 128;  // 8 columns x 8 words
-  A[g * 8 + q] = a.x;
-  A[(g + 8) * 8 + q] = a.y;
-  A[g * 8 + 4 + q] = a.z;
-  A[(g + 8) * 8 + 4 + q] = a.w;
-  B[g * 8 + q] = b.x;
-  B[g * 8 + 4 + q] = b.y;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  uint r[4] = {c->x, c->y, c->z, c->w};
-  for (int i = 0; i < 4; ++i) {
-    const int m = i < 2 ? g : g + 8, n = 2 * q + (i & 1);
-    for (int w = 0; w < 8; ++w) {
-      const uint x = A[m * 8 + w], y = B[n * 8 + w];
-      for (int j = 0; j < 32; j += 8) r[i] += ((x >> j) & 0xFFu) * ((y >> j) & 0xFFu);
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  *c = (uint4)(r[0], r[1], r[2], r[3]);
-}
-#define MMA(c, a, b) mma_u8(&(c), (a), (b), scratch + warp * 192, lane)
-#endif
+#include "warp_ops.cl"
 
 // Four taps as bytes: the tap at distance d, d+1, d+2, d+3 from the centre, in steps of
 // `step` elements (0 off the taps' grid or beyond the radius).

@@ -276,11 +276,56 @@ TEST(BlurStage, GpuTensorCoreKernel) {
   both(randomFrame(320, 96, CV_8UC4, seed++), c, "mma=1,tw=240,th=32,wg=128");
 }
 
+// The strip kernel (kernels/blur_strip.cl, mma=2: the tile kernel's products with every
+// intermediate in registers, windows moved between lanes by shuffles; both emulated on PoCL):
+// every border, gray, BGR and BGRA, radii 1 to 8 (row halos 8, 24 and 40 elements), three
+// strip shapes (the fewest blocks a halo allows, one band per warp; two warps of six blocks),
+// frames from 1x1 to an unaligned real 1921x1081 and real frames with strips clear of every edge,
+// against OpenCV and byte for byte against blur_fused (mma=0).
+TEST(BlurStage, GpuStripKernel) {
+  const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
+  const auto both = [](const cv::Mat& in, const BlurCase& c, const char* strip) {
+    cv::Mat fused;
+    {
+      const ScopedEnv env("VIDFILTER_BLUR_GPU", "mma=0");
+      fused = runChain(chainText(c), in);
+    }
+    const ScopedEnv env("VIDFILTER_BLUR_GPU", strip);
+    SCOPED_TRACE(std::string("VIDFILTER_BLUR_GPU=") + strip);
+    expectMatches(in, c);
+    EXPECT_EQ(maxAbsDiff(runChain(chainText(c), in), fused), 0) << describe(c, in);
+  };
+  const int ksizes[] = {3, 5, 0, 17};  // radius 1, 2, 5 (sigma 1.5) and 8 (sigma 3)
+  unsigned seed = 1100;
+  int n = 0;
+  for (const char* strip : {"mma=2", "mma=2,nb=3,th=16,wg=32", "mma=2,nb=6,th=32,wg=64,pf=1"}) {
+    for (BorderMode b : allBorders()) {
+      BlurCase c;
+      c.border = b;
+      c.value = b == BorderMode::Constant ? 77 : 0;
+      c.ksize = ksizes[n % 4];
+      c.sigma = c.ksize == 17 ? 3 : 1.5;
+      const int ci = n++ % 3;
+      for (const cv::Size sz : {cv::Size(1, 1), cv::Size(17, 13), cv::Size(133, 71)})
+        both(randomFrame(sz.width, sz.height, kTypes[ci], seed++), c, strip);
+    }
+  }
+  BlurCase c;  // the default 11x11
+  both(realFrame(60, CV_8UC1, 1921, 1081), c, "mma=2");
+  both(realFrame(61, CV_8UC1, 640, 480), c, "mma=2");
+  c.ksize = 17;
+  c.sigma = 3;
+  c.border = BorderMode::Reflect;
+  both(realFrame(62, CV_8UC3, 640, 480), c, "mma=2");
+  both(realFrame(63, CV_8UC4, 480, 272), c, "mma=2,nb=6,th=32,wg=64,pf=1");
+}
+
 // A bad VIDFILTER_BLUR_GPU names itself and what it takes.
 TEST(BlurStage, BadGpuScheduleIsAClearError) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   for (const char* bad :
-       {"vx=5", "tw=12,vx=8", "nonsense", "py=3,th=64", "passes=3", "wg=abc", "tw=-8", "mma=2"}) {
+       {"vx=5", "tw=12,vx=8", "nonsense", "py=3,th=64", "passes=3", "wg=abc", "tw=-8", "mma=3",
+        "nb=4", "mma=2,th=24", "mma=2,nb=0", "mma=2,nb=17", "mma=2,wg=48", "pf=1", "mma=2,pf=2"}) {
     const ScopedEnv env("VIDFILTER_BLUR_GPU", bad);
     try {
       runChain("blur", randomFrame(32, 8, CV_8UC1, 3));

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -31,10 +32,44 @@ constexpr int kMaxRadius = 150;
 
 // The taps buffer: the half kernel as floats (kMaxRadius + 1 of them), then the same values as
 // ushorts for the row pass's 16-bit arithmetic (see kernels/blur.cl, ROW_INT).
+// From `frag` on, blur_strip.cl's constant A operands (stripFragments).
 struct TapsBlock {
   float f[kMaxRadius + 1] = {};
   cl_ushort u[kMaxRadius + 1] = {};
+  alignas(16) cl_uint frag[4 * 32 * 4] = {};  // 1 + KC operands (KC <= 3) x 32 lanes x 4 words
 };
+constexpr std::size_t kFragOffsetWords = offsetof(TapsBlock, frag) / sizeof(cl_uint);
+
+// blur_strip.cl's row halo HA (R * CH rounded up to 8, 24 or 40) and row chunks KC.
+int stripHalo(int r, int cn) { return r * cn <= 8 ? 8 : 8 + (r * cn - 8 + 15) / 16 * 16; }
+int stripChunks(int r, int cn) { return (stripHalo(r, cn) + 8) / 16; }
+
+// The constant A operands of blur_strip.cl, as its header defines them: operand j of lane
+// l = 4g + q, word f (f & 1: row g + 8 instead of g; f & 2: inputs k + 16), byte i is
+//   j = 0      columns: A[m][k] = t(k - m - R), k = 4q + i (+ 16);
+//   j = 1 + c  rows, chunk c: A[m][k] = t((e + 32c - HA - out(m)) / CH), e = 8q + i (+ 4),
+//              out(m) = 2m (m < 8) or 2(m - 8) + 1;
+// with t(d) the tap at distance |d| (0 past the radius or off the channel grid).
+void stripFragments(const std::vector<int>& taps, int r, int cn, cl_uint* frag) {
+  const int ha = stripHalo(r, cn), kc = stripChunks(r, cn);
+  const auto tap = [&](int d, int step) -> cl_uint {
+    d = std::abs(d);
+    return d % step == 0 && d / step <= r ? cl_uint(taps[d / step]) : 0;
+  };
+  for (int j = 0; j <= kc; ++j)
+    for (int l = 0; l < 32; ++l)
+      for (int f = 0; f < 4; ++f) {
+        const int g = l >> 2, q = l & 3, m = (f & 1) ? g + 8 : g, hi = (f & 2) ? 1 : 0;
+        const int out = m < 8 ? 2 * m : 2 * (m - 8) + 1;
+        cl_uint word = 0;
+        for (int i = 0; i < 4; ++i) {
+          const cl_uint b = j == 0 ? tap(4 * q + i + 16 * hi - m - r, 1)
+                                   : tap(8 * q + 4 * hi + i + 32 * (j - 1) - ha - out, cn);
+          word |= b << (8 * i);
+        }
+        frag[(j * 32 + l) * 4 + f] = word;
+      }
+}
 
 // OpenCV's createGaussianKernels for 8-bit data: cvRound(sigma*3*2 + 1) | 1 (cvRound rounds half
 // to even, as lrint does in the default rounding mode).
@@ -153,7 +188,8 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // them (for benchmarking schedules).
 struct GpuSchedule {
   // tw, th: -1 until set (the defaults depend on the kernel); mma: -1 until set (auto).
-  int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1;
+  int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1, nb = -1, pf = -1;
+  int ow = 0;           // mma=2: output elements per strip
   bool aligned = true;  // rows a multiple of 4 bytes (8 with mma): interior words load whole
   bool autoWg = false;  // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
 
@@ -220,13 +256,18 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
         field = &g.inner;
       else if (key == "mma")
         field = &g.mma;
+      else if (key == "nb")
+        field = &g.nb;
+      else if (key == "pf")
+        field = &g.pf;
       const char* text = eq == std::string::npos ? "" : item.c_str() + eq + 1;
       char* end = nullptr;
       const long v = std::strtol(text, &end, 10);
       if (!field || eq == std::string::npos || end == text || *end != '\0' || v < 0 || v > 65536)
-        throw UserError("VIDFILTER_BLUR_GPU: '" + item +
-                        "' is not key=value with key passes, wg, tw, th, py, vx, inner or mma and "
-                        "a non-negative integer value");
+        throw UserError(
+            "VIDFILTER_BLUR_GPU: '" + item +
+            "' is not key=value with key passes, wg, tw, th, py, vx, inner, mma, nb or pf and "
+            "a non-negative integer value");
       *field = static_cast<int>(v);
     }
   }
@@ -239,25 +280,43 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
     return (tw < 0 || (tw > 0 && tw % 16 == 0)) && (th < 0 || (th > 0 && th % 16 == 0)) &&
            wg % 32 == 0;
   };
-  g.mma = g.mma == 1 && g.passes == 1 && mmaFits && (!mmaAuto || mmaShape(g.tw, g.th, g.wg));
-  GpuSchedule m = g;  // the tensor-core kernel's defaults
+  if (!(g.passes == 1 && mmaFits && (!mmaAuto || mmaShape(g.tw, g.th, g.wg)))) g.mma = 0;
+  GpuSchedule m = g;  // the tensor-core tile kernel's defaults
   if (m.tw < 0) m.tw = 112;
   if (m.th < 0) m.th = 64;
   if (m.wg == 0) m.wg = 256;
   const std::size_t local = std::min<std::size_t>(48 * 1024, deviceLocal);
-  if (g.mma && mmaAuto && m.mmaBytes(r, cn, mmaEmulated) > local) g.mma = 0;  // blur_fused
-  if (g.tw < 0) g.tw = g.mma ? m.tw : 128;
-  if (g.th < 0) g.th = g.mma ? m.th : 32;
+  if (g.mma == 1 && mmaAuto && m.mmaBytes(r, cn, mmaEmulated) > local) g.mma = 0;  // blur_fused
+  const bool strip = g.mma == 2;
+  if (g.tw < 0) g.tw = g.mma == 1 ? m.tw : 128;
+  if (g.th < 0) g.th = g.mma == 1 ? m.th : strip ? 64 : 32;
   // Every key is checked whichever kernel runs.
   const bool ok = (g.passes == 1 || g.passes == 2) &&
                   (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
                   std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
-                  g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && mmaKey <= 1;
+                  g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && mmaKey <= 2 &&
+                  ((g.nb < 0 && g.pf < 0) || strip);
   if (!ok)
     throw UserError(
         "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
-        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1, wg 0 (auto) to " +
+        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1|2, nb and pf only with mma=2, "
+        "wg 0 "
+        "(auto) to " +
         std::to_string(maxWg) + ")");
+  if (strip) {  // blur_strip.cl: each warp a strip of nb blocks x th rows, no local memory
+    if (g.wg == 0) g.wg = 128;
+    const int minNb = stripHalo(r, cn) / 16 + 1;  // at least one row product per band
+    if (g.nb < 0) g.nb = stripHalo(r, cn) == 8 ? 4 : 8;
+    if (g.pf < 0) g.pf = 0;
+    if (g.th % 16 != 0 || g.wg % 32 != 0 || g.nb < minNb || g.nb > 16 || g.pf > 1)
+      throw UserError(
+          "VIDFILTER_BLUR_GPU: invalid schedule for mma=2 (th a multiple of 16, wg a multiple "
+          "of 32, pf 0|1, nb from " +
+          std::to_string(minNb) + " to 16 at this radius and channel count)");
+    g.ow = 16 * (2 * g.nb - stripHalo(r, cn) / 8);
+    g.aligned = littleEndian && rowElems % 4 == 0;  // blur_strip.cl loads 4-byte words
+    return g;
+  }
   if (g.mma) {
     g.wg = m.wg;
     if (!mmaShape(g.tw, g.th, g.wg))
@@ -409,7 +468,14 @@ class BlurStage : public Stage {
     const cl::NDRange tiles((n + g.tw - 1) / g.tw * wg, (std::size_t(h) + g.th - 1) / g.th);
     if (fused()) {
       setArgs(rows_, in, out, w, h, value);
-      cl::Event done = launchKernel(q, rows_, tiles, cl::NDRange(wg, 1), deps);
+      // blur_strip.cl: one warp per strip of 16 U elements x th rows.
+      const std::size_t ow = std::size_t(g.ow);
+      const cl::NDRange range =
+          g.mma == 2 ? cl::NDRange(((n + ow - 1) / ow * ((std::size_t(h) + g.th - 1) / g.th) * 32 +
+                                    wg - 1) /
+                                   wg * wg)
+                     : tiles;
+      cl::Event done = launchKernel(q, rows_, range, cl::NDRange(wg, 1), deps);
       lastDone_ = done;
       return {done, done};
     }
@@ -443,6 +509,8 @@ class BlurStage : public Stage {
       hostTaps_.f[k] = static_cast<float>(t[k]);
       hostTaps_.u[k] = static_cast<cl_ushort>(t[k]);
     }
+    if (mmaTakes(static_cast<int>(t.size()) - 1, t))
+      stripFragments(t, static_cast<int>(t.size()) - 1, in_.channels(), hostTaps_.frag);
   }
 
   // Builds the program and kernels for the current parameters unless the ones in use were built
@@ -471,7 +539,23 @@ class BlurStage : public Stage {
                       mmaTakes(r, fixedPointTaps(ksize(), params().number("sigma"))));
       cl::Kernel rows, cols;
       std::string opts;
-      if (g.mma) {
+      if (g.mma == 2) {
+        opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
+               " -DWARPS=" + std::to_string(g.wg / 32) + " -DNB=" + std::to_string(g.nb) +
+               " -DBANDS=" + std::to_string(g.th / 16) + " -DPF=" + std::to_string(g.pf) +
+               " -DALIGNED=" + (g.aligned ? "1" : "0") + " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") +
+               " -DFRAG_OFF=" + std::to_string(kFragOffsetWords) + " -D" + border;
+        if (opts == options_) return;
+        cl::Program program = cl_->programs().build("blur_strip.cl", opts);
+        rows =
+            clCall("clCreateKernel(blur_strip)", [&] { return cl::Kernel(program, "blur_strip"); });
+        const std::size_t most = rows.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
+        if (most < std::size_t(g.wg))
+          throw UserError(
+              "blur: the strip kernel's " + std::to_string(g.wg) +
+              " work-items exceed what this device runs for it (" + std::to_string(most) +
+              "); set VIDFILTER_BLUR_GPU=wg=" + std::to_string(most / 32 * 32) + " or mma=1");
+      } else if (g.mma) {
         opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
                " -DWARPS=" + std::to_string(g.wg / 32) + " -DTW=" + std::to_string(g.tw) +
                " -DTH=" + std::to_string(g.th) + " -DALIGNED=" + (g.aligned ? "1" : "0") +

@@ -1,0 +1,74 @@
+// Warp operations of the tensor-core blur kernels (blur_mma.cl, blur_strip.cl).
+//
+// mma_u8(c, a, b): c += A * B for one warp, A 16x32 and B 32x8 8-bit unsigned, c 16x8 32-bit,
+// in the fragments of PTX's mma.m16n8k32 (lane = 4 g + q; A: a.x row g, bytes k = 4q..4q+3, a.y
+// row g+8, a.z and a.w the same rows at k + 16; B: b.x column g, k = 4q..4q+3, b.y k + 16; c.x
+// (row g, column 2q), c.y (g, 2q+1), c.z (g+8, 2q), c.w (g+8, 2q+1)). MMA_PTX 1: mma.sync in
+// inline PTX (NVIDIA, compute capability 8.0+). 0: emulated in OpenCL C through local memory;
+// then MMA() needs `scratch` (192 words per warp), `warp` and `lane` in scope, and every
+// work-item of the group must reach each call (it holds two barriers).
+
+#ifndef VF_WARP_OPS_CL
+#define VF_WARP_OPS_CL
+
+#if MMA_PTX
+inline void mma_u8(uint4* c, uint4 a, uint2 b) {
+  uint d0, d1, d2, d3;
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%10, %11, %12, %13};"
+      : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "r"(c->x), "r"(c->y), "r"(c->z),
+        "r"(c->w));
+  *c = (uint4)(d0, d1, d2, d3);
+}
+#define MMA(c, a, b) mma_u8(&(c), (a), (b))
+#else
+// The warp's A and B through local memory `s` (192 words per warp), then each lane's four sums.
+// Every work-item of the group calls it equally often (the unit loops below are uniform).
+inline void mma_u8(uint4* c, uint4 a, uint2 b, __local uint* s, int lane) {
+  const int g = lane >> 2, q = lane & 3;
+  __local uint* A = s;        // 16 rows x 8 words
+  __local uint* B = s + 128;  // 8 columns x 8 words
+  A[g * 8 + q] = a.x;
+  A[(g + 8) * 8 + q] = a.y;
+  A[g * 8 + 4 + q] = a.z;
+  A[(g + 8) * 8 + 4 + q] = a.w;
+  B[g * 8 + q] = b.x;
+  B[g * 8 + 4 + q] = b.y;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint r[4] = {c->x, c->y, c->z, c->w};
+  for (int i = 0; i < 4; ++i) {
+    const int m = i < 2 ? g : g + 8, n = 2 * q + (i & 1);
+    for (int w = 0; w < 8; ++w) {
+      const uint x = A[m * 8 + w], y = B[n * 8 + w];
+      for (int j = 0; j < 32; j += 8) r[i] += ((x >> j) & 0xFFu) * ((y >> j) & 0xFFu);
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *c = (uint4)(r[0], r[1], r[2], r[3]);
+}
+#define MMA(c, a, b) mma_u8(&(c), (a), (b), scratch + warp * 192, lane)
+#endif
+
+// SHFL_XOR(v, m): v of lane `lane ^ m` of the same warp (every lane of the warp calls it
+// together). MMA_PTX 1: shfl.sync; 0: through local memory `s` (32 words per warp, barriers as
+// above).
+#if MMA_PTX
+inline uint shfl_xor_u32(uint v, int m) {
+  uint d;
+  asm("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(d) : "r"(v), "r"(m));
+  return d;
+}
+#define SHFL_XOR(v, m) shfl_xor_u32((v), (m))
+#else
+inline uint shfl_xor_u32(uint v, int m, __local uint* s, int lane) {
+  s[lane] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint d = s[lane ^ m];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return d;
+}
+#define SHFL_XOR(v, m) shfl_xor_u32((v), (m), shfl_scratch + warp * 32, lane)
+#endif
+
+#endif
