@@ -44,7 +44,6 @@
 #define U (2 * NB - HA / 8)                                 // row products per band and row set
 #define OW (16 * U)
 #define TH (16 * BANDS)
-#define WG (32 * WARPS)
 
 // Fully unrolled on NVIDIA (the arrays below stay in registers); emulated, loops (PoCL would
 // build every emulated product, with its barriers, once per unrolled call).
@@ -118,25 +117,25 @@ inline uint2 split_bytes(uint d0, uint d1, uint d2, uint d3) {
     }                                                                               \
   } while (0)
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void blur_strip(__global const uchar* src,
-                                                                         __global uchar* dst,
-                                                                         int width, int height,
-                                                                         __global const uint* taps,
-                                                                         int value) {
+__kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_strip(
+    __global const uchar* src, __global uchar* dst, int width, int height,
+    __global const uint* taps, int value) {
 #if !MMA_PTX
   __local uint scratch[WARPS * 192];
   __local uint shfl_scratch[WARPS * 32];
 #endif
-  const int lid = get_local_id(0), warp = lid / 32, lane = lid % 32;
+  // A work-group is WARPS strips one above the other (neighbours share their halo rows while
+  // they run on the same compute unit); warps past the frame's last strip compute that strip
+  // and store nothing.
+  const int lane = get_local_id(0), warp = get_local_id(1);
   const int g = lane >> 2, q = lane & 3;
   const int n = width * CHANNELS;
-  const int sxn = (n + OW - 1) / OW, strips = sxn * ((height + TH - 1) / TH);
-  const int wid = get_group_id(0) * WARPS + warp;
-  const bool live = wid < strips;  // the last group's spare warps compute a strip, store nothing
-  const int sy = min(wid, strips - 1) / sxn, sx = min(wid, strips - 1) - sy * sxn;
-  const int x0 = sx * OW, y0 = sy * TH, xs = x0 - HA;
+  const int syn = (height + TH - 1) / TH, sy0 = get_group_id(1) * WARPS + warp;
+  const bool live = sy0 < syn;
+  const int x0 = get_group_id(0) * OW, y0 = min(sy0, syn - 1) * TH, xs = x0 - HA;
   const bool inside =
       ALIGNED && xs >= 0 && xs + 32 * NB <= n && y0 >= RADIUS && y0 + TH + 16 - RADIUS <= height;
+  const bool plain = inside && live;  // every output of the strip stored as a whole 16-bit word
 
   const __global uint4* frag = (const __global uint4*)(taps + FRAG_OFF);
   const uint4 av = frag[lane];
@@ -146,12 +145,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void blur_strip(__globa
 
   // cur[b]: the four products' b.x (window rows 4q..4q+3) of block b; w: the words of rows
   // 16+4q..16+4q+3 of the band's window (PF 1: loaded during the band before).
+  // (cur is loaded as words and transposed only once the first band's loads are issued too:
+  // a transpose before them would hold them back until these arrive.)
   uint4 cur[NB], w[NB];
   LOAD_ROWS(cur, y0 - RADIUS + 4 * q);
-  UNROLL
-  for (int b = 0; b < NB; ++b) cur[b] = transpose4(cur[b]);
 #if PF
   LOAD_ROWS(w, y0 - RADIUS + 16 + 4 * q);
+  UNROLL
+  for (int b = 0; b < NB; ++b) cur[b] = transpose4(cur[b]);
 #endif
 
 #pragma unroll 1
@@ -162,6 +163,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void blur_strip(__globa
     if (p + 1 < BANDS) LOAD_ROWS(nw, yb + 32 - RADIUS + 4 * q);
 #else
     LOAD_ROWS(w, yb + 16 - RADIUS + 4 * q);
+    if (p == 0) {
+      UNROLL
+      for (int b = 0; b < NB; ++b) cur[b] = transpose4(cur[b]);
+    }
 #endif
 
     // Block by block (so few blocks' sums are live at once): the column products, then every
@@ -219,9 +224,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void blur_strip(__globa
         UNROLL
         for (int r = 0; r < 2; ++r) {
           const int y = yb + 8 * s + 2 * q + r;
-          if (!live || uk != u || y >= height || x >= n) continue;
+          if (uk != u) continue;
           __global uchar* d = dst + (size_t)y * n + x;
           const uint v = o >> (16 * r);
+          if (plain) {
+            *(__global ushort*)d = (ushort)v;
+            continue;
+          }
+          if (!live || y >= height || x >= n) continue;
 #if ALIGNED
           if (x + 2 <= n) {
             *(__global ushort*)d = (ushort)v;

@@ -468,14 +468,15 @@ class BlurStage : public Stage {
     const cl::NDRange tiles((n + g.tw - 1) / g.tw * wg, (std::size_t(h) + g.th - 1) / g.th);
     if (fused()) {
       setArgs(rows_, in, out, w, h, value);
-      // blur_strip.cl: one warp per strip of 16 U elements x th rows.
-      const std::size_t ow = std::size_t(g.ow);
-      const cl::NDRange range =
-          g.mma == 2 ? cl::NDRange(((n + ow - 1) / ow * ((std::size_t(h) + g.th - 1) / g.th) * 32 +
-                                    wg - 1) /
-                                   wg * wg)
-                     : tiles;
-      cl::Event done = launchKernel(q, rows_, range, cl::NDRange(wg, 1), deps);
+      if (g.mma == 2) {  // blur_strip.cl: a warp per strip of ow elements x th rows
+        const std::size_t ow = std::size_t(g.ow), warps = wg / 32;
+        const std::size_t stacks = ((std::size_t(h) + g.th - 1) / g.th + warps - 1) / warps;
+        cl::Event done = launchKernel(q, rows_, cl::NDRange((n + ow - 1) / ow * 32, stacks * warps),
+                                      cl::NDRange(32, warps), deps);
+        lastDone_ = done;
+        return {done, done};
+      }
+      cl::Event done = launchKernel(q, rows_, tiles, cl::NDRange(wg, 1), deps);
       lastDone_ = done;
       return {done, done};
     }
