@@ -144,30 +144,20 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_strip(
   for (int c = 0; c < KC; ++c) ah[c] = frag[(1 + c) * 32 + lane];
 
   // cur[b]: the four products' b.x (window rows 4q..4q+3) of block b; w: the words of rows
-  // 16+4q..16+4q+3 of the band's window (PF 1: loaded during the band before).
-  // (cur is loaded as words and transposed only once the first band's loads are issued too:
-  // a transpose before them would hold them back until these arrive.)
+  // 16+4q..16+4q+3 of the band's window. (cur is loaded as words and transposed only once the
+  // first band's loads are issued too: a transpose before them would hold them back until these
+  // arrive.)
   uint4 cur[NB], w[NB];
   LOAD_ROWS(cur, y0 - RADIUS + 4 * q);
-#if PF
-  LOAD_ROWS(w, y0 - RADIUS + 16 + 4 * q);
-  UNROLL
-  for (int b = 0; b < NB; ++b) cur[b] = transpose4(cur[b]);
-#endif
 
 #pragma unroll 1
   for (int p = 0; p < BANDS; ++p) {
     const int yb = y0 + 16 * p;  // the band's first output row
-#if PF
-    uint4 nw[NB];
-    if (p + 1 < BANDS) LOAD_ROWS(nw, yb + 32 - RADIUS + 4 * q);
-#else
     LOAD_ROWS(w, yb + 16 - RADIUS + 4 * q);
     if (p == 0) {
       UNROLL
       for (int b = 0; b < NB; ++b) cur[b] = transpose4(cur[b]);
     }
-#endif
 
     // Block by block (so few blocks' sums are live at once): the column products, then every
     // row product whose windows now lie in the blocks done. hi[b][s], lo[b][s]: rows g (s = 0)
@@ -243,9 +233,5 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_strip(
         }
       }
     }
-#if PF
-    UNROLL
-    for (int b = 0; b < NB; ++b) w[b] = nw[b];
-#endif
   }
 }

@@ -298,7 +298,7 @@ TEST(BlurStage, GpuStripKernel) {
   const int ksizes[] = {3, 5, 0, 17};  // radius 1, 2, 5 (sigma 1.5) and 8 (sigma 3)
   unsigned seed = 1100;
   int n = 0;
-  for (const char* strip : {"mma=2", "mma=2,nb=3,th=16,wg=32", "mma=2,nb=6,th=32,wg=64,pf=1"}) {
+  for (const char* strip : {"mma=2", "mma=2,nb=3,th=32,wg=32", "mma=2,nb=6,th=64,wg=64"}) {
     for (BorderMode b : allBorders()) {
       BlurCase c;
       c.border = b;
@@ -317,7 +317,7 @@ TEST(BlurStage, GpuStripKernel) {
   c.sigma = 3;
   c.border = BorderMode::Reflect;
   both(realFrame(62, CV_8UC3, 640, 480), c, "mma=2");
-  both(realFrame(63, CV_8UC4, 480, 272), c, "mma=2,nb=6,th=32,wg=64,pf=1");
+  both(realFrame(63, CV_8UC4, 480, 272), c, "mma=2,nb=6,th=64,wg=64");
 }
 
 // A bad VIDFILTER_BLUR_GPU names itself and what it takes.
@@ -325,7 +325,7 @@ TEST(BlurStage, BadGpuScheduleIsAClearError) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   for (const char* bad :
        {"vx=5", "tw=12,vx=8", "nonsense", "py=3,th=64", "passes=3", "wg=abc", "tw=-8", "mma=3",
-        "nb=4", "mma=2,th=24", "mma=2,nb=0", "mma=2,nb=17", "mma=2,wg=48", "pf=1", "mma=2,pf=2"}) {
+        "nb=4", "mma=2,th=24", "mma=2,nb=0", "mma=2,nb=17", "mma=2,wg=48"}) {
     const ScopedEnv env("VIDFILTER_BLUR_GPU", bad);
     try {
       runChain("blur", randomFrame(32, 8, CV_8UC1, 3));

@@ -182,13 +182,17 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // 25 us at 3840x2160 gray on the H200), 2 those whose rows also do (25-26 us there: within the
 // timer's step, so not the default).
 // mma=1: the tensor-core kernel (kernels/blur_mma.cl; tile tw x th, default 112 x 64, wg 256),
-// the default on NVIDIA compute capability 8+ where it applies (radius <= 8, taps <= 255):
-// 3840x2160 gray 11x11 27 -> 20 us on the H200. Elsewhere mma=1 runs it emulated (tests).
-// VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16,inner=2,mma=0" overrides any of
-// them (for benchmarking schedules).
+// the default for gray on NVIDIA compute capability 8+ where it applies (radius <= 8, taps <=
+// 255): 3840x2160 gray 11x11 27 -> 20 us on the H200. mma=2: the same products in registers, a
+// strip of nb blocks (32 elements each) x th rows per warp (kernels/blur_strip.cl; default nb 2
+// for gray, 4 otherwise, th 16, wg 128: 4 strips one above the other), the default there for BGR
+// and BGRA (7680x4320 BGRA 240 -> 160-180 us; gray 21-22 us, 20-21 with mma=1). Elsewhere both
+// run emulated (tests).
+// VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16,inner=2,mma=0,nb=4" overrides any
+// of them (for benchmarking schedules).
 struct GpuSchedule {
   // tw, th: -1 until set (the defaults depend on the kernel); mma: -1 until set (auto).
-  int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1, nb = -1, pf = -1;
+  int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1, nb = -1;
   int ow = 0;           // mma=2: output elements per strip
   bool aligned = true;  // rows a multiple of 4 bytes (8 with mma): interior words load whole
   bool autoWg = false;  // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
@@ -258,15 +262,13 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
         field = &g.mma;
       else if (key == "nb")
         field = &g.nb;
-      else if (key == "pf")
-        field = &g.pf;
       const char* text = eq == std::string::npos ? "" : item.c_str() + eq + 1;
       char* end = nullptr;
       const long v = std::strtol(text, &end, 10);
       if (!field || eq == std::string::npos || end == text || *end != '\0' || v < 0 || v > 65536)
         throw UserError(
             "VIDFILTER_BLUR_GPU: '" + item +
-            "' is not key=value with key passes, wg, tw, th, py, vx, inner, mma, nb or pf and "
+            "' is not key=value with key passes, wg, tw, th, py, vx, inner, mma or nb and "
             "a non-negative integer value");
       *field = static_cast<int>(v);
     }
@@ -275,7 +277,9 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
   // work-group it takes, so a schedule written for blur_fused keeps blur_fused.
   const int mmaKey = g.mma;  // as given, checked below with the other keys
   const bool mmaAuto = g.mma < 0;
-  if (mmaAuto) g.mma = mmaDefault ? 1 : 0;
+  // By default on NVIDIA: the tile kernel for gray, the strip kernel for 3 and 4 channels (the
+  // H200 runs: 8K BGRA 160-180 us against 240; 4K gray 21-22 us against 20-21).
+  if (mmaAuto) g.mma = mmaDefault ? (cn > 1 ? 2 : 1) : 0;
   const auto mmaShape = [](int tw, int th, int wg) {
     return (tw < 0 || (tw > 0 && tw % 16 == 0)) && (th < 0 || (th > 0 && th % 16 == 0)) &&
            wg % 32 == 0;
@@ -289,29 +293,28 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
   if (g.mma == 1 && mmaAuto && m.mmaBytes(r, cn, mmaEmulated) > local) g.mma = 0;  // blur_fused
   const bool strip = g.mma == 2;
   if (g.tw < 0) g.tw = g.mma == 1 ? m.tw : 128;
-  if (g.th < 0) g.th = g.mma == 1 ? m.th : strip ? 64 : 32;
+  if (g.th < 0) g.th = g.mma == 1 ? m.th : strip ? 16 : 32;
   // Every key is checked whichever kernel runs.
   const bool ok = (g.passes == 1 || g.passes == 2) &&
                   (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
                   std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
                   g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && mmaKey <= 2 &&
-                  ((g.nb < 0 && g.pf < 0) || strip);
+                  (g.nb < 0 || strip);
   if (!ok)
     throw UserError(
         "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
-        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1|2, nb and pf only with mma=2, "
+        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1|2, nb only with mma=2, "
         "wg 0 "
         "(auto) to " +
         std::to_string(maxWg) + ")");
   if (strip) {  // blur_strip.cl: each warp a strip of nb blocks x th rows, no local memory
     if (g.wg == 0) g.wg = 128;
     const int minNb = stripHalo(r, cn) / 16 + 1;  // at least one row product per band
-    if (g.nb < 0) g.nb = stripHalo(r, cn) == 8 ? 4 : 8;
-    if (g.pf < 0) g.pf = 0;
-    if (g.th % 16 != 0 || g.wg % 32 != 0 || g.nb < minNb || g.nb > 16 || g.pf > 1)
+    if (g.nb < 0) g.nb = stripHalo(r, cn) == 8 ? 2 : 4;
+    if (g.th % 16 != 0 || g.wg % 32 != 0 || g.nb < minNb || g.nb > 16)
       throw UserError(
           "VIDFILTER_BLUR_GPU: invalid schedule for mma=2 (th a multiple of 16, wg a multiple "
-          "of 32, pf 0|1, nb from " +
+          "of 32, nb from " +
           std::to_string(minNb) + " to 16 at this radius and channel count)");
     g.ow = 16 * (2 * g.nb - stripHalo(r, cn) / 8);
     g.aligned = littleEndian && rowElems % 4 == 0;  // blur_strip.cl loads 4-byte words
@@ -543,8 +546,8 @@ class BlurStage : public Stage {
       if (g.mma == 2) {
         opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
                " -DWARPS=" + std::to_string(g.wg / 32) + " -DNB=" + std::to_string(g.nb) +
-               " -DBANDS=" + std::to_string(g.th / 16) + " -DPF=" + std::to_string(g.pf) +
-               " -DALIGNED=" + (g.aligned ? "1" : "0") + " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") +
+               " -DBANDS=" + std::to_string(g.th / 16) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
+               " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") +
                " -DFRAG_OFF=" + std::to_string(kFragOffsetWords) + " -D" + border;
         if (opts == options_) return;
         cl::Program program = cl_->programs().build("blur_strip.cl", opts);
