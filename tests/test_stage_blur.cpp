@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -232,29 +233,35 @@ TEST(BlurStage, GpuInteriorTileCopies) {
   }
 }
 
-// The tensor-core kernel (kernels/blur_mma.cl; the default on NVIDIA GPUs, where its products
-// are mma.sync; on PoCL they run emulated through local memory with the same fragments, so the
-// data layout and arithmetic are tested here): every border, gray, BGR and BGRA, radii 1 to 8,
-// three tiles (one 16x16 with a single warp), frames from 1x1 to an unaligned real 1921x1081,
-// against OpenCV and byte for byte against blur_fused (mma=0).
-TEST(BlurStage, GpuTensorCoreKernel) {
-  const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
-  const auto both = [](const cv::Mat& in, const BlurCase& c, const char* tile) {
-    cv::Mat fused;
-    {
-      const ScopedEnv env("VIDFILTER_BLUR_GPU", "mma=0");
-      fused = runChain(chainText(c), in);
-    }
-    const ScopedEnv env("VIDFILTER_BLUR_GPU", tile);
-    SCOPED_TRACE(std::string("VIDFILTER_BLUR_GPU=") + tile);
-    expectMatches(in, c);
-    EXPECT_EQ(maxAbsDiff(runChain(chainText(c), in), fused), 0) << describe(c, in);
-  };
-  const char* tiles[] = {"mma=1", "mma=1,tw=16,th=16,wg=32", "mma=1,tw=240,th=32,wg=128"};
+namespace {
+
+// `in` through the blur of case c under VIDFILTER_BLUR_GPU=schedule: against OpenCV and byte
+// for byte against blur_fused (mma=0). For the strip kernel (mma=2), first that it is the one
+// that runs: a strip key out of range must then be an error (the stage quietly takes
+// blur_fused where mma=2 does not apply, and would compare blur_fused with itself).
+void expectSameAsFused(const cv::Mat& in, const BlurCase& c, const char* schedule) {
+  if (std::string(schedule).rfind("mma=2", 0) == 0) {
+    const ScopedEnv env("VIDFILTER_BLUR_GPU", std::string(schedule) + ",nb=17");
+    EXPECT_THROW(runChain(chainText(c), in), std::exception)
+        << "mma=2 did not run: " << describe(c, in);
+  }
+  cv::Mat fused;
+  {
+    const ScopedEnv env("VIDFILTER_BLUR_GPU", "mma=0");
+    fused = runChain(chainText(c), in);
+  }
+  const ScopedEnv env("VIDFILTER_BLUR_GPU", schedule);
+  SCOPED_TRACE(std::string("VIDFILTER_BLUR_GPU=") + schedule);
+  expectMatches(in, c);
+  EXPECT_EQ(maxAbsDiff(runChain(chainText(c), in), fused), 0) << describe(c, in);
+}
+
+// Under each schedule, every border (constant at 77), radii 1, 2, 5 and 8 and gray, BGR and
+// BGRA in turn, on random 1x1, 17x13 and 133x71 frames. Returns the next seed.
+unsigned expectSchedulesSameAsFused(std::initializer_list<const char*> schedules, unsigned seed) {
   const int ksizes[] = {3, 5, 0, 17};  // radius 1, 2, 5 (sigma 1.5) and 8 (sigma 3)
-  unsigned seed = 900;
   int n = 0;
-  for (const char* tile : tiles) {
+  for (const char* schedule : schedules) {
     for (BorderMode b : allBorders()) {
       BlurCase c;
       c.border = b;
@@ -263,61 +270,61 @@ TEST(BlurStage, GpuTensorCoreKernel) {
       c.sigma = c.ksize == 17 ? 3 : 1.5;
       const int ci = n++ % 3;
       for (const cv::Size sz : {cv::Size(1, 1), cv::Size(17, 13), cv::Size(133, 71)})
-        both(randomFrame(sz.width, sz.height, kTypes[ci], seed++), c, tile);
+        expectSameAsFused(randomFrame(sz.width, sz.height, kTypes[ci], seed++), c, schedule);
     }
   }
+  return seed;
+}
+
+}  // namespace
+
+// The tensor-core tile kernel (kernels/blur_mma.cl; the default on NVIDIA GPUs for gray, where
+// its products are mma.sync; on PoCL they run emulated through local memory with the same
+// fragments, so the data layout and arithmetic are tested here): every border, gray, BGR and
+// BGRA, radii 1 to 8, three tiles (one 16x16 with a single warp), frames from 1x1 to an
+// unaligned real 1921x1081, against OpenCV and byte for byte against blur_fused (mma=0).
+TEST(BlurStage, GpuTensorCoreKernel) {
+  const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
+  const unsigned seed = expectSchedulesSameAsFused(
+      {"mma=1", "mma=1,tw=16,th=16,wg=32", "mma=1,tw=240,th=32,wg=128"}, 900);
   BlurCase c;  // the default 11x11
-  both(realFrame(60, CV_8UC1, 1921, 1081), c, "mma=1");
-  both(realFrame(61, CV_8UC1, 640, 480), c, "mma=1");
+  expectSameAsFused(realFrame(60, CV_8UC1, 1921, 1081), c, "mma=1");
+  expectSameAsFused(realFrame(61, CV_8UC1, 640, 480), c, "mma=1");
   c.ksize = 17;
   c.sigma = 3;
   c.border = BorderMode::Reflect;
-  both(realFrame(62, CV_8UC3, 640, 480), c, "mma=1");
-  both(randomFrame(320, 96, CV_8UC4, seed++), c, "mma=1,tw=240,th=32,wg=128");
+  expectSameAsFused(realFrame(62, CV_8UC3, 640, 480), c, "mma=1");
+  expectSameAsFused(randomFrame(320, 96, CV_8UC4, seed), c, "mma=1,tw=240,th=32,wg=128");
 }
 
-// The strip kernel (kernels/blur_strip.cl, mma=2: the tile kernel's products with every
-// intermediate in registers, windows moved between lanes by shuffles; both emulated on PoCL):
-// every border, gray, BGR and BGRA, radii 1 to 8 (row halos 8, 24 and 40 elements), three
-// strip shapes (the fewest blocks a halo allows, one band per warp; two warps of six blocks),
-// frames from 1x1 to an unaligned real 1921x1081 and real frames with strips clear of every edge,
+// The strip kernel (kernels/blur_strip.cl, mma=2, the default on NVIDIA GPUs for BGR and BGRA:
+// the tile kernel's products with every intermediate in registers, windows moved between lanes
+// by shuffles; both emulated on PoCL): every border, gray, BGR and BGRA, radii 1 to 8 (row halos
+// 8, 24 and 40 elements), three strip shapes (the default, one band per warp; three blocks and
+// two bands, one warp per group; two warps of six blocks and four bands: rows carried from band
+// to band), frames from 1x1 to an unaligned real 1921x1081 and real frames with
+// strips clear of every edge, one row product per band (the fewest blocks each row halo allows),
 // against OpenCV and byte for byte against blur_fused (mma=0).
 TEST(BlurStage, GpuStripKernel) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
-  const auto both = [](const cv::Mat& in, const BlurCase& c, const char* strip) {
-    cv::Mat fused;
-    {
-      const ScopedEnv env("VIDFILTER_BLUR_GPU", "mma=0");
-      fused = runChain(chainText(c), in);
-    }
-    const ScopedEnv env("VIDFILTER_BLUR_GPU", strip);
-    SCOPED_TRACE(std::string("VIDFILTER_BLUR_GPU=") + strip);
-    expectMatches(in, c);
-    EXPECT_EQ(maxAbsDiff(runChain(chainText(c), in), fused), 0) << describe(c, in);
-  };
-  const int ksizes[] = {3, 5, 0, 17};  // radius 1, 2, 5 (sigma 1.5) and 8 (sigma 3)
-  unsigned seed = 1100;
-  int n = 0;
-  for (const char* strip : {"mma=2", "mma=2,nb=3,th=32,wg=32", "mma=2,nb=6,th=64,wg=64"}) {
-    for (BorderMode b : allBorders()) {
-      BlurCase c;
-      c.border = b;
-      c.value = b == BorderMode::Constant ? 77 : 0;
-      c.ksize = ksizes[n % 4];
-      c.sigma = c.ksize == 17 ? 3 : 1.5;
-      const int ci = n++ % 3;
-      for (const cv::Size sz : {cv::Size(1, 1), cv::Size(17, 13), cv::Size(133, 71)})
-        both(randomFrame(sz.width, sz.height, kTypes[ci], seed++), c, strip);
-    }
-  }
+  expectSchedulesSameAsFused({"mma=2", "mma=2,nb=3,th=32,wg=32", "mma=2,nb=6,th=64,wg=64"}, 1100);
   BlurCase c;  // the default 11x11
-  both(realFrame(60, CV_8UC1, 1921, 1081), c, "mma=2");
-  both(realFrame(61, CV_8UC1, 640, 480), c, "mma=2");
+  expectSameAsFused(realFrame(60, CV_8UC1, 1921, 1081), c, "mma=2");
+  expectSameAsFused(realFrame(61, CV_8UC1, 640, 480), c, "mma=2");
   c.ksize = 17;
   c.sigma = 3;
   c.border = BorderMode::Reflect;
-  both(realFrame(62, CV_8UC3, 640, 480), c, "mma=2");
-  both(realFrame(63, CV_8UC4, 480, 272), c, "mma=2,nb=6,th=64,wg=64");
+  expectSameAsFused(realFrame(62, CV_8UC3, 640, 480), c, "mma=2");
+  expectSameAsFused(realFrame(63, CV_8UC4, 480, 272), c, "mma=2,nb=6,th=64,wg=64");
+  expectSameAsFused(realFrame(64, CV_8UC4, 480, 272), c, "mma=2");  // the default, nb 4
+  // One row product per band (the fewest blocks each row halo allows: nb 1 for 8 elements, 2
+  // for 24, 3 for 40), with strips clear of the edges.
+  expectSameAsFused(realFrame(65, CV_8UC4, 480, 272), c, "mma=2,nb=3");  // R 8 x 4: halo 40
+  c.border = BorderMode::Reflect101;
+  c.ksize = 0;
+  c.sigma = 1.5;                                                         // R 5
+  expectSameAsFused(realFrame(66, CV_8UC1, 320, 240), c, "mma=2,nb=1");  // halo 8
+  expectSameAsFused(realFrame(67, CV_8UC3, 320, 240), c, "mma=2,nb=2");  // halo 24
 }
 
 // A bad VIDFILTER_BLUR_GPU names itself and what it takes.

@@ -299,12 +299,11 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
                   (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
                   std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
                   g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && mmaKey <= 2 &&
-                  (g.nb < 0 || strip);
+                  (g.nb < 0 || mmaKey == 2 || strip);  // nb is ignored where mma=2 does not apply
   if (!ok)
     throw UserError(
         "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
-        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1|2, nb only with mma=2, "
-        "wg 0 "
+        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1|2, nb only with mma=2, wg 0 "
         "(auto) to " +
         std::to_string(maxWg) + ")");
   if (strip) {  // blur_strip.cl: each warp a strip of nb blocks x th rows, no local memory
@@ -543,38 +542,28 @@ class BlurStage : public Stage {
                       mmaTakes(r, fixedPointTaps(ksize(), params().number("sigma"))));
       cl::Kernel rows, cols;
       std::string opts;
-      if (g.mma == 2) {
+      if (g.mma) {  // the tensor-core kernels: blur_strip.cl (mma=2) or blur_mma.cl (mma=1)
+        const bool strip = g.mma == 2;
+        const std::string name = strip ? "blur_strip" : "blur_mma";
         opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
-               " -DWARPS=" + std::to_string(g.wg / 32) + " -DNB=" + std::to_string(g.nb) +
-               " -DBANDS=" + std::to_string(g.th / 16) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
-               " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") +
-               " -DFRAG_OFF=" + std::to_string(kFragOffsetWords) + " -D" + border;
+               " -DWARPS=" + std::to_string(g.wg / 32) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
+               " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") + " -D" + border +
+               (strip ? " -DNB=" + std::to_string(g.nb) + " -DBANDS=" + std::to_string(g.th / 16) +
+                            " -DFRAG_OFF=" + std::to_string(kFragOffsetWords)
+                      : " -DTW=" + std::to_string(g.tw) + " -DTH=" + std::to_string(g.th) +
+                            " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
+                            " -DTAPS_U=" + std::to_string(kMaxRadius + 1));
         if (opts == options_) return;
-        cl::Program program = cl_->programs().build("blur_strip.cl", opts);
-        rows =
-            clCall("clCreateKernel(blur_strip)", [&] { return cl::Kernel(program, "blur_strip"); });
+        cl::Program program = cl_->programs().build(name + ".cl", opts);
+        rows = clCall("clCreateKernel(" + name + ")",
+                      [&] { return cl::Kernel(program, name.c_str()); });
         const std::size_t most = rows.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
         if (most < std::size_t(g.wg))
-          throw UserError(
-              "blur: the strip kernel's " + std::to_string(g.wg) +
-              " work-items exceed what this device runs for it (" + std::to_string(most) +
-              "); set VIDFILTER_BLUR_GPU=wg=" + std::to_string(most / 32 * 32) + " or mma=1");
-      } else if (g.mma) {
-        opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
-               " -DWARPS=" + std::to_string(g.wg / 32) + " -DTW=" + std::to_string(g.tw) +
-               " -DTH=" + std::to_string(g.th) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
-               " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
-               " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") +
-               " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
-        if (opts == options_) return;
-        cl::Program program = cl_->programs().build("blur_mma.cl", opts);
-        rows = clCall("clCreateKernel(blur_mma)", [&] { return cl::Kernel(program, "blur_mma"); });
-        const std::size_t most = rows.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
-        if (most < std::size_t(g.wg))
-          throw UserError(
-              "blur: the tensor-core kernel's " + std::to_string(g.wg) +
-              " work-items exceed what this device runs for it (" + std::to_string(most) +
-              "); set VIDFILTER_BLUR_GPU=wg=" + std::to_string(most / 32 * 32) + " or mma=0");
+          throw UserError("blur: the " + std::string(strip ? "strip" : "tensor-core tile") +
+                          " kernel's " + std::to_string(g.wg) +
+                          " work-items exceed what this device runs for it (" +
+                          std::to_string(most) + "); set VIDFILTER_BLUR_GPU=wg=" +
+                          std::to_string(most / 32 * 32) + (strip ? " or mma=1" : " or mma=0"));
       } else {
         // A device may run fewer work-items for these kernels than it reports in general (NVIDIA:
         // 256): an automatic work-group size shrinks to what the built kernel takes, once.
