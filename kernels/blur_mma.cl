@@ -216,10 +216,7 @@ __kernel KERNEL_ATTRS void blur_mma(__global const uchar* src, __global uchar* d
       MMA(hsum, ah[c], (uint2)(perm(v0.x, v0.y, 0x7531u), perm(v1.x, v1.y, 0x7531u)));
       MMA(lsum, ah[c], (uint2)(perm(v0.x, v0.y, 0x6420u), perm(v1.x, v1.y, 0x6420u)));
     }
-    // Rows 2q (x, z) and 2q+1 (y, w); elements 2g (x, y) and 2g+1 (z, w).
-    const uint t0 = perm(hsum.x, hsum.z, 0x5410u) + perm(lsum.x, lsum.z, 0x6521u) + 0x00800080u;
-    const uint t1 = perm(hsum.y, hsum.w, 0x5410u) + perm(lsum.y, lsum.w, 0x6521u) + 0x00800080u;
-    const uint o = perm(t0, t1, 0x7531u);
+    const uint o = rows_result(hsum, lsum);  // rows 2q (low half), 2q+1; elements 2g, 2g+1
     if (u0 < NH) {
       __local ushort* out = (__local ushort*)(raw + (rg * 8 + 2 * q) * OP + ob * 16 + 2 * g);
       out[0] = (ushort)o;

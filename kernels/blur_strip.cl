@@ -206,30 +206,11 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_strip(
           MMA(hs, ah[c], (u & 1) ? hih[bw][s] : hi[bw][s]);
           MMA(ls, ah[c], (u & 1) ? loh[bw][s] : lo[bw][s]);
         }
-        // Rows 2q (x, z) and 2q+1 (y, w); elements 2g (x, y) and 2g+1 (z, w).
-        const uint t0 = perm(hs.x, hs.z, 0x5410u) + perm(ls.x, ls.z, 0x6521u) + 0x00800080u;
-        const uint t1 = perm(hs.y, hs.w, 0x5410u) + perm(ls.y, ls.w, 0x6521u) + 0x00800080u;
-        const uint o = perm(t0, t1, 0x7531u);
-        const int x = x0 + 16 * u + 2 * g;
-        UNROLL
-        for (int r = 0; r < 2; ++r) {
-          const int y = yb + 8 * s + 2 * q + r;
-          if (uk != u) continue;
-          __global uchar* d = dst + (size_t)y * n + x;
-          const uint v = o >> (16 * r);
-          if (plain) {
-            *(__global ushort*)d = (ushort)v;
-            continue;
-          }
-          if (!live || y >= height || x >= n) continue;
-#if ALIGNED
-          if (x + 2 <= n) {
-            *(__global ushort*)d = (ushort)v;
-            continue;
-          }
-#endif
-          d[0] = (uchar)v;
-          if (x + 1 < n) d[1] = (uchar)(v >> 8);
+        const uint o = rows_result(hs, ls);
+        const int x = x0 + 16 * u + 2 * g, y = yb + 8 * s + 2 * q;
+        if (uk == u && live) {  // (a clamped u, or a spare warp, stores nothing)
+          store_pair(dst, y, x, n, height, o, plain);
+          store_pair(dst, y + 1, x, n, height, o >> 16, plain);
         }
       }
     }

@@ -1,4 +1,5 @@
-// Warp operations of the tensor-core blur kernels (blur_mma.cl, blur_strip.cl).
+// Warp operations and shared pieces of the tensor-core blur kernels (blur_mma.cl, blur_strip.cl,
+// blur_rows_mma.cl); rows_result and store_pair need perm (byte_perm.cl) and ALIGNED.
 //
 // mma_u8(c, a, b): c += A * B for one warp, A 16x32 and B 32x8 8-bit unsigned, c 16x8 32-bit,
 // in the fragments of PTX's mma.m16n8k32 (lane = 4 g + q; A: a.x row g, bytes k = 4q..4q+3, a.y
@@ -70,5 +71,33 @@ inline uint shfl_xor_u32(uint v, int m, __local uint* s, int lane) {
 }
 #define SHFL_XOR(v, m) shfl_xor_u32((v), (m), shfl_scratch + warp * 32, lane)
 #endif
+
+// The rounded result of a row product pair (H and L: the sums of the high and low bytes,
+// blur_mma.cl's header): (H + (L >> 8) + 128) >> 8 for the lane's outputs 2g, 2g+1 of rows 2q (low
+// half) and 2q+1 (high half), computed in 16-bit lanes.
+inline uint rows_result(uint4 hs, uint4 ls) {
+  const uint t0 = perm(hs.x, hs.z, 0x5410u) + perm(ls.x, ls.z, 0x6521u) + 0x00800080u;
+  const uint t1 = perm(hs.y, hs.w, 0x5410u) + perm(ls.y, ls.w, 0x6521u) + 0x00800080u;
+  return perm(t0, t1, 0x7531u);
+}
+
+// Outputs x, x+1 (x even) of row y, the low 16 bits of w: one 16-bit store where the row has
+// both (`plain`: known to, with rows a multiple of 4 bytes), else only what lies in the frame.
+inline void store_pair(__global uchar* dst, int y, int x, int n, int height, uint w, bool plain) {
+  __global uchar* d = dst + (size_t)y * n + x;
+  if (plain) {
+    *(__global ushort*)d = (ushort)w;
+    return;
+  }
+  if (y >= height || x >= n) return;
+#if ALIGNED
+  if (x + 2 <= n) {
+    *(__global ushort*)d = (ushort)w;
+    return;
+  }
+#endif
+  d[0] = (uchar)w;
+  if (x + 1 < n) d[1] = (uchar)(w >> 8);
+}
 
 #endif

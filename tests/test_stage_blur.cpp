@@ -327,6 +327,25 @@ TEST(BlurStage, GpuStripKernel) {
   expectSameAsFused(realFrame(67, CV_8UC3, 320, 240), c, "mma=2,nb=2");  // halo 24
 }
 
+// The two-pass form's second pass on the tensor cores (kernels/blur_rows_mma.cl, passes=2 with
+// mma, the default for passes=2 on NVIDIA; emulated on PoCL), after blur_gpu.cl's column pass:
+// every border, gray, BGR and BGRA, radii 1 to 8, frames from 1x1 to an unaligned real
+// 1921x1081 (scratch rows not a multiple of 16 bytes: element loads) and real frames whose
+// warps lie clear of the edges (16-byte loads), against OpenCV and byte for byte against
+// blur_fused.
+TEST(BlurStage, GpuTwoPassTensorRows) {
+  const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
+  expectSchedulesSameAsFused({"passes=2,mma=1"}, 1300);
+  BlurCase c;  // the default 11x11
+  expectSameAsFused(realFrame(70, CV_8UC1, 1921, 1081), c, "passes=2,mma=1");
+  expectSameAsFused(realFrame(71, CV_8UC1, 640, 480), c, "passes=2,mma=1");
+  expectSameAsFused(realFrame(72, CV_8UC3, 640, 480), c, "passes=2,mma=1");
+  c.ksize = 17;
+  c.sigma = 3;
+  c.border = BorderMode::Reflect;
+  expectSameAsFused(realFrame(73, CV_8UC4, 480, 272), c, "passes=2,mma=1");
+}
+
 // A bad VIDFILTER_BLUR_GPU names itself and what it takes.
 TEST(BlurStage, BadGpuScheduleIsAClearError) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");

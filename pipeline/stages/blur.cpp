@@ -193,9 +193,10 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 struct GpuSchedule {
   // tw, th: -1 until set (the defaults depend on the kernel); mma: -1 until set (auto).
   int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1, nb = -1;
-  int ow = 0;           // mma=2: output elements per strip
-  bool aligned = true;  // rows a multiple of 4 bytes (8 with mma): interior words load whole
-  bool autoWg = false;  // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
+  int ow = 0;            // mma=2: output elements per strip
+  bool rowsMma = false;  // passes=2: the second pass on the tensor cores (blur_rows_mma.cl)
+  bool aligned = true;   // rows a multiple of 4 bytes (8 with mma): interior words load whole
+  bool autoWg = false;   // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
 
   static int halo(int r, int cn) { return (r * cn + 3) / 4 * 4; }
   // As blur_gpu.cl lays it out: th rows of the tile width in float4s, plus a padding float4
@@ -214,6 +215,10 @@ struct GpuSchedule {
     return (raw + 3) / 4 * 4 + vt + (emulated ? std::size_t(wg / 32) * 192 * 4 : 0);
   }
 };
+
+// blur_rows_mma.cl's shape: 8 rows per warp, kRowsMmaGroups groups of 16 outputs, kRowsMmaWarps
+// warps per work-group.
+constexpr int kRowsMmaGroups = 8, kRowsMmaWarps = 4;
 
 // blur_mma.cl takes radius <= 8 (a column product spans 16 + 2R <= 32 rows) and taps that fit
 // 8 bits (only a degenerate kernel, all weight in the centre, has a tap of 256).
@@ -284,6 +289,9 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
     return (tw < 0 || (tw > 0 && tw % 16 == 0)) && (th < 0 || (th > 0 && th % 16 == 0)) &&
            wg % 32 == 0;
   };
+  // passes=2 with mma (by default where the tensor-core kernels apply): the second pass is
+  // blur_rows_mma.cl.
+  const bool rowsMma = g.passes == 2 && mmaFits && g.mma >= 1;
   if (!(g.passes == 1 && mmaFits && (!mmaAuto || mmaShape(g.tw, g.th, g.wg)))) g.mma = 0;
   GpuSchedule m = g;  // the tensor-core tile kernel's defaults
   if (m.tw < 0) m.tw = 112;
@@ -350,6 +358,7 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
         std::min<std::size_t>((units + 31) / 32 * 32, std::min<std::size_t>(maxWg, 256)));
   }
   g.aligned = littleEndian && rowElems % 4 == 0;  // the word loads assume byte 0 is lowest
+  g.rowsMma = rowsMma;
   return g;
 }
 
@@ -486,7 +495,15 @@ class BlurStage : public Stage {
     const cl::NDRange words(roundUp((n + 3) / 4, wg), (std::size_t(h) + g.py - 1) / g.py);
     cl::Event colsDone = launchKernel(q, rows_, words, cl::NDRange(wg, 1), deps);
     setArgs(cols_, mid_, out, w, h, value);
-    cl::Event rowsDone = launchKernel(q, cols_, tiles, cl::NDRange(wg, 1), {colsDone});
+    cl::Event rowsDone;
+    if (g.rowsMma) {  // blur_rows_mma.cl: a warp per 8 rows x kRowsMmaGroups * 16 outputs
+      const std::size_t ow = 16 * kRowsMmaGroups, warps = kRowsMmaWarps;
+      const std::size_t stacks = ((std::size_t(h) + 7) / 8 + warps - 1) / warps;
+      rowsDone = launchKernel(q, cols_, cl::NDRange((n + ow - 1) / ow * 32, stacks * warps),
+                              cl::NDRange(32, warps), {colsDone});
+    } else {
+      rowsDone = launchKernel(q, cols_, tiles, cl::NDRange(wg, 1), {colsDone});
+    }
     lastDone_ = rowsDone;
     return {colsDone, rowsDone};
   }
@@ -565,6 +582,19 @@ class BlurStage : public Stage {
                           std::to_string(most) + "); set VIDFILTER_BLUR_GPU=wg=" +
                           std::to_string(most / 32 * 32) + (strip ? " or mma=1" : " or mma=0"));
       } else {
+        // passes=2 with the tensor-core row pass: its own program (appended to the options, so a
+        // change of either rebuilds).
+        const std::string rowsOpts =
+            !g.rowsMma
+                ? ""
+                : " -DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
+                      " -DWARPS=" + std::to_string(kRowsMmaWarps) +
+                      " -DRG=" + std::to_string(kRowsMmaGroups) + " -DALIGNED=" +
+                      (cl_->device().getInfo<CL_DEVICE_ENDIAN_LITTLE>() && cn * in_.width % 8 == 0
+                           ? "1"
+                           : "0") +
+                      " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") +
+                      " -DFRAG_OFF=" + std::to_string(kFragOffsetWords) + " -D" + border;
         // A device may run fewer work-items for these kernels than it reports in general (NVIDIA:
         // 256): an automatic work-group size shrinks to what the built kernel takes, once.
         for (int attempt = 0;; ++attempt) {
@@ -575,7 +605,7 @@ class BlurStage : public Stage {
                  " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
                  " -DINNER=" + std::to_string(g.inner) + " -DNV_PTX=" + (nvPtx ? "1" : "0") +
                  " -DTAPS_U=" + std::to_string(kMaxRadius + 1) + " -D" + border;
-          if (opts == options_) return;
+          if (opts + rowsOpts == options_) return;
           cl::Program program = cl_->programs().build("blur_gpu.cl", opts);
           const char* first = g.passes == 1 ? "blur_fused" : "blur_cols";
           rows = clCall(std::string("clCreateKernel(") + first + ")",
@@ -595,6 +625,18 @@ class BlurStage : public Stage {
                             std::to_string(most) +
                             "); set VIDFILTER_BLUR_GPU=wg=" + std::to_string(most));
           g.wg = static_cast<int>(most >= 32 ? most / 32 * 32 : most);
+        }
+        if (g.rowsMma) {
+          cl::Program program = cl_->programs().build("blur_rows_mma.cl", rowsOpts);
+          cols = clCall("clCreateKernel(blur_rows_mma)",
+                        [&] { return cl::Kernel(program, "blur_rows_mma"); });
+          const std::size_t most = cols.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
+          if (most < std::size_t(kRowsMmaWarps * 32))
+            throw UserError("blur: the tensor-core row pass needs " +
+                            std::to_string(kRowsMmaWarps * 32) +
+                            " work-items per group, this device runs " + std::to_string(most) +
+                            " for it; set VIDFILTER_BLUR_GPU=passes=2,mma=0");
+          opts += rowsOpts;
         }
       }
       rows_ = rows;
