@@ -172,11 +172,12 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 }
 
 // The GPU schedule (kernels/blur_gpu.cl): one fused kernel (passes=1) or columns and rows
-// through a 16-bit scratch (passes=2). A tile is tw output elements x th rows; the column phase
-// gives each work-item one 4-element word column of py rows, the row phase vx outputs of a row.
-// wg=0 (the default) sizes the work-group to the column phase's units (whole warps, at most
-// 256), so each work-item has about one. The stage's `wg` parameter is the CPU kernels' shape
-// only. Defaults from reasoning about an H200 (blur_gpu.cl) and sweeps there
+// through a 16-bit scratch (passes=2; with mma, by default where the tensor-core kernels apply,
+// the rows are kernels/blur_rows_mma.cl: 8K BGRA 216 -> 166 us on the H200). A tile is tw output
+// elements x th rows; the column phase gives each work-item one 4-element word column of py rows,
+// the row phase vx outputs of a row. wg=0 (the default) sizes the work-group to the column phase's
+// units (whole warps, at most 256), so each work-item has about one. The stage's `wg` parameter is
+// the CPU kernels' shape only. Defaults from reasoning about an H200 (blur_gpu.cl) and sweeps there
 // (docs/PERFORMANCE.md). inner: which tiles of the fused kernel run a copy of the column phase
 // without border code: 0 none, 1 those whose words all lie inside the row (the default: 26 ->
 // 25 us at 3840x2160 gray on the H200), 2 those whose rows also do (25-26 us there: within the
