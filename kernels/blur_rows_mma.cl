@@ -54,10 +54,7 @@ inline uint4 load8(__global const ushort* row, int e, int width, uint outside) {
 __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_rows_mma(
     __global const ushort* mid, __global uchar* dst, int width, int height,
     __global const uint* taps, int value) {
-#if !MMA_PTX
-  __local uint scratch[WARPS * 192];
-  __local uint shfl_scratch[WARPS * 32];
-#endif
+  WARP_OPS_LOCALS;
   const int lane = get_local_id(0), warp = get_local_id(1);
   const int g = lane >> 2, q = lane & 3;
   const int n = width * CHANNELS;

@@ -120,10 +120,7 @@ inline uint2 split_bytes(uint d0, uint d1, uint d2, uint d3) {
 __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_strip(
     __global const uchar* src, __global uchar* dst, int width, int height,
     __global const uint* taps, int value) {
-#if !MMA_PTX
-  __local uint scratch[WARPS * 192];
-  __local uint shfl_scratch[WARPS * 32];
-#endif
+  WARP_OPS_LOCALS;
   // A work-group is WARPS strips one above the other (neighbours share their halo rows while
   // they run on the same compute unit); warps past the frame's last strip compute that strip
   // and store nothing.

@@ -12,6 +12,16 @@
 #ifndef VF_WARP_OPS_CL
 #define VF_WARP_OPS_CL
 
+// The emulation's local memory (MMA_PTX 0), declared at the top of a kernel whose warps call
+// MMA and SHFL_XOR.
+#if MMA_PTX
+#define WARP_OPS_LOCALS
+#else
+#define WARP_OPS_LOCALS              \
+  __local uint scratch[WARPS * 192]; \
+  __local uint shfl_scratch[WARPS * 32]
+#endif
+
 #if MMA_PTX
 inline void mma_u8(uint4* c, uint4 a, uint2 b) {
   uint d0, d1, d2, d3;

@@ -276,6 +276,18 @@ unsigned expectSchedulesSameAsFused(std::initializer_list<const char*> schedules
   return seed;
 }
 
+// Real frames under a schedule: the default 11x11 on an unaligned 1921x1081 and a 640x480 gray
+// frame, a 17x17 (radius 8) with BORDER_REFLECT on a 640x480 BGR one.
+void expectRealFramesSameAsFused(const char* schedule) {
+  BlurCase c;
+  expectSameAsFused(realFrame(60, CV_8UC1, 1921, 1081), c, schedule);
+  expectSameAsFused(realFrame(61, CV_8UC1, 640, 480), c, schedule);
+  c.ksize = 17;
+  c.sigma = 3;
+  c.border = BorderMode::Reflect;
+  expectSameAsFused(realFrame(62, CV_8UC3, 640, 480), c, schedule);
+}
+
 }  // namespace
 
 // The tensor-core tile kernel (kernels/blur_mma.cl; the default on NVIDIA GPUs for gray, where
@@ -287,13 +299,11 @@ TEST(BlurStage, GpuTensorCoreKernel) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   const unsigned seed = expectSchedulesSameAsFused(
       {"mma=1", "mma=1,tw=16,th=16,wg=32", "mma=1,tw=240,th=32,wg=128"}, 900);
-  BlurCase c;  // the default 11x11
-  expectSameAsFused(realFrame(60, CV_8UC1, 1921, 1081), c, "mma=1");
-  expectSameAsFused(realFrame(61, CV_8UC1, 640, 480), c, "mma=1");
+  expectRealFramesSameAsFused("mma=1");
+  BlurCase c;
   c.ksize = 17;
   c.sigma = 3;
   c.border = BorderMode::Reflect;
-  expectSameAsFused(realFrame(62, CV_8UC3, 640, 480), c, "mma=1");
   expectSameAsFused(randomFrame(320, 96, CV_8UC4, seed), c, "mma=1,tw=240,th=32,wg=128");
 }
 
@@ -308,13 +318,11 @@ TEST(BlurStage, GpuTensorCoreKernel) {
 TEST(BlurStage, GpuStripKernel) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   expectSchedulesSameAsFused({"mma=2", "mma=2,nb=3,th=32,wg=32", "mma=2,nb=6,th=64,wg=64"}, 1100);
-  BlurCase c;  // the default 11x11
-  expectSameAsFused(realFrame(60, CV_8UC1, 1921, 1081), c, "mma=2");
-  expectSameAsFused(realFrame(61, CV_8UC1, 640, 480), c, "mma=2");
+  expectRealFramesSameAsFused("mma=2");
+  BlurCase c;
   c.ksize = 17;
   c.sigma = 3;
   c.border = BorderMode::Reflect;
-  expectSameAsFused(realFrame(62, CV_8UC3, 640, 480), c, "mma=2");
   expectSameAsFused(realFrame(63, CV_8UC4, 480, 272), c, "mma=2,nb=6,th=64,wg=64");
   expectSameAsFused(realFrame(64, CV_8UC4, 480, 272), c, "mma=2");  // the default, nb 4
   // One row product per band (the fewest blocks each row halo allows: nb 1 for 8 elements, 2
@@ -336,10 +344,8 @@ TEST(BlurStage, GpuStripKernel) {
 TEST(BlurStage, GpuTwoPassTensorRows) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   expectSchedulesSameAsFused({"passes=2,mma=1"}, 1300);
-  BlurCase c;  // the default 11x11
-  expectSameAsFused(realFrame(70, CV_8UC1, 1921, 1081), c, "passes=2,mma=1");
-  expectSameAsFused(realFrame(71, CV_8UC1, 640, 480), c, "passes=2,mma=1");
-  expectSameAsFused(realFrame(72, CV_8UC3, 640, 480), c, "passes=2,mma=1");
+  expectRealFramesSameAsFused("passes=2,mma=1");
+  BlurCase c;
   c.ksize = 17;
   c.sigma = 3;
   c.border = BorderMode::Reflect;
