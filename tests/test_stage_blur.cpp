@@ -276,16 +276,21 @@ unsigned expectSchedulesSameAsFused(std::initializer_list<const char*> schedules
   return seed;
 }
 
-// Real frames under a schedule: the default 11x11 on an unaligned 1921x1081 and a 640x480 gray
-// frame, a 17x17 (radius 8) with BORDER_REFLECT on a 640x480 BGR one.
-void expectRealFramesSameAsFused(const char* schedule) {
+// The largest radius the tensor-core kernels take: 17x17 (radius 8), sigma 3, BORDER_REFLECT.
+BlurCase radius8Case() {
   BlurCase c;
-  expectSameAsFused(realFrame(60, CV_8UC1, 1921, 1081), c, schedule);
-  expectSameAsFused(realFrame(61, CV_8UC1, 640, 480), c, schedule);
   c.ksize = 17;
   c.sigma = 3;
   c.border = BorderMode::Reflect;
-  expectSameAsFused(realFrame(62, CV_8UC3, 640, 480), c, schedule);
+  return c;
+}
+
+// Real frames under a schedule: the default 11x11 on an unaligned 1921x1081 and a 640x480 gray
+// frame, radius8Case() on a 640x480 BGR one.
+void expectRealFramesSameAsFused(const char* schedule) {
+  expectSameAsFused(realFrame(60, CV_8UC1, 1921, 1081), BlurCase(), schedule);
+  expectSameAsFused(realFrame(61, CV_8UC1, 640, 480), BlurCase(), schedule);
+  expectSameAsFused(realFrame(62, CV_8UC3, 640, 480), radius8Case(), schedule);
 }
 
 }  // namespace
@@ -300,10 +305,7 @@ TEST(BlurStage, GpuTensorCoreKernel) {
   const unsigned seed = expectSchedulesSameAsFused(
       {"mma=1", "mma=1,tw=16,th=16,wg=32", "mma=1,tw=240,th=32,wg=128"}, 900);
   expectRealFramesSameAsFused("mma=1");
-  BlurCase c;
-  c.ksize = 17;
-  c.sigma = 3;
-  c.border = BorderMode::Reflect;
+  BlurCase c = radius8Case();
   expectSameAsFused(randomFrame(320, 96, CV_8UC4, seed), c, "mma=1,tw=240,th=32,wg=128");
 }
 
@@ -319,10 +321,7 @@ TEST(BlurStage, GpuStripKernel) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   expectSchedulesSameAsFused({"mma=2", "mma=2,nb=3,th=32,wg=32", "mma=2,nb=6,th=64,wg=64"}, 1100);
   expectRealFramesSameAsFused("mma=2");
-  BlurCase c;
-  c.ksize = 17;
-  c.sigma = 3;
-  c.border = BorderMode::Reflect;
+  BlurCase c = radius8Case();
   expectSameAsFused(realFrame(63, CV_8UC4, 480, 272), c, "mma=2,nb=6,th=64,wg=64");
   expectSameAsFused(realFrame(64, CV_8UC4, 480, 272), c, "mma=2");  // the default, nb 4
   // One row product per band (the fewest blocks each row halo allows: nb 1 for 8 elements, 2
@@ -345,10 +344,7 @@ TEST(BlurStage, GpuTwoPassTensorRows) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   expectSchedulesSameAsFused({"passes=2,mma=1"}, 1300);
   expectRealFramesSameAsFused("passes=2,mma=1");
-  BlurCase c;
-  c.ksize = 17;
-  c.sigma = 3;
-  c.border = BorderMode::Reflect;
+  BlurCase c = radius8Case();
   expectSameAsFused(realFrame(73, CV_8UC4, 480, 272), c, "passes=2,mma=1");
 }
 
