@@ -59,7 +59,8 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_rows_mma(
   const int g = lane >> 2, q = lane & 3;
   const int n = width * CHANNELS;
   const int x0 = get_group_id(0) * OW, y0 = (get_group_id(1) * WARPS + warp) * 8;
-  // Every window inside the row and every row inside the frame: plain loads and stores.
+  // Every window a group reads inside the row (windows 0 .. NWIN - 1), every row inside the
+  // frame: plain loads and stores.
   const bool inside = ALIGNED && x0 >= HA && x0 + 16 * (RG - 1) - HA + 32 * KC <= n;
   const bool plain = inside && y0 + 8 <= height;
   __global const ushort* row = mid + (size_t)min(y0 + g, height - 1) * n;  // B's column g
@@ -78,7 +79,11 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_rows_mma(
   UNROLL
   for (int k = 0; k <= NWIN; k += 2) {
     const int e = x0 - HA + 16 * k + 8 * q;
-    const uint4 v = inside ? *(__global const uint4*)(row + e) : load8(row, e, width, outside);
+    // (Of the last window, past every window a group reads, only lanes q < 2 are used: the
+    // others would read past the checked span, so they load nothing.)
+    const uint4 v = k == NWIN && q >= 2 ? (uint4)(0u)
+                    : inside            ? *(__global const uint4*)(row + e)
+                                        : load8(row, e, width, outside);
     wh[k] = (uint2)(perm(v.x, v.y, 0x7531u), perm(v.z, v.w, 0x7531u));
     wl[k] = (uint2)(perm(v.x, v.y, 0x6420u), perm(v.z, v.w, 0x6420u));
   }

@@ -167,8 +167,8 @@ TEST(BlurStage, LargeKernels) {
 TEST(BlurStage, GpuSchedules) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   const char* schedules[] = {"",  // the default: fused, 128x32 tile, 4 rows x 1 word per item
-                             "passes=2", "passes=1,vx=16,tw=256,th=16,py=8,wg=64,inner=2",
-                             "passes=2,tw=64,th=8,py=2,vx=8,wg=32",
+                             "passes=2,mma=0", "passes=1,vx=16,tw=256,th=16,py=8,wg=64,inner=2",
+                             "passes=2,tw=64,th=8,py=2,vx=8,wg=32,mma=0",
                              "passes=1,tw=36,th=6,py=3,vx=4,wg=17,inner=0"};
   unsigned seed = 500;
   int rotate = 0;
@@ -236,14 +236,19 @@ TEST(BlurStage, GpuInteriorTileCopies) {
 namespace {
 
 // `in` through the blur of case c under VIDFILTER_BLUR_GPU=schedule: against OpenCV and byte
-// for byte against blur_fused (mma=0). For the strip kernel (mma=2), first that it is the one
-// that runs: a strip key out of range must then be an error (the stage quietly takes
-// blur_fused where mma=2 does not apply, and would compare blur_fused with itself).
+// for byte against blur_fused (mma=0). For the strip kernel (mma=2) and the tensor-core row pass
+// (passes=2 with mma), first that it is the one that runs: a key only it checks, out of range,
+// must then be an error (the stage quietly takes blur_fused or blur_rows where they do not
+// apply, and would compare blur_fused with itself).
 void expectSameAsFused(const cv::Mat& in, const BlurCase& c, const char* schedule) {
-  if (std::string(schedule).rfind("mma=2", 0) == 0) {
-    const ScopedEnv env("VIDFILTER_BLUR_GPU", std::string(schedule) + ",nb=17");
+  const std::string s = schedule;
+  const char* bad = s.rfind("mma=2", 0) == 0          ? ",nb=17"
+                    : s.rfind("passes=2,mma", 0) == 0 ? ",rg=3"
+                                                      : "";
+  if (*bad) {  // a key only the kernel under test checks, out of range
+    const ScopedEnv env("VIDFILTER_BLUR_GPU", s + bad);
     EXPECT_THROW(runChain(chainText(c), in), std::exception)
-        << "mma=2 did not run: " << describe(c, in);
+        << schedule << " did not run its kernel: " << describe(c, in);
   }
   cv::Mat fused;
   {
@@ -338,7 +343,8 @@ TEST(BlurStage, GpuStripKernel) {
 // mma, the default for passes=2 on NVIDIA; emulated on PoCL), after blur_gpu.cl's column pass:
 // every border, gray, BGR and BGRA, radii 1 to 8, frames from 1x1 to an unaligned real
 // 1921x1081 (scratch rows not a multiple of 16 bytes: element loads) and real frames whose
-// warps lie clear of the edges (16-byte loads), against OpenCV and byte for byte against
+// warps lie clear of the edges (16-byte loads; also with rows ending just past a warp's loads,
+// a partial last row set and BORDER_CONSTANT), against OpenCV and byte for byte against
 // blur_fused.
 TEST(BlurStage, GpuTwoPassTensorRows) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
@@ -346,6 +352,17 @@ TEST(BlurStage, GpuTwoPassTensorRows) {
   expectRealFramesSameAsFused("passes=2,mma=1");
   BlurCase c = radius8Case();
   expectSameAsFused(realFrame(73, CV_8UC4, 480, 272), c, "passes=2,mma=1");
+  // Rows a multiple of 16 bytes ending just past a warp's span (n mod 128 = 8 for the 8-element
+  // halo, 40 for the 40-element one: the last warp reads 16-byte words up to the row's end), the
+  // last 8-row set partial, BORDER_CONSTANT; and two groups per warp.
+  c.border = BorderMode::Constant;
+  c.value = 77;
+  expectSameAsFused(realFrame(74, CV_8UC4, 490, 270), c, "passes=2,mma=1");  // n = 1960
+  BlurCase r5;
+  r5.border = BorderMode::Constant;
+  r5.value = 200;
+  expectSameAsFused(realFrame(75, CV_8UC1, 1032, 270), r5, "passes=2,mma=1");
+  expectSameAsFused(realFrame(76, CV_8UC3, 640, 270), r5, "passes=2,mma=1,rg=2");
 }
 
 // A bad VIDFILTER_BLUR_GPU names itself and what it takes.
@@ -353,7 +370,7 @@ TEST(BlurStage, BadGpuScheduleIsAClearError) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   for (const char* bad :
        {"vx=5", "tw=12,vx=8", "nonsense", "py=3,th=64", "passes=3", "wg=abc", "tw=-8", "mma=3",
-        "nb=4", "mma=2,th=24", "mma=2,nb=0", "mma=2,nb=17", "mma=2,wg=48"}) {
+        "nb=4", "mma=2,th=24", "mma=2,nb=0", "mma=2,nb=17", "mma=2,wg=48", "passes=2,mma=1,rg=5"}) {
     const ScopedEnv env("VIDFILTER_BLUR_GPU", bad);
     try {
       runChain("blur", randomFrame(32, 8, CV_8UC1, 3));

@@ -193,7 +193,7 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // of them (for benchmarking schedules).
 struct GpuSchedule {
   // tw, th: -1 until set (the defaults depend on the kernel); mma: -1 until set (auto).
-  int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1, nb = -1;
+  int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1, nb = -1, rg = -1;
   int ow = 0;            // mma=2: output elements per strip
   bool rowsMma = false;  // passes=2: the second pass on the tensor cores (blur_rows_mma.cl)
   bool aligned = true;   // rows a multiple of 4 bytes (8 with mma): interior words load whole
@@ -217,9 +217,8 @@ struct GpuSchedule {
   }
 };
 
-// blur_rows_mma.cl's shape: 8 rows per warp, kRowsMmaGroups groups of 16 outputs, kRowsMmaWarps
-// warps per work-group.
-constexpr int kRowsMmaGroups = 8, kRowsMmaWarps = 4;
+// blur_rows_mma.cl's work-group: kRowsMmaWarps warps of 8 rows x rg groups of 16 outputs each.
+constexpr int kRowsMmaWarps = 4;
 
 // blur_mma.cl takes radius <= 8 (a column product spans 16 + 2R <= 32 rows) and taps that fit
 // 8 bits (only a degenerate kernel, all weight in the centre, has a tap of 256).
@@ -268,13 +267,15 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
         field = &g.mma;
       else if (key == "nb")
         field = &g.nb;
+      else if (key == "rg")
+        field = &g.rg;
       const char* text = eq == std::string::npos ? "" : item.c_str() + eq + 1;
       char* end = nullptr;
       const long v = std::strtol(text, &end, 10);
       if (!field || eq == std::string::npos || end == text || *end != '\0' || v < 0 || v > 65536)
         throw UserError(
             "VIDFILTER_BLUR_GPU: '" + item +
-            "' is not key=value with key passes, wg, tw, th, py, vx, inner, mma or nb and "
+            "' is not key=value with key passes, wg, tw, th, py, vx, inner, mma, nb or rg and "
             "a non-negative integer value");
       *field = static_cast<int>(v);
     }
@@ -290,9 +291,10 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
     return (tw < 0 || (tw > 0 && tw % 16 == 0)) && (th < 0 || (th > 0 && th % 16 == 0)) &&
            wg % 32 == 0;
   };
-  // passes=2 with mma (by default where the tensor-core kernels apply): the second pass is
-  // blur_rows_mma.cl.
-  const bool rowsMma = g.passes == 2 && mmaFits && g.mma >= 1;
+  // passes=2 with mma (by default where the tensor-core kernels apply, unless a tile for
+  // blur_rows was given): the second pass is blur_rows_mma.cl.
+  const bool rowsMma =
+      g.passes == 2 && mmaFits && g.mma >= 1 && (!mmaAuto || (g.tw < 0 && g.th < 0));
   if (!(g.passes == 1 && mmaFits && (!mmaAuto || mmaShape(g.tw, g.th, g.wg)))) g.mma = 0;
   GpuSchedule m = g;  // the tensor-core tile kernel's defaults
   if (m.tw < 0) m.tw = 112;
@@ -360,6 +362,12 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
   }
   g.aligned = littleEndian && rowElems % 4 == 0;  // the word loads assume byte 0 is lowest
   g.rowsMma = rowsMma;
+  if (rowsMma) {  // rg: groups of 16 outputs per warp (ignored where this pass does not run)
+    if (g.rg < 0) g.rg = 8;
+    if (g.rg < 2 || g.rg > 16 || g.rg % 2 != 0)
+      throw UserError(
+          "VIDFILTER_BLUR_GPU: invalid schedule for the tensor-core row pass (rg even, 2 to 16)");
+  }
   return g;
 }
 
@@ -497,8 +505,8 @@ class BlurStage : public Stage {
     cl::Event colsDone = launchKernel(q, rows_, words, cl::NDRange(wg, 1), deps);
     setArgs(cols_, mid_, out, w, h, value);
     cl::Event rowsDone;
-    if (g.rowsMma) {  // blur_rows_mma.cl: a warp per 8 rows x kRowsMmaGroups * 16 outputs
-      const std::size_t ow = 16 * kRowsMmaGroups, warps = kRowsMmaWarps;
+    if (g.rowsMma) {  // blur_rows_mma.cl: a warp per 8 rows x rg * 16 outputs
+      const std::size_t ow = 16 * std::size_t(g.rg), warps = kRowsMmaWarps;
       const std::size_t stacks = ((std::size_t(h) + 7) / 8 + warps - 1) / warps;
       rowsDone = launchKernel(q, cols_, cl::NDRange((n + ow - 1) / ow * 32, stacks * warps),
                               cl::NDRange(32, warps), {colsDone});
@@ -590,7 +598,7 @@ class BlurStage : public Stage {
                 ? ""
                 : " -DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
                       " -DWARPS=" + std::to_string(kRowsMmaWarps) +
-                      " -DRG=" + std::to_string(kRowsMmaGroups) + " -DALIGNED=" +
+                      " -DRG=" + std::to_string(g.rg) + " -DALIGNED=" +
                       (cl_->device().getInfo<CL_DEVICE_ENDIAN_LITTLE>() && cn * in_.width % 8 == 0
                            ? "1"
                            : "0") +
