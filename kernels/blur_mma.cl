@@ -161,34 +161,18 @@ __kernel KERNEL_ATTRS void blur_mma(__global const uchar* src, __global uchar* d
     const int u0 = warp + it * WARPS, u = min(u0, NV - 1);
     const int rb = u / (VW / 32), cg = u - rb * (VW / 32);
     const __local uint* p = rawWords + (rb * 16 + 4 * q) * (RP / 4) + cg * 8 + g;
-    uint w[8];
-#pragma unroll
-    for (int i = 0; i < 4; ++i) {
-      w[i] = p[i * (RP / 4)];
-      w[4 + i] = p[(16 + i) * (RP / 4)];
-    }
-    uint4 d[4];
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {  // transpose rows 4q.. (h = 0) and 16 + 4q.. (h = 1)
-      const uint t0 = perm(w[4 * h], w[4 * h + 1], 0x5140u);
-      const uint t1 = perm(w[4 * h], w[4 * h + 1], 0x7362u);
-      const uint t2 = perm(w[4 * h + 2], w[4 * h + 3], 0x5140u);
-      const uint t3 = perm(w[4 * h + 2], w[4 * h + 3], 0x7362u);
-      const uint col[4] = {perm(t0, t2, 0x5410u), perm(t0, t2, 0x7632u), perm(t1, t3, 0x5410u),
-                           perm(t1, t3, 0x7632u)};
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        if (h == 0)
-          d[j].x = col[j];  // b.x of product j
-        else
-          d[j].y = col[j];  // b.y
-      }
-    }
+    // Word g of rows 4q.. (w0) and 16 + 4q.. (w1).
+    const uint4 w0 = (uint4)(p[0], p[RP / 4], p[2 * (RP / 4)], p[3 * (RP / 4)]);
+    const uint4 w1 =
+        (uint4)(p[16 * (RP / 4)], p[17 * (RP / 4)], p[18 * (RP / 4)], p[19 * (RP / 4)]);
+    const uint4 bx = transpose4(w0), by = transpose4(w1);  // b.x and b.y of products 0..3
+    const uint2 d[4] = {(uint2)(bx.x, by.x), (uint2)(bx.y, by.y), (uint2)(bx.z, by.z),
+                        (uint2)(bx.w, by.w)};
     uint4 acc[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
       acc[j] = (uint4)(0u);
-      MMA(acc[j], av, (uint2)(d[j].x, d[j].y));
+      MMA(acc[j], av, d[j]);
     }
     if (u0 < NV) {
       __local uint* o = vtWords + (rb * 16 + g) * VPW + cg * 16 + 4 * q;

@@ -34,12 +34,6 @@
 #error "blur_rows_mma: RADIUS <= 8, RADIUS * CHANNELS <= 40"
 #endif
 
-#if MMA_PTX
-#define UNROLL _Pragma("unroll")
-#else
-#define UNROLL _Pragma("unroll 1")
-#endif
-
 // Column sums e..e+7 of a scratch row, two per word; past the row's ends through the border
 // rule (`outside`: BORDER_CONSTANT's column sum, value * 256).
 inline uint4 load8(__global const ushort* row, int e, int width, uint outside) {

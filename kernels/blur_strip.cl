@@ -45,14 +45,6 @@
 #define OW (16 * U)
 #define TH (16 * BANDS)
 
-// Fully unrolled on NVIDIA (the arrays below stay in registers); emulated, loops (PoCL would
-// build every emulated product, with its barriers, once per unrolled call).
-#if MMA_PTX
-#define UNROLL _Pragma("unroll")
-#else
-#define UNROLL _Pragma("unroll 1")
-#endif
-
 #if 16 + 2 * RADIUS > 32 || HA > 40 || U < 1
 #error "blur_strip: RADIUS <= 8, RADIUS * CHANNELS <= 40, NB > HA / 16"
 #endif
@@ -81,15 +73,6 @@ inline uint4 load_rows(__global const uchar* src, int y, int e, int n, int width
                  load_word(src, y + 1, e, n, width, height, value),
                  load_word(src, y + 2, e, n, width, height, value),
                  load_word(src, y + 3, e, n, width, height, value));
-}
-
-// Byte j of word i to byte i of word j (a 4x4 byte transpose; by value, so nothing private
-// needs an address).
-inline uint4 transpose4(uint4 w) {
-  const uint t0 = perm(w.x, w.y, 0x5140u), t1 = perm(w.x, w.y, 0x7362u);
-  const uint t2 = perm(w.z, w.w, 0x5140u), t3 = perm(w.z, w.w, 0x7362u);
-  return (uint4)(perm(t0, t2, 0x5410u), perm(t0, t2, 0x7632u), perm(t1, t3, 0x5410u),
-                 perm(t1, t3, 0x7632u));
 }
 
 // Column sums d0..d3 (low 16 bits; elements 4 apart in a block's products) as the high (.x)

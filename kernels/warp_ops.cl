@@ -12,6 +12,14 @@
 #ifndef VF_WARP_OPS_CL
 #define VF_WARP_OPS_CL
 
+// UNROLL: full unrolling on NVIDIA (the warp-level kernels' arrays stay in registers); emulated,
+// loops (PoCL would build every emulated product, with its barriers, once per unrolled call).
+#if MMA_PTX
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL _Pragma("unroll 1")
+#endif
+
 // The emulation's local memory (MMA_PTX 0), declared at the top of a kernel whose warps call
 // MMA and SHFL_XOR.
 #if MMA_PTX
@@ -81,6 +89,15 @@ inline uint shfl_xor_u32(uint v, int m, __local uint* s, int lane) {
 }
 #define SHFL_XOR(v, m) shfl_xor_u32((v), (m), shfl_scratch + warp * 32, lane)
 #endif
+
+// Byte j of word i to byte i of word j (a 4x4 byte transpose; by value, so nothing private
+// needs an address): four rows' words of 4 elements in, then product j's B operand bytes.
+inline uint4 transpose4(uint4 w) {
+  const uint t0 = perm(w.x, w.y, 0x5140u), t1 = perm(w.x, w.y, 0x7362u);
+  const uint t2 = perm(w.z, w.w, 0x5140u), t3 = perm(w.z, w.w, 0x7362u);
+  return (uint4)(perm(t0, t2, 0x5410u), perm(t0, t2, 0x7632u), perm(t1, t3, 0x5410u),
+                 perm(t1, t3, 0x7632u));
+}
 
 // The rounded result of a row product pair (H and L: the sums of the high and low bytes,
 // blur_mma.cl's header): (H + (L >> 8) + 128) >> 8 for the lane's outputs 2g, 2g+1 of rows 2q (low

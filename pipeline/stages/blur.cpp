@@ -15,7 +15,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
+#include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pipeline/border.hpp"
@@ -241,42 +243,31 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
   GpuSchedule g;
   if (const char* env = std::getenv("VIDFILTER_BLUR_GPU"); env && *env) {
     std::string spec(env);
+    const std::pair<const char*, int*> keys[] = {
+        {"passes", &g.passes}, {"wg", &g.wg},       {"tw", &g.tw},   {"th", &g.th}, {"py", &g.py},
+        {"vx", &g.vx},         {"inner", &g.inner}, {"mma", &g.mma}, {"nb", &g.nb}, {"rg", &g.rg}};
+    std::string names;  // "passes, wg, ..., nb or rg"
+    for (std::size_t k = 0; k < std::size(keys); ++k)
+      names += (k == 0                     ? ""
+                : k + 1 == std::size(keys) ? " or "
+                                           : ", ") +
+               std::string(keys[k].first);
     std::size_t pos = 0;
     while (pos < spec.size()) {
       const std::size_t comma = std::min(spec.find(',', pos), spec.size());
       const std::string item = spec.substr(pos, comma - pos);
       pos = comma + 1;
       const std::size_t eq = item.find('=');
-      int* field = nullptr;
       const std::string key = item.substr(0, eq);
-      if (key == "passes")
-        field = &g.passes;
-      else if (key == "wg")
-        field = &g.wg;
-      else if (key == "tw")
-        field = &g.tw;
-      else if (key == "th")
-        field = &g.th;
-      else if (key == "py")
-        field = &g.py;
-      else if (key == "vx")
-        field = &g.vx;
-      else if (key == "inner")
-        field = &g.inner;
-      else if (key == "mma")
-        field = &g.mma;
-      else if (key == "nb")
-        field = &g.nb;
-      else if (key == "rg")
-        field = &g.rg;
+      int* field = nullptr;
+      for (const auto& [name, f] : keys)
+        if (key == name) field = f;
       const char* text = eq == std::string::npos ? "" : item.c_str() + eq + 1;
       char* end = nullptr;
       const long v = std::strtol(text, &end, 10);
       if (!field || eq == std::string::npos || end == text || *end != '\0' || v < 0 || v > 65536)
-        throw UserError(
-            "VIDFILTER_BLUR_GPU: '" + item +
-            "' is not key=value with key passes, wg, tw, th, py, vx, inner, mma, nb or rg and "
-            "a non-negative integer value");
+        throw UserError("VIDFILTER_BLUR_GPU: '" + item + "' is not key=value with key " + names +
+                        " and a non-negative integer value");
       *field = static_cast<int>(v);
     }
   }
@@ -562,10 +553,9 @@ class BlurStage : public Stage {
       // with 8-bit integers); elsewhere VIDFILTER_BLUR_GPU=mma=1 runs it emulated (for tests).
       const unsigned cc = nvidiaComputeCapability(cl_->device());
       const bool nvPtx = cc > 0;
-      GpuSchedule g =
-          gpuSchedule(r, cn, in_.rowBytes(), local, maxWg,
-                      cl_->device().getInfo<CL_DEVICE_ENDIAN_LITTLE>() != 0, cc >= 8, cc < 8,
-                      mmaTakes(r, fixedPointTaps(ksize(), params().number("sigma"))));
+      const bool little = cl_->device().getInfo<CL_DEVICE_ENDIAN_LITTLE>() != 0;
+      GpuSchedule g = gpuSchedule(r, cn, in_.rowBytes(), local, maxWg, little, cc >= 8, cc < 8,
+                                  mmaTakes(r, fixedPointTaps(ksize(), params().number("sigma"))));
       cl::Kernel rows, cols;
       std::string opts;
       if (g.mma) {  // the tensor-core kernels: blur_strip.cl (mma=2) or blur_mma.cl (mma=1)
@@ -594,16 +584,13 @@ class BlurStage : public Stage {
         // passes=2 with the tensor-core row pass: its own program (appended to the options, so a
         // change of either rebuilds).
         const std::string rowsOpts =
-            !g.rowsMma
-                ? ""
-                : " -DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
-                      " -DWARPS=" + std::to_string(kRowsMmaWarps) +
-                      " -DRG=" + std::to_string(g.rg) + " -DALIGNED=" +
-                      (cl_->device().getInfo<CL_DEVICE_ENDIAN_LITTLE>() && cn * in_.width % 8 == 0
-                           ? "1"
-                           : "0") +
-                      " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") +
-                      " -DFRAG_OFF=" + std::to_string(kFragOffsetWords) + " -D" + border;
+            !g.rowsMma ? ""
+                       : " -DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
+                             " -DWARPS=" + std::to_string(kRowsMmaWarps) +
+                             " -DRG=" + std::to_string(g.rg) +
+                             " -DALIGNED=" + (little && in_.rowBytes() % 8 == 0 ? "1" : "0") +
+                             " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") +
+                             " -DFRAG_OFF=" + std::to_string(kFragOffsetWords) + " -D" + border;
         // A device may run fewer work-items for these kernels than it reports in general (NVIDIA:
         // 256): an automatic work-group size shrinks to what the built kernel takes, once.
         for (int attempt = 0;; ++attempt) {
