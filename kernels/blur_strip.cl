@@ -49,23 +49,6 @@
 #error "blur_strip: RADIUS <= 8, RADIUS * CHANNELS <= 40, NB > HA / 16"
 #endif
 
-// Elements e..e+3 of source row y (both possibly outside the frame) as a little-endian word,
-// through the border rule.
-inline uint load_word(__global const uchar* src, int y, int e, int n, int width, int height,
-                      int value) {
-  const int by = border_index(y, height);
-#if ALIGNED
-  if (by >= 0 && e >= 0 && e + 4 <= n) return *(__global const uint*)(src + (size_t)by * n + e);
-#endif
-  uint w = 0;
-#pragma unroll 1
-  for (int j = 0; j < 4; ++j) {
-    const int x = border_element(e + j, width, CHANNELS);
-    w |= (uint)((by < 0 || x < 0) ? (uchar)value : src[(size_t)by * n + x]) << (8 * j);
-  }
-  return w;
-}
-
 // Words at element e of source rows y..y+3.
 inline uint4 load_rows(__global const uchar* src, int y, int e, int n, int width, int height,
                        int value) {
@@ -73,13 +56,6 @@ inline uint4 load_rows(__global const uchar* src, int y, int e, int n, int width
                  load_word(src, y + 1, e, n, width, height, value),
                  load_word(src, y + 2, e, n, width, height, value),
                  load_word(src, y + 3, e, n, width, height, value));
-}
-
-// Column sums d0..d3 (low 16 bits; elements 4 apart in a block's products) as the high (.x)
-// and low (.y) bytes of four consecutive inputs.
-inline uint2 split_bytes(uint d0, uint d1, uint d2, uint d3) {
-  const uint p0 = perm(d0, d1, 0x5410u), p1 = perm(d2, d3, 0x5410u);
-  return (uint2)(perm(p0, p1, 0x7531u), perm(p0, p1, 0x6420u));
 }
 
 // dst[b] = the words at element xs + 32b + 4g of rows y..y+3, for every block b; interior

@@ -1,5 +1,6 @@
 // Warp operations and shared pieces of the tensor-core blur kernels (blur_mma.cl, blur_strip.cl,
-// blur_rows_mma.cl); rows_result and store_pair need perm (byte_perm.cl) and ALIGNED.
+// blur_rows_mma.cl, blur_slab.cl); the rounding and stores need perm (byte_perm.cl) and ALIGNED,
+// load_word needs border.cl and CHANNELS.
 //
 // mma_u8(c, a, b): c += A * B for one warp, A 16x32 and B 32x8 8-bit unsigned, c 16x8 32-bit,
 // in the fragments of PTX's mma.m16n8k32 (lane = 4 g + q; A: a.x row g, bytes k = 4q..4q+3, a.y
@@ -90,6 +91,15 @@ inline uint shfl_xor_u32(uint v, int m, __local uint* s, int lane) {
 #define SHFL_XOR(v, m) shfl_xor_u32((v), (m), shfl_scratch + warp * 32, lane)
 #endif
 
+// WARP_SYNC(): the warp's local-memory writes before it are seen by its lanes' reads after it
+// (every lane of the warp calls it together). MMA_PTX 1: bar.warp.sync; 0: a barrier of the
+// whole group (every work-item of the group must reach it).
+#if MMA_PTX
+#define WARP_SYNC() asm volatile("bar.warp.sync 0xffffffff;" ::: "memory")
+#else
+#define WARP_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#endif
+
 // Byte j of word i to byte i of word j (a 4x4 byte transpose; by value, so nothing private
 // needs an address): four rows' words of 4 elements in, then product j's B operand bytes.
 inline uint4 transpose4(uint4 w) {
@@ -99,13 +109,17 @@ inline uint4 transpose4(uint4 w) {
                  perm(t1, t3, 0x7632u));
 }
 
+// Two outputs' H + (L >> 8) + 128 in 16-bit lanes (the first output's sums h0, l0 in the low
+// lane): each output is then the lane's high byte (byte 1 and byte 3).
+inline uint round_pair(uint h0, uint h1, uint l0, uint l1) {
+  return perm(h0, h1, 0x5410u) + perm(l0, l1, 0x6521u) + 0x00800080u;
+}
+
 // The rounded result of a row product pair (H and L: the sums of the high and low bytes,
 // blur_mma.cl's header): (H + (L >> 8) + 128) >> 8 for the lane's outputs 2g, 2g+1 of rows 2q (low
 // half) and 2q+1 (high half), computed in 16-bit lanes.
 inline uint rows_result(uint4 hs, uint4 ls) {
-  const uint t0 = perm(hs.x, hs.z, 0x5410u) + perm(ls.x, ls.z, 0x6521u) + 0x00800080u;
-  const uint t1 = perm(hs.y, hs.w, 0x5410u) + perm(ls.y, ls.w, 0x6521u) + 0x00800080u;
-  return perm(t0, t1, 0x7531u);
+  return perm(round_pair(hs.x, hs.z, ls.x, ls.z), round_pair(hs.y, hs.w, ls.y, ls.w), 0x7531u);
 }
 
 // Outputs x, x+1 (x even) of row y, the low 16 bits of w: one 16-bit store where the row has
@@ -125,6 +139,51 @@ inline void store_pair(__global uchar* dst, int y, int x, int n, int height, uin
 #endif
   d[0] = (uchar)w;
   if (x + 1 < n) d[1] = (uchar)(w >> 8);
+}
+
+// Outputs x..x+3 (x a multiple of 4) of row y, the bytes of w: one 32-bit store where the row
+// has them all (`plain`: known to; ALIGNED: rows a multiple of 4 bytes), else only what lies
+// in the frame.
+inline void store_quad(__global uchar* dst, int y, int x, int n, int height, uint w, bool plain) {
+  __global uchar* d = dst + (size_t)y * n + x;
+  if (plain) {
+    *(__global uint*)d = w;
+    return;
+  }
+  if (y >= height || x >= n) return;
+#if ALIGNED
+  *(__global uint*)d = w;
+#else
+  for (int i = 0; i < 4 && x + i < n; ++i) d[i] = (uchar)(w >> (8 * i));
+#endif
+}
+
+// Elements e..e+3 (possibly outside the row) of source row `by`, a row index border_index
+// gave (-1: BORDER_CONSTANT's outside row), as a little-endian word, through the border rule.
+inline uint load_word_row(__global const uchar* src, int by, int e, int n, int width, int value) {
+#if ALIGNED
+  if (by >= 0 && e >= 0 && e + 4 <= n) return *(__global const uint*)(src + (size_t)by * n + e);
+#endif
+  uint w = 0;
+#pragma unroll 1
+  for (int j = 0; j < 4; ++j) {
+    const int x = border_element(e + j, width, CHANNELS);
+    w |= (uint)((by < 0 || x < 0) ? (uchar)value : src[(size_t)by * n + x]) << (8 * j);
+  }
+  return w;
+}
+
+// The same for source row y (possibly outside the frame).
+inline uint load_word(__global const uchar* src, int y, int e, int n, int width, int height,
+                      int value) {
+  return load_word_row(src, border_index(y, height), e, n, width, value);
+}
+
+// Sums d0..d3 (their low 16 bits) as the high (.x)
+// and low (.y) bytes of four consecutive inputs.
+inline uint2 split_bytes(uint d0, uint d1, uint d2, uint d3) {
+  const uint p0 = perm(d0, d1, 0x5410u), p1 = perm(d2, d3, 0x5410u);
+  return (uint2)(perm(p0, p1, 0x7531u), perm(p0, p1, 0x6420u));
 }
 
 #endif

@@ -242,9 +242,9 @@ namespace {
 // apply, and would compare blur_fused with itself).
 void expectSameAsFused(const cv::Mat& in, const BlurCase& c, const char* schedule) {
   const std::string s = schedule;
-  const char* bad = s.rfind("mma=2", 0) == 0          ? ",nb=17"
-                    : s.rfind("passes=2,mma", 0) == 0 ? ",rg=3"
-                                                      : "";
+  const char* bad = s.rfind("mma=2", 0) == 0 || s.rfind("mma=3", 0) == 0 ? ",nb=17"
+                    : s.rfind("passes=2,mma", 0) == 0                    ? ",rg=3"
+                                                                         : "";
   if (*bad) {  // a key only the kernel under test checks, out of range
     const ScopedEnv env("VIDFILTER_BLUR_GPU", s + bad);
     EXPECT_THROW(runChain(chainText(c), in), std::exception)
@@ -339,6 +339,28 @@ TEST(BlurStage, GpuStripKernel) {
   expectSameAsFused(realFrame(67, CV_8UC3, 320, 240), c, "mma=2,nb=2");  // halo 24
 }
 
+// The rows-first tensor-core kernel (kernels/blur_slab.cl, mma=3: each product's result
+// fragment is the next one's operand, nothing transposed or shuffled; emulated on PoCL): every
+// border, gray, BGR and BGRA, radii 1 to 8 (row halos 8, 24 and 40 elements), three strip shapes
+// (the default; one set of 16 outputs and one band per warp, one warp per group; two warps of
+// six sets and four bands: row sums carried from band to band), frames from 1x1 to an
+// unaligned real 1921x1081 and real frames with strips clear of every edge, against OpenCV and
+// byte for byte against blur_fused (mma=0).
+TEST(BlurStage, GpuSlabKernel) {
+  const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
+  expectSchedulesSameAsFused({"mma=3", "mma=3,nb=1,th=16,wg=32", "mma=3,nb=6,th=64,wg=64"}, 1500);
+  expectRealFramesSameAsFused("mma=3");
+  BlurCase c = radius8Case();
+  expectSameAsFused(realFrame(77, CV_8UC4, 480, 272), c, "mma=3,nb=6,th=64,wg=64");  // halo 40
+  expectSameAsFused(realFrame(78, CV_8UC4, 480, 272), c, "mma=3");
+  c.border = BorderMode::Constant;
+  c.value = 77;
+  c.ksize = 0;
+  c.sigma = 1.5;                                                         // R 5
+  expectSameAsFused(realFrame(79, CV_8UC1, 320, 240), c, "mma=3,nb=1");  // halo 8
+  expectSameAsFused(realFrame(80, CV_8UC3, 320, 240), c, "mma=3,nb=2");  // halo 24
+}
+
 // The two-pass form's second pass on the tensor cores (kernels/blur_rows_mma.cl, passes=2 with
 // mma, the default for passes=2 on NVIDIA; emulated on PoCL), after blur_gpu.cl's column pass:
 // every border, gray, BGR and BGRA, radii 1 to 8, frames from 1x1 to an unaligned real
@@ -369,8 +391,9 @@ TEST(BlurStage, GpuTwoPassTensorRows) {
 TEST(BlurStage, BadGpuScheduleIsAClearError) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   for (const char* bad :
-       {"vx=5", "tw=12,vx=8", "nonsense", "py=3,th=64", "passes=3", "wg=abc", "tw=-8", "mma=3",
-        "nb=4", "mma=2,th=24", "mma=2,nb=0", "mma=2,nb=17", "mma=2,wg=48", "passes=2,mma=1,rg=5"}) {
+       {"vx=5", "tw=12,vx=8", "nonsense", "py=3,th=64", "passes=3", "wg=abc", "tw=-8", "mma=4",
+        "mma=0,nb=4", "mma=2,th=24", "mma=2,nb=0", "mma=2,nb=17", "mma=2,wg=48", "mma=3,th=24",
+        "mma=3,nb=0", "mma=3,nb=17", "mma=3,wg=48", "passes=2,mma=1,rg=5"}) {
     const ScopedEnv env("VIDFILTER_BLUR_GPU", bad);
     try {
       runChain("blur", randomFrame(32, 8, CV_8UC1, 3));

@@ -34,7 +34,8 @@ constexpr int kMaxRadius = 150;
 
 // The taps buffer: the half kernel as floats (kMaxRadius + 1 of them), then the same values as
 // ushorts for the row pass's 16-bit arithmetic (see kernels/blur.cl, ROW_INT).
-// From `frag` on, blur_strip.cl's constant A operands (stripFragments).
+// From `frag` on, the constant A operands of the warp-level tensor-core kernels (stripFragments,
+// slabFragments).
 struct TapsBlock {
   float f[kMaxRadius + 1] = {};
   cl_ushort u[kMaxRadius + 1] = {};
@@ -46,31 +47,56 @@ constexpr std::size_t kFragOffsetWords = offsetof(TapsBlock, frag) / sizeof(cl_u
 int stripHalo(int r, int cn) { return r * cn <= 8 ? 8 : 8 + (r * cn - 8 + 15) / 16 * 16; }
 int stripChunks(int r, int cn) { return (stripHalo(r, cn) + 8) / 16; }
 
-// The constant A operands of blur_strip.cl, as its header defines them: operand j of lane
-// l = 4g + q, word f (f & 1: row g + 8 instead of g; f & 2: inputs k + 16), byte i is
-//   j = 0      columns: A[m][k] = t(k - m - R), k = 4q + i (+ 16);
-//   j = 1 + c  rows, chunk c: A[m][k] = t((e + 32c - HA - out(m)) / CH), e = 8q + i (+ 4),
-//              out(m) = 2m (m < 8) or 2(m - 8) + 1;
-// with t(d) the tap at distance |d| (0 past the radius or off the channel grid).
-void stripFragments(const std::vector<int>& taps, int r, int cn, cl_uint* frag) {
-  const int ha = stripHalo(r, cn), kc = stripChunks(r, cn);
-  const auto tap = [&](int d, int step) -> cl_uint {
-    d = std::abs(d);
-    return d % step == 0 && d / step <= r ? cl_uint(taps[d / step]) : 0;
-  };
-  for (int j = 0; j <= kc; ++j)
+// The constant A operands of the warp-level tensor-core kernels (blur_strip.cl, blur_rows_mma.cl
+// and blur_slab.cl): operand j (0: the column product, 1 + c: the row products' chunk c) of lane
+// l = 4g + q, word f (f & 1: row m = g + 8 instead of g; f & 2: inputs k + 16), byte i (k = 4q +
+// i) is the tap at the distance `distance(j, m, k)` returns in elements (0 past the radius or off
+// the channel grid).
+template <class Distance>
+void fillFragments(const std::vector<int>& taps, int r, int cn, cl_uint* frag, Distance distance) {
+  for (int j = 0; j <= stripChunks(r, cn); ++j)
     for (int l = 0; l < 32; ++l)
       for (int f = 0; f < 4; ++f) {
-        const int g = l >> 2, q = l & 3, m = (f & 1) ? g + 8 : g, hi = (f & 2) ? 1 : 0;
-        const int out = m < 8 ? 2 * m : 2 * (m - 8) + 1;
+        const int g = l >> 2, q = l & 3, m = (f & 1) ? g + 8 : g, hi = (f & 2) ? 16 : 0;
+        const int step = j == 0 ? 1 : cn;  // columns: rows; rows: elements of one channel
         cl_uint word = 0;
         for (int i = 0; i < 4; ++i) {
-          const cl_uint b = j == 0 ? tap(4 * q + i + 16 * hi - m - r, 1)
-                                   : tap(8 * q + 4 * hi + i + 32 * (j - 1) - ha - out, cn);
-          word |= b << (8 * i);
+          const int d = std::abs(distance(j, m, 4 * q + i + hi));
+          if (d % step == 0 && d / step <= r) word |= cl_uint(taps[d / step]) << (8 * i);
         }
         frag[(j * 32 + l) * 4 + f] = word;
       }
+}
+
+// blur_strip.cl's (and blur_rows_mma.cl's), as its header defines them:
+//   j = 0      columns: A[m][k] = t(k - m - R);
+//   j = 1 + c  rows, chunk c: A[m][k] = t((e + 32c - HA - out(m)) / CH), element e = 8q + i for
+//              k = 4q + i, 8q + 4 + i for k + 16; out(m) = 2m (m < 8) or 2(m - 8) + 1.
+void stripFragments(const std::vector<int>& taps, int r, int cn, cl_uint* frag) {
+  const int ha = stripHalo(r, cn);
+  fillFragments(taps, r, cn, frag, [&](int j, int m, int k) {
+    if (j == 0) return k - m - r;
+    const int e = 8 * (k % 16 / 4) + 4 * (k / 16) + k % 4;
+    const int out = m < 8 ? 2 * m : 2 * (m - 8) + 1;
+    return e + 32 * (j - 1) - ha - out;
+  });
+}
+
+// blur_slab.cl's, as its header defines them:
+//   j = 0      columns: A[m][k] = t(row(k) - 8 - m), row(k) = 2q + (i & 1) + 8 (i >> 1) for
+//              k = 4q + i, 16 more for k + 16;
+//   j = 1 + c  rows, chunk c: A[m][k] = t((k + 32c - HA - e(m)) / CH), e(m) = 4 (m >> 1) + (m & 1)
+//              for m < 8, 4 ((m - 8) >> 1) + 2 + (m & 1) beyond.
+void slabFragments(const std::vector<int>& taps, int r, int cn, cl_uint* frag) {
+  const int ha = stripHalo(r, cn);
+  fillFragments(taps, r, cn, frag, [&](int j, int m, int k) {
+    if (j == 0) {
+      const int i = k % 4, row = k / 16 * 16 + 2 * (k % 16 / 4) + (i & 1) + 8 * (i >> 1);
+      return row - 8 - m;
+    }
+    const int e = m < 8 ? 4 * (m >> 1) + (m & 1) : 4 * ((m - 8) >> 1) + 2 + (m & 1);
+    return k + 32 * (j - 1) - ha - e;
+  });
 }
 
 // OpenCV's createGaussianKernels for 8-bit data: cvRound(sigma*3*2 + 1) | 1 (cvRound rounds half
@@ -184,19 +210,22 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // without border code: 0 none, 1 those whose words all lie inside the row (the default: 26 ->
 // 25 us at 3840x2160 gray on the H200), 2 those whose rows also do (25-26 us there: within the
 // timer's step, so not the default).
-// mma=1: the tensor-core kernel (kernels/blur_mma.cl; tile tw x th, default 112 x 64, wg 256),
-// the default for gray on NVIDIA compute capability 8+ where it applies (radius <= 8, taps <=
-// 255): 3840x2160 gray 11x11 27 -> 20 us on the H200. mma=2: the same products in registers, a
-// strip of nb blocks (32 elements each) x th rows per warp (kernels/blur_strip.cl; default nb 2
-// for gray, 4 otherwise, th 16, wg 128: 4 strips one above the other), the default there for BGR
-// and BGRA (7680x4320 BGRA 240 -> 160-180 us; gray 21-22 us, 20-21 with mma=1). Elsewhere both
-// run emulated (tests).
+// mma=1: the tensor-core kernel (kernels/blur_mma.cl; tile tw x th, default 112 x 64, wg 256)
+// where it applies (radius <= 8, taps <= 255): 3840x2160 gray 11x11 27 -> 20 us on the H200.
+// mma=2: the same products in registers, a strip of nb blocks (32 elements each) x th rows per
+// warp (kernels/blur_strip.cl; default nb 2 for gray, 4 otherwise, th 16, wg 128: 4 strips one
+// above the other): 7680x4320 BGRA 240 -> 160-180 us. mma=3, the default on NVIDIA compute
+// capability 8+ where they apply: the rows first (kernels/blur_slab.cl; nb sets of 16 outputs x
+// th rows per warp, chosen per frame, wg 128), each product's result the next one's operand and
+// the outputs stored through local memory: 3840x2160 gray 21 -> 17 us, 7680x4320 BGRA 179 ->
+// 135 us, 1920x1080 BGR 24 -> 19 us against mma=2 (mma=1 for gray) in the same H200 runs.
+// Elsewhere all three run emulated (tests).
 // VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16,inner=2,mma=0,nb=4" overrides any
 // of them (for benchmarking schedules).
 struct GpuSchedule {
   // tw, th: -1 until set (the defaults depend on the kernel); mma: -1 until set (auto).
   int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1, nb = -1, rg = -1;
-  int ow = 0;            // mma=2: output elements per strip
+  int ow = 0;            // mma=2, 3: output elements per strip
   bool rowsMma = false;  // passes=2: the second pass on the tensor cores (blur_rows_mma.cl)
   bool aligned = true;   // rows a multiple of 4 bytes (8 with mma): interior words load whole
   bool autoWg = false;   // wg chosen here (wg=0), not by VIDFILTER_BLUR_GPU
@@ -219,6 +248,9 @@ struct GpuSchedule {
   }
 };
 
+// blur_slab.cl's defaults: sets of 16 outputs per warp (nb), rows per warp (th), work-group.
+constexpr int kSlabSets = 4, kSlabWg = 128, kSlabWarpsPerUnit = 24;
+
 // blur_rows_mma.cl's work-group: kRowsMmaWarps warps of 8 rows x rg groups of 16 outputs each.
 constexpr int kRowsMmaWarps = 4;
 
@@ -237,9 +269,9 @@ bool gpuKernelsTake(int r, int cn) {
   return r <= kGpuMaxRadius && 16 + 2 * GpuSchedule::halo(r, cn) <= kGpuMaxWindow;
 }
 
-GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceLocal,
-                        std::size_t maxWg, bool littleEndian, bool mmaDefault, bool mmaEmulated,
-                        bool mmaFits) {
+GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigned computeUnits,
+                        std::size_t deviceLocal, std::size_t maxWg, bool littleEndian,
+                        bool mmaDefault, bool mmaEmulated, bool mmaFits) {
   GpuSchedule g;
   if (const char* env = std::getenv("VIDFILTER_BLUR_GPU"); env && *env) {
     std::string spec(env);
@@ -277,7 +309,7 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
   const bool mmaAuto = g.mma < 0;
   // By default on NVIDIA: the tile kernel for gray, the strip kernel for 3 and 4 channels (the
   // H200 runs: 8K BGRA 160-180 us against 240; 4K gray 21-22 us against 20-21).
-  if (mmaAuto) g.mma = mmaDefault ? (cn > 1 ? 2 : 1) : 0;
+  if (mmaAuto) g.mma = mmaDefault ? 3 : 0;
   const auto mmaShape = [](int tw, int th, int wg) {
     return (tw < 0 || (tw > 0 && tw % 16 == 0)) && (th < 0 || (th > 0 && th % 16 == 0)) &&
            wg % 32 == 0;
@@ -293,20 +325,22 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
   if (m.wg == 0) m.wg = 256;
   const std::size_t local = std::min<std::size_t>(48 * 1024, deviceLocal);
   if (g.mma == 1 && mmaAuto && m.mmaBytes(r, cn, mmaEmulated) > local) g.mma = 0;  // blur_fused
-  const bool strip = g.mma == 2;
+  const bool strip = g.mma == 2, slab = g.mma == 3;
   if (g.tw < 0) g.tw = g.mma == 1 ? m.tw : 128;
+  const int thKey = g.th;  // as given (-1: the kernel's default)
   if (g.th < 0) g.th = g.mma == 1 ? m.th : strip ? 16 : 32;
   // Every key is checked whichever kernel runs.
   const bool ok = (g.passes == 1 || g.passes == 2) &&
                   (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
                   std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
-                  g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && mmaKey <= 2 &&
-                  (g.nb < 0 || mmaKey == 2 || strip);  // nb is ignored where mma=2 does not apply
+                  g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && mmaKey <= 3 &&
+                  // nb is ignored where mma=2 or 3 does not apply
+                  (g.nb < 0 || mmaKey == 2 || mmaKey == 3 || strip || slab);
   if (!ok)
     throw UserError(
         "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
-        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1|2, nb only with mma=2, wg 0 "
-        "(auto) to " +
+        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1|2|3, nb only with mma=2|3, wg "
+        "0 (auto) to " +
         std::to_string(maxWg) + ")");
   if (strip) {  // blur_strip.cl: each warp a strip of nb blocks x th rows, no local memory
     if (g.wg == 0) g.wg = 128;
@@ -319,6 +353,31 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, std::size_t deviceL
           std::to_string(minNb) + " to 16 at this radius and channel count)");
     g.ow = 16 * (2 * g.nb - stripHalo(r, cn) / 8);
     g.aligned = littleEndian && rowElems % 4 == 0;  // blur_strip.cl loads 4-byte words
+    return g;
+  }
+  if (slab) {  // blur_slab.cl: each warp nb sets of 16 outputs x th rows, no local memory
+    if (g.wg == 0) g.wg = kSlabWg;
+    // By default the tallest strips (th 64, 32 or 16 rows; fewer first rows computed twice) and
+    // then the widest (nb 4, 2, 1) that still give every compute unit kSlabWarpsPerUnit warps:
+    // on the H200, 3840x2160 gray took 21 us at th 64 (2,040 warps) and 17 at th 32 (4,080);
+    // 7680x4320 BGRA 135 us at th 64 against 157 at th 32.
+    const bool nbAuto = g.nb < 0;
+    if (nbAuto) g.nb = kSlabSets;
+    const auto warps = [&](int nb, int th) {
+      return ((rowElems + 16 * std::size_t(nb) - 1) / (16 * std::size_t(nb))) *
+             ((std::size_t(height) + std::size_t(th) - 1) / std::size_t(th));
+    };
+    const std::size_t enough = std::size_t(std::max(computeUnits, 1u)) * kSlabWarpsPerUnit;
+    if (thKey < 0)
+      for (g.th = 64; g.th > 16 && warps(g.nb, g.th) < enough;) g.th /= 2;
+    if (nbAuto)
+      while (g.nb > 1 && warps(g.nb, g.th) < enough) g.nb /= 2;
+    if (g.th % 16 != 0 || g.wg % 32 != 0 || g.nb < 1 || g.nb > 16)
+      throw UserError(
+          "VIDFILTER_BLUR_GPU: invalid schedule for mma=3 (th a multiple of 16, wg a multiple "
+          "of 32, nb from 1 to 16)");
+    g.ow = 16 * g.nb;
+    g.aligned = littleEndian && rowElems % 4 == 0;  // blur_slab.cl loads 4-byte words
     return g;
   }
   if (g.mma) {
@@ -479,7 +538,7 @@ class BlurStage : public Stage {
     const cl::NDRange tiles((n + g.tw - 1) / g.tw * wg, (std::size_t(h) + g.th - 1) / g.th);
     if (fused()) {
       setArgs(rows_, in, out, w, h, value);
-      if (g.mma == 2) {  // blur_strip.cl: a warp per strip of ow elements x th rows
+      if (g.mma >= 2) {  // blur_strip.cl, blur_slab.cl: a warp per strip of ow elements x th rows
         const std::size_t ow = std::size_t(g.ow), warps = wg / 32;
         const std::size_t stacks = ((std::size_t(h) + g.th - 1) / g.th + warps - 1) / warps;
         cl::Event done = launchKernel(q, rows_, cl::NDRange((n + ow - 1) / ow * 32, stacks * warps),
@@ -529,8 +588,12 @@ class BlurStage : public Stage {
       hostTaps_.f[k] = static_cast<float>(t[k]);
       hostTaps_.u[k] = static_cast<cl_ushort>(t[k]);
     }
-    if (mmaTakes(static_cast<int>(t.size()) - 1, t))
-      stripFragments(t, static_cast<int>(t.size()) - 1, in_.channels(), hostTaps_.frag);
+    const int r = static_cast<int>(t.size()) - 1;
+    if (!mmaTakes(r, t)) return;
+    if (gpu_ && gpuSched_.mma == 3)
+      slabFragments(t, r, in_.channels(), hostTaps_.frag);
+    else
+      stripFragments(t, r, in_.channels(), hostTaps_.frag);
   }
 
   // Builds the program and kernels for the current parameters unless the ones in use were built
@@ -554,20 +617,22 @@ class BlurStage : public Stage {
       const unsigned cc = nvidiaComputeCapability(cl_->device());
       const bool nvPtx = cc > 0;
       const bool little = cl_->device().getInfo<CL_DEVICE_ENDIAN_LITTLE>() != 0;
-      GpuSchedule g = gpuSchedule(r, cn, in_.rowBytes(), local, maxWg, little, cc >= 8, cc < 8,
+      GpuSchedule g = gpuSchedule(r, cn, in_.rowBytes(), in_.height, cl_->info().computeUnits,
+                                  local, maxWg, little, cc >= 8, cc < 8,
                                   mmaTakes(r, fixedPointTaps(ksize(), params().number("sigma"))));
       cl::Kernel rows, cols;
       std::string opts;
-      if (g.mma) {  // the tensor-core kernels: blur_strip.cl (mma=2) or blur_mma.cl (mma=1)
-        const bool strip = g.mma == 2;
-        const std::string name = strip ? "blur_strip" : "blur_mma";
+      if (g.mma) {  // the tensor-core kernels: blur_mma.cl, blur_strip.cl, blur_slab.cl (mma=1-3)
+        const bool strip = g.mma >= 2;
+        const std::string name = g.mma == 3 ? "blur_slab" : strip ? "blur_strip" : "blur_mma";
         opts = "-DRADIUS=" + std::to_string(r) + " -DCHANNELS=" + std::to_string(cn) +
                " -DWARPS=" + std::to_string(g.wg / 32) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
+               " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
                " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") + " -D" + border +
-               (strip ? " -DNB=" + std::to_string(g.nb) + " -DBANDS=" + std::to_string(g.th / 16) +
+               (strip ? std::string(g.mma == 3 ? " -DNS=" : " -DNB=") + std::to_string(g.nb) +
+                            " -DBANDS=" + std::to_string(g.th / 16) +
                             " -DFRAG_OFF=" + std::to_string(kFragOffsetWords)
                       : " -DTW=" + std::to_string(g.tw) + " -DTH=" + std::to_string(g.th) +
-                            " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
                             " -DTAPS_U=" + std::to_string(kMaxRadius + 1));
         if (opts == options_) return;
         cl::Program program = cl_->programs().build(name + ".cl", opts);
@@ -575,11 +640,11 @@ class BlurStage : public Stage {
                       [&] { return cl::Kernel(program, name.c_str()); });
         const std::size_t most = rows.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
         if (most < std::size_t(g.wg))
-          throw UserError("blur: the " + std::string(strip ? "strip" : "tensor-core tile") +
-                          " kernel's " + std::to_string(g.wg) +
-                          " work-items exceed what this device runs for it (" +
-                          std::to_string(most) + "); set VIDFILTER_BLUR_GPU=wg=" +
-                          std::to_string(most / 32 * 32) + (strip ? " or mma=1" : " or mma=0"));
+          throw UserError(
+              "blur: the " + std::string(strip ? "strip" : "tensor-core tile") + " kernel's " +
+              std::to_string(g.wg) + " work-items exceed what this device runs for it (" +
+              std::to_string(most) + "); set VIDFILTER_BLUR_GPU=mma=" + std::to_string(g.mma) +
+              ",wg=" + std::to_string(most / 32 * 32) + (strip ? " or mma=1" : " or mma=0"));
       } else {
         // passes=2 with the tensor-core row pass: its own program (appended to the options, so a
         // change of either rebuilds).

@@ -1,0 +1,181 @@
+// blur_slab: the tensor-core blur (the same integers as blur_mma.cl, read its header for the
+// arithmetic) with the rows first, so that no operand is ever transposed or moved between
+// lanes: each product's result fragment is, byte for byte, an operand fragment of the next.
+//
+//   rows     A_c[m][k] = t((k + 32c - HA - e(m)) / CH) (0 off the taps' grid), B[k][n] = the
+//            source bytes of row n of a slab of 8 rows, element k of a window of 32: exactly
+//            what lane (g, q) loads as the words at 4q and 16 + 4q of row g. The result, 16
+//            output elements x 8 rows, leaves lane (g, q) elements e(g) and e(g + 8) of rows 2q
+//            and 2q + 1 (row sums, at most 255 * 256).
+//   columns  A[m][k] = t(row(k) - 8 - m), B[k][n] = the high (then the low) bytes of the row
+//            sums of a window of 32 rows (four slabs) at element e(n), taken in the order each
+//            lane holds them: k = 4q + i is window row 2q + (i & 1) + 8 (i >> 1), k + 16 the same
+//            16 rows on. So lane (g, q)'s B words are four of its own row sums, split into bytes
+//            (split_bytes): element e(g) for the first column product, e(g + 8) for the second.
+//   outputs  e(m) = 4 (m >> 1) + (m & 1) for m < 8, that + 2 for m - 8: the column products'
+//            results leave lane (g, q) elements 4q .. 4q + 3 (columns 2q, 2q + 1 of both) of
+//            rows g and g + 8 as one word each. A band's words go through the warp's local
+//            memory and out as 16-byte stores of whole rows: stored straight from the lanes,
+//            eight rows x 16 bytes per instruction, each 32-byte sector is written in two halves,
+//            which the H200 took 13-14 us for at 3840x2160 against 7-8 us through local memory
+//            (docs/perf/cuda_probe/pattern_probe.cu).
+//   result   (H + (L >> 8) + 128) >> 8 in 16-bit lanes, as blur_mma.cl.
+//
+// A warp owns a strip of NS sets of 16 output elements x TH rows (from x0, y0) and walks down it
+// in bands of 16 rows. Set u's row windows start at x0 + 16u - HA (HA: the row halo R * CH
+// rounded up to 8, 24 or 40), chunk c 32 elements on, so the words a lane loads from a row are
+// W[j] at x0 - HA + 16j + 4q, j < NS + 2 KC - 1, set u chunk c taking W[u + 2c] and
+// W[u + 2c + 1]. A band's column window is rows yb - 8 .. yb + 23: its first half (a pair of
+// slabs) is the previous band's second, so each band computes the row products of 16 new rows.
+//
+// Build options: RADIUS (<= 8), CHANNELS, BORDER_*, NS (sets per strip), BANDS (TH = 16 BANDS),
+// WARPS per work-group, ALIGNED (rows a multiple of 4 bytes, little-endian), ALIGNED16 (and of
+// 16), MMA_PTX, FRAG_OFF.
+// Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on
+// are the constant A operands, lane l's operand j (0: columns, 1 + c: rows, chunk c) at uint4
+// j * 32 + l (pipeline/stages/blur.cpp, slabFragments), value.
+
+#include "border.cl"
+
+#define PERM_PTX MMA_PTX
+#include "byte_perm.cl"
+#include "warp_ops.cl"
+
+#define HALO (RADIUS * CHANNELS)
+#define HA (HALO <= 8 ? 8 : 8 + (HALO - 8 + 15) / 16 * 16)  // 8, 24 or 40
+#define KC ((HA + 8) / 16)                                  // 32-element chunks per row product
+#define NW (NS + 2 * KC - 1)                                // words a lane loads per row
+#define OW (16 * NS)
+#define TH (16 * BANDS)
+#define OS (4 * NS + 4)  // words per row of a warp's output staging (conflict-free)
+
+#if 16 + 2 * RADIUS > 32 || HA > 40 || NS < 1
+#error "blur_slab: RADIUS <= 8, RADIUS * CHANNELS <= 40, NS >= 1"
+#endif
+
+// wa[j], wb[j] = W[j] of source rows y + g and y + 8 + g (the lane's rows of the two slabs from
+// row y). Strips clear of every edge (`inside`, the same for the whole warp) issue them as plain
+// loads; both slabs' loads sit in one branch, so that they all leave before the first arrives.
+#define LOAD_SLABS(wa, wb, y)                                                                    \
+  do {                                                                                           \
+    if (inside) {                                                                                \
+      const __global uint* a = (const __global uint*)(src + (size_t)((y) + g) * n + xs + 4 * q); \
+      UNROLL                                                                                     \
+      for (int j = 0; j < NW; ++j) {                                                             \
+        wa[j] = a[4 * j];                                                                        \
+        wb[j] = a[2 * n + 4 * j];                                                                \
+      }                                                                                          \
+    } else {                                                                                     \
+      const int ba = border_index((y) + g, height), bb = border_index((y) + 8 + g, height);      \
+      UNROLL                                                                                     \
+      for (int j = 0; j < NW; ++j) {                                                             \
+        wa[j] = load_word_row(src, ba, xs + 16 * j + 4 * q, n, width, value);                    \
+        wb[j] = load_word_row(src, bb, xs + 16 * j + 4 * q, n, width, value);                    \
+      }                                                                                          \
+    }                                                                                            \
+  } while (0)
+
+// d = the row products of set u on the slab whose words are w.
+#define ROW_SUMS(d, w, u)                                                                    \
+  do {                                                                                       \
+    d = (uint4)(0u);                                                                         \
+    UNROLL                                                                                   \
+    for (int c = 0; c < KC; ++c) MMA(d, ah[c], (uint2)(w[(u) + 2 * c], w[(u) + 2 * c + 1])); \
+  } while (0)
+
+// pair = set u's B words for 16 window rows (the slabs whose words are wa and wb): the high and
+// low bytes of the row sums at elements e(g) (.x, .y) and e(g + 8) (.z, .w).
+#define ROW_PAIR(pair, u)                                                                     \
+  do {                                                                                        \
+    uint4 da, db;                                                                             \
+    ROW_SUMS(da, wa, u);                                                                      \
+    ROW_SUMS(db, wb, u);                                                                      \
+    pair = (uint4)(split_bytes(da.x, da.y, db.x, db.y), split_bytes(da.z, da.w, db.z, db.w)); \
+  } while (0)
+
+__kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
+    __global const uchar* src, __global uchar* dst, int width, int height,
+    __global const uint* taps, int value) {
+  WARP_OPS_LOCALS;
+  __local uint out_stage[WARPS * 16 * OS];
+  // A work-group is WARPS strips one above the other; warps past the frame's last strip compute
+  // that strip and store nothing.
+  const int lane = get_local_id(0), warp = get_local_id(1);
+  const int g = lane >> 2, q = lane & 3;
+  const int n = width * CHANNELS;
+  // The work-groups of the first and last strip columns run first (their loads go through the
+  // border rule, and as the last to finish they were the kernel's tail: 17-18 us against 13-14
+  // at 3840x2160 on the H200 with them spread over the launch), then the rest row by row.
+  const int nbx = get_num_groups(0), nby = get_num_groups(1);
+  const int gl = get_group_id(1) * nbx + get_group_id(0), ge = nbx > 2 ? 2 * nby : 0;
+  const int strip_x = gl < ge   ? ((gl & 1) ? nbx - 1 : 0)
+                      : nbx > 2 ? 1 + (gl - ge) % (nbx - 2)
+                                : gl % nbx;
+  const int strip_g = gl < ge ? gl >> 1 : nbx > 2 ? (gl - ge) / (nbx - 2) : gl / nbx;
+  const int syn = (height + TH - 1) / TH, sy0 = strip_g * WARPS + warp;
+  const bool live = sy0 < syn;
+  const int x0 = strip_x * OW, y0 = min(sy0, syn - 1) * TH, xs = x0 - HA;
+  // Every word inside its row (the last ends at xs + 16 NW = x0 + OW + HA, so every output is
+  // too) and every row read (y0 - 8 .. y0 + TH + 7) inside the frame.
+  const bool inside = ALIGNED && xs >= 0 && xs + 16 * NW <= n && y0 >= 8 && y0 + TH + 8 <= height;
+  const bool plain = inside && live;  // every output stored as a whole word
+
+  const __global uint4* frag = (const __global uint4*)(taps + FRAG_OFF);
+  const uint4 av = frag[lane];
+  uint4 ah[KC];
+  UNROLL
+  for (int c = 0; c < KC; ++c) ah[c] = frag[(1 + c) * 32 + lane];
+
+  __local uint* os = out_stage + warp * 16 * OS;
+
+  // pr[u]: set u's B words of the band's first 16 window rows (ROW_PAIR).
+  uint4 pr[NS];
+  uint wa[NW], wb[NW];
+  LOAD_SLABS(wa, wb, y0 - 8);
+  UNROLL
+  for (int u = 0; u < NS; ++u) ROW_PAIR(pr[u], u);
+
+#pragma unroll 1
+  for (int p = 0; p < BANDS; ++p) {
+    const int yb = y0 + 16 * p;  // the band's first output row
+    LOAD_SLABS(wa, wb, yb + 8);
+    UNROLL
+    for (int u = 0; u < NS; ++u) {
+      uint4 nx;
+      ROW_PAIR(nx, u);
+      uint4 h0 = (uint4)(0u), l0 = (uint4)(0u), h1 = (uint4)(0u), l1 = (uint4)(0u);
+      MMA(h0, av, (uint2)(pr[u].x, nx.x));
+      MMA(l0, av, (uint2)(pr[u].y, nx.y));
+      MMA(h1, av, (uint2)(pr[u].z, nx.z));
+      MMA(l1, av, (uint2)(pr[u].w, nx.w));
+      pr[u] = nx;
+      // Rows g (.x, .y) and g + 8 (.z, .w): elements 4q, 4q+1 from the first pair of products,
+      // 4q+2, 4q+3 from the second.
+      const uint o0 =
+          perm(round_pair(h0.x, h0.y, l0.x, l0.y), round_pair(h1.x, h1.y, l1.x, l1.y), 0x7531u);
+      const uint o1 =
+          perm(round_pair(h0.z, h0.w, l0.z, l0.w), round_pair(h1.z, h1.w, l1.z, l1.w), 0x7531u);
+      os[g * OS + 4 * u + q] = o0;
+      os[(8 + g) * OS + 4 * u + q] = o1;
+    }
+    // The band's 16 rows x NS words of 16 bytes, lane by lane.
+    WARP_SYNC();
+    UNROLL
+    for (int k = 0; k < (16 * NS + 31) / 32; ++k) {
+      const int i = lane + 32 * k, r = i / NS, c = i % NS;
+      if (live && i < 16 * NS) {
+        const uint4 v = vload4(0, os + r * OS + 4 * c);
+        const int y = yb + r, x = x0 + 16 * c;
+        if (ALIGNED16 && (plain || (y < height && x + 16 <= n))) {
+          *(__global uint4*)(dst + (size_t)y * n + x) = v;
+        } else {
+          store_quad(dst, y, x, n, height, v.x, plain);
+          store_quad(dst, y, x + 4, n, height, v.y, plain);
+          store_quad(dst, y, x + 8, n, height, v.z, plain);
+          store_quad(dst, y, x + 12, n, height, v.w, plain);
+        }
+      }
+    }
+    WARP_SYNC();
+  }
+}
