@@ -362,6 +362,10 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
     // on the H200, 3840x2160 gray took 21 us at th 64 (2,040 warps) and 17 at th 32 (4,080);
     // 7680x4320 BGRA 135 us at th 64 against 157 at th 32.
     const bool nbAuto = g.nb < 0;
+    if (g.th % 16 != 0 || g.wg % 32 != 0 || g.nb == 0 || g.nb > 16)
+      throw UserError(
+          "VIDFILTER_BLUR_GPU: invalid schedule for mma=3 (th a multiple of 16, wg a multiple "
+          "of 32, nb from 1 to 16)");
     if (nbAuto) g.nb = kSlabSets;
     const auto warps = [&](int nb, int th) {
       return ((rowElems + 16 * std::size_t(nb) - 1) / (16 * std::size_t(nb))) *
@@ -372,10 +376,6 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
       for (g.th = 64; g.th > 16 && warps(g.nb, g.th) < enough;) g.th /= 2;
     if (nbAuto)
       while (g.nb > 1 && warps(g.nb, g.th) < enough) g.nb /= 2;
-    if (g.th % 16 != 0 || g.wg % 32 != 0 || g.nb < 1 || g.nb > 16)
-      throw UserError(
-          "VIDFILTER_BLUR_GPU: invalid schedule for mma=3 (th a multiple of 16, wg a multiple "
-          "of 32, nb from 1 to 16)");
     g.ow = 16 * g.nb;
     g.aligned = littleEndian && rowElems % 4 == 0;  // blur_slab.cl loads 4-byte words
     return g;
