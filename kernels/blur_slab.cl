@@ -143,11 +143,8 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
     for (int u = 0; u < NS; ++u) {
       uint4 nx;
       ROW_PAIR(nx, u);
-      uint4 h0 = (uint4)(0u), l0 = (uint4)(0u), h1 = (uint4)(0u), l1 = (uint4)(0u);
-      MMA(h0, av, (uint2)(pr[u].x, nx.x));
-      MMA(l0, av, (uint2)(pr[u].y, nx.y));
-      MMA(h1, av, (uint2)(pr[u].z, nx.z));
-      MMA(l1, av, (uint2)(pr[u].w, nx.w));
+      uint4 h0, l0, h1, l1;
+      MMA4(h0, l0, h1, l1, av, pr[u], nx);
       pr[u] = nx;
       // Rows g (.x, .y) and g + 8 (.z, .w): elements 4q, 4q+1 from the first pair of products,
       // 4q+2, 4q+3 from the second.

@@ -124,11 +124,8 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_strip(
     UNROLL
     for (int b = 0; b < NB; ++b) {
       const uint4 nx = transpose4(w[b]);  // b.y: window rows 16+4q..
-      uint4 d0 = (uint4)(0u), d1 = (uint4)(0u), d2 = (uint4)(0u), d3 = (uint4)(0u);
-      MMA(d0, av, (uint2)(cur[b].x, nx.x));
-      MMA(d1, av, (uint2)(cur[b].y, nx.y));
-      MMA(d2, av, (uint2)(cur[b].z, nx.z));
-      MMA(d3, av, (uint2)(cur[b].w, nx.w));
+      uint4 d0, d1, d2, d3;
+      MMA4(d0, d1, d2, d3, av, cur[b], nx);
       cur[b] = nx;
       const uint2 rx = split_bytes(d0.x, d1.x, d2.x, d3.x);  // row g, 8q..8q+3
       const uint2 ry = split_bytes(d0.y, d1.y, d2.y, d3.y);  // row g, 8q+4..8q+7

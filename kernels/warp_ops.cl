@@ -70,6 +70,17 @@ inline void mma_u8(uint4* c, uint4 a, uint2 b, __local uint* s, int lane) {
 #define MMA(c, a, b) mma_u8(&(c), (a), (b), scratch + warp * 192, lane)
 #endif
 
+// d0..d3 = A * (lo.k, hi.k) for k = x, y, z, w: four products with one A, the two halves of each
+// B operand taken from two uint4s (the column products of blur_strip.cl and blur_slab.cl).
+#define MMA4(d0, d1, d2, d3, a, lo, hi)  \
+  do {                                   \
+    d0 = d1 = d2 = d3 = (uint4)(0u);     \
+    MMA(d0, a, (uint2)((lo).x, (hi).x)); \
+    MMA(d1, a, (uint2)((lo).y, (hi).y)); \
+    MMA(d2, a, (uint2)((lo).z, (hi).z)); \
+    MMA(d3, a, (uint2)((lo).w, (hi).w)); \
+  } while (0)
+
 // SHFL_XOR(v, m): v of lane `lane ^ m` of the same warp (every lane of the warp calls it
 // together). MMA_PTX 1: shfl.sync; 0: through local memory `s` (32 words per warp, barriers as
 // above).

@@ -236,8 +236,8 @@ TEST(BlurStage, GpuInteriorTileCopies) {
 namespace {
 
 // `in` through the blur of case c under VIDFILTER_BLUR_GPU=schedule: against OpenCV and byte
-// for byte against blur_fused (mma=0). For the strip kernel (mma=2) and the tensor-core row pass
-// (passes=2 with mma), first that it is the one that runs: a key only it checks, out of range,
+// for byte against blur_fused (mma=0). For the strip kernels (mma=2, 3) and the tensor-core row
+// pass (passes=2 with mma), first that it is the one that runs: a key only it checks, out of range,
 // must then be an error (the stage quietly takes blur_fused or blur_rows where they do not
 // apply, and would compare blur_fused with itself).
 void expectSameAsFused(const cv::Mat& in, const BlurCase& c, const char* schedule) {
@@ -344,8 +344,8 @@ TEST(BlurStage, GpuStripKernel) {
 // border, gray, BGR and BGRA, radii 1 to 8 (row halos 8, 24 and 40 elements), three strip shapes
 // (the default; one set of 16 outputs and one band per warp, one warp per group; two warps of
 // six sets and four bands: row sums carried from band to band), frames from 1x1 to an
-// unaligned real 1921x1081 and real frames with strips clear of every edge, against OpenCV and
-// byte for byte against blur_fused (mma=0).
+// unaligned real 1921x1081 and real frames with strips clear of every edge (rows a multiple of
+// 16 bytes or only of 4), against OpenCV and byte for byte against blur_fused (mma=0).
 TEST(BlurStage, GpuSlabKernel) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   expectSchedulesSameAsFused({"mma=3", "mma=3,nb=1,th=16,wg=32", "mma=3,nb=6,th=64,wg=64"}, 1500);
@@ -359,6 +359,10 @@ TEST(BlurStage, GpuSlabKernel) {
   c.sigma = 1.5;                                                         // R 5
   expectSameAsFused(realFrame(79, CV_8UC1, 320, 240), c, "mma=3,nb=1");  // halo 8
   expectSameAsFused(realFrame(80, CV_8UC3, 320, 240), c, "mma=3,nb=2");  // halo 24
+  // Rows a multiple of 4 bytes but not of 16 (interior strips store their outputs word by
+  // word), halos 24 and 40.
+  expectSameAsFused(realFrame(81, CV_8UC3, 644, 240), c, "mma=3,th=16");              // n = 1932
+  expectSameAsFused(realFrame(82, CV_8UC4, 481, 272), radius8Case(), "mma=3,th=16");  // n = 1924
 }
 
 // The two-pass form's second pass on the tensor cores (kernels/blur_rows_mma.cl, passes=2 with

@@ -307,8 +307,8 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
   // work-group it takes, so a schedule written for blur_fused keeps blur_fused.
   const int mmaKey = g.mma;  // as given, checked below with the other keys
   const bool mmaAuto = g.mma < 0;
-  // By default on NVIDIA: the tile kernel for gray, the strip kernel for 3 and 4 channels (the
-  // H200 runs: 8K BGRA 160-180 us against 240; 4K gray 21-22 us against 20-21).
+  // By default on NVIDIA: the rows-first kernel (the H200 runs: 4K gray 17 us against 21 for the
+  // tile kernel, 8K BGRA 135 us against 179 for the strip kernel).
   if (mmaAuto) g.mma = mmaDefault ? 3 : 0;
   const auto mmaShape = [](int tw, int th, int wg) {
     return (tw < 0 || (tw > 0 && tw % 16 == 0)) && (th < 0 || (th > 0 && th % 16 == 0)) &&
@@ -334,8 +334,9 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
                   (g.vx == 4 || g.vx == 8 || g.vx == 16 || g.vx == 32) && g.wg >= 0 &&
                   std::size_t(g.wg) <= maxWg && g.tw > 0 && g.tw % g.vx == 0 && g.py > 0 &&
                   g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && mmaKey <= 3 &&
-                  // nb is ignored where mma=2 or 3 does not apply
-                  (g.nb < 0 || mmaKey == 2 || mmaKey == 3 || strip || slab);
+                  // nb is ignored where mma=2 or 3 (or the default) does not apply, so a live
+                  // change of the radius does not make it an error
+                  (g.nb < 0 || mmaKey < 0 || mmaKey == 2 || mmaKey == 3);
   if (!ok)
     throw UserError(
         "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
@@ -355,7 +356,7 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
     g.aligned = littleEndian && rowElems % 4 == 0;  // blur_strip.cl loads 4-byte words
     return g;
   }
-  if (slab) {  // blur_slab.cl: each warp nb sets of 16 outputs x th rows, no local memory
+  if (slab) {  // blur_slab.cl: each warp nb sets of 16 outputs x th rows
     if (g.wg == 0) g.wg = kSlabWg;
     // By default the tallest strips (th 64, 32 or 16 rows; fewer first rows computed twice) and
     // then the widest (nb 4, 2, 1) that still give every compute unit kSlabWarpsPerUnit warps:
@@ -377,6 +378,14 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
     if (nbAuto)
       while (g.nb > 1 && warps(g.nb, g.th) < enough) g.nb /= 2;
     g.ow = 16 * g.nb;
+    // Its local memory: each warp's output staging (OS words per row), and the emulation's.
+    const std::size_t slabBytes = std::size_t(g.wg / 32) * 16 * (4 * g.nb + 4) * 4 +
+                                  (mmaEmulated ? std::size_t(g.wg / 32) * (192 + 32) * 4 : 0);
+    if (slabBytes > local)
+      throw UserError("VIDFILTER_BLUR_GPU: mma=3 with nb " + std::to_string(g.nb) + " and wg " +
+                      std::to_string(g.wg) + " needs " + std::to_string(slabBytes) +
+                      " bytes of local memory, the limit is " + std::to_string(local) +
+                      ": use a smaller nb or wg");
     g.aligned = littleEndian && rowElems % 4 == 0;  // blur_slab.cl loads 4-byte words
     return g;
   }
@@ -641,9 +650,13 @@ class BlurStage : public Stage {
         const std::size_t most = rows.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
         if (most < std::size_t(g.wg))
           throw UserError(
-              "blur: the " + std::string(strip ? "strip" : "tensor-core tile") + " kernel's " +
-              std::to_string(g.wg) + " work-items exceed what this device runs for it (" +
-              std::to_string(most) + "); set VIDFILTER_BLUR_GPU=mma=" + std::to_string(g.mma) +
+              "blur: the " +
+              std::string(g.mma == 3 ? "rows-first"
+                          : strip    ? "strip"
+                                     : "tensor-core tile") +
+              " kernel's " + std::to_string(g.wg) +
+              " work-items exceed what this device runs for it (" + std::to_string(most) +
+              "); set VIDFILTER_BLUR_GPU=mma=" + std::to_string(g.mma) +
               ",wg=" + std::to_string(most / 32 * 32) + (strip ? " or mma=1" : " or mma=0"));
       } else {
         // passes=2 with the tensor-core row pass: its own program (appended to the options, so a
