@@ -16,6 +16,7 @@
 
 #include "pipeline/border.hpp"
 #include "pipeline/cl/program_cache.hpp"
+#include "pipeline/stages/blur_shape.hpp"
 #include "tests/support/test_support.hpp"
 
 using namespace vf;
@@ -363,6 +364,25 @@ TEST(BlurStage, GpuSlabKernel) {
   // word), halos 24 and 40.
   expectSameAsFused(realFrame(81, CV_8UC3, 644, 240), c, "mma=3,th=16");              // n = 1932
   expectSameAsFused(realFrame(82, CV_8UC4, 481, 272), radius8Case(), "mma=3,th=16");  // n = 1924
+}
+
+// The rows-first kernel's default strip per frame (slabShape): the tallest strips, then the
+// widest, that leave every compute unit 24 warps, here for an H200's 132 (3,168 warps); a given
+// nb or th is kept; a device reporting no compute units counts as one.
+TEST(BlurStage, SlabShapePerFrame) {
+  const auto shape = [](std::size_t n, int h, unsigned units, int nb = -1, int th = -1) {
+    const vf::SlabShape s = vf::slabShape(n, h, units, 24, nb, th);
+    return std::to_string(s.nb) + "x" + std::to_string(s.th);
+  };
+  EXPECT_EQ(shape(3840, 2160, 132), "4x32");          // 60 x 34 = 2,040 warps at th 64; 4,080 at 32
+  EXPECT_EQ(shape(30720, 4320, 132), "4x64");         // 7680x4320 BGRA: 480 x 68
+  EXPECT_EQ(shape(5760, 1080, 132), "4x16");          // 1080p BGR: 3,060 warps at th 32
+  EXPECT_EQ(shape(1920, 1080, 132), "2x16");          // 1080p gray: 2,040 at nb 4, th 16
+  EXPECT_EQ(shape(1, 1, 132), "1x16");                // never enough: the smallest strip
+  EXPECT_EQ(shape(3840, 2160, 0), "4x64");            // one unit: 24 warps suffice
+  EXPECT_EQ(shape(3840, 2160, 132, 8), "8x16");       // nb given: only th chosen
+  EXPECT_EQ(shape(1920, 1080, 132, -1, 32), "1x32");  // th given: only nb chosen
+  EXPECT_EQ(shape(1920, 1080, 132, 3, 48), "3x48");   // both given
 }
 
 // The two-pass form's second pass on the tensor cores (kernels/blur_rows_mma.cl, passes=2 with

@@ -23,6 +23,7 @@
 #include "pipeline/border.hpp"
 #include "pipeline/cl/device.hpp"
 #include "pipeline/cl/error.hpp"
+#include "pipeline/stages/blur_shape.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {
@@ -248,8 +249,9 @@ struct GpuSchedule {
   }
 };
 
-// blur_slab.cl's defaults: sets of 16 outputs per warp (nb), rows per warp (th), work-group.
-constexpr int kSlabSets = 4, kSlabWg = 128, kSlabWarpsPerUnit = 24;
+// blur_slab.cl's defaults: work-group, and the warps per compute unit its strips are sized for
+// (slabShape).
+constexpr int kSlabWg = 128, kSlabWarpsPerUnit = 24;
 
 // blur_rows_mma.cl's work-group: kRowsMmaWarps warps of 8 rows x rg groups of 16 outputs each.
 constexpr int kRowsMmaWarps = 4;
@@ -358,25 +360,14 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
   }
   if (slab) {  // blur_slab.cl: each warp nb sets of 16 outputs x th rows
     if (g.wg == 0) g.wg = kSlabWg;
-    // By default the tallest strips (th 64, 32 or 16 rows; fewer first rows computed twice) and
-    // then the widest (nb 4, 2, 1) that still give every compute unit kSlabWarpsPerUnit warps:
-    // on the H200, 3840x2160 gray took 21 us at th 64 (2,040 warps) and 17 at th 32 (4,080);
-    // 7680x4320 BGRA 135 us at th 64 against 157 at th 32.
-    const bool nbAuto = g.nb < 0;
     if (g.th % 16 != 0 || g.wg % 32 != 0 || g.nb == 0 || g.nb > 16)
       throw UserError(
           "VIDFILTER_BLUR_GPU: invalid schedule for mma=3 (th a multiple of 16, wg a multiple "
           "of 32, nb from 1 to 16)");
-    if (nbAuto) g.nb = kSlabSets;
-    const auto warps = [&](int nb, int th) {
-      return ((rowElems + 16 * std::size_t(nb) - 1) / (16 * std::size_t(nb))) *
-             ((std::size_t(height) + std::size_t(th) - 1) / std::size_t(th));
-    };
-    const std::size_t enough = std::size_t(std::max(computeUnits, 1u)) * kSlabWarpsPerUnit;
-    if (thKey < 0)
-      for (g.th = 64; g.th > 16 && warps(g.nb, g.th) < enough;) g.th /= 2;
-    if (nbAuto)
-      while (g.nb > 1 && warps(g.nb, g.th) < enough) g.nb /= 2;
+    const SlabShape shape =
+        slabShape(rowElems, height, computeUnits, kSlabWarpsPerUnit, g.nb, thKey);
+    g.nb = shape.nb;
+    g.th = shape.th;
     g.ow = 16 * g.nb;
     // Its local memory: each warp's output staging (OS words per row), and the emulation's.
     const std::size_t slabBytes = std::size_t(g.wg / 32) * 16 * (4 * g.nb + 4) * 4 +
@@ -771,6 +762,28 @@ class BlurStage : public Stage {
 };
 
 }  // namespace
+
+// On the H200 (132 compute units, 24 warps each: 3,168), 3840x2160 gray took 21 us at th 64
+// (2,040 warps) and 17 at th 32 (4,080); 7680x4320 BGRA 135 us at th 64 against 157 at th 32;
+// 1920x1080 BGR 28 us at th 64 (1,530 warps) and 19 at th 16.
+SlabShape slabShape(std::size_t rowElems, int height, unsigned computeUnits, int warpsPerUnit,
+                    int nb, int th) {
+  SlabShape s;
+  const auto warps = [&](int b, int t) {
+    return ((rowElems + 16 * std::size_t(b) - 1) / (16 * std::size_t(b))) *
+           ((std::size_t(std::max(height, 1)) + std::size_t(t) - 1) / std::size_t(t));
+  };
+  const std::size_t enough =
+      std::size_t(std::max(computeUnits, 1u)) * std::size_t(std::max(warpsPerUnit, 1));
+  s.nb = nb >= 1 ? nb : 4;
+  if (th >= 1)
+    s.th = th;
+  else
+    for (s.th = 64; s.th > 16 && warps(s.nb, s.th) < enough;) s.th /= 2;
+  if (nb < 1)
+    while (s.nb > 1 && warps(s.nb, s.th) < enough) s.nb /= 2;
+  return s;
+}
 
 const StageInfo& blurStageInfo() {
   static const StageInfo info{
