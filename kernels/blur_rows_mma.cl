@@ -99,7 +99,7 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_rows_mma(
     }
     const uint o = rows_result(hs, ls);
     const int x = x0 + 16 * u + 2 * g;
-    store_pair(dst, y0 + 2 * q, x, n, height, o, plain);
-    store_pair(dst, y0 + 2 * q + 1, x, n, height, o >> 16, plain);
+    store_run(dst, y0 + 2 * q, x, n, height, o, plain, 2);
+    store_run(dst, y0 + 2 * q + 1, x, n, height, o >> 16, plain, 2);
   }
 }

@@ -55,7 +55,7 @@
 
 // wa[j], wb[j] = W[j] of source rows y + g and y + 8 + g (the lane's rows of the two slabs from
 // row y). Strips clear of every edge (`inside`, the same for the whole warp) issue them as plain
-// loads; both slabs' loads sit in one branch, so that they all leave before the first arrives.
+// loads, the others through the border rule.
 #define LOAD_SLABS(wa, wb, y)                                                                    \
   do {                                                                                           \
     if (inside) {                                                                                \
@@ -166,10 +166,10 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
         if (ALIGNED16 && (plain || (y < height && x + 16 <= n))) {
           *(__global uint4*)(dst + (size_t)y * n + x) = v;
         } else {
-          store_quad(dst, y, x, n, height, v.x, plain);
-          store_quad(dst, y, x + 4, n, height, v.y, plain);
-          store_quad(dst, y, x + 8, n, height, v.z, plain);
-          store_quad(dst, y, x + 12, n, height, v.w, plain);
+          store_run(dst, y, x, n, height, v.x, plain, 4);
+          store_run(dst, y, x + 4, n, height, v.y, plain, 4);
+          store_run(dst, y, x + 8, n, height, v.z, plain, 4);
+          store_run(dst, y, x + 12, n, height, v.w, plain, 4);
         }
       }
     }

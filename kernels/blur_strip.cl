@@ -162,8 +162,8 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_strip(
         const uint o = rows_result(hs, ls);
         const int x = x0 + 16 * u + 2 * g, y = yb + 8 * s + 2 * q;
         if (uk == u && live) {  // (a clamped u, or a spare warp, stores nothing)
-          store_pair(dst, y, x, n, height, o, plain);
-          store_pair(dst, y + 1, x, n, height, o >> 16, plain);
+          store_run(dst, y, x, n, height, o, plain, 2);
+          store_run(dst, y + 1, x, n, height, o >> 16, plain, 2);
         }
       }
     }

@@ -133,40 +133,21 @@ inline uint rows_result(uint4 hs, uint4 ls) {
   return perm(round_pair(hs.x, hs.z, ls.x, ls.z), round_pair(hs.y, hs.w, ls.y, ls.w), 0x7531u);
 }
 
-// Outputs x, x+1 (x even) of row y, the low 16 bits of w: one 16-bit store where the row has
-// both (`plain`: known to, with rows a multiple of 4 bytes), else only what lies in the frame.
-inline void store_pair(__global uchar* dst, int y, int x, int n, int height, uint w, bool plain) {
+// Outputs x..x+count-1 (count 2 or 4, x a multiple of count) of row y, the low count bytes of
+// w: one store where the row has them all (`plain`: known to; ALIGNED: rows a multiple of 4
+// bytes, so x < n means the whole run lies in the row), else only what lies in the frame.
+inline void store_run(__global uchar* dst, int y, int x, int n, int height, uint w, bool plain,
+                      int count) {
   __global uchar* d = dst + (size_t)y * n + x;
-  if (plain) {
-    *(__global ushort*)d = (ushort)w;
+  if (!plain && (y >= height || x >= n)) return;
+  if (plain || ALIGNED) {
+    if (count == 2)
+      *(__global ushort*)d = (ushort)w;
+    else
+      *(__global uint*)d = w;
     return;
   }
-  if (y >= height || x >= n) return;
-#if ALIGNED
-  if (x + 2 <= n) {
-    *(__global ushort*)d = (ushort)w;
-    return;
-  }
-#endif
-  d[0] = (uchar)w;
-  if (x + 1 < n) d[1] = (uchar)(w >> 8);
-}
-
-// Outputs x..x+3 (x a multiple of 4) of row y, the bytes of w: one 32-bit store where the row
-// has them all (`plain`: known to; ALIGNED: rows a multiple of 4 bytes), else only what lies
-// in the frame.
-inline void store_quad(__global uchar* dst, int y, int x, int n, int height, uint w, bool plain) {
-  __global uchar* d = dst + (size_t)y * n + x;
-  if (plain) {
-    *(__global uint*)d = w;
-    return;
-  }
-  if (y >= height || x >= n) return;
-#if ALIGNED
-  *(__global uint*)d = w;
-#else
-  for (int i = 0; i < 4 && x + i < n; ++i) d[i] = (uchar)(w >> (8 * i));
-#endif
+  for (int i = 0; i < count && x + i < n; ++i) d[i] = (uchar)(w >> (8 * i));
 }
 
 // Elements e..e+3 (possibly outside the row) of source row `by`, a row index border_index
@@ -190,8 +171,8 @@ inline uint load_word(__global const uchar* src, int y, int e, int n, int width,
   return load_word_row(src, border_index(y, height), e, n, width, value);
 }
 
-// Sums d0..d3 (their low 16 bits) as the high (.x)
-// and low (.y) bytes of four consecutive inputs.
+// Sums d0..d3 (their low 16 bits) as the high (.x) and low (.y) bytes of four consecutive
+// inputs.
 inline uint2 split_bytes(uint d0, uint d1, uint d2, uint d3) {
   const uint p0 = perm(d0, d1, 0x5410u), p1 = perm(d2, d3, 0x5410u);
   return (uint2)(perm(p0, p1, 0x7531u), perm(p0, p1, 0x6420u));

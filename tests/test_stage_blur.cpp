@@ -301,11 +301,11 @@ void expectRealFramesSameAsFused(const char* schedule) {
 
 }  // namespace
 
-// The tensor-core tile kernel (kernels/blur_mma.cl; the default on NVIDIA GPUs for gray, where
-// its products are mma.sync; on PoCL they run emulated through local memory with the same
-// fragments, so the data layout and arithmetic are tested here): every border, gray, BGR and
-// BGRA, radii 1 to 8, three tiles (one 16x16 with a single warp), frames from 1x1 to an
-// unaligned real 1921x1081, against OpenCV and byte for byte against blur_fused (mma=0).
+// The tensor-core tile kernel (kernels/blur_mma.cl, mma=1; on NVIDIA GPUs its products are
+// mma.sync; on PoCL they run emulated through local memory with the same fragments, so the data
+// layout and arithmetic are tested here): every border, gray, BGR and BGRA, radii 1 to 8, three
+// tiles (one 16x16 with a single warp), frames from 1x1 to an unaligned real 1921x1081, against
+// OpenCV and byte for byte against blur_fused (mma=0).
 TEST(BlurStage, GpuTensorCoreKernel) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   const unsigned seed = expectSchedulesSameAsFused(
@@ -315,14 +315,13 @@ TEST(BlurStage, GpuTensorCoreKernel) {
   expectSameAsFused(randomFrame(320, 96, CV_8UC4, seed), c, "mma=1,tw=240,th=32,wg=128");
 }
 
-// The strip kernel (kernels/blur_strip.cl, mma=2, the default on NVIDIA GPUs for BGR and BGRA:
-// the tile kernel's products with every intermediate in registers, windows moved between lanes
-// by shuffles; both emulated on PoCL): every border, gray, BGR and BGRA, radii 1 to 8 (row halos
-// 8, 24 and 40 elements), three strip shapes (the default, one band per warp; three blocks and
-// two bands, one warp per group; two warps of six blocks and four bands: rows carried from band
-// to band), frames from 1x1 to an unaligned real 1921x1081 and real frames with
-// strips clear of every edge, one row product per band (the fewest blocks each row halo allows),
-// against OpenCV and byte for byte against blur_fused (mma=0).
+// The strip kernel (kernels/blur_strip.cl, mma=2: the tile kernel's products with every
+// intermediate in registers, windows moved between lanes by shuffles; both emulated on PoCL): every
+// border, gray, BGR and BGRA, radii 1 to 8 (row halos 8, 24 and 40 elements), three strip shapes
+// (the default, one band per warp; three blocks and two bands, one warp per group; two warps of six
+// blocks and four bands: rows carried from band to band), frames from 1x1 to an unaligned real
+// 1921x1081 and real frames with strips clear of every edge, one row product per band (the fewest
+// blocks each row halo allows), against OpenCV and byte for byte against blur_fused (mma=0).
 TEST(BlurStage, GpuStripKernel) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   expectSchedulesSameAsFused({"mma=2", "mma=2,nb=3,th=32,wg=32", "mma=2,nb=6,th=64,wg=64"}, 1100);
@@ -340,13 +339,14 @@ TEST(BlurStage, GpuStripKernel) {
   expectSameAsFused(realFrame(67, CV_8UC3, 320, 240), c, "mma=2,nb=2");  // halo 24
 }
 
-// The rows-first tensor-core kernel (kernels/blur_slab.cl, mma=3: each product's result
-// fragment is the next one's operand, nothing transposed or shuffled; emulated on PoCL): every
-// border, gray, BGR and BGRA, radii 1 to 8 (row halos 8, 24 and 40 elements), three strip shapes
-// (the default; one set of 16 outputs and one band per warp, one warp per group; two warps of
-// six sets and four bands: row sums carried from band to band), frames from 1x1 to an
-// unaligned real 1921x1081 and real frames with strips clear of every edge (rows a multiple of
-// 16 bytes or only of 4), against OpenCV and byte for byte against blur_fused (mma=0).
+// The rows-first tensor-core kernel (kernels/blur_slab.cl, mma=3, the default on NVIDIA GPUs of
+// compute capability 8+: each product's result fragment is the next one's operand, nothing
+// transposed or shuffled; emulated on PoCL): every border, gray, BGR and BGRA, radii 1 to 8 (row
+// halos 8, 24 and 40 elements), three strip shapes (the default; one set of 16 outputs and one band
+// per warp, one warp per group; two warps of six sets and four bands: row sums carried from band to
+// band), frames from 1x1 to an unaligned real 1921x1081 and real frames with strips clear of every
+// edge (rows a multiple of 16 bytes or only of 4), against OpenCV and byte for byte against
+// blur_fused (mma=0).
 TEST(BlurStage, GpuSlabKernel) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   expectSchedulesSameAsFused({"mma=3", "mma=3,nb=1,th=16,wg=32", "mma=3,nb=6,th=64,wg=64"}, 1500);
