@@ -30,7 +30,7 @@
 //
 // Build options: RADIUS (<= 8), CHANNELS, BORDER_*, NS (sets per strip), BANDS (TH = 16 BANDS),
 // WARPS per work-group, ALIGNED (rows a multiple of 4 bytes, little-endian), ALIGNED16 (and of
-// 16), MMA_PTX, FRAG_OFF.
+// 16), MMA_PTX, FRAG_OFF, PF (1: each band's words are loaded during the band before).
 // Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on
 // are the constant A operands, lane l's operand j (0: columns, 1 + c: rows, chunk c) at uint4
 // j * 32 + l (pipeline/stages/blur.cpp, slabFragments), value.
@@ -134,11 +134,25 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   LOAD_SLABS(wa, wb, y0 - 8);
   UNROLL
   for (int u = 0; u < NS; ++u) ROW_PAIR(pr[u], u);
+#if PF
+  // na, nb: the next band's words, loaded while this band computes.
+  uint na[NW], nb[NW];
+  LOAD_SLABS(na, nb, y0 + 8);
+#endif
 
 #pragma unroll 1
   for (int p = 0; p < BANDS; ++p) {
     const int yb = y0 + 16 * p;  // the band's first output row
+#if PF
+    UNROLL
+    for (int j = 0; j < NW; ++j) {
+      wa[j] = na[j];
+      wb[j] = nb[j];
+    }
+    if (p + 1 < BANDS) LOAD_SLABS(na, nb, yb + 24);
+#else
     LOAD_SLABS(wa, wb, yb + 8);
+#endif
     UNROLL
     for (int u = 0; u < NS; ++u) {
       uint4 nx;

@@ -342,17 +342,19 @@ TEST(BlurStage, GpuStripKernel) {
 // The rows-first tensor-core kernel (kernels/blur_slab.cl, mma=3, the default on NVIDIA GPUs of
 // compute capability 8+: each product's result fragment is the next one's operand, nothing
 // transposed or shuffled; emulated on PoCL): every border, gray, BGR and BGRA, radii 1 to 8 (row
-// halos 8, 24 and 40 elements), three strip shapes (the default; one set of 16 outputs and one band
-// per warp, one warp per group; two warps of six sets and four bands: row sums carried from band to
+// halos 8, 24 and 40 elements), three strip shapes (the default, whose next-band loads depend on
+// the halo; one set of 16 outputs and two bands per warp, one warp per group, without them; two
+// warps of six sets and four bands with them: row sums and loaded words carried from band to
 // band), frames from 1x1 to an unaligned real 1921x1081 and real frames with strips clear of every
 // edge (rows a multiple of 16 bytes or only of 4), against OpenCV and byte for byte against
 // blur_fused (mma=0).
 TEST(BlurStage, GpuSlabKernel) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
-  expectSchedulesSameAsFused({"mma=3", "mma=3,nb=1,th=16,wg=32", "mma=3,nb=6,th=64,wg=64"}, 1500);
+  expectSchedulesSameAsFused(
+      {"mma=3", "mma=3,nb=1,th=32,wg=32,pf=0", "mma=3,nb=6,th=64,wg=64,pf=1"}, 1500);
   expectRealFramesSameAsFused("mma=3");
   BlurCase c = radius8Case();
-  expectSameAsFused(realFrame(77, CV_8UC4, 480, 272), c, "mma=3,nb=6,th=64,wg=64");  // halo 40
+  expectSameAsFused(realFrame(77, CV_8UC4, 480, 272), c, "mma=3,nb=6,th=64,wg=64,pf=1");  // halo 40
   expectSameAsFused(realFrame(78, CV_8UC4, 480, 272), c, "mma=3");
   c.border = BorderMode::Constant;
   c.value = 77;
@@ -414,10 +416,13 @@ TEST(BlurStage, GpuTwoPassTensorRows) {
 // A bad VIDFILTER_BLUR_GPU names itself and what it takes.
 TEST(BlurStage, BadGpuScheduleIsAClearError) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
-  for (const char* bad :
-       {"vx=5", "tw=12,vx=8", "nonsense", "py=3,th=64", "passes=3", "wg=abc", "tw=-8", "mma=4",
-        "mma=0,nb=4", "mma=2,th=24", "mma=2,nb=0", "mma=2,nb=17", "mma=2,wg=48", "mma=3,th=24",
-        "mma=3,nb=0", "mma=3,nb=17", "mma=3,wg=48", "passes=2,mma=1,rg=5"}) {
+  for (const char* bad : {"vx=5",        "tw=12,vx=8",  "nonsense",
+                          "py=3,th=64",  "passes=3",    "wg=abc",
+                          "tw=-8",       "mma=4",       "mma=0,nb=4",
+                          "mma=2,th=24", "mma=2,nb=0",  "mma=2,nb=17",
+                          "mma=2,wg=48", "mma=3,th=24", "mma=3,nb=0",
+                          "mma=3,nb=17", "mma=3,wg=48", "mma=3,pf=2",
+                          "mma=2,pf=1",  "mma=0,pf=0",  "passes=2,mma=1,rg=5"}) {
     const ScopedEnv env("VIDFILTER_BLUR_GPU", bad);
     try {
       runChain("blur", randomFrame(32, 8, CV_8UC1, 3));

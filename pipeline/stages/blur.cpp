@@ -226,6 +226,7 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 struct GpuSchedule {
   // tw, th: -1 until set (the defaults depend on the kernel); mma: -1 until set (auto).
   int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1, nb = -1, rg = -1;
+  int pf = -1;           // mma=3: load the next band during this one (-1: by the halo, see below)
   int ow = 0;            // mma=2, 3: output elements per strip
   bool rowsMma = false;  // passes=2: the second pass on the tensor cores (blur_rows_mma.cl)
   bool aligned = true;   // rows a multiple of 4 bytes (8 with mma): interior words load whole
@@ -278,9 +279,10 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
   if (const char* env = std::getenv("VIDFILTER_BLUR_GPU"); env && *env) {
     std::string spec(env);
     const std::pair<const char*, int*> keys[] = {
-        {"passes", &g.passes}, {"wg", &g.wg},       {"tw", &g.tw},   {"th", &g.th}, {"py", &g.py},
-        {"vx", &g.vx},         {"inner", &g.inner}, {"mma", &g.mma}, {"nb", &g.nb}, {"rg", &g.rg}};
-    std::string names;  // "passes, wg, ..., nb or rg"
+        {"passes", &g.passes}, {"wg", &g.wg}, {"tw", &g.tw},       {"th", &g.th},
+        {"py", &g.py},         {"vx", &g.vx}, {"inner", &g.inner}, {"mma", &g.mma},
+        {"nb", &g.nb},         {"rg", &g.rg}, {"pf", &g.pf}};
+    std::string names;  // "passes, wg, ..., rg or pf"
     for (std::size_t k = 0; k < std::size(keys); ++k)
       names += (k == 0                     ? ""
                 : k + 1 == std::size(keys) ? " or "
@@ -338,12 +340,13 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
                   g.py <= 16 && g.th > 0 && g.th % g.py == 0 && g.inner <= 2 && mmaKey <= 3 &&
                   // nb is ignored where mma=2 or 3 (or the default) does not apply, so a live
                   // change of the radius does not make it an error
-                  (g.nb < 0 || mmaKey < 0 || mmaKey == 2 || mmaKey == 3);
+                  (g.nb < 0 || mmaKey < 0 || mmaKey == 2 || mmaKey == 3) &&
+                  (g.pf < 0 || ((g.pf == 0 || g.pf == 1) && (mmaKey < 0 || mmaKey == 3)));
   if (!ok)
     throw UserError(
         "VIDFILTER_BLUR_GPU: invalid schedule (passes 1|2, vx 4|8|16|32, tw a multiple "
-        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1|2|3, nb only with mma=2|3, wg "
-        "0 (auto) to " +
+        "of vx, th a multiple of py, py <= 16, inner 0|1|2, mma 0|1|2|3, nb only with mma=2|3, pf "
+        "0|1 only with mma=3, wg 0 (auto) to " +
         std::to_string(maxWg) + ")");
   if (strip) {  // blur_strip.cl: each warp a strip of nb blocks x th rows, no local memory
     if (g.wg == 0) g.wg = 128;
@@ -369,6 +372,11 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
     g.nb = shape.nb;
     g.th = shape.th;
     g.ow = 16 * g.nb;
+    // Loading the next band during this one holds its words in registers as well: with the
+    // one-chunk row products (halo <= 8 elements) that pays, 3840x2160 gray 17 -> 16 us on the
+    // H200 (96 -> 112 registers); with two chunks (e.g. 7680x4320 BGRA, 116 -> 144 registers) it
+    // costs occupancy, 138 -> 151 us.
+    if (g.pf < 0) g.pf = r * cn <= 8 ? 1 : 0;
     // Its local memory: each warp's output staging (OS words per row), and the emulation's.
     const std::size_t slabBytes = std::size_t(g.wg / 32) * 16 * (4 * g.nb + 4) * 4 +
                                   (mmaEmulated ? std::size_t(g.wg / 32) * (192 + 32) * 4 : 0);
@@ -629,6 +637,7 @@ class BlurStage : public Stage {
                " -DWARPS=" + std::to_string(g.wg / 32) + " -DALIGNED=" + (g.aligned ? "1" : "0") +
                " -DALIGNED16=" + (g.aligned && in_.rowBytes() % 16 == 0 ? "1" : "0") +
                " -DMMA_PTX=" + (cc >= 8 ? "1" : "0") + " -D" + border +
+               (g.mma == 3 ? " -DPF=" + std::to_string(g.pf) : std::string()) +
                (strip ? std::string(g.mma == 3 ? " -DNS=" : " -DNB=") + std::to_string(g.nb) +
                             " -DBANDS=" + std::to_string(g.th / 16) +
                             " -DFRAG_OFF=" + std::to_string(kFragOffsetWords)

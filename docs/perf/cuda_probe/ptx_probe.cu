@@ -3,8 +3,9 @@
 // so Nsight Compute can profile exactly the code the OpenCL program runs (ncu does not see
 // OpenCL launches). The kernel must take vidfilter's blur arguments: (src, dst, width, height,
 // taps, value); the taps block is filled with arbitrary bytes (the time does not depend on it,
-// the result is not checked; the PTX's %envreg0-2, the global work offset in groups, must be
-// replaced by 0 first). Prints the kernel's and the 16-byte copy's median time.
+// the result is not checked). First the PTX's %envreg0-2, the global work offset in groups, must
+// be replaced by 0 and %envreg6-8, get_num_groups(), by %nctaid.x-z (run_ptx_probe.sh). Prints
+// the kernel's and the 16-byte copy's median time.
 //   nvcc -O3 -arch=sm_90 -o ptx_probe docs/perf/cuda_probe/ptx_probe.cu -lcuda
 //   ptx_probe file.ptx kernel width height channels gridx gridy blockx blocky
 #include <cuda.h>

@@ -21,8 +21,13 @@ for f in glob.glob('/tmp/vc/*.clbin'):
     if s >= 0 and b'.entry blur_mma' in d:
         open('.gpu/probe/mma.ptx', 'wb').write(d[s:].split(b"\x00")[0])
 PY
-# NVIDIA's OpenCL reads the global work offset (in groups) from %envreg0-2; a CUDA launch has none.
-sed -i 's/%envreg[0-9]*/0/g' $P/strip.ptx $P/mma.ptx
+# NVIDIA's OpenCL reads the global work offset (in groups) from %envreg0-2, which a CUDA launch
+# does not have, and get_num_groups() from %envreg6-8, which are the grid's %nctaid. (Replacing
+# those by 0 as well, as this script did before the seventh session, silently changes a kernel
+# that calls get_num_groups, such as blur_slab: its strips then all took the border path.)
+sed -i -e 's/%envreg6/%nctaid.x/g; s/%envreg7/%nctaid.y/g; s/%envreg8/%nctaid.z/g' \
+  -e 's/%envreg[0-2]\b/0/g' $P/strip.ptx $P/mma.ptx
+if grep -q '%envreg' $P/strip.ptx $P/mma.ptx; then echo "unknown %envreg in the PTX" >&2; exit 1; fi
 # Grids for 3840x2160 gray: blur_strip nb 2 (48 outputs per strip), 4 strips per group; blur_mma
 # 112x64 tiles of 256 work-items.
 strip=($P/ptx_probe $P/strip.ptx blur_strip 3840 2160 1 80 34 32 4)
