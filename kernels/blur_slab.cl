@@ -135,9 +135,9 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   UNROLL
   for (int u = 0; u < NS; ++u) ROW_PAIR(pr[u], u);
 #if PF
-  // na, nb: the next band's words, loaded while this band computes.
-  uint na[NW], nb[NW];
-  LOAD_SLABS(na, nb, y0 + 8);
+  // nxa, nxb: the next band's words, loaded while this band computes.
+  uint nxa[NW], nxb[NW];
+  LOAD_SLABS(nxa, nxb, y0 + 8);
 #endif
 
 #pragma unroll 1
@@ -146,10 +146,10 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
 #if PF
     UNROLL
     for (int j = 0; j < NW; ++j) {
-      wa[j] = na[j];
-      wb[j] = nb[j];
+      wa[j] = nxa[j];
+      wb[j] = nxb[j];
     }
-    if (p + 1 < BANDS) LOAD_SLABS(na, nb, yb + 24);
+    if (p + 1 < BANDS) LOAD_SLABS(nxa, nxb, yb + 24);
 #else
     LOAD_SLABS(wa, wb, yb + 8);
 #endif

@@ -356,6 +356,9 @@ TEST(BlurStage, GpuSlabKernel) {
   BlurCase c = radius8Case();
   expectSameAsFused(realFrame(77, CV_8UC4, 480, 272), c, "mma=3,nb=6,th=64,wg=64,pf=1");  // halo 40
   expectSameAsFused(realFrame(78, CV_8UC4, 480, 272), c, "mma=3");
+  // Halo 40 with three bands per strip and no next-band loads (the schedules above give pf=0
+  // several bands only at halos up to 24).
+  expectSameAsFused(realFrame(83, CV_8UC4, 480, 272), c, "mma=3,nb=3,th=48,pf=0");
   c.border = BorderMode::Constant;
   c.value = 77;
   c.ksize = 0;

@@ -373,10 +373,11 @@ GpuSchedule gpuSchedule(int r, int cn, std::size_t rowElems, int height, unsigne
     g.th = shape.th;
     g.ow = 16 * g.nb;
     // Loading the next band during this one holds its words in registers as well: with the
-    // one-chunk row products (halo <= 8 elements) that pays, 3840x2160 gray 17 -> 16 us on the
-    // H200 (96 -> 112 registers); with two chunks (e.g. 7680x4320 BGRA, 116 -> 144 registers) it
-    // costs occupancy, 138 -> 151 us.
-    if (g.pf < 0) g.pf = r * cn <= 8 ? 1 : 0;
+    // one-chunk row products (halo <= 8 elements) and more than one band per strip that pays,
+    // 3840x2160 gray 17 -> 16 us on the H200 (96 -> 112 registers); with two chunks (e.g.
+    // 7680x4320 BGRA, 116 -> 144 registers) it costs occupancy, 137 -> 151 us; a strip of one
+    // band has no next band to load.
+    if (g.pf < 0) g.pf = r * cn <= 8 && g.th > 16 ? 1 : 0;
     // Its local memory: each warp's output staging (OS words per row), and the emulation's.
     const std::size_t slabBytes = std::size_t(g.wg / 32) * 16 * (4 * g.nb + 4) * 4 +
                                   (mmaEmulated ? std::size_t(g.wg / 32) * (192 + 32) * 4 : 0);
