@@ -343,11 +343,11 @@ TEST(BlurStage, GpuStripKernel) {
 // compute capability 8+: each product's result fragment is the next one's operand, nothing
 // transposed or shuffled; emulated on PoCL): every border, gray, BGR and BGRA, radii 1 to 8 (row
 // halos 8, 24 and 40 elements), three strip shapes (the default, whose next-band loads depend on
-// the halo; one set of 16 outputs and two bands per warp, one warp per group, without them; two
-// warps of six sets and four bands with them: row sums and loaded words carried from band to
-// band), frames from 1x1 to an unaligned real 1921x1081 and real frames with strips clear of every
-// edge (rows a multiple of 16 bytes or only of 4), against OpenCV and byte for byte against
-// blur_fused (mma=0).
+// the halo and the bands per strip; one set of 16 outputs and two bands per warp, one warp per
+// group, without them; two warps of six sets and four bands with them: row sums and loaded words
+// carried from band to band), frames from 1x1 to an unaligned real 1921x1081 and real frames with
+// strips clear of every edge (rows a multiple of 16 bytes or only of 4), against OpenCV and byte
+// for byte against blur_fused (mma=0).
 TEST(BlurStage, GpuSlabKernel) {
   const ScopedEnv gpu("VIDFILTER_BLUR_SCHEDULE", "gpu");
   expectSchedulesSameAsFused(

@@ -219,14 +219,15 @@ Schedule chooseSchedule(int r, int cn, Size2 wg, bool cpu, std::size_t deviceLoc
 // capability 8+ where they apply: the rows first (kernels/blur_slab.cl; nb sets of 16 outputs x
 // th rows per warp, chosen per frame, wg 128), each product's result the next one's operand and
 // the outputs stored through local memory: 3840x2160 gray 21 -> 17 us, 7680x4320 BGRA 179 ->
-// 135 us, 1920x1080 BGR 24 -> 19 us against mma=2 (mma=1 for gray) in the same H200 runs.
+// 135 us, 1920x1080 BGR 24 -> 19 us against mma=2 (mma=1 for gray) in the same H200 runs; pf
+// loads each band's words during the band before where that pays (gray 4K 17 -> 16 us).
 // Elsewhere all three run emulated (tests).
-// VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16,inner=2,mma=0,nb=4" overrides any
-// of them (for benchmarking schedules).
+// VIDFILTER_BLUR_GPU="passes=2,wg=256,tw=128,th=32,py=8,vx=16,inner=2,mma=0,nb=4,pf=1" overrides
+// any of them (for benchmarking schedules).
 struct GpuSchedule {
   // tw, th: -1 until set (the defaults depend on the kernel); mma: -1 until set (auto).
   int passes = 1, wg = 0, tw = -1, th = -1, py = 8, vx = 16, inner = 1, mma = -1, nb = -1, rg = -1;
-  int pf = -1;           // mma=3: load the next band during this one (-1: by the halo, see below)
+  int pf = -1;           // mma=3: load the next band during this one (-1: with the strip, below)
   int ow = 0;            // mma=2, 3: output elements per strip
   bool rowsMma = false;  // passes=2: the second pass on the tensor cores (blur_rows_mma.cl)
   bool aligned = true;   // rows a multiple of 4 bytes (8 with mma): interior words load whole
