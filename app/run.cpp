@@ -76,14 +76,14 @@ class PacedSource : public FrameSource {
   bool live() const override { return inner_.live(); }
   std::int64_t frameCount() const override { return inner_.frameCount(); }
   double fps() const override { return inner_.fps(); }
-  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
+  bool next(const SlotFn& slot, FrameTime& time) override {
     const auto now = Clock::now();
     if (due_ == Clock::time_point{} || now > due_ + period_)
       due_ = now;
     else
       std::this_thread::sleep_until(due_);
     due_ += period_;
-    return inner_.next(slot);
+    return inner_.next(slot, time);
   }
 
  private:

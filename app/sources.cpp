@@ -127,7 +127,7 @@ class VideoCaptureSource : public CaptureSource {
     return s + ")";
   }
 
-  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
+  bool next(const SlotFn& slot, FrameTime& /*time*/) override {
     if (!pending_.empty()) {
       deliver(pending_, slot);
       pending_.release();

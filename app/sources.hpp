@@ -35,6 +35,11 @@ class CaptureSource : public FrameSource {
   virtual std::string description() const = 0;  // "vtest.avi (768x576 bgr, 10 fps, 795 frames)"
   // Frames that failed to decode and were skipped (files only).
   virtual std::int64_t failedFrames() const { return 0; }
+  // Files that can seek (the preview's seek and frame-step keys). requestSeek is thread-safe:
+  // the next frame next() delivers is the first one presented at or after `seconds` (decoded
+  // from the keyframe before it, so the position is frame-exact).
+  virtual bool seekable() const { return false; }
+  virtual void requestSeek(double /*seconds*/) {}
 };
 
 std::unique_ptr<CaptureSource> openSource(const SourceSpec& spec);

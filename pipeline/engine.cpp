@@ -97,6 +97,7 @@ struct Slot {
   std::vector<PinnedBuffer> sideHost;           // where the device writes them (pinned)
   std::vector<std::size_t> sideBytes;           // this frame's side output sizes
   std::uint64_t index = 0;
+  FrameTime time;       // as the source set it
   double submitMs = 0;  // host time spent enqueueing this frame
   bool timed = true;    // its stages enqueued with events (EngineOptions::timingEvery)
   Clock::time_point captured, uploadQueued, submitted;
@@ -404,8 +405,9 @@ void Engine::Impl::captureLoop(FrameSource& source) {
         }
       };
       bool got = false;
+      FrameTime time;
       try {
-        got = source.next(slotFn);
+        got = source.next(slotFn, time);
       } catch (...) {
         releaseSlot(cur);
         // A source error ends the input (what was captured is still delivered); a failure to
@@ -423,6 +425,7 @@ void Engine::Impl::captureLoop(FrameSource& source) {
       }
       Slot& s = *slots[cur];
       s.captured = Clock::now();
+      s.time = time;
       // Offline: start the upload right here, off the submit thread (whose enqueueing is the
       // host's limit on a fast GPU) and as early as possible. Live: the submit thread uploads,
       // so a waiting frame can still be overwritten by a newer one.
@@ -714,6 +717,7 @@ void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
   r.output = {s.hostOut.data(), s.out.width, s.out.height, s.out.rowBytes(), s.out.format};
   r.input = {s.hostIn.data(), s.in.width, s.in.height, s.in.rowBytes(), s.in.format};
   r.side = s.side.empty() ? nullptr : &s.side;
+  r.time = s.time;
   st.latencyMs = msBetween(s.captured, Clock::now());
   r.stats = st;
   sink.consume(r);

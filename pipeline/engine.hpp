@@ -24,10 +24,12 @@ class FrameSource {
   // Live sources (camera, stream) drop the oldest waiting frame when the pipeline falls behind;
   // offline sources (files) never drop: the capture thread waits for a free slot instead.
   virtual bool live() const = 0;
+  using SlotFn = std::function<FrameView(const FrameDesc&)>;
   // Decodes the next frame. Once its size and format are known, call `slot(desc)` for a
-  // writable pinned host buffer of that size and fill it (e.g. decode straight into it).
+  // writable pinned host buffer of that size and fill it (e.g. decode straight into it), and
+  // set `time` when the source knows when the frame is presented (it starts unknown).
   // Returns false at end of stream. May throw; the engine stops and rethrows from run().
-  virtual bool next(const std::function<FrameView(const FrameDesc&)>& slot) = 0;
+  virtual bool next(const SlotFn& slot, FrameTime& time) = 0;
   // Expected number of frames (for progress), or -1 when unknown.
   virtual std::int64_t frameCount() const { return -1; }
   virtual double fps() const { return 0; }
@@ -47,6 +49,7 @@ struct FrameStats {
 struct FrameResult {
   FrameView output;  // the chain's output
   FrameView input;   // the frame as captured (for side-by-side preview)
+  FrameTime time;    // as the source set it
   FrameStats stats;
   const std::vector<std::vector<std::uint8_t>>* side = nullptr;  // chain.sideOutputs() data
 };

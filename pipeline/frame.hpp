@@ -40,4 +40,17 @@ struct FrameView {
   std::uint8_t* row(int y) const { return data + std::size_t(y) * stride; }
 };
 
+// When a frame is presented, on its source's clock: pts x num/den seconds. The engine carries
+// it from the source to the sink untouched, so an encoder keeps the input's timing (variable
+// frame rates, gaps) and a live recording its capture clock.
+struct FrameTime {
+  static constexpr std::int64_t kUnknown = INT64_MIN;
+  std::int64_t pts = kUnknown;  // kUnknown: the source has no clock (the sink numbers frames)
+  std::int64_t duration = 0;    // in the same units; 0 when unknown
+  int num = 1, den = 1;         // the time base, a fraction of a second
+
+  bool known() const { return pts != kUnknown && den > 0 && num > 0; }
+  double seconds() const { return known() ? double(pts) * num / den : 0.0; }
+};
+
 }  // namespace vf

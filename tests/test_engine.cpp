@@ -30,6 +30,15 @@ std::string paceName(Pace p) {
   return "?";
 }
 
+// The time a frame reaches the sink with is the one its source gave it.
+void expectTimeOf(const CollectSink::Frame& f) {
+  const FrameTime want = testFrameTime(int(f.index));
+  EXPECT_EQ(f.time.pts, want.pts) << "frame " << f.index;
+  EXPECT_EQ(f.time.duration, want.duration) << "frame " << f.index;
+  EXPECT_EQ(f.time.num, want.num);
+  EXPECT_EQ(f.time.den, want.den);
+}
+
 class EngineOrder : public ::testing::TestWithParam<std::tuple<int, Pace, Transfer>> {};
 
 TEST_P(EngineOrder, OfflineDeliversEveryFrameOnceInOrder) {
@@ -60,7 +69,10 @@ TEST_P(EngineOrder, OfflineDeliversEveryFrameOnceInOrder) {
   }
   const auto got = sink.frames();
   ASSERT_EQ(got.size(), std::size_t(frames));
-  for (int i = 0; i < frames; ++i) ASSERT_EQ(got[std::size_t(i)].index, std::uint64_t(i));
+  for (int i = 0; i < frames; ++i) {
+    ASSERT_EQ(got[std::size_t(i)].index, std::uint64_t(i));
+    expectTimeOf(got[std::size_t(i)]);
+  }
   expectFramesCorrect(got, kChain, plan);
   EXPECT_EQ(sink.finishCalls(), 1);
   EXPECT_FALSE(sink.consumedAfterFinish());
@@ -110,6 +122,8 @@ TEST_P(EngineLive, DropsOldestAndCounts) {
   ASSERT_FALSE(got.empty());
   // The last frame captured is never dropped (nothing overwrites it).
   EXPECT_EQ(got.back().index, std::uint64_t(frames - 1));
+  // Each frame keeps its own time, also when the slot it came in was overwritten by a newer one.
+  for (const auto& f : got) expectTimeOf(f);
   expectFramesCorrect(got, kChain, plan);
   EXPECT_EQ(sink.finishCalls(), 1);
 }

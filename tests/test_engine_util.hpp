@@ -90,6 +90,16 @@ inline cv::Mat copyOut(const FrameView& v) {
   return m;
 }
 
+// The time TestSource gives frame i: irregular steps (a variable frame rate) in a 1/90000 base.
+inline FrameTime testFrameTime(int i) {
+  FrameTime t;
+  t.num = 1;
+  t.den = 90000;
+  t.pts = 1000 + std::int64_t(i) * 3000 + (i % 3) * 1234;
+  t.duration = 3000;
+  return t;
+}
+
 // A source that produces the frames of `plan`; knobs for pacing, live policy and failures.
 class TestSource : public FrameSource {
  public:
@@ -104,7 +114,7 @@ class TestSource : public FrameSource {
   bool live() const override { return live_; }
   std::int64_t frameCount() const override { return plan_.total(); }
 
-  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
+  bool next(const SlotFn& slot, FrameTime& time) override {
     const int i = produced_;
     if (i >= plan_.total()) {
       ended_ = true;
@@ -125,6 +135,7 @@ class TestSource : public FrameSource {
     if (v.desc() != d || v.stride < d.rowBytes() || !v.data)
       throw std::logic_error("engine returned a bad slot view");
     copyInto(streamFrame(std::uint64_t(i), d), v);
+    time = testFrameTime(i);
     if (afterFill) afterFill(i);
     return true;
   }
@@ -160,6 +171,7 @@ class CollectSink : public FrameSink {
     cv::Mat output, input;
     FrameStats stats;
     std::vector<std::vector<std::uint8_t>> side;
+    FrameTime time;
   };
 
   std::chrono::microseconds delay{0};  // slow sink: sleep per frame
@@ -174,7 +186,7 @@ class CollectSink : public FrameSink {
     if (onConsume) onConsume(r);
     if (n == throwAt) throw std::runtime_error("test sink failed at frame " + std::to_string(n));
     if (keep) {
-      Frame f{r.stats.index, copyOut(r.output), copyOut(r.input), r.stats, {}};
+      Frame f{r.stats.index, copyOut(r.output), copyOut(r.input), r.stats, {}, r.time};
       if (r.side) f.side = *r.side;
       std::lock_guard<std::mutex> lock(mu_);
       frames_.push_back(std::move(f));
@@ -303,7 +315,7 @@ class RealStreamSource : public FrameSource {
       : frames_(frames), type_(type), width_(width), height_(height) {}
   bool live() const override { return false; }
   std::int64_t frameCount() const override { return frames_; }
-  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
+  bool next(const SlotFn& slot, FrameTime& /*time*/) override {
     if (produced_ == frames_) return false;
     const cv::Mat m = streamRealFrame(produced_++, type_, width_, height_);
     copyInto(m, slot(view(m).desc()));

@@ -35,7 +35,7 @@ class BenchSource : public FrameSource {
   BenchSource(FrameDesc desc, int total) : desc_(desc), total_(total) {}
   bool live() const override { return false; }
   std::int64_t frameCount() const override { return total_; }
-  bool next(const std::function<FrameView(const FrameDesc&)>& slot) override {
+  bool next(const SlotFn& slot, FrameTime& /*time*/) override {
     if (produced_ >= total_) return false;
     const FrameView v = slot(desc_);
     if (filled_.insert(v.data).second) fillRandom(v.data, desc_.bytes(), 1000 + filled_.size());
