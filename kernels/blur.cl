@@ -13,7 +13,7 @@
 // not (and fast on GPUs and CPU SIMD alike): the result equals OpenCV's integer code bit for
 // bit. The intermediate is ushort: exact, and half the bytes of a float one.
 //
-// The schedule (how), all -D build options chosen by the host (pipeline/stages/blur.cpp):
+// The schedule (how), all -D build options chosen by the host (pipeline/stages/blur_schedule.cpp):
 //   RADIUS   R, the radius (ksize = 2R+1)     CHANNELS 1, 3 or 4: a row is width*CHANNELS
 //   WGX,WGY  work-group shape                 BORDER_* one border mode (border.cl)
 //   VEC      elements per vector along a row (explicit vectors: on PoCL they become SIMD

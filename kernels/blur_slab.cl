@@ -1,6 +1,18 @@
-// blur_slab: the tensor-core blur (the same integers as blur_mma.cl, read its header for the
-// arithmetic) with the rows first, so that no operand is ever transposed or moved between
-// lanes: each product's result fragment is, byte for byte, an operand fragment of the next.
+// blur_slab: the Gaussian blur on NVIDIA's tensor cores, the "slab" kernel of
+// pipeline/stages/blur_schedule.hpp. The same integers as blur.cl (8-bit taps t summing to 256,
+// bit-exact with cv::GaussianBlur), each pass a product of integer matrices: mma.sync m16n8k32
+// multiplies 8-bit A (16x32) by 8-bit B (32x8) into exact 32-bit sums, 4096 products per warp
+// instruction.
+//
+//   rows     S_r(y, x) = sum_k t[|k|] * src(y, x + k*CH) <= 255 * 256
+//   columns  S(y, x) = sum_k t[|k|] * S_r(y + k, x). S_r does not fit 8 bits, so S_r = 256 h + l
+//            and two products give H = sum t h and L = sum t l, each at most 65280.
+//   result   (S + 2^15) >> 16 with S = 256 H + L, which is (H + (L >> 8) + 128) >> 8 exactly
+//            (floor((H + y) / 256) = floor((H + floor(y)) / 256) for an integer H), computed for
+//            two outputs at once in the 16-bit lanes of a 32-bit word (H + L/256 <= 65280).
+//
+// The rows come first so that no operand is ever transposed or moved between lanes: each
+// product's result fragment is, byte for byte, an operand fragment of the next.
 //
 //   rows     A_c[m][k] = t((k + 32c - HA - e(m)) / CH) (0 off the taps' grid), B[k][n] = the
 //            source bytes of row n of a slab of 8 rows, element k of a window of 32: exactly
@@ -16,10 +28,8 @@
 //            results leave lane (g, q) elements 4q .. 4q + 3 (columns 2q, 2q + 1 of both) of
 //            rows g and g + 8 as one word each. A band's words go through the warp's local
 //            memory and out as 16-byte stores of whole rows: stored straight from the lanes,
-//            eight rows x 16 bytes per instruction, each 32-byte sector is written in two halves,
-//            which the H200 took 13-14 us for at 3840x2160 against 7-8 us through local memory
-//            (docs/perf/cuda_probe/pattern_probe.cu).
-//   result   (H + (L >> 8) + 128) >> 8 in 16-bit lanes, as blur_mma.cl.
+//            eight rows x 16 bytes per instruction, each 32-byte sector would be written in two
+//            halves.
 //
 // A warp owns a strip of NS sets of 16 output elements x TH rows (from x0, y0) and walks down it
 // in bands of 16 rows. Set u's row windows start at x0 + 16u - HA (HA: the row halo R * CH
@@ -30,10 +40,12 @@
 //
 // Build options: RADIUS (<= 8), CHANNELS, BORDER_*, NS (sets per strip), BANDS (TH = 16 BANDS),
 // WARPS per work-group, ALIGNED (rows a multiple of 4 bytes, little-endian), ALIGNED16 (and of
-// 16), MMA_PTX, FRAG_OFF, PF (1: each band's words are loaded during the band before).
+// 16), MMA_PTX (1: mma.sync and the byte permutes in inline PTX, NVIDIA compute capability 8.0+;
+// 0: both emulated in OpenCL C, the products through local memory: slow, for tests), FRAG_OFF,
+// PF (1: each band's words are loaded during the band before).
 // Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on
 // are the constant A operands, lane l's operand j (0: columns, 1 + c: rows, chunk c) at uint4
-// j * 32 + l (pipeline/stages/blur.cpp, slabFragments), value.
+// j * 32 + l (pipeline/stages/blur_fragments.cpp), value.
 
 #include "border.cl"
 
@@ -104,8 +116,8 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   const int g = lane >> 2, q = lane & 3;
   const int n = width * CHANNELS;
   // The work-groups of the first and last strip columns run first (their loads go through the
-  // border rule, and as the last to finish they were the kernel's tail: 17-18 us against 13-14
-  // at 3840x2160 on the H200 with them spread over the launch), then the rest row by row.
+  // border rule and take longest: run last, they would be the launch's tail), then the rest row
+  // by row.
   const int nbx = get_num_groups(0), nby = get_num_groups(1);
   const int gl = get_group_id(1) * nbx + get_group_id(0), ge = nbx > 2 ? 2 * nby : 0;
   const int strip_x = gl < ge   ? ((gl & 1) ? nbx - 1 : 0)

@@ -1,6 +1,6 @@
-// Warp operations and shared pieces of the tensor-core blur kernels (blur_mma.cl, blur_strip.cl,
-// blur_rows_mma.cl, blur_slab.cl); the rounding and stores need perm (byte_perm.cl) and ALIGNED,
-// load_word needs border.cl and CHANNELS.
+// Warp-level operations of the tensor-core blur (blur_slab.cl): the 8-bit matrix product, a
+// warp's barrier, the rounding, stores and border-aware loads. The rounding and stores need
+// perm (byte_perm.cl) and ALIGNED, load_word_row needs border.cl and CHANNELS.
 //
 // mma_u8(c, a, b): c += A * B for one warp, A 16x32 and B 32x8 8-bit unsigned, c 16x8 32-bit,
 // in the fragments of PTX's mma.m16n8k32 (lane = 4 g + q; A: a.x row g, bytes k = 4q..4q+3, a.y
@@ -22,13 +22,11 @@
 #endif
 
 // The emulation's local memory (MMA_PTX 0), declared at the top of a kernel whose warps call
-// MMA and SHFL_XOR.
+// MMA.
 #if MMA_PTX
 #define WARP_OPS_LOCALS
 #else
-#define WARP_OPS_LOCALS              \
-  __local uint scratch[WARPS * 192]; \
-  __local uint shfl_scratch[WARPS * 32]
+#define WARP_OPS_LOCALS __local uint scratch[WARPS * 192]
 #endif
 
 #if MMA_PTX
@@ -71,7 +69,7 @@ inline void mma_u8(uint4* c, uint4 a, uint2 b, __local uint* s, int lane) {
 #endif
 
 // d0..d3 = A * (lo.k, hi.k) for k = x, y, z, w: four products with one A, the two halves of each
-// B operand taken from two uint4s (the column products of blur_strip.cl and blur_slab.cl).
+// B operand taken from two uint4s (the column products).
 #define MMA4(d0, d1, d2, d3, a, lo, hi)  \
   do {                                   \
     d0 = d1 = d2 = d3 = (uint4)(0u);     \
@@ -80,27 +78,6 @@ inline void mma_u8(uint4* c, uint4 a, uint2 b, __local uint* s, int lane) {
     MMA(d2, a, (uint2)((lo).z, (hi).z)); \
     MMA(d3, a, (uint2)((lo).w, (hi).w)); \
   } while (0)
-
-// SHFL_XOR(v, m): v of lane `lane ^ m` of the same warp (every lane of the warp calls it
-// together). MMA_PTX 1: shfl.sync; 0: through local memory `s` (32 words per warp, barriers as
-// above).
-#if MMA_PTX
-inline uint shfl_xor_u32(uint v, int m) {
-  uint d;
-  asm("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(d) : "r"(v), "r"(m));
-  return d;
-}
-#define SHFL_XOR(v, m) shfl_xor_u32((v), (m))
-#else
-inline uint shfl_xor_u32(uint v, int m, __local uint* s, int lane) {
-  s[lane] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint d = s[lane ^ m];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return d;
-}
-#define SHFL_XOR(v, m) shfl_xor_u32((v), (m), shfl_scratch + warp * 32, lane)
-#endif
 
 // WARP_SYNC(): the warp's local-memory writes before it are seen by its lanes' reads after it
 // (every lane of the warp calls it together). MMA_PTX 1: bar.warp.sync; 0: a barrier of the
@@ -111,26 +88,10 @@ inline uint shfl_xor_u32(uint v, int m, __local uint* s, int lane) {
 #define WARP_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
 #endif
 
-// Byte j of word i to byte i of word j (a 4x4 byte transpose; by value, so nothing private
-// needs an address): four rows' words of 4 elements in, then product j's B operand bytes.
-inline uint4 transpose4(uint4 w) {
-  const uint t0 = perm(w.x, w.y, 0x5140u), t1 = perm(w.x, w.y, 0x7362u);
-  const uint t2 = perm(w.z, w.w, 0x5140u), t3 = perm(w.z, w.w, 0x7362u);
-  return (uint4)(perm(t0, t2, 0x5410u), perm(t0, t2, 0x7632u), perm(t1, t3, 0x5410u),
-                 perm(t1, t3, 0x7632u));
-}
-
 // Two outputs' H + (L >> 8) + 128 in 16-bit lanes (the first output's sums h0, l0 in the low
 // lane): each output is then the lane's high byte (byte 1 and byte 3).
 inline uint round_pair(uint h0, uint h1, uint l0, uint l1) {
   return perm(h0, h1, 0x5410u) + perm(l0, l1, 0x6521u) + 0x00800080u;
-}
-
-// The rounded result of a row product pair (H and L: the sums of the high and low bytes,
-// blur_mma.cl's header): (H + (L >> 8) + 128) >> 8 for the lane's outputs 2g, 2g+1 of rows 2q (low
-// half) and 2q+1 (high half), computed in 16-bit lanes.
-inline uint rows_result(uint4 hs, uint4 ls) {
-  return perm(round_pair(hs.x, hs.z, ls.x, ls.z), round_pair(hs.y, hs.w, ls.y, ls.w), 0x7531u);
 }
 
 // Outputs x..x+count-1 (count 2 or 4, x a multiple of count) of row y, the low count bytes of
@@ -163,12 +124,6 @@ inline uint load_word_row(__global const uchar* src, int by, int e, int n, int w
     w |= (uint)((by < 0 || x < 0) ? (uchar)value : src[(size_t)by * n + x]) << (8 * j);
   }
   return w;
-}
-
-// The same for source row y (possibly outside the frame).
-inline uint load_word(__global const uchar* src, int y, int e, int n, int width, int height,
-                      int value) {
-  return load_word_row(src, border_index(y, height), e, n, width, value);
 }
 
 // Sums d0..d3 (their low 16 bits) as the high (.x) and low (.y) bytes of four consecutive

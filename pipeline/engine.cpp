@@ -197,10 +197,7 @@ Engine::Impl::Impl(std::shared_ptr<ClContext> context, Chain c, EngineOptions o)
     throw UserError("engine: slots must be in [1, " + std::to_string(kMaxSlots) + "], got " +
                     std::to_string(options.slots));
   if (options.transfer == EngineOptions::Transfer::Auto) {
-    cl_bool unified = CL_FALSE;
-    zeroCopy = clGetDeviceInfo(cl->device()(), CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
-                               &unified, nullptr) == CL_SUCCESS &&
-               unified == CL_TRUE;
+    zeroCopy = cl->facts().hostUnifiedMemory;
   } else {
     zeroCopy = options.transfer == EngineOptions::Transfer::Map;
   }

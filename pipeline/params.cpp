@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace vf {
 
@@ -62,6 +63,57 @@ std::string ParamSpec::rangeText() const {
   return "";
 }
 
+ParamSpec ParamSpec::asLive() const {
+  ParamSpec p = *this;
+  p.live = true;
+  return p;
+}
+ParamSpec ParamSpec::asSchedule() const {
+  ParamSpec p = *this;
+  p.schedule = true;
+  return p;
+}
+ParamSpec ParamSpec::withOpenMin() const {
+  ParamSpec p = *this;
+  p.minOpen = true;
+  return p;
+}
+ParamSpec ParamSpec::withOpenMax() const {
+  ParamSpec p = *this;
+  p.maxOpen = true;
+  return p;
+}
+
+namespace {
+ParamSpec ranged(ParamType type, std::string name, std::string def, double min, double max,
+                 std::string help) {
+  ParamSpec p;
+  p.name = std::move(name);
+  p.type = type;
+  p.defaultValue = std::move(def);
+  p.min = min;
+  p.max = max;
+  p.help = std::move(help);
+  return p;
+}
+}  // namespace
+
+ParamSpec intParam(std::string name, std::string def, double min, double max, std::string help) {
+  return ranged(ParamType::Int, std::move(name), std::move(def), min, max, std::move(help));
+}
+ParamSpec floatParam(std::string name, std::string def, double min, double max, std::string help) {
+  return ranged(ParamType::Float, std::move(name), std::move(def), min, max, std::move(help));
+}
+ParamSpec sizeParam(std::string name, std::string def, double min, double max, std::string help) {
+  return ranged(ParamType::Size, std::move(name), std::move(def), min, max, std::move(help));
+}
+ParamSpec enumParam(std::string name, std::string def, std::vector<std::string> choices,
+                    std::string help) {
+  ParamSpec p = ranged(ParamType::Enum, std::move(name), std::move(def), 0, 0, std::move(help));
+  p.choices = std::move(choices);
+  return p;
+}
+
 Params::Params(const std::vector<ParamSpec>& specs) : specs_(&specs) {
   for (const auto& s : specs) values_[s.name] = parse(s, s.defaultValue);
 }
@@ -112,8 +164,8 @@ Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
           v.text = text;
           return v;
         }
-      throw ParamError(s.name, s.name + " must be one of " + joined(s.choices, ", ") +
-                                   ", got '" + text + "'");
+      throw ParamError(
+          s.name, s.name + " must be one of " + joined(s.choices, ", ") + ", got '" + text + "'");
     }
     case ParamType::Bool: {
       if (text == "1" || text == "true" || text == "on" || text == "yes")

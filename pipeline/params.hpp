@@ -24,19 +24,36 @@ enum class ParamType { Int, Float, Enum, Bool, Size };
 struct ParamSpec {
   std::string name;
   ParamType type = ParamType::Float;
-  std::string defaultValue;          // as a user would write it
-  double min = 0, max = 0;           // for Int/Float (and each side of Size)
-  bool minOpen = false;              // "(0, 50]" vs "[0, 50]"
+  std::string defaultValue;  // as a user would write it
+  double min = 0, max = 0;   // for Int/Float (and each side of Size)
+  bool minOpen = false;      // "(0, 50]" vs "[0, 50]"
   bool maxOpen = false;
   std::vector<std::string> choices;  // for Enum
   std::string help;
   // Live parameters are kernel arguments or small buffers: changing one (a preview key,
   // a slider) never rebuilds a program. Others are -D build options.
   bool live = false;
+  // Schedule parameters choose how a stage runs (kernel, work-group shape, tiling), never what
+  // it computes: every value gives the same bytes. The one way to override a stage's schedule,
+  // from the chain text, a config file or Params::set.
+  bool schedule = false;
 
   std::string rangeText() const;  // "(0, 50]", "replicate|reflect|...", "WxH" ...
   std::string typeName() const;
+
+  ParamSpec asLive() const;
+  ParamSpec asSchedule() const;
+  ParamSpec withOpenMin() const;  // (min, max]
+  ParamSpec withOpenMax() const;  // [min, max)
 };
+
+// A stage's table declares a parameter in one expression:
+//   floatParam("sigma", "1.5", 0, 50, "standard deviation ...").withOpenMin().asLive()
+ParamSpec intParam(std::string name, std::string def, double min, double max, std::string help);
+ParamSpec floatParam(std::string name, std::string def, double min, double max, std::string help);
+ParamSpec sizeParam(std::string name, std::string def, double min, double max, std::string help);
+ParamSpec enumParam(std::string name, std::string def, std::vector<std::string> choices,
+                    std::string help);
 
 struct Size2 {
   int w = 0, h = 0;
@@ -47,7 +64,8 @@ class Params {
  public:
   explicit Params(const std::vector<ParamSpec>& specs);
 
-  // Parses and range-checks `text` for `name`; throws ParamError (unknown name lists the valid ones).
+  // Parses and range-checks `text` for `name`; throws ParamError (unknown name lists the valid
+  // ones).
   void set(const std::string& name, const std::string& text);
   const ParamSpec& spec(const std::string& name) const;  // throws ParamError for unknown names
   const std::vector<ParamSpec>& specs() const { return *specs_; }

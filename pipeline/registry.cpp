@@ -9,11 +9,8 @@ namespace vf {
 const std::vector<const StageInfo*>& stageRegistry() {
   // One line per stage.
   static const std::vector<const StageInfo*> all = {
-      &grayStageInfo(),
-      &blurStageInfo(),
-      &sobelStageInfo(),
-      &histStageInfo(),
-      &brightnessStageInfo(),
+      &grayStageInfo(), &blurStageInfo(),       &sobelStageInfo(),
+      &histStageInfo(), &brightnessStageInfo(),
   };
   return all;
 }
@@ -37,13 +34,15 @@ std::string formatStageList() {
     os << "    formats: " << s->formats << "\n";
     for (const auto& p : s->params) {
       os << "    " << p.name << " (" << p.typeName() << ", default " << p.defaultValue << ", "
-         << p.rangeText() << (p.live ? ", live" : "") << ")  " << p.help << "\n";
+         << p.rangeText() << (p.live ? ", live" : "") << (p.schedule ? ", schedule" : "") << ")  "
+         << p.help << "\n";
     }
     os << "\n";
   }
   os << "Chain syntax: stage[=param=value[:param=value...]],stage...  e.g.\n"
         "  gray,blur=sigma=2:border=replicate,sobel=mode=l2,hist,brightness=auto\n"
-        "A bare value sets the stage's first parameter: brightness=auto is brightness=mode=auto.\n";
+        "A bare value sets the stage's first parameter: brightness=auto is brightness=mode=auto.\n"
+        "Schedule parameters choose how a stage runs on the device, never its result.\n";
   return os.str();
 }
 

@@ -81,6 +81,11 @@ class Stage {
   // Re-reads live parameters after params() changed (no program rebuild). Default: none.
   virtual void update() {}
 
+  // The schedule in effect since the last configure() or update(), as key=value text (blur:
+  // "kernel=slab strip=4x32 warps=4 ..."): what the schedule parameters and the device's facts
+  // chose. For logs, the benchmark and tests; "" when the stage has no choice to report.
+  virtual std::string schedule() const { return ""; }
+
   // True when the stage leaves the frame as it is (the histogram): the chain hands the same
   // buffer on, and `out` passed to enqueue() equals `in`.
   virtual bool passthrough() const { return false; }

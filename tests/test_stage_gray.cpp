@@ -34,12 +34,11 @@ TEST(GrayStage, MatchesOpenCVOnRandomOddSizes) {
 }
 
 TEST(GrayStage, BadPixelsPerWorkItemIsAClearError) {
-  const ScopedEnv px("VIDFILTER_GRAY_PX", "3");
   try {
-    runChain("gray", randomFrame(8, 8, CV_8UC3, 1));
-    ADD_FAILURE() << "no error for VIDFILTER_GRAY_PX=3";
-  } catch (const std::exception& e) {
-    EXPECT_NE(std::string(e.what()).find("VIDFILTER_GRAY_PX"), std::string::npos) << e.what();
+    Chain::parse("gray=px=3");
+    ADD_FAILURE() << "no error for px=3";
+  } catch (const ChainError& e) {
+    EXPECT_EQ(e.message(), "gray: px must be one of auto, 1, 4, 16, got '3'");
   }
 }
 
@@ -49,16 +48,16 @@ TEST(GrayStage, GrayInputPassesThrough) {
 }
 
 // Every schedule on whatever device runs the tests (CI: PoCL): the CPU one (16 pixels per
-// work-item, groups of 16) and the GPU one (groups of 256) at its default 4 pixels and at 1 and
-// 16 (VIDFILTER_GRAY_PX), on sizes whose pixel count is and is not a multiple of 4 and 16 (the
-// last partial group goes pixel by pixel), real and random frames.
-TEST(GrayStage, EverySchedule) {
+// work-item, groups of 16) and a GPU's (groups of 256) at its default 4 pixels and at 1 and 16
+// pixels, on sizes whose pixel count is and is not a multiple of 4 and 16 (the last partial
+// group goes pixel by pixel), real and random frames.
+TEST(GrayStage, EveryScheduleEqualsOpenCV) {
   unsigned seed = 100;
-  const std::pair<const char*, const char*> schedules[] = {
-      {"cpu", ""}, {"gpu", ""}, {"gpu", "1"}, {"gpu", "16"}};
-  for (const auto& [schedule, pixels] : schedules) {
-    const ScopedEnv env("VIDFILTER_GRAY_SCHEDULE", schedule);
-    const ScopedEnv px("VIDFILTER_GRAY_PX", pixels);
+  const std::pair<Facts, const char*> schedules[] = {{Facts::Device, "gray"},
+                                                     {Facts::Gpu, "gray"},
+                                                     {Facts::Gpu, "gray=px=1"},
+                                                     {Facts::Gpu, "gray=px=16"}};
+  for (const auto& [facts, chain] : schedules) {
     for (const cv::Size sz :
          {cv::Size(1, 1), cv::Size(3, 1), cv::Size(15, 1), cv::Size(16, 1), cv::Size(6, 3),
           cv::Size(17, 13), cv::Size(64, 48), cv::Size(1921, 1081)}) {
@@ -67,9 +66,21 @@ TEST(GrayStage, EverySchedule) {
                                               : randomFrame(sz.width, sz.height, type, seed++);
         cv::Mat ref;
         cv::cvtColor(in, ref, type == CV_8UC3 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGRA2GRAY);
-        EXPECT_EQ(maxAbsDiff(runChain("gray", in), ref), 0)
-            << schedule << " px " << pixels << " " << sz << " type " << type;
+        EXPECT_EQ(maxAbsDiff(runChain(chain, in, facts), ref), 0)
+            << chain << (facts == Facts::Gpu ? " (GPU schedule) " : " ") << sz << " type " << type;
       }
     }
   }
+}
+
+// The schedule each device class gets by default.
+TEST(GrayStage, DefaultScheduleFollowsTheDevice) {
+  const cv::Mat in = randomFrame(64, 48, CV_8UC3, 7);
+  Chain cpu = Chain::parse("gray"), gpu = Chain::parse("gray");
+  runChecked(cpu, in, nullptr, Facts::Device);
+  runChecked(gpu, in, nullptr, Facts::Gpu);
+  if (context().facts().cpu) {
+    EXPECT_EQ(cpu.stage(0).schedule(), "px=16 wg=16");
+  }
+  EXPECT_EQ(gpu.stage(0).schedule(), "px=4 wg=256");
 }

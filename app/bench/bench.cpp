@@ -500,9 +500,12 @@ int run(const Options& o) {
         "  T-API        the same calls on cv::UMat, data resident; per stage: cv::ocl::finish() "
         "after the stage; chain: one finish() per frame\n");
   std::printf("  statistic    median and p99 (nearest rank) of the timed runs, in ms\n");
-  for (std::size_t i = 0; i < specs.size(); ++i)
+  for (std::size_t i = 0; i < specs.size(); ++i) {
     std::printf("  stage %zu      %s -> OpenCV %s\n", i + 1, specs[i].text.c_str(),
                 specs[i].describe().c_str());
+    if (i < chain.size() && !chain.stage(i).schedule().empty())
+      std::printf("               schedule: %s\n", chain.stage(i).schedule().c_str());
+  }
   std::fflush(stdout);
 
   const VfTimes vt = timeVidfilter(*cl, chain, frames, o);
@@ -561,8 +564,8 @@ int run(const Options& o) {
       const double inB = double(cur.bytes()),
                    outB = chain.stage(i).passthrough() ? 0.0 : double(outD.bytes());
       if (chain.stage(i).name() == "blur" && !vt.firstMs[i].empty()) {
-        // Two passes through a 16-bit intermediate: rows then columns on CPUs (blur.cl),
-        // columns then rows on GPUs (blur_gpu.cl, passes=2).
+        // Two passes through a 16-bit intermediate (the cpu kernel, blur.cl): rows, then
+        // columns.
         const double mid = 2.0 * double(cur.bytes());
         bw.push_back({name + " pass 1", inB + mid, summarize(vt.firstMs[i]).median});
         bw.push_back({name + " pass 2", mid + outB, summarize(vt.lastMs[i]).median});

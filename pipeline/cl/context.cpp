@@ -4,7 +4,10 @@
 
 namespace vf {
 
-ClContext::ClContext(const DeviceInfo& device) : info_(device) {
+ClContext::ClContext(const DeviceInfo& device) : ClContext(device, queryDeviceFacts(device)) {}
+
+ClContext::ClContext(const DeviceInfo& device, const DeviceFacts& facts)
+    : info_(device), facts_(facts) {
   context_ = clCall("clCreateContext(" + info_.name + ")",
                     [&] { return cl::Context(std::vector<cl::Device>{info_.device}); });
   programs_ = std::make_unique<ProgramCache>(context_, info_);

@@ -135,8 +135,8 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
   if (std::sscanf(sel.c_str(), "%d:%d%c", &p, &dv, &tail) == 2) {
     for (const auto& d : devices)
       if (d.platformIndex == p && d.deviceIndex == dv) return chosen(d, "by index");
-    throw UserError("--device " + selectorIn + ": no device with that index; devices are:" +
-                    listing());
+    throw UserError("--device " + selectorIn +
+                    ": no device with that index; devices are:" + listing());
   }
   cl_device_type want = 0;
   if (sel == "gpu") want = CL_DEVICE_TYPE_GPU;
@@ -145,8 +145,7 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
   if (want) {
     for (const auto& d : devices)
       if (d.type & want) return chosen(d, "by type");
-    throw UserError("--device " + selectorIn + ": no " + sel + " device; devices are:" +
-                    listing());
+    throw UserError("--device " + selectorIn + ": no " + sel + " device; devices are:" + listing());
   }
   for (const auto& d : devices)
     if (lower(d.name).find(sel) != std::string::npos ||
@@ -154,24 +153,13 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
         lower(d.vendor).find(sel) != std::string::npos ||
         lower(d.version).find(sel) != std::string::npos)  // PoCL says so only in its version
       return chosen(d, "by name");
-  throw UserError("--device " + selectorIn +
-                  ": matches no device (use P:D, gpu, cpu, or part of a name); devices are:" +
-                  listing());
+  throw UserError(
+      "--device " + selectorIn +
+      ": matches no device (use P:D, gpu, cpu, or part of a name); devices are:" + listing());
 }
 
 DeviceInfo selectDevice(const std::string& selector) {
   return selectDevice(listDevices(), selector);
-}
-
-unsigned nvidiaComputeCapability(const cl::Device& d) {
-  constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
-  if (d.getInfo<CL_DEVICE_EXTENSIONS>().find("cl_nv_device_attribute_query") == std::string::npos)
-    return 0;
-  cl_uint major = 0;
-  return clGetDeviceInfo(d(), kComputeCapabilityMajorNv, sizeof major, &major, nullptr) ==
-                 CL_SUCCESS
-             ? major
-             : 0;
 }
 
 }  // namespace vf

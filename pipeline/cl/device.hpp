@@ -41,9 +41,4 @@ std::string formatDeviceTable(const std::vector<DeviceInfo>& devices);
 DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selector);
 DeviceInfo selectDevice(const std::string& selector);
 
-// An NVIDIA device's compute capability major (cl_nv_device_attribute_query), or 0 for any
-// other device. Non-zero also means the device's compiler takes inline PTX (`asm`), which the
-// GPU kernels use for instructions OpenCL C cannot name.
-unsigned nvidiaComputeCapability(const cl::Device& d);
-
 }  // namespace vf

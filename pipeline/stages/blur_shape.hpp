@@ -3,16 +3,17 @@
 
 namespace vf {
 
-// The rows-first tensor-core blur's strip (kernels/blur_slab.cl): nb sets of 16 output elements
-// by th rows per warp.
+// The slab kernel's strip (kernels/blur_slab.cl): nb sets of 16 output elements by th rows
+// per warp.
 struct SlabShape {
   int nb = 4, th = 32;
 };
 
 // The default strip for a frame of `height` rows of `rowElems` elements on a device with
-// `computeUnits` compute units: the tallest strips (th 64, 32 or 16; a taller strip computes
+// `computeUnits` compute units: the tallest strips (th 64, 32 or 16: a taller strip computes
 // fewer halo rows twice), then the widest (nb 4, 2 or 1), that still give every compute unit
-// `warpsPerUnit` warps. `nb` or `th` given (>= 1) is kept. Defined in pipeline/stages/blur.cpp.
+// `warpsPerUnit` warps (fewer leave the units short of warps to hide memory latency with). `nb`
+// or `th` given (>= 1) is kept.
 SlabShape slabShape(std::size_t rowElems, int height, unsigned computeUnits, int warpsPerUnit,
                     int nb = -1, int th = -1);
 

@@ -10,6 +10,7 @@
 // argument); switching mode needs configure().
 #include <cmath>
 
+#include "pipeline/cl/build_options.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/stages/histogram_kernel.hpp"
 #include "pipeline/stages/stage_infos.hpp"
@@ -34,8 +35,9 @@ class BrightnessStage : public Stage {
       return in;
     }
     kernel_ = clCall("clCreateKernel(brightness_linear)", [&] {
-      return cl::Kernel(ctx.cl.programs().build("brightness.cl", "-DVEC=" + std::to_string(kVec)),
-                        "brightness_linear");
+      return cl::Kernel(
+          ctx.cl.programs().build("brightness.cl", BuildOptions().define("VEC", kVec).str()),
+          "brightness_linear");
     });
     return in;
   }
@@ -60,8 +62,8 @@ class BrightnessStage : public Stage {
     const int c = in.channels();
     const int stretch = in.format == PixelFormat::BGRA8 ? 3 : c;
     const cl::Program program = ctx.cl.programs().build(
-        "brightness.cl", "-DVEC=" + std::to_string(kVec) + " -DCHANNELS=" + std::to_string(c) +
-                             " -DSTRETCH=" + std::to_string(stretch));
+        "brightness.cl",
+        BuildOptions().define("VEC", kVec).define("CHANNELS", c).define("STRETCH", stretch).str());
     levels_ = clCall("clCreateKernel(brightness_auto_levels)",
                      [&] { return cl::Kernel(program, "brightness_auto_levels"); });
     apply_ = clCall("clCreateKernel(brightness_auto_apply)",
@@ -134,38 +136,14 @@ const StageInfo& brightnessStageInfo() {
       "dst = saturate(gain*src + bias) (as Mat::convertTo), or auto contrast stretch",
       "gray, bgr, bgra -> same",
       {
-          {"mode",
-           ParamType::Enum,
-           "manual",
-           0,
-           0,
-           false,
-           false,
-           {"manual", "auto"},
-           "manual: gain and bias; auto: stretch the clip% percentiles of this frame's histogram "
-           "to 0 and 255",
-           false},
-          {"gain", ParamType::Float, "1", -16, 16, false, false, {}, "multiplier", true},
-          {"bias",
-           ParamType::Float,
-           "0",
-           -255,
-           255,
-           false,
-           false,
-           {},
-           "added after the gain",
-           true},
-          {"clip",
-           ParamType::Float,
-           "1",
-           0,
-           50,
-           false,
-           true,
-           {},
-           "auto mode: percent of pixels clipped at each end",
-           true},
+          enumParam("mode", "manual", {"manual", "auto"},
+                    "manual: gain and bias; auto: stretch the clip% percentiles of this frame's "
+                    "histogram to 0 and 255"),
+          floatParam("gain", "1", -16, 16, "multiplier").asLive(),
+          floatParam("bias", "0", -255, 255, "added after the gain").asLive(),
+          floatParam("clip", "1", 0, 50, "auto mode: percent of pixels clipped at each end")
+              .withOpenMax()
+              .asLive(),
       },
       [] { return std::make_unique<BrightnessStage>(); }};
   return info;

@@ -1,17 +1,17 @@
 // gray: BGR or BGRA -> 8-bit gray, as cv::cvtColor(COLOR_BGR2GRAY). A gray input passes through.
-#include <cstdlib>
 #include <string>
 
+#include "pipeline/cl/build_options.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {
 namespace {
 
-// Pixels per work-item on GPUs: 4 (three 32-bit loads, one 32-bit store) took 14-15 us at
-// 3840x2160 BGR on the H200, 80% of the copy kernel; 1 pixel (byte loads) took 27 us and 16
-// pixels 15 us (docs/PERFORMANCE.md).
-constexpr int kGpuPx = 4;
+// Pixels per work-item (see kernels/gray.cl): 16 on CPUs, whose SIMD lanes take a 16-byte
+// vector's pixels at once; 4 on GPUs, three 32-bit loads and one 32-bit store per work-item,
+// which keeps the loads whole words without the registers 16 pixels take.
+constexpr int kCpuPx = 16, kGpuPx = 4;
 
 class GrayStage : public Stage {
  public:
@@ -20,27 +20,20 @@ class GrayStage : public Stage {
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     in_ = in;
     if (in.format == PixelFormat::Gray8) return in;
-    // 16 pixels per work-item on CPUs, kGpuPx on GPUs (see kernels/gray.cl);
-    // VIDFILTER_GRAY_SCHEDULE=cpu|gpu overrides the device type (tests run both on PoCL), and
-    // VIDFILTER_GRAY_PX=1|4|16 the pixels per work-item (for benchmarking).
-    const char* force = std::getenv("VIDFILTER_GRAY_SCHEDULE");
-    const bool cpu = force && *force
-                         ? std::string(force) == "cpu"
-                         : (ctx.cl.device().getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU) != 0;
-    px_ = cpu ? 16 : kGpuPx;
+    const bool cpu = ctx.cl.facts().cpu;
+    const std::string px = params().text("px");
+    px_ = px == "auto" ? (cpu ? kCpuPx : kGpuPx) : std::stoi(px);
     wg_ = cpu ? 16 : 256;
-    if (const char* px = std::getenv("VIDFILTER_GRAY_PX"); px && *px) {
-      const std::string v(px);
-      if (v != "1" && v != "4" && v != "16")
-        throw UserError("VIDFILTER_GRAY_PX must be 1, 4 or 16, got '" + v + "'");
-      px_ = std::stoi(v);
-    }
     const std::string opts =
-        "-DCHANNELS=" + std::to_string(in.channels()) + " -DPX=" + std::to_string(px_);
+        BuildOptions().define("CHANNELS", in.channels()).define("PX", px_).str();
     kernel_ = clCall("clCreateKernel(bgr_to_gray)", [&] {
       return cl::Kernel(ctx.cl.programs().build("gray.cl", opts), "bgr_to_gray");
     });
     return {in.width, in.height, PixelFormat::Gray8};
+  }
+
+  std::string schedule() const override {
+    return passthrough() ? "" : "px=" + std::to_string(px_) + " wg=" + std::to_string(wg_);
   }
 
   bool passthrough() const override { return in_.format == PixelFormat::Gray8; }
@@ -71,7 +64,9 @@ const StageInfo& grayStageInfo() {
   static const StageInfo info{"gray",
                               "BGR/BGRA to 8-bit gray (as cv::cvtColor COLOR_BGR2GRAY)",
                               "bgr, bgra -> gray; gray passes through",
-                              {},
+                              {enumParam("px", "auto", {"auto", "1", "4", "16"},
+                                         "pixels per work-item (auto: 16 on CPUs, 4 on GPUs)")
+                                   .asSchedule()},
                               [] { return std::make_unique<GrayStage>(); }};
   return info;
 }

@@ -33,6 +33,13 @@ class HistStage : public Stage {
 
   bool passthrough() const override { return true; }
 
+  std::string schedule() const override {
+    return "groups=" + std::to_string(kernel_.groups()) +
+           " local=" + std::to_string(kernel_.local()) +
+           " copies=" + std::to_string(kernel_.copies()) + " spread=" + kernel_.spread() +
+           " unroll=" + std::to_string(kernel_.unroll());
+  }
+
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer&,
                       const std::vector<cl::Event>& wait) override {
     return kernel_.enqueue(q, in, wait);
@@ -54,59 +61,23 @@ const StageInfo& histStageInfo() {
       "256-bin histogram per channel (as cv::calcHist), kept on the device; frame unchanged",
       "gray, bgr, bgra -> same (histogram: channels x 256, alpha included)",
       {
-          {"groups",
-           ParamType::Int,
-           "0",
-           0,
-           65536,
-           false,
-           false,
-           {},
-           "schedule: work-groups, each with its own sub-histogram (0 = 1 per compute unit)",
-           false},
-          {"local",
-           ParamType::Int,
-           "0",
-           0,
-           1024,
-           false,
-           false,
-           {},
-           "schedule: work-items per work-group (0 = 1 on CPUs, 256 on GPUs)",
-           false},
-          {"copies",
-           ParamType::Int,
-           "0",
-           0,
-           64,
-           false,
-           false,
-           {},
-           "schedule: sub-histograms per work-group, fewer if local memory is short (0 = 4 "
-           "with local=1, else 1)",
-           false},
-          {"spread",
-           ParamType::Enum,
-           "lane",
-           0,
-           0,
-           false,
-           false,
-           {"lane", "warp"},
-           "schedule, local > 1 and copies > 1: work-item i counts into copy i % copies (lane, "
-           "interleaved bins) or (i / 32) % copies (warp)",
-           false},
-          {"unroll",
-           ParamType::Int,
-           "0",
-           0,
-           16,
-           false,
-           false,
-           {},
-           "schedule: 16-byte chunks a work-item loads before counting them (0 = 1 on CPUs, 4 "
-           "on GPUs)",
-           false},
+          intParam("groups", "0", 0, 65536,
+                   "work-groups, each with its own sub-histogram (0 = 1 per compute unit)")
+              .asSchedule(),
+          intParam("local", "0", 0, 1024, "work-items per work-group (0 = 1 on CPUs, 256 on GPUs)")
+              .asSchedule(),
+          intParam("copies", "0", 0, 64,
+                   "sub-histograms per work-group, fewer if local memory is short (0 = 4 with "
+                   "local=1, else 1)")
+              .asSchedule(),
+          enumParam("spread", "lane", {"lane", "warp"},
+                    "local > 1 and copies > 1: work-item i counts into copy i % copies (lane, "
+                    "interleaved bins) or (i / 32) % copies (warp)")
+              .asSchedule(),
+          intParam("unroll", "0", 0, 16,
+                   "16-byte chunks a work-item loads before counting them (0 = 1 on CPUs, 4 on "
+                   "GPUs)")
+              .asSchedule(),
       },
       [] { return std::make_unique<HistStage>(); }};
   return info;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "pipeline/cl/build_options.hpp"
 #include "pipeline/cl/error.hpp"
 
 namespace vf {
@@ -15,21 +16,17 @@ int chunkBytes(int channels) { return channels == 3 ? 48 : 16; }
 
 // Why these defaults:
 // - CPU (PoCL): a work-group is run by one thread as a loop over its work-items, and a local
-//   atomic is a locked instruction (measured ~20 ms instead of ~1 ms for a 1080p gray frame);
-//   with one work-item per group the sub-histogram has a single writer and plain increments do.
-//   One group per compute unit: 2 groups measured faster than 8 on the 2-core CI machine.
-//   4 copies by pixel (see hist.cl): ~15% faster on PoCL.
+//   atomic is a locked instruction, over ten times the cost of a plain increment; with one
+//   work-item per group the sub-histogram has a single writer and plain increments do. One
+//   group per compute unit (more only add merges), 4 copies by pixel (see hist.cl: consecutive
+//   equal pixels do not wait on one another's increments).
 // - GPU: 256 work-items share one sub-histogram (local atomics, fast on-chip), one group per
-//   compute unit, so the merge is only units x bins global atomics. On an H200 (3840x2160
-//   gray, NVIDIA's profiling timer ticks in 1 us): 1 group per unit with unroll=4 11 us,
-//   2 per unit 12-13 us, 4 per unit 13-15 us; copies/spread 12-13 us.
-//   A work-item loads 4 chunks before counting them (unroll): ~1 us of load latency per chunk
-//   otherwise, and each work-item covers ~8 chunks of a 4K gray frame.
-//   copies/spread (per-warp or per-lane sub-histograms) are parameters to sweep on the GPU;
-//   the default stays the measured one (1 copy) until a sweep says otherwise.
-HistogramSchedule resolve(const DeviceInfo& dev, HistogramSchedule s) {
-  const bool cpu = (dev.type & CL_DEVICE_TYPE_CPU) != 0;
-  const int units = std::max(1u, dev.computeUnits);
+//   compute unit, so the merge is only units x bins global atomics; more groups per unit and
+//   more copies measured no faster. A work-item loads 4 chunks before counting them (unroll),
+//   so their load latencies overlap instead of adding up.
+HistogramSchedule resolve(const DeviceFacts& dev, HistogramSchedule s) {
+  const bool cpu = dev.cpu;
+  const int units = static_cast<int>(dev.computeUnits);
   if (s.local <= 0) s.local = cpu ? 1 : 256;
   if (s.groups <= 0) s.groups = units;
   if (s.copies <= 0) s.copies = s.local == 1 ? 4 : 1;
@@ -46,10 +43,10 @@ void HistogramKernel::configure(ClContext& cl, const FrameDesc& in,
     throw UserError("hist: frame of " + std::to_string(in.bytes()) + " bytes is too large");
   channels_ = in.channels();
   bytesPerFrame_ = static_cast<int>(in.bytes());
-  const HistogramSchedule s = resolve(cl.info(), requested);
-  if (std::size_t(s.local) > cl.info().maxWorkGroupSize)
+  const HistogramSchedule s = resolve(cl.facts(), requested);
+  if (std::size_t(s.local) > cl.facts().maxWorkGroupSize)
     throw UserError("hist: local=" + std::to_string(s.local) + " exceeds the device's largest " +
-                    "work-group (" + std::to_string(cl.info().maxWorkGroupSize) + ")");
+                    "work-group (" + std::to_string(cl.facts().maxWorkGroupSize) + ")");
   local_ = s.local;
   // No more groups than there is work for (every group still clears and merges its bins).
   const int chunks = bytesPerFrame_ / chunkBytes(channels_);
@@ -58,14 +55,18 @@ void HistogramKernel::configure(ClContext& cl, const FrameDesc& in,
 
   // Only as many sub-histograms as local memory holds (halved until they fit).
   int copies = s.copies;
-  while (copies > 1 && std::uint64_t(copies) * bytes() > cl.info().localMemBytes) copies /= 2;
+  while (copies > 1 && std::uint64_t(copies) * bytes() > cl.facts().localMemBytes) copies /= 2;
   copies_ = copies;
   spread_ = local_ == 1 ? "pixel" : s.spread;
   const int spreadId = local_ == 1 ? 0 : (copies == 1 || s.spread == "warp" ? 1 : 2);
-  const std::string opts =
-      "-DCHANNELS=" + std::to_string(channels_) + " -DLOCAL=" + std::to_string(local_) +
-      " -DCOPIES=" + std::to_string(copies) + " -DSPREAD=" + std::to_string(spreadId) +
-      " -DUNROLL=" + std::to_string(s.unroll);
+  unroll_ = s.unroll;
+  const std::string opts = BuildOptions()
+                               .define("CHANNELS", channels_)
+                               .define("LOCAL", local_)
+                               .define("COPIES", copies)
+                               .define("SPREAD", spreadId)
+                               .define("UNROLL", s.unroll)
+                               .str();
   kernel_ = clCall("clCreateKernel(hist_accumulate)", [&] {
     return cl::Kernel(cl.programs().build("hist.cl", opts), "hist_accumulate");
   });

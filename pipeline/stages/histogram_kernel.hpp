@@ -52,6 +52,7 @@ class HistogramKernel {
   int local() const { return local_; }
   int copies() const { return copies_; }
   const std::string& spread() const { return spread_; }
+  int unroll() const { return unroll_; }
 
  private:
   cl::Kernel kernel_;
@@ -63,6 +64,7 @@ class HistogramKernel {
   int local_ = 1;
   int copies_ = 1;
   std::string spread_;
+  int unroll_ = 1;
 };
 
 }  // namespace vf

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "pipeline/border.hpp"
-#include "pipeline/cl/device.hpp"
+#include "pipeline/cl/build_options.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
@@ -32,18 +32,15 @@ struct Schedule {
   const char* load;
   const char* kernel;
 };
-// Defaults measured at 1920x1080 gray with the default wg=8x4, kernel time from the event.
-// PoCL (2-core Xeon, AVX-512; a loaded shared machine, so +-20%): 16 bytes x 16 rows loaded by
-// rows ~1.1-1.2 ms, 8 rows ~1.2, loaded by items ~1.5. Wider groups (16x4, 32x2, 16x16) were
-// no faster. NVIDIA H200 (OpenCL): 16 bytes x 4 rows loaded by items 11.6 us (22.5 us at
-// 3840x2160), 4 bytes x 2 rows 14 us (34 us); per-device tuning is issue 6's.
-// The direct kernel on GPUs (kernels/sobel_gpu.cl), swept on the H200 at 3840x2160 gray (mag,
-// ksize 3; docs/PERFORMANCE.md): 8 bytes x 2 rows per work-item 19 us, as 8x8 and 8x4 and
-// wg 32x4; 16x8 22 us, 16x16 37 us, 4x2 26 us, 8x1 26 us; the tile kernel 27 us.
+// CPU (PoCL): the tile kernel, 16 bytes x 16 rows per work-item loaded by rows: tall strips
+// amortise the halo rows, and loading whole rows per work-item does the border arithmetic once
+// per row.
 constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
+// GPU: the direct kernel, which needs about a quarter of the tile kernel's issue slots per
+// byte: 8 bytes x 2 rows per work-item on the float path, 16 x 4 on the f16x2 path, whose
+// pairs of pixels per instruction halve the work per byte; the tile kernel (ksize 5 and 7) 16
+// bytes x 4 rows loaded by vectors, coalesced.
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
-// With the f16x2 path (H200, same sweep): 16 bytes x 4 rows 12 us (8x4 groups; 13 in 16x8),
-// 16 x 2 13-15 us, 8 x 4 13-15 us, 16 x 8 17 us; the float path there 17-18 us.
 constexpr Schedule kGpuDirect{8, 2, "items", "direct"};
 constexpr Schedule kGpuDirectHalf{16, 4, "items", "direct"};
 
@@ -61,13 +58,53 @@ std::vector<int> smoothingHalf(int ksize) {
   }
 }
 
-ParamSpec enumParam(const char* name, const char* def, std::vector<std::string> choices,
-                    const char* help) {
-  return {name, ParamType::Enum, def, 0, 0, false, false, std::move(choices), help, false};
-}
-ParamSpec numParam(const char* name, ParamType type, const char* def, double min, double max,
-                   bool minOpen, const char* help, bool live) {
-  return {name, type, def, min, max, minOpen, false, {}, help, live};
+// What runs for these parameters on this device: the kernel, the work per work-item, the f16x2
+// path (ksize 3, one channel, mag/x/y at scale 1: by default on NVIDIA, where the pairs of
+// halves are instructions; half=on elsewhere runs the same lanes emulated in float) and the
+// build options.
+struct SobelPlan {
+  bool direct = false;
+  int vec = 16, rows = 16;
+  std::string load;
+  bool half = false;  // the f16x2 lanes, where the path applies
+  BuildOptions options;
+};
+
+SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in) {
+  SobelPlan s;
+  const int ksize = p.integer("ksize");
+  const Schedule def = facts.cpu ? kCpuSchedule : kGpuSchedule;
+  const std::string kernel = p.text("kernel");
+  s.direct =
+      kernel == "direct" || (kernel == "auto" && std::string(def.kernel) == "direct" && ksize <= 3);
+  const std::string mode = p.text("mode"), half = p.text("half");
+  // The f16x2 instructions are inline PTX; min.f16x2 needs compute capability 8.0 or later.
+  const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
+  const bool h2 = s.direct && (half == "on" || (half == "auto" && nvHalf));
+  s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
+  const Schedule gpuDirect = s.half ? kGpuDirectHalf : kGpuDirect;
+  const bool gpuDefault = s.direct && !facts.cpu;
+  s.vec = p.integer("vec") ? p.integer("vec") : gpuDefault ? gpuDirect.vec : def.vec;
+  s.rows = p.integer("rows") ? p.integer("rows") : gpuDefault ? gpuDirect.rows : def.rows;
+  s.load = p.text("load") == "auto" ? def.load : p.text("load");
+  const std::string modeDefine = mode == "l2"  ? "MODE_L2"
+                                 : mode == "x" ? "MODE_X"
+                                 : mode == "y" ? "MODE_Y"
+                                               : "MODE_MAG";
+  const Size2 wg = p.size("wg");
+  s.options.define("KSIZE", ksize)
+      .define("CH", in.channels())
+      .define("VX", s.vec)
+      .define("PY", s.rows)
+      .define("WGX", wg.w)
+      .define("WGY", wg.h)
+      .define(modeDefine)
+      .define(borderDefine(parseBorder(p.text("border"))))
+      .defineIf(s.load == "rows" && !s.direct, "LOAD_BY_ROWS")
+      .defineIf(s.direct && p.text("slide") != "taps", "SLIDE_PIXELS")
+      .defineIf(h2, "H2")
+      .defineIf(h2 && nvHalf, "H2_PTX");
+  return s;
 }
 
 class SobelStage : public Stage {
@@ -94,74 +131,52 @@ class SobelStage : public Stage {
     in_ = in;
     ksize_ = params().integer("ksize");
     wg_ = params().size("wg");
-    const bool cpu = ctx.cl.device().getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU;
-    const Schedule def = cpu ? kCpuSchedule : kGpuSchedule;
-    const std::string kernelChoice = params().text("kernel");
-    direct_ = kernelChoice == "direct" ||
-              (kernelChoice == "auto" && std::string(def.kernel) == "direct" && ksize_ <= 3);
-    // Pairs of halves (ksize 3, one channel, mag/x/y at scale 1): on NVIDIA by default, where
-    // they are instructions; half=on elsewhere runs the same lanes emulated in float.
-    const std::string mode = params().text("mode");
-    // The f16x2 instructions are inline PTX; min.f16x2 needs compute capability 8.0 or later.
-    const bool nvHalf = direct_ && nvidiaComputeCapability(ctx.cl.device()) >= 8;
-    const std::string half = params().text("half");
-    const bool h2 = direct_ && (half == "on" || (half == "auto" && nvHalf));
-    const bool h2Path = h2 && ksize_ == 3 && in.channels() == 1 && mode != "l2";
-    const Schedule gpuDirect = h2Path ? kGpuDirectHalf : kGpuDirect;
-    vec_ = params().integer("vec") ? params().integer("vec")
-           : direct_ && !cpu       ? gpuDirect.vec
-                                   : def.vec;
-    rows_ = params().integer("rows") ? params().integer("rows")
-            : direct_ && !cpu        ? gpuDirect.rows
-                                     : def.rows;
-    const std::string load = params().text("load") == "auto" ? def.load : params().text("load");
-
-    const std::size_t maxWg = ctx.cl.device().getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
-    if (std::size_t(wg_.w) * std::size_t(wg_.h) > maxWg)
+    const DeviceFacts& facts = ctx.cl.facts();
+    plan_ = planSobel(params(), facts, in);
+    const std::size_t items = std::size_t(wg_.w) * std::size_t(wg_.h);
+    if (items > facts.maxWorkGroupSize)
       throw UserError("sobel: wg=" + params().text("wg") + " exceeds this device's " +
-                      std::to_string(maxWg) + " work-items per group");
+                      std::to_string(facts.maxWorkGroupSize) + " work-items per group");
     // The local tile, as the kernel lays it out (16 bytes of room on each side for the halo).
     const int r = ksize_ == 1 ? 1 : ksize_ / 2;
-    const std::size_t tileBytes =
-        direct_ ? 0 : std::size_t(wg_.w * vec_ + 32) * std::size_t(wg_.h * rows_ + 2 * r);
-    const std::size_t localMem = ctx.cl.device().getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
-    if (tileBytes > localMem)
-      throw UserError("sobel: wg=" + params().text("wg") + " with vec=" + std::to_string(vec_) +
-                      " and rows=" + std::to_string(rows_) + " needs a " +
-                      std::to_string(tileBytes) + "-byte tile; this device has " +
-                      std::to_string(localMem) + " bytes of local memory");
-
-    const std::string modeDefine = mode == "l2"  ? "MODE_L2"
-                                   : mode == "x" ? "MODE_X"
-                                   : mode == "y" ? "MODE_Y"
-                                                 : "MODE_MAG";
-    const std::string opts =
-        "-DKSIZE=" + std::to_string(ksize_) + " -DCH=" + std::to_string(in.channels()) +
-        " -DVX=" + std::to_string(vec_) + " -DPY=" + std::to_string(rows_) +
-        " -DWGX=" + std::to_string(wg_.w) + " -DWGY=" + std::to_string(wg_.h) + " -D" + modeDefine +
-        " -D" + borderDefine(parseBorder(params().text("border"))) +
-        (load == "rows" && !direct_ ? " -DLOAD_BY_ROWS" : "") +
-        (direct_ && params().text("slide") != "taps" ? " -DSLIDE_PIXELS" : "") +
-        (h2 ? " -DH2" : "") + (h2 && nvHalf ? " -DH2_PTX" : "");
+    const std::size_t tileBytes = plan_.direct ? 0
+                                               : std::size_t(wg_.w * plan_.vec + 32) *
+                                                     std::size_t(wg_.h * plan_.rows + 2 * r);
+    if (tileBytes > facts.localMemBytes)
+      throw UserError("sobel: wg=" + params().text("wg") + " with vec=" +
+                      std::to_string(plan_.vec) + " and rows=" + std::to_string(plan_.rows) +
+                      " needs a " + std::to_string(tileBytes) + "-byte tile; this device has " +
+                      std::to_string(facts.localMemBytes) + " bytes of local memory");
     // The direct kernel comes in two programs, scale 1 (EXACT=1: integer-exact paths) and any
     // other scale, both built now so a live scale change swaps kernels without a build; each
     // gets the registers of its own path.
-    const char* file = direct_ ? "sobel_gpu.cl" : "sobel.cl";
-    const auto build = [&](const std::string& o) {
+    const char* file = plan_.direct ? "sobel_gpu.cl" : "sobel.cl";
+    const auto build = [&](const BuildOptions& o) {
       return clCall("clCreateKernel(sobel)",
-                    [&] { return cl::Kernel(ctx.cl.programs().build(file, o), "sobel"); });
+                    [&] { return cl::Kernel(ctx.cl.programs().build(file, o.str()), "sobel"); });
     };
-    kernel_ = build(direct_ ? opts + " -DEXACT=1" : opts);
-    kernelScaled_ = direct_ ? build(opts + " -DEXACT=0") : cl::Kernel();
-    std::size_t fits = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device());
-    if (direct_)
-      fits = std::min(fits,
-                      kernelScaled_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device()));
+    kernel_ = build(plan_.direct ? BuildOptions(plan_.options).define("EXACT", 1) : plan_.options);
+    kernelScaled_ =
+        plan_.direct ? build(BuildOptions(plan_.options).define("EXACT", 0)) : cl::Kernel();
+    std::size_t fits = clCall("clGetKernelWorkGroupInfo(sobel)", [&] {
+      std::size_t f = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device());
+      if (plan_.direct)
+        f = std::min(f, kernelScaled_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device()));
+      return f;
+    });
     // The register-heavy direct kernel may run fewer work-items per group than the device.
-    if (std::size_t(wg_.w) * std::size_t(wg_.h) > fits)
+    if (items > fits)
       throw UserError("sobel: wg=" + params().text("wg") + " exceeds the " + std::to_string(fits) +
                       " work-items per group this device runs the kernel with");
     return in;
+  }
+
+  std::string schedule() const override {
+    return std::string("kernel=") + (plan_.direct ? "direct" : "tile") +
+           " wg=" + std::to_string(wg_.w) + "x" + std::to_string(wg_.h) +
+           " vec=" + std::to_string(plan_.vec) + " rows=" + std::to_string(plan_.rows) +
+           (plan_.direct ? std::string(" half=") + (plan_.half ? "on" : "off")
+                         : std::string(" load=") + plan_.load);
   }
 
   // scale and value are kernel arguments: a new scale only recomputes the four scaled taps (and,
@@ -187,8 +202,8 @@ class SobelStage : public Stage {
     kernel.setArg(1, out);
     kernel.setArg(2, in_.width);
     kernel.setArg(3, in_.height);
-    const std::size_t items = (in_.rowBytes() + vec_ - 1) / vec_;
-    const std::size_t strips = (std::size_t(in_.height) + rows_ - 1) / rows_;
+    const std::size_t items = (in_.rowBytes() + plan_.vec - 1) / plan_.vec;
+    const std::size_t strips = (std::size_t(in_.height) + plan_.rows - 1) / plan_.rows;
     const cl::NDRange global(roundUp(items, wg_.w), roundUp(strips, wg_.h));
     cl::Event e = launchKernel(q, kernel, global, cl::NDRange(wg_.w, wg_.h), wait);
     return {e, e};
@@ -196,8 +211,9 @@ class SobelStage : public Stage {
 
  private:
   FrameDesc in_;
-  int ksize_ = 3, vec_ = 16, rows_ = 16;
-  bool direct_ = false, scaled_ = false;
+  SobelPlan plan_;
+  int ksize_ = 3;
+  bool scaled_ = false;
   Size2 wg_;
   cl::Kernel kernel_;        // the tile kernel, or the direct kernel at scale 1
   cl::Kernel kernelScaled_;  // the direct kernel at other scales
@@ -215,37 +231,44 @@ const StageInfo& sobelStageInfo() {
           enumParam("mode", "mag", {"mag", "l2", "x", "y"},
                     "mag: 0.5*|gx| + 0.5*|gy| (OpenCV tutorial); l2: sqrt(gx^2 + gy^2); "
                     "x: |gx|; y: |gy|"),
-          numParam("ksize", ParamType::Int, "3", 1, 7, false,
-                   "aperture 1, 3, 5 or 7 (1: [-1 0 1] without smoothing, as cv::Sobel)", false),
-          numParam("scale", ParamType::Float, "1", 0, 100, true,
-                   "multiplies the gradients before they are saturated to int16", true),
+          intParam("ksize", "3", 1, 7,
+                   "aperture 1, 3, 5 or 7 (1: [-1 0 1] without smoothing, as cv::Sobel)"),
+          floatParam("scale", "1", 0, 100,
+                     "multiplies the gradients before they are saturated to int16")
+              .withOpenMin()
+              .asLive(),
           enumParam("border", "reflect101", borderNames(), "how pixels outside the frame are read"),
-          numParam("value", ParamType::Int, "0", 0, 255, false, "border=constant: the value", true),
-          numParam("wg", ParamType::Size, "8x4", 1, 1024, false,
-                   "schedule: work-group shape in work-items (each vec bytes x rows rows)", false),
-          numParam("vec", ParamType::Int, "0", 0, 16, false,
-                   "schedule: bytes per work-item, 4, 8 or 16 (0: auto, 16; 8 on GPUs with "
-                   "kernel=direct, 16 there with half)",
-                   false),
-          numParam("rows", ParamType::Int, "0", 0, 16, false,
-                   "schedule: rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 2 on GPUs "
-                   "with kernel=direct, 4 there with half)",
-                   false),
+          intParam("value", "0", 0, 255, "border=constant: the value").asLive(),
+          sizeParam("wg", "8x4", 1, 1024,
+                    "work-group shape in work-items (each vec bytes x rows rows)")
+              .asSchedule(),
+          intParam("vec", "0", 0, 16,
+                   "bytes per work-item, 4, 8 or 16 (0: auto, 16; 8 on GPUs with kernel=direct, "
+                   "16 there with half)")
+              .asSchedule(),
+          intParam("rows", "0", 0, 16,
+                   "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 2 on GPUs with "
+                   "kernel=direct, 4 there with half)")
+              .asSchedule(),
           enumParam("load", "auto", {"auto", "rows", "items"},
-                    "schedule: tile load order, a work-item per tile row (auto on CPUs) or per "
-                    "vector (auto on GPUs: coalesced); kernel=tile only"),
+                    "kernel=tile: tile load order, a work-item per tile row (auto on CPUs) or per "
+                    "vector (auto on GPUs: coalesced)")
+              .asSchedule(),
           enumParam("kernel", "auto", {"auto", "tile", "direct"},
-                    "schedule: tile: local-memory tile, every ksize (auto on CPUs and for ksize "
-                    "5, 7); direct: no local memory, rows slide through registers, ksize 1 and 3 "
-                    "(auto on GPUs)"),
+                    "tile: local-memory tile, every ksize (auto on CPUs and for ksize 5, 7); "
+                    "direct: no local memory, rows slide through registers, ksize 1 and 3 (auto "
+                    "on GPUs)")
+              .asSchedule(),
           enumParam("slide", "auto", {"auto", "pixels", "taps"},
-                    "schedule, kernel=direct: what slides down the rows in registers, the source "
-                    "pixels (auto) or their horizontal taps"),
+                    "kernel=direct: what slides down the rows in registers, the source pixels "
+                    "(auto) or their horizontal taps")
+              .asSchedule(),
           enumParam("half", "auto", {"auto", "on", "off"},
-                    "schedule, kernel=direct, ksize 3, one channel, modes mag/x/y at scale 1, "
-                    "vec 8 or 16: two pixels per instruction in pairs of 16-bit floats (exact); "
-                    "auto: on NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: "
-                    "also elsewhere, emulated in float (slow; for tests); off: never"),
+                    "kernel=direct, ksize 3, one channel, modes mag/x/y at scale 1, vec 8 or 16: "
+                    "two pixels per instruction in pairs of 16-bit floats (exact); auto: on "
+                    "NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: also "
+                    "elsewhere, emulated in float (slow; for tests); off: never")
+              .asSchedule(),
       },
       [] { return std::make_unique<SobelStage>(); }};
   return info;

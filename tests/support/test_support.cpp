@@ -1,10 +1,10 @@
 #include "tests/support/test_support.hpp"
 
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <opencv2/imgproc.hpp>
-#include <fstream>
 #include <random>
 #include <stdexcept>
 
@@ -20,6 +20,22 @@ ClContext& context() {
 
 cl::CommandQueue& queue() {
   static cl::CommandQueue q = context().makeQueue();
+  return q;
+}
+
+ClContext& context(Facts facts) {
+  if (facts == Facts::Device) return context();
+  static std::unique_ptr<ClContext> gpu = [] {
+    DeviceFacts f = context().facts();
+    f.cpu = false;
+    return std::make_unique<ClContext>(context().info(), f);
+  }();
+  return *gpu;
+}
+
+cl::CommandQueue& queue(Facts facts) {
+  if (facts == Facts::Device) return queue();
+  static cl::CommandQueue q = context(Facts::Gpu).makeQueue();
   return q;
 }
 
@@ -49,7 +65,8 @@ cv::Mat randomFrame(int width, int height, int type, unsigned seed) {
   std::uniform_int_distribution<int> dist(0, 255);
   for (int y = 0; y < m.rows; ++y) {
     auto* p = m.ptr<std::uint8_t>(y);
-    for (std::size_t x = 0; x < std::size_t(m.cols) * m.channels(); ++x) p[x] = std::uint8_t(dist(rng));
+    for (std::size_t x = 0; x < std::size_t(m.cols) * m.channels(); ++x)
+      p[x] = std::uint8_t(dist(rng));
   }
   if (width * height == 1) m.setTo(cv::Scalar::all(97 + seed % 100));  // never all-zero
   return m;
@@ -100,23 +117,25 @@ cv::Mat realFrame(int index, int type, int width, int height) {
   return out;
 }
 
-cv::Mat runChecked(Chain& chain, const cv::Mat& in, std::vector<std::vector<std::uint8_t>>* side) {
+cv::Mat runChecked(Chain& chain, const cv::Mat& in, std::vector<std::vector<std::uint8_t>>* side,
+                   Facts facts) {
   const FrameView vin = view(in);
-  if (!chain.configured() || chain.input() != vin.desc()) chain.configure(context(), vin.desc());
+  ClContext& cl = context(facts);
+  if (!chain.configured() || chain.input() != vin.desc()) chain.configure(cl, vin.desc());
   cv::Mat a = makeMat(chain.output()), b = makeMat(chain.output());
   a.setTo(cv::Scalar::all(0x5A));
   b.setTo(cv::Scalar::all(0xA5));
-  chain.runOnce(context(), queue(), vin, view(a), side);
-  chain.runOnce(context(), queue(), vin, view(b), nullptr);
+  chain.runOnce(cl, queue(facts), vin, view(a), side);
+  chain.runOnce(cl, queue(facts), vin, view(b), nullptr);
   const int diff = maxAbsDiff(a, b);
   EXPECT_EQ(diff, 0) << "two runs over differently poisoned outputs differ: a pixel was not "
                         "written, or the result is not deterministic";
   return a;
 }
 
-cv::Mat runChain(const std::string& chainText, const cv::Mat& in) {
+cv::Mat runChain(const std::string& chainText, const cv::Mat& in, Facts facts) {
   Chain chain = Chain::parse(chainText);
-  return runChecked(chain, in);
+  return runChecked(chain, in, nullptr, facts);
 }
 
 int maxAbsDiff(const cv::Mat& a, const cv::Mat& b) {

@@ -19,6 +19,13 @@ namespace vf::test {
 ClContext& context();
 cl::CommandQueue& queue();
 
+// Whose facts the stages choose their schedules from: the test device's own, or those of a GPU
+// without vendor extensions on the same device (DeviceFacts::cpu false), which is how the GPU
+// schedules' defaults run on a CPU device in CI.
+enum class Facts { Device, Gpu };
+ClContext& context(Facts facts);
+cl::CommandQueue& queue(Facts facts);
+
 PixelFormat formatOf(const cv::Mat& m);  // CV_8UC1/3/4 -> Gray8/BGR8/BGRA8
 int cvType(PixelFormat f);               // the reverse
 FrameView view(const cv::Mat& m);        // no copy; m must stay alive
@@ -34,28 +41,15 @@ cv::Mat realFrame(int index, int type = CV_8UC3, int width = 0, int height = 0);
 // Runs `chain` on `in` twice, the output poisoned first with 0x5A and then with 0xA5; both runs
 // must agree (so every pixel was written, and the same), and the output is returned.
 cv::Mat runChecked(Chain& chain, const cv::Mat& in,
-                   std::vector<std::vector<std::uint8_t>>* side = nullptr);
+                   std::vector<std::vector<std::uint8_t>>* side = nullptr,
+                   Facts facts = Facts::Device);
 // Same for a chain string.
-cv::Mat runChain(const std::string& chainText, const cv::Mat& in);
+cv::Mat runChain(const std::string& chainText, const cv::Mat& in, Facts facts = Facts::Device);
 
 // Largest absolute difference of two same-size, same-type 8-bit images.
 int maxAbsDiff(const cv::Mat& a, const cv::Mat& b);
 
 // Sizes every stage is tested at (1x1, 2x2, 17x13, 640x480, 1921x1081).
 const std::vector<cv::Size>& oddSizes();
-
-// Sets an environment variable for its lifetime (a schedule override a test forces).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() { unsetenv(name_); }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-};
 
 }  // namespace vf::test

@@ -1,4 +1,5 @@
-// blur_gpu: the GPU schedule of the Gaussian blur. The same integers as blur.cl (read its header:
+// blur_tiled: the Gaussian blur in one kernel through a tile in local memory, the GPU kernel of
+// pipeline/stages/blur_schedule.hpp ("tiled"). The same integers as blur.cl (read its header:
 // taps quantised as OpenCV's 8-bit path does, bit-exact with cv::GaussianBlur), computed
 // columns first:
 //
@@ -21,18 +22,16 @@
 //     per element: as_float(0x4B000000 | v) - 2^23 is v exactly, without a conversion
 //     instruction. The one conversion left is the final float -> uchar, once per output.
 //
-//   blur_fused   one kernel, nothing in global memory but the frame in and out. A work-group
-//                owns TW elements x TH rows of output. Phase 1: column sums for the TH rows and
-//                for TW + 2*HA columns (HA: the row halo R*CH rounded up to whole words), PY
-//                rows per work-item sliding down its word column, into the float tile.
-//                Barrier. Phase 2: each work-item takes VX consecutive outputs of one row from
-//                the tile (consecutive work-items, consecutive outputs: coalesced stores) and
-//                writes them; the tile is padded so their 16-byte local reads do not collide in
-//                the banks (PHYS below), so a wide VX reads fewer halo elements per output.
-//   blur_cols, blur_rows   the same two phases as two kernels through a 16-bit scratch in
-//                global memory (`passes=2`); blur_rows stages its scratch rows in local memory.
+// blur_fused: nothing in global memory but the frame in and out. A work-group owns TW elements
+// x TH rows of output. Phase 1: column sums for the TH rows and for TW + 2*HA columns (HA: the
+// row halo R*CH rounded up to whole words), PY rows per work-item sliding down its word column,
+// into the float tile; tiles whose words all lie inside the row run a copy of it without the
+// row-end path. Barrier. Phase 2: each work-item takes VX consecutive outputs of one row from
+// the tile (consecutive work-items, consecutive outputs: coalesced stores) and writes them; the
+// tile is padded so their 16-byte local reads do not collide in the banks (PHYS below), so a
+// wide VX reads fewer halo elements per output.
 //
-// Build options (pipeline/stages/blur.cpp chooses them):
+// Build options (pipeline/stages/blur_schedule.cpp chooses them):
 //   RADIUS, CHANNELS, BORDER_*   as in blur.cl        TAPS_U  where the ushort taps start
 //   WG       work-items per group (1-D)
 //   TW, TH   tile: TW elements (a multiple of VX) x TH rows (a multiple of PY)
@@ -40,9 +39,7 @@
 //   ALIGNED  1: rows are a multiple of 4 bytes, so interior words load whole
 //   ALIGNED16  1: rows are a multiple of 16 bytes (16-byte output stores)
 //   NV_PTX   1: an NVIDIA device, whose compiler takes inline PTX (the final rounding)
-//   INNER    blur_fused's border-free copies of the column phase: 0 none, 1 for tiles inside
-//            the row, 2 for tiles inside the row and the frame's rows (see blur.cpp)
-// Run time: src, dst, mid (passes=2), width, height, taps (floats, then ushorts at TAPS_U), value.
+// Run time: src, dst, width, height, taps (floats, then ushorts at TAPS_U), value.
 
 #include "border.cl"
 
@@ -70,11 +67,9 @@ inline float bits_to_float(uint v) { return as_float(0x4B000000u | v) - 8388608.
 // The column sums of the 4 elements e..e+3 for the PY rows y .. y+PY-1, as 16-bit lanes:
 // lo[m] holds elements e and e+2, hi[m] elements e+1 and e+3 (low half first).
 // Elements outside the row are folded by the border rule (or are `value`).
-// inRow, inRows (constants in each inlined copy): the caller knows the word lies inside the row,
-// and rows y - RADIUS .. y + PY + RADIUS - 1 inside the frame.
+// inRow (a constant in each inlined copy): the caller knows the word lies inside the row.
 inline void column_sums(__global const uchar* src, int e, int y, int n, int width, int height,
-                        __constant ushort* tu, int value, uint* lo, uint* hi, bool inRow,
-                        bool inRows) {
+                        __constant ushort* tu, int value, uint* lo, uint* hi, bool inRow) {
 #pragma unroll
   for (int m = 0; m < PY; ++m) lo[m] = hi[m] = 0u;
   const uint outside = (uint)value * 0x01010101u;
@@ -83,11 +78,11 @@ inline void column_sums(__global const uchar* src, int e, int y, int n, int widt
     // Interior word: one aligned 32-bit load per row, all loads issued before any is used.
     // Tiles away from the top and bottom (almost all) take rows as they are: straight-line
     // code, so the compiler can issue the PY + 2R loads back to back (through the border
-    // rule's loops it issued one load per loop and waited for each).
+    // rule's loops it issues one load per loop and waits for each).
     const __global uint* col = (const __global uint*)(src + e);
     const int stride = n / 4;
     uint w[PY + 2 * RADIUS];
-    if (inRows || (y - RADIUS >= 0 && y + PY + RADIUS <= height)) {
+    if (y - RADIUS >= 0 && y + PY + RADIUS <= height) {
       const __global uint* p = col + (size_t)(y - RADIUS) * stride;
 #pragma unroll
       for (int i = 0; i < PY + 2 * RADIUS; ++i) w[i] = p[(size_t)i * stride];
@@ -115,8 +110,8 @@ inline void column_sums(__global const uchar* src, int e, int y, int n, int widt
 #endif
   // Near the row's ends (or rows that are not whole words): each element's column through the
   // border rule, the word assembled from bytes. One row at a time, not unrolled: unrolled, the
-  // compiler issued all (PY + 2R) * 4 byte loads first, and the registers that took (116 against
-  // 56 for the rest of blur_fused, ptxas for sm_90) set the whole kernel's occupancy.
+  // compiler issues all (PY + 2R) * 4 byte loads first, and the registers they take would set
+  // the whole kernel's occupancy.
   int q[4];  // each element's index in a row, or -1 for `value`
 #pragma unroll
   for (int j = 0; j < 4; ++j) q[j] = border_element(e + j, width, CHANNELS);
@@ -216,16 +211,15 @@ inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int
 }
 
 // Phase 1 of blur_fused: the column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...),
-// PY rows per unit, into the float tile. inRow: every word of the tile lies inside the row;
-// inRows: every row it reads lies inside the frame.
+// PY rows per unit, into the float tile. inRow: every word of the tile lies inside the row.
 inline void column_phase(__global const uchar* src, __local float4* tile, int x0, int y0, int n,
                          int width, int height, __constant ushort* tu, int value, int lid,
-                         bool inRow, bool inRows) {
+                         bool inRow) {
   for (int u = lid; u < TWH4 * (TH / PY); u += WG) {
     const int strip = u / TWH4, c = u - strip * TWH4;
     const int e = x0 - HA + 4 * c;
     uint lo[PY], hi[PY];
-    column_sums(src, e, y0 + strip * PY, n, width, height, tu, value, lo, hi, inRow, inRows);
+    column_sums(src, e, y0 + strip * PY, n, width, height, tu, value, lo, hi, inRow);
 #pragma unroll
     for (int m = 0; m < PY; ++m)
       tile[(strip * PY + m) * PITCH + PHYS(c)] = lanes_to_float4(lo[m], hi[m]);
@@ -244,118 +238,16 @@ __kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar*
   const int y0 = get_group_id(1) * TH;  // first output row of the tile
 
   // Phase 1: column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...), PY rows each.
-  // INNER 1: tiles whose words all lie inside the row (all but the first and last of a row) run
-  // a copy without the row-end path; INNER 2: tiles whose rows also lie inside the frame run a
-  // copy without any border code. The choice is uniform over the work-group.
+  // Tiles whose words all lie inside the row (all but the first and last of a row) run a copy
+  // without the row-end path; the choice is uniform over the work-group.
   const bool inRow = x0 >= HA && x0 + TW + HA <= n;
-  (void)inRow;
-#if INNER == 2
-  if (inRow && y0 >= RADIUS && y0 + TH + RADIUS <= height)
-    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, true, true);
-  else
-#elif INNER == 1
   if (inRow)
-    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, true, false);
+    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, true);
   else
-#endif
-    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, false, false);
+    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, false);
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Phase 2: row sums, VX outputs of one row per unit.
-  for (int u = lid; u < TH * (TW / VX); u += WG) {
-    const int r = u / (TW / VX), seg = u - r * (TW / VX);
-    const int y = y0 + r, e = x0 + seg * VX;
-    if (y < height && e < n) row_outputs(tile + r * PITCH, seg * VX, dst, y, e, n, taps);
-  }
-}
-
-// Two-pass form. blur_cols: the column sums of 4 elements x PY rows per work-item into the
-// 16-bit scratch (ushort, element order).
-__kernel KERNEL_ATTRS void blur_cols(__global const uchar* src, __global ushort* mid, int width,
-                                     int height, __constant float* taps, int value) {
-  __constant ushort* tu = (__constant ushort*)(taps + TAPS_U);
-  const int n = width * CHANNELS;
-  const int e = get_global_id(0) * 4;
-  const int y = get_global_id(1) * PY;
-  if (e >= n) return;  // no barrier in this kernel
-  uint lo[PY], hi[PY];
-  column_sums(src, e, y, n, width, height, tu, value, lo, hi, false, false);
-#pragma unroll
-  for (int m = 0; m < PY; ++m) {
-    if (y + m >= height) break;
-    __global ushort* o = mid + (size_t)(y + m) * n + e;
-    const ushort4 v = (ushort4)(lo[m] & 0xFFFFu, hi[m] & 0xFFFFu, lo[m] >> 16, hi[m] >> 16);
-    if (e + 4 <= n) {
-#if ALIGNED
-      *(__global ushort4*)o = v;
-#else
-      vstore4(v, 0, o);
-#endif
-    } else {
-      const ushort part[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int j = 0; j < 4; ++j)
-        if (e + j < n) o[j] = part[j];
-    }
-  }
-}
-
-// blur_rows: a work-group stages TH scratch rows of TW + 2*HA elements (converted to float,
-// folded at the row's ends) in local memory, then each work-item writes VX outputs of a row.
-__kernel KERNEL_ATTRS void blur_rows(__global const ushort* mid, __global uchar* dst, int width,
-                                     int height, __constant float* taps, int value) {
-  __local float4 tile[TH * PITCH];
-  const int lid = get_local_id(0);
-  const int n = width * CHANNELS;
-  const int x0 = get_group_id(0) * TW;
-  const int y0 = get_group_id(1) * TH;
-  const float outside = (float)(value * 256);
-
-  // All of a work-item's scratch loads first (straight-line, so they are in flight together),
-  // then their conversions; words at the row's ends go through the border rule in the second
-  // loop.
-#define LOAD_ITERS ((TWH4 * TH + WG - 1) / WG)
-  ushort4 raw[LOAD_ITERS];
-#pragma unroll
-  for (int it = 0; it < LOAD_ITERS; ++it) {
-    const int u = lid + it * WG;
-    const int r = u / TWH4, c = u - r * TWH4;
-    const int y = min(y0 + r, height - 1);  // rows past the frame: any valid row (not stored)
-    const int e = x0 - HA + 4 * c;
-    raw[it] = (ushort4)(0);
-#if ALIGNED
-    if (u < TWH4 * TH && e >= 0 && e + 4 <= n)
-      raw[it] = *(const __global ushort4*)(mid + (size_t)y * n + e);
-#endif
-  }
-#pragma unroll
-  for (int it = 0; it < LOAD_ITERS; ++it) {
-    const int u = lid + it * WG;
-    if (u >= TWH4 * TH) break;
-    const int r = u / TWH4, c = u - r * TWH4;
-    const int y = min(y0 + r, height - 1);
-    const int e = x0 - HA + 4 * c;
-    float4 v;
-#if ALIGNED
-    if (e >= 0 && e + 4 <= n) {
-      const uint4 w = convert_uint4(raw[it]);
-      v = (float4)(bits_to_float(w.x), bits_to_float(w.y), bits_to_float(w.z), bits_to_float(w.w));
-    } else
-#endif
-    {
-      const __global ushort* row = mid + (size_t)y * n;
-      float f[4];
-#pragma unroll
-      for (int j = 0; j < 4; ++j) {
-        const int x = border_element(e + j, width, CHANNELS);
-        f[j] = x < 0 ? outside : bits_to_float(row[x]);
-      }
-      v = (float4)(f[0], f[1], f[2], f[3]);
-    }
-    tile[r * PITCH + PHYS(c)] = v;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-
   for (int u = lid; u < TH * (TW / VX); u += WG) {
     const int r = u / (TW / VX), seg = u - r * (TW / VX);
     const int y = y0 + r, e = x0 + seg * VX;

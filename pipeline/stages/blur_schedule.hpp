@@ -1,0 +1,71 @@
+#pragma once
+// How the blur runs on a device, apart from what it computes (blur_taps.hpp and the kernels):
+// which of its kernels, their -D build options and launch shapes. Pure functions of the
+// device's facts, the frame and the stage's parameters, so a test can state any device's
+// defaults without that device.
+//
+// The kernels, each the default on some device (chooseBlurKernel):
+//   cpu    kernels/blur.cl: rows, then columns through a 16-bit scratch, each pass a tile in
+//          local memory. Any radius. CPUs, and GPUs past the other kernels' reach.
+//   tiled  kernels/blur_tiled.cl: columns, then rows, in one kernel through a float tile in
+//          local memory. Radius <= 16 and a row halo R * channels <= 40. GPUs.
+//   slab   kernels/blur_slab.cl: both passes as 8-bit integer matrix products, a strip per warp
+//          (mma.sync on NVIDIA's tensor cores; emulated in OpenCL C elsewhere, for tests).
+//          Radius <= 8. NVIDIA GPUs of compute capability 8 and later.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "pipeline/cl/device_facts.hpp"
+#include "pipeline/cl/opencl.hpp"
+#include "pipeline/frame.hpp"
+#include "pipeline/params.hpp"
+
+namespace vf {
+
+enum class BlurKernel { Cpu, Tiled, Slab };
+const char* blurKernelName(BlurKernel k);  // "cpu", "tiled", "slab"
+
+// What the schedule depends on besides the device: the frame, the taps and the stage's
+// schedule parameters.
+struct BlurRequest {
+  FrameDesc frame;
+  std::vector<int> taps;        // fixedPointTaps(): the radius is taps.size() - 1
+  std::string border;           // its build option, borderDefine()
+  std::string kernel = "auto";  // auto, cpu, tiled or slab
+  Size2 wg{16, 4};              // the cpu kernel's work-group
+  Size2 strip{0, 0};            // the slab kernel's strip: sets of 16 outputs x rows; 0: per frame
+  int warps = 0;                // the slab kernel's warps per work-group; 0: 4
+  std::string prefetch = "auto";  // the slab kernel loads each band's rows during the band before
+};
+
+// One kernel launch of a plan.
+struct BlurLaunch {
+  const char* kernel;
+  cl::NDRange global, local;
+};
+
+struct BlurPlan {
+  BlurKernel kernel = BlurKernel::Cpu;
+  std::string file;     // kernels/<file>
+  std::string options;  // -D build options
+  // In order. Two: the first writes a 16-bit scratch of the frame's size the second reads.
+  std::vector<BlurLaunch> launches;
+  std::size_t groupItems = 0;  // work-items per group, checked against what the kernels run
+  // The group size is the schedule's own choice: when the built kernels run fewer work-items,
+  // plan again with that limit (planBlur's groupLimit). Otherwise it is an error naming `hint`.
+  bool groupShrinks = false;
+  std::string hint;
+  std::string text;  // the schedule as key=value text (Stage::schedule())
+};
+
+// The kernel `request.kernel` names, or for auto the device's: slab on NVIDIA compute capability
+// 8+ where it reaches, tiled on other GPUs where it reaches, else cpu. UserError when a named
+// kernel cannot take the radius, channels or taps.
+BlurKernel chooseBlurKernel(const BlurRequest& request, const DeviceFacts& facts);
+
+// The plan for `request` on a device with `facts`; groupLimit (> 0) caps an automatic group
+// size. UserError when the device's limits rule the request out (local memory, work-group size).
+BlurPlan planBlur(const BlurRequest& request, const DeviceFacts& facts, std::size_t groupLimit = 0);
+
+}  // namespace vf
