@@ -26,6 +26,7 @@
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/device.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline/fault_injection.hpp"
 #include "pipeline/registry.hpp"
 
 namespace vf::app {
@@ -249,6 +250,7 @@ int runCommandLine(const CommandLine& cl) {
 
   // Everything the user wrote is checked before a device or a file is opened.
   Chain chain = Chain::parse(*s.chain);
+  injectFaultsFromEnvironment(chain);  // VIDFILTER_FAULT, for the reliability tests
   const OutputSpec output = classifyOutput(s.output, s.codec);
   const SourceSpec sourceSpec = classifySource(*s.input);
   checkSourceAccess(sourceSpec);

@@ -1,9 +1,6 @@
 #include "pipeline/chain.hpp"
 
 #include <algorithm>
-#include <atomic>
-#include <cstdlib>
-#include <cstring>
 #include <set>
 #include <stdexcept>
 
@@ -35,21 +32,6 @@ std::vector<Token> split(const std::string& s, std::size_t base, char sep) {
   }
   return out;
 }
-
-// Fault injection for the reliability tests (docs/RELIABILITY.md), off unless set:
-// VIDFILTER_FAULT=enqueue:N makes the N-th Chain::enqueue of the process (counting from 1) throw
-// ClError(CL_OUT_OF_RESOURCES) after the earlier stages of that frame are enqueued, as a device
-// failing mid-stream would. Read once, at the first enqueue.
-long faultAtEnqueue() {
-  static const long n = [] {
-    const char* v = std::getenv("VIDFILTER_FAULT");
-    const char* prefix = "enqueue:";
-    if (!v || std::strncmp(v, prefix, std::strlen(prefix)) != 0) return 0L;
-    return std::max(0L, std::strtol(v + std::strlen(prefix), nullptr, 10));
-  }();
-  return n;
-}
-std::atomic<long> gEnqueues{0};
 
 std::string mib(std::uint64_t bytes) {
   return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB";
@@ -254,8 +236,6 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
   std::size_t lastEnabled = stages_.size();
   for (std::size_t i = 0; i < stages_.size(); ++i)
     if (enabled_[i]) lastEnabled = i;
-  const long fault = faultAtEnqueue();
-  const bool injectFault = fault > 0 && gEnqueues.fetch_add(1) + 1 == fault;
 
   const cl::Buffer* cur = &in;
   std::vector<cl::Event> deps;  // the caller's events, without null ones
@@ -266,10 +246,6 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
   for (std::size_t i = 0; i < stages_.size(); ++i) {
     if (!enabled_[i]) continue;
     Stage& st = *stages_[i];
-    if (injectFault && i == lastEnabled)
-      throw ClError(CL_OUT_OF_RESOURCES,
-                    "clEnqueueNDRangeKernel(" + st.name() +
-                        ") [injected by VIDFILTER_FAULT=enqueue:" + std::to_string(fault) + "]");
     const cl::Buffer* dst = cur;
     if (!st.passthrough()) dst = (i == lastProducer) ? &out : &scratch_[nextScratch++ % 2];
     const std::uint64_t before = kernelsLaunched();
@@ -302,21 +278,37 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
     });
     deps.assign(1, copy);
   }
+  run.done = deps.empty() ? cl::Event() : deps.front();
   if (side) {
-    const auto outs = sideOutputs();
+    const std::vector<SideOutput> outs = sideOutputs();
     side->resize(outs.size());
+    std::vector<std::uint8_t*> dst;
     for (std::size_t k = 0; k < outs.size(); ++k) {
       (*side)[k].resize(outs[k].bytes);
-      cl::Event read;
-      clCall("clEnqueueReadBuffer(" + outs[k].name + ")", [&] {
-        queue.enqueueReadBuffer(outs[k].buffer, CL_FALSE, 0, outs[k].bytes, (*side)[k].data(),
-                                deps.empty() ? nullptr : &deps, &read);
-      });
-      deps.assign(1, read);
+      dst.push_back((*side)[k].data());
     }
+    run.done = readSideOutputs(queue, dst, run.done);
   }
-  run.done = deps.empty() ? cl::Event() : deps.front();
   return run;
+}
+
+cl::Event Chain::readSideOutputs(cl::CommandQueue& queue, const std::vector<std::uint8_t*>& dst,
+                                 const cl::Event& after) const {
+  const std::vector<SideOutput> outs = sideOutputs();
+  if (dst.size() < outs.size())
+    throw std::invalid_argument("Chain::readSideOutputs: " + std::to_string(dst.size()) +
+                                " destinations for " + std::to_string(outs.size()) + " outputs");
+  cl::Event last = after;
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    const std::vector<cl::Event> deps{last};
+    cl::Event read;
+    clCall("clEnqueueReadBuffer(" + outs[k].name + ")", [&] {
+      queue.enqueueReadBuffer(outs[k].buffer, CL_FALSE, 0, outs[k].bytes, dst[k],
+                              last() ? &deps : nullptr, &read);
+    });
+    last = read;
+  }
+  return last;
 }
 
 ChainRun Chain::runOnce(ClContext& cl, cl::CommandQueue& queue, const FrameView& in,

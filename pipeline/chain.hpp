@@ -75,7 +75,22 @@ class Chain {
                    const std::vector<cl::Event>& wait,
                    std::vector<std::vector<std::uint8_t>>* side = nullptr, bool stageEvents = true);
 
+  // The side outputs of the frame enqueued last (their buffers may change from frame to frame).
   std::vector<SideOutput> sideOutputs() const;
+  // Enqueues non-blocking reads of those side outputs into dst[k] (sideOutputs()[k].bytes each)
+  // on `queue` after `after` (a null event: after what the in-order queue holds), and returns
+  // the last read's event (`after` when there are none). Enqueue them on the frame's queue
+  // before the next frame, which may overwrite the buffers.
+  cl::Event readSideOutputs(cl::CommandQueue& queue, const std::vector<std::uint8_t*>& dst,
+                            const cl::Event& after) const;
+
+  // Replaces stage i with wrap(stage i): a decorator around it (pipeline/fault_injection.hpp).
+  // The chain must be configured again.
+  template <class Wrap>
+  void wrapStage(std::size_t i, Wrap&& wrap) {
+    stages_.at(i) = wrap(std::move(stages_.at(i)));
+    configured_ = false;
+  }
 
   // One frame, blocking: upload `in`, run, download into `out` (which must have output()'s
   // size and format). For tests and tools, not for streaming.

@@ -3,7 +3,7 @@
 #include <fstream>
 
 #include "pipeline/cl/error.hpp"
-#include "pipeline/pinned_ring.hpp"
+#include "pipeline/engine_buffers.hpp"
 #include "tests/test_engine_util.hpp"
 
 using namespace vf;

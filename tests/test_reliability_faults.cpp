@@ -1,9 +1,10 @@
-// Reliability: device faults and interrupts, through the real binary (issue 7). A CL error in the
-// middle of a stream is injected with VIDFILTER_FAULT=enqueue:N (pipeline/chain.cpp): the N-th
-// Chain::enqueue throws ClError(CL_OUT_OF_RESOURCES). Covered elsewhere, not repeated: no device
-// and a broken gray.cl (test_app_cli.cpp), SIGINT offline (test_app_offline.cpp), a second
-// SIGINT and SIGINT while opening (test_app_live.cpp), a signal while the preview is paused
-// (test_app_preview.cpp). Every run here has a timeout: a deadlock fails, it does not hang.
+// Reliability: device faults and interrupts, through the real binary. A CL error in the middle
+// of a stream is injected with VIDFILTER_FAULT=enqueue:N (pipeline/fault_injection.cpp): the
+// N-th enqueue of the chain's last stage throws ClError(CL_OUT_OF_RESOURCES). Covered elsewhere,
+// not repeated: no device and a broken gray.cl (test_app_cli.cpp), SIGINT offline
+// (test_app_offline.cpp), a second SIGINT and SIGINT while opening (test_app_live.cpp), a signal
+// while the preview is paused (test_app_preview.cpp). Every run here has a timeout: a deadlock
+// fails, it does not hang.
 #include <sys/stat.h>
 
 #include <cmath>

@@ -11,7 +11,7 @@
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/engine.hpp"
-#include "pipeline/pinned_ring.hpp"
+#include "pipeline/engine_buffers.hpp"
 
 namespace vf::bench {
 

@@ -23,15 +23,4 @@ cl::CommandQueue ClContext::makeQueue() const {
   });
 }
 
-double eventMs(const cl::Event& e) {
-  if (!e()) return 0.0;
-  cl_ulong start = 0, end = 0;
-  if (clGetEventProfilingInfo(e(), CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr) !=
-          CL_SUCCESS ||
-      clGetEventProfilingInfo(e(), CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) !=
-          CL_SUCCESS)
-    return 0.0;
-  return end > start ? (end - start) * 1e-6 : 0.0;
-}
-
 }  // namespace vf

@@ -4,6 +4,7 @@
 
 #include "pipeline/cl/device.hpp"
 #include "pipeline/cl/device_facts.hpp"
+#include "pipeline/cl/event_timing.hpp"
 #include "pipeline/cl/opencl.hpp"
 #include "pipeline/cl/program_cache.hpp"
 
@@ -36,8 +37,5 @@ class ClContext {
   cl::Context context_;
   std::unique_ptr<ProgramCache> programs_;
 };
-
-// Device time of a completed event in milliseconds (END - START); 0 if profiling is unavailable.
-double eventMs(const cl::Event& e);
 
 }  // namespace vf

@@ -1,4 +1,4 @@
-#include "pipeline/pinned_ring.hpp"
+#include "pipeline/engine_buffers.hpp"
 
 #include <atomic>
 #include <stdexcept>
