@@ -178,7 +178,7 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
     StageContext ctx{cl, static_cast<int>(i), published_, &publishedPerFrame_};
     FrameDesc out;
     try {
-      out = stages_[i]->configure(ctx, cur);
+      out = clCall(stages_[i]->name(), [&] { return stages_[i]->configure(ctx, cur); });
     } catch (const ClError& e) {
       if (!isAllocationFailure(e.code())) throw;
       throw std::runtime_error(stages_[i]->name() + ": " + e.what() + " for frame " + in.str() +
@@ -252,7 +252,7 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
     StageEvents ev;
     {
       const StageEventsOff off(!stageEvents && i != lastEnabled);
-      ev = st.enqueue(queue, *cur, *dst, deps);
+      ev = clCall(st.name(), [&] { return st.enqueue(queue, *cur, *dst, deps); });
     }
     if (ev.last())
       deps.assign(1, ev.last);  // a stage with nothing to do enqueues nothing

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "pipeline/cl/context.hpp"
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/frame.hpp"
 #include "pipeline/stage.hpp"
 

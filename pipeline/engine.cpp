@@ -52,8 +52,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "pipeline/cl/error.hpp"
 #include "pipeline/engine_impl.hpp"
+#include "pipeline/error.hpp"
 
 namespace vf {
 
@@ -127,7 +127,7 @@ void Engine::Impl::run(FrameSource& source, FrameSink& sink) {
     running = false;
   }
   stopRequested.store(false);
-  if (error) std::rethrow_exception(error);
+  if (error) rethrowAsLibraryError(error);
 }
 
 // A fresh ring and counters, the source's policy, the stats file.

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 
 namespace vf {
 

@@ -1,7 +1,7 @@
 // The engine's sink thread (the contract is at the top of engine.cpp): waits on the oldest
 // in-flight frame's download, measures it, hands it to the sink and frees its slot.
-#include "pipeline/cl/error.hpp"
 #include "pipeline/engine_impl.hpp"
+#include "pipeline/error.hpp"
 
 namespace vf {
 

@@ -1,8 +1,8 @@
 // The engine's submit thread, the caller of run() (the contract is at the top of engine.cpp):
 // posted changes between frames, then per captured frame the upload if not done yet, the chain
 // and the download, all enqueued without waiting on the device.
-#include "pipeline/cl/error.hpp"
 #include "pipeline/engine_impl.hpp"
+#include "pipeline/error.hpp"
 
 namespace vf {
 

@@ -5,7 +5,7 @@
 #include <memory>
 #include <utility>
 
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 
 namespace vf {
 namespace {

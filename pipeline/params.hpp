@@ -1,22 +1,11 @@
 #pragma once
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "pipeline/error.hpp"
+
 namespace vf {
-
-// A parameter value a user wrote that is wrong: the message is complete without the stage name
-// ("sigma must be in (0, 50], got -1"); the chain parser adds "blur: " and points at the token.
-class ParamError : public std::runtime_error {
- public:
-  ParamError(std::string param, const std::string& msg)
-      : std::runtime_error(msg), param_(std::move(param)) {}
-  const std::string& param() const { return param_; }
-
- private:
-  std::string param_;
-};
 
 enum class ParamType { Int, Float, Enum, Bool, Size };
 

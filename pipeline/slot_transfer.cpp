@@ -1,6 +1,6 @@
 #include "pipeline/slot_transfer.hpp"
 
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 
 namespace vf {
 namespace {

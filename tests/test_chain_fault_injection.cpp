@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/fault_injection.hpp"
 #include "tests/support/test_support.hpp"
 

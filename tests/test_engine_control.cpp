@@ -2,8 +2,8 @@
 // chain and the sink, a source that blocks, and no leak of OpenCL objects over a long run.
 #include <fstream>
 
-#include "pipeline/cl/error.hpp"
 #include "pipeline/engine_buffers.hpp"
+#include "pipeline/error.hpp"
 #include "tests/test_engine_util.hpp"
 
 using namespace vf;

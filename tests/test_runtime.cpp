@@ -5,11 +5,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/device.hpp"
-#include "pipeline/cl/error.hpp"
 #include "pipeline/cl/kernel_source.hpp"
 #include "pipeline/cl/program_cache.hpp"
+#include "pipeline/error.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -30,13 +31,13 @@ DeviceInfo fake(int p, int d, const std::string& platform, const std::string& na
 std::vector<DeviceInfo> fakeDevices() {
   auto pocl = fake(0, 0, "Portable Computing Language", "pthread-skylake", CL_DEVICE_TYPE_CPU);
   pocl.version = "OpenCL 3.0 PoCL HSTR: pthread-x86_64";
-  return {pocl,
-          fake(1, 0, "NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU),
+  return {pocl, fake(1, 0, "NVIDIA CUDA", "NVIDIA H200", CL_DEVICE_TYPE_GPU),
           fake(1, 1, "NVIDIA CUDA", "NVIDIA H100", CL_DEVICE_TYPE_GPU)};
 }
 
 fs::path freshDir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("vidfilter-test-" + name + "-" + std::to_string(::getpid()));
+  fs::path d =
+      fs::temp_directory_path() / ("vidfilter-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -124,6 +125,56 @@ TEST(ClErrors, NamesNotNumbers) {
   ClError e(CL_INVALID_WORK_GROUP_SIZE, "clEnqueueNDRangeKernel(blur_rows)");
   EXPECT_STREQ(e.what(), "clEnqueueNDRangeKernel(blur_rows): CL_INVALID_WORK_GROUP_SIZE");
   EXPECT_EQ(e.code(), CL_INVALID_WORK_GROUP_SIZE);
+}
+
+// One hierarchy: a bad parameter is something the user fixes, like any UserError.
+TEST(ClErrors, ParamErrorIsAUserError) {
+  try {
+    Chain::parse("blur").stage(0).params().set("sigma", "-1");
+    FAIL();
+  } catch (const UserError& e) {
+    EXPECT_NE(dynamic_cast<const ParamError*>(&e), nullptr);
+    EXPECT_STREQ(e.what(), "sigma must be in (0, 50], got -1");
+  }
+}
+
+// A stage whose own OpenCL call fails (here clSetKernelArg with no such argument) reaches the
+// caller as a ClError naming the stage and the call, never as CLHPP's cl::Error.
+TEST(ClErrors, AStagesOpenClFailureIsAClErrorNamingTheStage) {
+  class BadArgStage : public Stage {
+   public:
+    BadArgStage() : Stage(info()) {}
+    static const StageInfo& info() {
+      static const StageInfo i{"badarg", "", "", {}, nullptr};
+      return i;
+    }
+    FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
+      kernel_ = cl::Kernel(ctx.cl.programs().buildSource(
+                               "badarg", "kernel void k(global uchar* p) { p[0] = 1; }", ""),
+                           "k");
+      return in;
+    }
+    StageEvents enqueue(cl::CommandQueue&, const cl::Buffer& in, const cl::Buffer&,
+                        const std::vector<cl::Event>&) override {
+      kernel_.setArg(7, in);
+      return {};
+    }
+
+   private:
+    cl::Kernel kernel_;
+  };
+  Chain chain;
+  chain.add(std::make_unique<BadArgStage>());
+  chain.configure(test::context(), {8, 8, PixelFormat::Gray8});
+  cl::Buffer in(test::context().context(), CL_MEM_READ_WRITE, 64);
+  cl::Buffer out(test::context().context(), CL_MEM_READ_WRITE, 64);
+  try {
+    chain.enqueue(test::queue(), in, out, {});
+    FAIL();
+  } catch (const ClError& e) {
+    EXPECT_EQ(e.code(), CL_INVALID_ARG_INDEX);
+    EXPECT_STREQ(e.what(), "badarg [clSetKernelArg]: CL_INVALID_ARG_INDEX");
+  }
 }
 
 TEST(ClErrors, ClCallRethrowsWithContext) {

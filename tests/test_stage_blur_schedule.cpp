@@ -9,7 +9,7 @@
 #include <string>
 
 #include "pipeline/border.hpp"
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/stages/blur_schedule.hpp"
 #include "pipeline/stages/blur_shape.hpp"
 #include "pipeline/stages/blur_taps.hpp"

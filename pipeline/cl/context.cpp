@@ -1,6 +1,6 @@
 #include "pipeline/cl/context.hpp"
 
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 
 namespace vf {
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 
 namespace vf {
 

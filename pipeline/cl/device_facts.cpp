@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 
 namespace vf {
 namespace {

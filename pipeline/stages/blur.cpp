@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "pipeline/border.hpp"
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/stages/blur_fragments.hpp"
 #include "pipeline/stages/blur_schedule.hpp"
 #include "pipeline/stages/blur_taps.hpp"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "pipeline/cl/build_options.hpp"
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/stage.hpp"
 #include "pipeline/stages/blur_fragments.hpp"
 #include "pipeline/stages/blur_shape.hpp"

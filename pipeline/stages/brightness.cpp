@@ -11,7 +11,7 @@
 #include <cmath>
 
 #include "pipeline/cl/build_options.hpp"
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/stages/histogram_kernel.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 

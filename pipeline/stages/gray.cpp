@@ -2,7 +2,7 @@
 #include <string>
 
 #include "pipeline/cl/build_options.hpp"
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {

@@ -9,7 +9,7 @@
 // R), bgra 4 x 256 (alpha counted too, so every channel equals cv::calcHist of that channel).
 #include <string>
 
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/stages/histogram_kernel.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "pipeline/cl/build_options.hpp"
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 
 namespace vf {
 namespace {

@@ -21,7 +21,7 @@
 
 #include "pipeline/border.hpp"
 #include "pipeline/cl/build_options.hpp"
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {

@@ -1,4 +1,4 @@
-#include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 
 #include <string>
 
@@ -84,8 +84,12 @@ std::string clErrorName(int code) {
 ClError::ClError(int code, const std::string& call)
     : std::runtime_error(call + ": " + clErrorName(code)), code_(code) {}
 
-void checkCl(int code, const char* call) {
-  if (code != CL_SUCCESS) throw ClError(code, call);
+void rethrowAsLibraryError(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const cl::Error& ce) {
+    throw ClError(ce.err(), ce.what());
+  }
 }
 
 }  // namespace vf

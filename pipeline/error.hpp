@@ -1,0 +1,72 @@
+#pragma once
+// The errors of the pipeline library, one hierarchy, and the one way OpenCL failures become
+// them.
+//
+//   UserError   something a user can fix: a bad chain, parameter, device selector, a frame or
+//               work-group the device cannot take. The program prints what() alone and exits 2.
+//     ParamError  one parameter's value (the chain parser adds the stage and a caret).
+//   ClError     an OpenCL call failed: the call, what it was doing and the error's name
+//               ("clEnqueueNDRangeKernel(blur_rows): CL_OUT_OF_RESOURCES"); code() is the status.
+//   (KernelBuildError, pipeline/cl/program_cache.hpp: a kernel that does not compile, with its
+//   build log.)
+//
+// OpenCL is called through CLHPP with exceptions on (CL_HPP_ENABLE_EXCEPTIONS): a failed call
+// throws cl::Error, and no pipeline code checks a status code. A cl::Error becomes a ClError
+// before it leaves the library: at the call, through clCall(what, f), where the caller can say
+// what it was doing; otherwise where the chain calls a stage (naming the stage) and where
+// Engine::run rethrows an error of its threads. Where a failure is expected and harmless (an
+// optional device query, profiling a driver does not report), the code catches cl::Error there
+// and says why.
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "pipeline/cl/opencl.hpp"
+
+namespace vf {
+
+class UserError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A parameter value a user wrote that is wrong: the message is complete without the stage name
+// ("sigma must be in (0, 50], got -1"); the chain parser adds "blur: " and points at the token.
+class ParamError : public UserError {
+ public:
+  ParamError(std::string param, const std::string& msg)
+      : UserError(msg), param_(std::move(param)) {}
+  const std::string& param() const { return param_; }
+
+ private:
+  std::string param_;
+};
+
+// Name of an OpenCL status code ("CL_OUT_OF_RESOURCES"), or "CL_ERROR(<n>)" if unknown.
+std::string clErrorName(int code);
+
+class ClError : public std::runtime_error {
+ public:
+  ClError(int code, const std::string& call);
+  int code() const { return code_; }
+
+ private:
+  int code_;
+};
+
+// Runs `f` (CLHPP calls) and rethrows a cl::Error as a ClError saying `what` was being done:
+//   buf = clCall("clCreateBuffer(slot)", [&] { return cl::Buffer(...); });
+template <typename F>
+auto clCall(const std::string& what, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const cl::Error& e) {
+    throw ClError(e.err(), what.empty() ? std::string(e.what()) : what + " [" + e.what() + "]");
+  }
+}
+
+// Rethrows `e`; a cl::Error as the ClError naming its call.
+[[noreturn]] void rethrowAsLibraryError(std::exception_ptr e);
+
+}  // namespace vf
