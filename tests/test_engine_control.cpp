@@ -238,7 +238,7 @@ TEST(EngineStop, WhileTheSourceWaitsForASlot) {
   EXPECT_EQ(sink.finishCalls(), 1);
 }
 
-TEST(EngineErrors, SourceThrowsAfterSomeFrames) {
+TEST(EngineErrors, SourceErrorEndsTheInputAndWhatWasCapturedIsDelivered) {
   const StreamPlan plan = StreamPlan::uniform(100, kSmall);
   TestSource source(plan);
   source.throwAt = 20;
@@ -259,7 +259,7 @@ TEST(EngineErrors, SourceThrowsAfterSomeFrames) {
   EXPECT_EQ(sink.finishCalls(), 1);
 }
 
-TEST(EngineErrors, SourceWithoutSlotIsAnError) {
+TEST(EngineErrors, SourceReturningAFrameWithoutASlotIsAnError) {
   TestSource source(StreamPlan::uniform(100, kSmall));
   source.noSlotAt = 5;
   CollectSink sink;
@@ -269,7 +269,7 @@ TEST(EngineErrors, SourceWithoutSlotIsAnError) {
   EXPECT_EQ(sink.finishCalls(), 1);
 }
 
-TEST(EngineErrors, SinkThrows) {
+TEST(EngineErrors, SinkErrorStopsDeliveryAtOnce) {
   for (int slots : {1, 3}) {
     TestSource source(StreamPlan::uniform(200, kSmall));
     CollectSink sink;
@@ -339,7 +339,7 @@ TEST(EngineErrors, ReconfigureToAnUnsupportedFormatFails) {
   EXPECT_EQ(sink.finishCalls(), 1);
 }
 
-TEST(EngineErrors, FinishThrowsIsReported) {
+TEST(EngineErrors, FinishErrorIsRethrown) {
   struct FinishThrows : CollectSink {
     void finish() override {
       CollectSink::finish();
@@ -355,7 +355,7 @@ TEST(EngineErrors, FinishThrowsIsReported) {
   EXPECT_EQ(sink.finishCalls(), 1);
 }
 
-TEST(EngineErrors, BadOptions) {
+TEST(EngineErrors, BadOptionsAreUserErrors) {
   EXPECT_THROW(Engine(sharedContext(), Chain::parse(kChain), engineOptions(0)), UserError);
   EXPECT_THROW(Engine(sharedContext(), Chain::parse(kChain), engineOptions(9)), UserError);
   TestSource source(StreamPlan::uniform(10, kSmall));

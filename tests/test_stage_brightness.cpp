@@ -153,7 +153,7 @@ TEST(BrightnessAuto, MatchesReferenceOnRandomOddSizes) {
   }
 }
 
-TEST(BrightnessAuto, RealFrameAtOddSizes) {
+TEST(BrightnessAuto, MatchesReferenceOnARealFrameAtOddSizes) {
   for (const auto& sz : oddSizes()) {
     const cv::Mat in = realFrame(80, CV_8UC3, sz.width, sz.height);
     for (bool withHist : {false, true})
@@ -227,7 +227,7 @@ TEST(BrightnessAuto, UsesTheUpstreamHistogramOnlyOfTheSameFrame) {
   }
 }
 
-TEST(BrightnessAuto, LiveClipAndModeSwitch) {
+TEST(BrightnessAuto, LiveClipAndModeSwitchApplyToTheNextFrame) {
   const cv::Mat in = realFrame(50, CV_8UC1);
   Chain chain = Chain::parse("brightness=auto:clip=1");
   EXPECT_LE(maxAbsDiff(runChecked(chain, in), autoReference(in, 1)), 1);

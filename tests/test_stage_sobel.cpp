@@ -93,8 +93,8 @@ cv::Mat reference(const cv::Mat& src, const Config& c) {
   return out;
 }
 
-// Largest difference seen per mode in this process, printed when the program ends (the
-// numbers the closing note asks for).
+// Largest difference seen per mode in this process, printed when the program ends: how close a
+// device came, beyond the limit each comparison asserts.
 struct Observed {
   std::map<std::string, int> maxDiff;
   ~Observed() {
@@ -104,8 +104,8 @@ struct Observed {
 } observed;
 
 // Runs the stage (outputs poisoned, two runs compared) and returns the max difference to OpenCV.
-int diffToOpenCV(const cv::Mat& in, const Config& c) {
-  const cv::Mat out = runChain(c.chain(), in);
+int diffToOpenCV(const cv::Mat& in, const Config& c, Facts facts = Facts::Device) {
+  const cv::Mat out = runChain(c.chain(), in, facts);
   EXPECT_EQ(out.type(), in.type());
   const int d = maxAbsDiff(out, reference(in, c));
   int& seen = observed.maxDiff[c.mode];
@@ -114,7 +114,8 @@ int diffToOpenCV(const cv::Mat& in, const Config& c) {
 }
 
 // x and y are exact (integer taps; with a scale the kernel runs OpenCV's float operations in
-// OpenCV's order); mag and l2 are computed exactly too, but the brief allows them 1 level.
+// OpenCV's order); mag and l2 within one level (exact on PoCL; a GPU's float arithmetic may
+// round a few pixels the other way).
 int allowed(const Config& c) { return c.mode == "x" || c.mode == "y" ? 0 : 1; }
 
 std::string where(const cv::Mat& in, const Config& c) {
@@ -135,7 +136,7 @@ const std::vector<cv::Size> kSmallSizes = {{1, 1}, {2, 2}, {17, 13}};
 
 // The full border x mode matrix (constant at two values) at ksize 3, at the small sizes where
 // every pixel is near an edge, on random gray frames and a small real frame.
-TEST(SobelStage, EveryBorderEveryModeSmallSizes) {
+TEST(SobelStage, MatchesOpenCVForEveryBorderAndModeAtSmallSizes) {
   unsigned seed = 1;
   for (const auto& border : borderNames())
     for (const auto& mode : kModes)
@@ -152,7 +153,7 @@ TEST(SobelStage, EveryBorderEveryModeSmallSizes) {
 // its own (at ksize 3 and 7). At ksize 5 and 7 a real frame's gradients mostly saturate 8 bits
 // at scale 1, so those also run at a scale that keeps them in range (a power of two: the float
 // products stay exact). BGR frames: every channel on its own, as OpenCV does.
-TEST(SobelStage, RealFramesEveryKsize) {
+TEST(SobelStage, MatchesOpenCVOnRealFramesAtEveryKsize) {
   const cv::Mat gray = realFrame(100, CV_8UC1);
   for (const auto& mode : kModes) EXPECT_MATCHES(gray, make(mode));
   for (int k : {1, 5, 7}) EXPECT_MATCHES(gray, make("l2", k));
@@ -167,7 +168,7 @@ TEST(SobelStage, RealFramesEveryKsize) {
 
 // The wider halos (2 and 3 pixels, folded more than once at the small sizes) under the border
 // modes that fold differently, and ksize 1 (no smoothing) at the small sizes.
-TEST(SobelStage, WideAperturesUnderBorders) {
+TEST(SobelStage, MatchesOpenCVWithWideAperturesUnderFoldingBorders) {
   unsigned seed = 100;
   for (const char* border : {"constant", "wrap", "reflect101"}) {
     const Config c = make("l2", 7, border, 0.03125, 200);
@@ -182,7 +183,7 @@ TEST(SobelStage, WideAperturesUnderBorders) {
 }
 
 // The odd sizes (1x1 ... 1921x1081) on random frames with 1, 3 and 4 channels.
-TEST(SobelStage, OddSizesEveryChannelCount) {
+TEST(SobelStage, MatchesOpenCVAtOddSizesForEveryChannelCount) {
   unsigned seed = 200;
   for (const auto& sz : oddSizes()) {
     for (int type : {CV_8UC1, CV_8UC3})
@@ -193,7 +194,7 @@ TEST(SobelStage, OddSizesEveryChannelCount) {
 }
 
 // The big odd frame under every border (partial tiles at the right and bottom edges).
-TEST(SobelStage, LargeOddFrameEveryBorder) {
+TEST(SobelStage, MatchesOpenCVOnALargeOddFrameUnderEveryBorder) {
   const cv::Mat gray = realFrame(20, CV_8UC1, 1921, 1081);
   for (const auto& border : borderNames())
     EXPECT_MATCHES(gray, make("l2", 3, border, 1, border == "constant" ? 255 : 0));
@@ -204,7 +205,7 @@ TEST(SobelStage, LargeOddFrameEveryBorder) {
 // a pixel. Besides the default on CPUs (8x4 items of 16 bytes x 16 rows, loads by row): the
 // GPU default (16 bytes x 4 rows, loads by item) in a square group, 4 bytes x 2 rows in a group
 // width that is not a multiple of 3 channels, and 8 bytes x 3 rows in 32 x 2 items.
-TEST(SobelStage, WorkGroupShapesAndSchedules) {
+TEST(SobelStage, TileKernelSchedulesDoNotChangeTheResult) {
   unsigned seed = 300;
   struct Case {
     std::string schedule;
@@ -228,7 +229,7 @@ TEST(SobelStage, WorkGroupShapesAndSchedules) {
 // scale != 1: exact binary fractions and integers, and scales whose products round in float
 // (OpenCV scales the float smoothing taps; the kernel does the same operations in the same
 // order). Large scales drive the int16 saturation before the absolute value.
-TEST(SobelStage, ScaleNotOne) {
+TEST(SobelStage, MatchesOpenCVAtScalesOtherThanOne) {
   const cv::Mat gray = realFrame(60, CV_8UC1, 640, 480);
   const cv::Mat bgr = realFrame(60, CV_8UC3, 67, 43);
   for (double scale : {0.5, 2.0, 0.3, 3.7, 100.0, 1e-3, 0.77}) {
@@ -240,7 +241,7 @@ TEST(SobelStage, ScaleNotOne) {
 }
 
 // int16 saturation at scale 1: a 7x7 gradient of a checkerboard exceeds 32767.
-TEST(SobelStage, Int16SaturationAtKsize7) {
+TEST(SobelStage, SaturatesToInt16AsOpenCVDoesAtKsize7) {
   cv::Mat in(32, 32, CV_8UC1);
   for (int y = 0; y < in.rows; ++y)
     for (int x = 0; x < in.cols; ++x) in.at<uchar>(y, x) = ((x / 4 + y / 4) % 2) ? 255 : 0;
@@ -249,7 +250,7 @@ TEST(SobelStage, Int16SaturationAtKsize7) {
 }
 
 // scale is live: changing it needs no reconfigure (no program rebuild).
-TEST(SobelStage, LiveScaleWithoutReconfigure) {
+TEST(SobelStage, LiveScaleChangeNeedsNoReconfigure) {
   const cv::Mat in = realFrame(10, CV_8UC1, 320, 240);
   Chain chain = Chain::parse("sobel=mode=x");
   const cv::Mat a = runChecked(chain, in);
@@ -329,7 +330,7 @@ TEST(SobelStage, RampGivesGradientAlongItsDirectionOnly) {
 
 // A constant image has no gradient: zero everywhere, except at the edge under border=constant
 // when the border value differs from the image (and there only).
-TEST(SobelStage, ConstantImage) {
+TEST(SobelStage, ConstantImageHasNoGradientExceptUnderConstantBorder) {
   const cv::Mat in(37, 29, CV_8UC1, cv::Scalar(100));
   for (const auto& border : borderNames())
     for (const auto& mode : kModes) {
@@ -355,7 +356,7 @@ TEST(SobelStage, ConstantImage) {
   EXPECT_GT(countNot(edge7, 0), 0);
 }
 
-TEST(SobelStage, Errors) {
+TEST(SobelStage, ErrorsNameTheParameter) {
   auto message = [](const std::string& chain) {
     try {
       Chain::parse(chain);
@@ -379,52 +380,21 @@ TEST(SobelStage, Errors) {
   EXPECT_EQ(message("sobel=l2:5:0.5:wrap"), "(no error)");  // positional, in declared order
 }
 
-// Kernel time at 1920x1080 on this device (median of 10 after warm-up, from the stage's
-// profiling event through Chain::runOnce) next to OpenCV CPU doing the same work in the same
-// program. Disabled: it prints numbers and asserts nothing about time. Run with
-//   test_stage_sobel --gtest_also_run_disabled_tests --gtest_filter='*Benchmark*'
-TEST(SobelStage, DISABLED_Benchmark1080p) {
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  const int runs = 10;
-  for (int type : {CV_8UC1, CV_8UC3}) {
-    const cv::Mat in = realFrame(100, type, 1920, 1080);
-    const char* fmt = type == CV_8UC1 ? "gray" : "bgr";
-    // OpenCV CPU: Sobel x + Sobel y + convertScaleAbs x2 + addWeighted.
-    std::vector<double> cvMs;
-    cv::Mat gx, gy, ax, ay, ref;
-    for (int i = 0; i < runs + 2; ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      cv::Sobel(in, gx, CV_16S, 1, 0, 3);
-      cv::Sobel(in, gy, CV_16S, 0, 1, 3);
-      cv::convertScaleAbs(gx, ax);
-      cv::convertScaleAbs(gy, ay);
-      cv::addWeighted(ax, 0.5, ay, 0.5, 0, ref);
-      const auto t1 = std::chrono::steady_clock::now();
-      if (i >= 2) cvMs.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+// A GPU's default schedule on the test device: the direct kernel, 8 bytes x 2 rows per
+// work-item (the float path: the f16x2 one needs NVIDIA's instructions), every border and mode.
+TEST(SobelStage, GpuDefaultScheduleMatchesOpenCV) {
+  unsigned seed = 900;
+  for (const auto& border : borderNames())
+    for (const auto& mode : kModes) {
+      const Config c = make(mode, 3, border, 1, border == "constant" ? 77 : 0);
+      const cv::Mat in = randomFrame(17, 13, CV_8UC1, seed++);
+      EXPECT_LE(diffToOpenCV(in, c, Facts::Gpu), allowed(c)) << where(in, c);
     }
-    std::printf(
-        "1920x1080 %-4s OpenCV CPU (%d threads) Sobel x+y, convertScaleAbs x2, "
-        "addWeighted: %.3f ms\n",
-        fmt, cv::getNumThreads(), median(cvMs));
-    for (const char* chainText :
-         {"sobel", "sobel=mode=l2", "sobel=mode=x", "sobel=ksize=5", "sobel=load=items"}) {
-      Chain chain = Chain::parse(chainText);
-      cv::Mat out = runChecked(chain, in);
-      if (std::string(chainText) == "sobel") {
-        EXPECT_EQ(maxAbsDiff(out, ref), 0);
-      }
-      std::vector<double> ms;
-      for (int i = 0; i < runs + 2; ++i) {
-        const ChainRun run = chain.runOnce(context(), queue(), view(in), view(out));
-        if (i >= 2) ms.push_back(eventMs(run.stages[0].last));
-      }
-      std::printf("1920x1080 %-4s %-20s kernel %.3f ms (median of %d)\n", fmt, chainText,
-                  median(ms), runs);
-    }
-  }
+  const cv::Mat bgr = realFrame(5, CV_8UC3, 640, 480);
+  EXPECT_LE(diffToOpenCV(bgr, make("mag"), Facts::Gpu), 1) << where(bgr, make("mag"));
+  Chain chain = Chain::parse("sobel");
+  runChecked(chain, realFrame(5, CV_8UC1, 64, 48), nullptr, Facts::Gpu);
+  EXPECT_EQ(chain.stage(0).schedule(), "kernel=direct wg=8x4 vec=8 rows=2 half=off");
 }
 
 // --- kernel=direct (kernels/sobel_gpu.cl, the GPU default for ksize 1 and 3) ------------------
@@ -450,7 +420,7 @@ Config direct(const std::string& mode, int ksize = 3, const std::string& border 
 // near an edge: the byte-by-byte path), a small real frame and a 640x480 one (the vector path),
 // under rotating schedules: 4, 8 and 16 bytes, 1, 3, 5 and 8 rows, groups 8x4, 5x3, 32x1 and
 // 16x2, both slides.
-TEST(SobelStage, DirectEveryBorderEveryMode) {
+TEST(SobelStage, DirectKernelMatchesOpenCVForEveryBorderAndMode) {
   const std::vector<std::string> schedules = {kDirectGpuDefault,
                                               "kernel=direct:vec=4:rows=3:wg=5x3:slide=taps",
                                               "kernel=direct:vec=8:rows=1:wg=32x1", kDirectTaps,
@@ -471,7 +441,7 @@ TEST(SobelStage, DirectEveryBorderEveryMode) {
 
 // ksize 1 (no smoothing) in every mode, on small random frames and a real frame, gray and BGR;
 // both slides (taps under mag and l2, which read both gradients).
-TEST(SobelStage, DirectKsize1) {
+TEST(SobelStage, DirectKernelMatchesOpenCVAtKsize1) {
   unsigned seed = 1100;
   for (const auto& [mode, schedule] :
        std::vector<std::pair<std::string, std::string>>{{"mag", kDirectGpuDefault},
@@ -490,7 +460,7 @@ TEST(SobelStage, DirectKsize1) {
 
 // Real video frames, gray and BGR, every mode, at the GPU default schedule; and the odd sizes
 // with 1, 3 and 4 channels (1921x1081: rows that do not start 16-byte aligned).
-TEST(SobelStage, DirectRealFramesAndOddSizes) {
+TEST(SobelStage, DirectKernelMatchesOpenCVOnRealFramesAndOddSizes) {
   for (const auto& mode : kModes) EXPECT_MATCHES(realFrame(100, CV_8UC1), direct(mode));
   for (const char* mode : {"mag", "l2"}) EXPECT_MATCHES(realFrame(100, CV_8UC3), direct(mode));
   unsigned seed = 1200;
@@ -505,7 +475,7 @@ TEST(SobelStage, DirectRealFramesAndOddSizes) {
 // Scales other than 1 take the kernel's unbiased path (OpenCV's roundings in OpenCV's order),
 // scale 1 its exact-integer path; both in the same program. Power-of-two scales, scales whose
 // products round, and large ones (int16 saturation is invisible after the 8-bit clamp).
-TEST(SobelStage, DirectScaleNotOne) {
+TEST(SobelStage, DirectKernelMatchesOpenCVAtScalesOtherThanOne) {
   const cv::Mat gray = realFrame(60, CV_8UC1, 640, 480);
   const cv::Mat bgr = realFrame(60, CV_8UC3, 67, 43);
   for (double scale : {0.5, 2.0, 0.3, 3.7, 100.0, 1e-3, 0.77}) {
@@ -522,7 +492,7 @@ TEST(SobelStage, DirectScaleNotOne) {
 
 // scale stays live with the direct kernel: 1 (exact path; with half=on the f16x2 one) -> 0.3
 // (unbiased path) -> 1 again, without a reconfigure: the stage swaps its two programs.
-TEST(SobelStage, DirectLiveScaleSwitchesPaths) {
+TEST(SobelStage, DirectKernelLiveScaleSwitchesBetweenItsPrograms) {
   const cv::Mat in = realFrame(10, CV_8UC1, 320, 240);
   for (const auto& [mode, schedule] : std::vector<std::pair<const char*, std::string>>{
            {"mag", kDirectGpuDefault}, {"y", kDirectTaps}, {"mag", "kernel=direct:half=on"}}) {
@@ -549,7 +519,7 @@ TEST(SobelStage, DirectLiveScaleSwitchesPaths) {
 // 33x21 and 640x480 frames; under a third of the combinations also an unaligned real 1921x1081
 // (the byte path at the row's end) and a random 1920x1080 frame. 8 and 16 bytes, 1 to 8 rows,
 // several group shapes; against OpenCV and byte for byte against half=off (the float path).
-TEST(SobelStage, DirectHalfPath) {
+TEST(SobelStage, DirectKernelHalfPathMatchesOpenCV) {
   const std::vector<std::string> schedules = {
       "kernel=direct:half=on", "kernel=direct:half=on:vec=16:rows=8",
       "kernel=direct:half=on:vec=8:rows=3:wg=5x3", "kernel=direct:half=on:vec=16:rows=1:wg=32x4",
@@ -583,7 +553,7 @@ TEST(SobelStage, DirectHalfPath) {
 
 // The direct kernel gives the tile kernel's bytes (both follow OpenCV; this catches a
 // difference even where OpenCV's reference would allow one level).
-TEST(SobelStage, DirectEqualsTile) {
+TEST(SobelStage, DirectKernelEqualsTileKernelByteForByte) {
   const cv::Mat in = realFrame(40, CV_8UC3, 1920, 1080);
   for (const char* mode : {"mag", "l2"})
     for (double scale : {1.0, 0.3}) {
@@ -599,7 +569,7 @@ TEST(SobelStage, DirectEqualsTile) {
     }
 }
 
-TEST(SobelStage, DirectErrors) {
+TEST(SobelStage, DirectKernelWithKsize5Or7IsAClearError) {
   for (const char* chain : {"sobel=kernel=direct:ksize=5", "sobel=ksize=7:kernel=direct"}) {
     try {
       Chain::parse(chain);
