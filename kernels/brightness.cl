@@ -5,15 +5,14 @@
 //
 // Loads and stores go through a vector pointer, not vloadn/vstoren: device buffers start
 // aligned to at least 128 bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN) and every vector here starts at
-// a multiple of its size, while PoCL turns vload16/vstore16 of uchar into 16 byte moves (seen
-// in its generated code; the kernel ran 2x slower).
+// a multiple of its size, while PoCL turns vload16/vstore16 of uchar into 16 byte moves.
 //
 // Rounding: convert_uchar_sat_rte and rint both become long software sequences on PoCL (about
-// 25 instructions per vector; the kernel was compute-bound at 3x the time of a copy). Instead,
-// after clamping to [0, 255], adding 1.5 * 2^23 puts the value in the range where floats are
-// spaced 1 apart, so the addition itself rounds to nearest even (the default rounding mode),
-// and the integer sits in the low mantissa bits: as_int(x + 1.5 * 2^23) - as_int(1.5 * 2^23).
-// Same results as convert_uchar_sat_rte; measured 3x faster on PoCL, a copy's time plus ~60%.
+// 25 instructions per vector, which make the kernel compute-bound). Instead, after clamping to
+// [0, 255], adding 1.5 * 2^23 puts the value in the range where floats are spaced 1 apart, so
+// the addition itself rounds to nearest even (the default rounding mode), and the integer sits
+// in the low mantissa bits: as_int(x + 1.5 * 2^23) - as_int(1.5 * 2^23). Same results as
+// convert_uchar_sat_rte, a few instructions per vector.
 
 #define CAT(a, b) a##b
 #define XCAT(a, b) CAT(a, b)

@@ -8,9 +8,8 @@
 //          instructions of PX=1, bytes taken apart with shifts (for GPUs).
 //   PX=16  (CPUs) 16 pixels from 3 (or 4) aligned 16-byte loads, split into B, G and R lanes by
 //          shuffles, 16 results computed in 32-bit lanes and stored as one 16-byte vector: on
-//          PoCL the one-pixel form's stride-3 loads become gathers (3.2x cv::cvtColor on 2
-//          cores, docs/PERFORMANCE.md). The work-item holding the last partial group of 16 does
-//          it pixel by pixel.
+//          PoCL the one-pixel form's stride-3 loads become gathers. The work-item holding the
+//          last partial group of 16 does it pixel by pixel.
 
 #define B2Y 3735
 #define G2Y 19235

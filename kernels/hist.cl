@@ -15,10 +15,9 @@
 //     come before this launch on the same in-order queue).
 //   - with LOCAL == 1 (the CPU schedule) a work-group is one work-item, nothing else writes its
 //     sub-histograms, and plain increments replace the local atomics: on PoCL a local atomic is
-//     a locked instruction, several times the cost of the whole rest of the loop (measured:
-//     about 20 ms instead of 1.5 ms for a 1080p gray frame). Pixel p of a chunk counts in copy
-//     p % COPIES: neighbouring pixels often have the same value, and on a CPU consecutive
-//     increments of one counter stall on store-to-load forwarding (4 copies: ~15% faster).
+//     a locked instruction, over ten times the cost of the whole rest of the loop. Pixel p of a
+//     chunk counts in copy p % COPIES: neighbouring pixels often have the same value, and on a
+//     CPU consecutive increments of one counter stall on store-to-load forwarding.
 //   - with LOCAL > 1 (GPUs), local atomics; which copy a work-item counts into (SPREAD):
 //       SPREAD 1 (warp): copy (lid / 32) % COPIES, copy-major layout (copy * BINS + bin):
 //         separate warps hit separate counters.
@@ -26,9 +25,9 @@
 //         one warp that see the same value (flat image areas) hit different counters, and
 //         with COPIES == 32 lane l always uses bank l, so a warp's 32 atomics never conflict
 //         whatever the data (with one copy, 32 random bins need ~3.5 bank passes).
-//     COPIES == 1 is the plain schedule (one shared sub-histogram). Per-work-item copies in the
-//     copy-major layout measured no faster on an H200 (11.7-12.2 us against 11.3 us for a
-//     3840x2160 random gray frame); the lane layout above differs by being bank-conflict free.
+//     COPIES == 1 is the plain schedule (one shared sub-histogram). Per-work-item copies in a
+//     copy-major layout gain nothing on a GPU; the lane layout above differs by being free of
+//     bank conflicts.
 //
 // -DCHANNELS=1|3|4  -DLOCAL=<work-group size>  -DCOPIES=<sub-histograms per work-group>
 // -DSPREAD=0 (LOCAL == 1: by pixel) | 1 (by warp) | 2 (by lane)
@@ -126,7 +125,7 @@ __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void hist_accumulate
 
   const int chunks = n / CHUNK;
   // Whole 16-byte vectors through a vector pointer (the buffer starts aligned): one 128-bit
-  // load; with vload16 the H200 took 13.3 us instead of 11.3 us for a 3840x2160 gray frame.
+  // load, where vload16 may split into narrower ones.
   // UNROLL chunks per step, all loaded before any is counted: the loads of a step are in
   // flight together instead of one load's latency per chunk (GPUs; CPUs use 1).
   __global const uchar16* src16 = (__global const uchar16*)src;

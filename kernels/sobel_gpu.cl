@@ -468,8 +468,8 @@ inline void h2_taps(const uint* w, uint* d, uint* s) {
 // output pair gx = d(y-1) + 2 d(y) + d(y+1) and gy = s(y+1) - s(y-1), |g| <= 1020, exact; the
 // output is the half 1024 + n whose low byte is n: mag (a + b) / 2 rounded half to even by one
 // FMA, as addWeighted; x, y: a or b. Two pairs' low bytes make two bytes of the stored word.
-// (A straight-line copy for interior strips, every row's loads issued before the first is used,
-// took 76 instead of 64 registers at VX=16, PY=4 and ran slower on the H200: 15 against 12 us.)
+// The rows load one after another: issuing every row's loads first takes more registers, and
+// the warps lost to them cost more than the overlap gains.
 inline void strip_h2(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                      int height, int value, int x0, int y0) {
   const bool vec = x0 + VX <= width && width % VX == 0;

@@ -1,5 +1,5 @@
 // Reliability: chain and config-file errors not covered by tests/test_app_config.cpp and
-// test_chain_parser.cpp, and the regression tests of what fuzz_config found (issue 7).
+// test_chain_parser.cpp, and the regression tests of what fuzz_config found.
 #include <gtest/gtest.h>
 
 #include <filesystem>

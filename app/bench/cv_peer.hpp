@@ -1,6 +1,6 @@
 #pragma once
 // The same chain done with OpenCV: each vidfilter stage mapped to the OpenCV calls it matches
-// (issue 3's definitions), on cv::Mat (CPU) or cv::UMat (T-API, OpenCV's own OpenCL). Used by
+// (as the tests define them), on cv::Mat (CPU) or cv::UMat (T-API, OpenCV's own OpenCL). Used by
 // `vidfilter bench` as the peer to time against and as the reference for --check.
 #include <cstdint>
 #include <opencv2/core.hpp>
