@@ -4,6 +4,7 @@
 #   ./setup.sh test     set-up + build + the whole test suite (ctest)
 #   ./setup.sh build    set-up + build only
 #   ./setup.sh deps     install the packages only
+#   ./setup.sh check-deps   install what the code checks need (tools/check-format, check-tidy)
 # Idempotent: packages already installed are skipped, the build is incremental.
 # BUILD_DIR (default build) and BUILD_TYPE (default Release) may be set in the environment.
 set -euo pipefail
@@ -16,6 +17,8 @@ PACKAGES=(
   libspdlog-dev libcli11-dev libgtest-dev libtomlplusplus-dev
   ffmpeg gstreamer1.0-plugins-base xvfb xauth x11-apps imagemagick xdotool
 )
+# The code checks CI runs besides the build and the tests.
+CHECK_PACKAGES=(clang-format clang-tidy)
 BUILD_DIR=${BUILD_DIR:-build}
 BUILD_TYPE=${BUILD_TYPE:-Release}
 SAMPLE=/usr/share/doc/opencv-doc/examples/data/vtest.avi
@@ -47,6 +50,10 @@ build() {
 
 case "${1:-}" in
   deps) deps ;;
+  check-deps)
+    PACKAGES=("${CHECK_PACKAGES[@]}")
+    deps
+    ;;
   build) build ;;
   demo)
     build
@@ -61,7 +68,7 @@ case "${1:-}" in
     ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
     ;;
   *)
-    sed -n '2,8p' "$0" >&2
+    sed -n '2,9p' "$0" >&2
     exit 2
     ;;
 esac

@@ -83,7 +83,7 @@ cv::Mat toSupported(const cv::Mat& m) {
 
 class VideoCaptureSource : public CaptureSource {
  public:
-  VideoCaptureSource(const SourceSpec& spec) : spec_(spec) {
+  explicit VideoCaptureSource(const SourceSpec& spec) : spec_(spec) {
     live_ = spec.kind == SourceKind::Camera || spec.kind == SourceKind::Url ||
             spec.kind == SourceKind::GStreamer;
     open();

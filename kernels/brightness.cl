@@ -21,7 +21,7 @@
 #define CONVERT_UCHARV XCAT(convert_uchar, VEC)
 #define AS_INTV XCAT(as_int, VEC)
 
-#define ROUND_MAGIC 12582912.0f    // 1.5 * 2^23
+#define ROUND_MAGIC 12582912.0f      // 1.5 * 2^23
 #define ROUND_MAGIC_BITS 0x4B400000  // as_int(ROUND_MAGIC)
 // float (vector) -> uchar (vector), rounded half to even and saturated, as convert_uchar_sat_rte.
 #define TO_UCHARV(x) \
@@ -69,7 +69,7 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void brightness_auto_l
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   const uint below = v > 0 ? cum[v - 1] : 0u;  // pixels with value < v
-  const uint upto = cum[v];                     // pixels with value <= v
+  const uint upto = cum[v];                    // pixels with value <= v
   // Both conditions hold for exactly one v each (cum only grows, cum[255] = pixels > t).
   if (upto > clip_count && below <= clip_count) low_high[0] = v;
   if (pixels - below > clip_count && (v == 255 || pixels - upto <= clip_count)) low_high[1] = v;
@@ -98,7 +98,7 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void brightness_auto_l
 #define APPLY_CHUNK (16 * APPLY_VECS)
 #define PATTERN3(a, b, c) (float16)(a, b, c, a, b, c, a, b, c, a, b, c, a, b, c, a)
 #define PATTERN4(a, b, c, d) (float16)(a, b, c, d, a, b, c, d, a, b, c, d, a, b, c, d)
-#define APPLY16(k, g, b)      \
+#define APPLY16(k, g, b)        \
   ((__global uchar16*)dst)[k] = \
       TO_UCHAR16(convert_float16(((__global const uchar16*)src)[k]) * (g) + (b))
 

@@ -59,8 +59,9 @@ __kernel void bgr_to_gray(__global const uchar* src, __global uchar* dst, int pi
   const uchar16 gl = (uchar16)(a.s159d, b.s159d, c.s159d, d.s159d);
   const uchar16 rl = (uchar16)(a.s26ae, b.s26ae, c.s26ae, d.s26ae);
 #endif
-  const uint16 y = (convert_uint16(bl) * B2Y + convert_uint16(gl) * G2Y +
-                    convert_uint16(rl) * R2Y + (1u << 14)) >> 15;
+  const uint16 y = (convert_uint16(bl) * B2Y + convert_uint16(gl) * G2Y + convert_uint16(rl) * R2Y +
+                    (1u << 14)) >>
+                   15;
   *(__global uchar16*)(dst + i0) = convert_uchar16(y);
 #endif
 #endif

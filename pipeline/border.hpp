@@ -17,7 +17,7 @@ namespace vf {
 enum class BorderMode { Constant = 0, Replicate = 1, Reflect = 2, Wrap = 3, Reflect101 = 4 };
 
 const char* borderName(BorderMode b);
-const char* borderDefine(BorderMode b);  // "BORDER_REFLECT101" for -D
+const char* borderDefine(BorderMode b);           // "BORDER_REFLECT101" for -D
 BorderMode parseBorder(const std::string& name);  // throws std::invalid_argument
 const std::vector<std::string>& borderNames();    // in the order of the enum values above
 int cvBorderType(BorderMode b);

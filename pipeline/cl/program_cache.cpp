@@ -62,8 +62,7 @@ std::filesystem::path ProgramCache::defaultDirectory() {
 ProgramCache::ProgramCache(cl::Context context, const DeviceInfo& device)
     : ProgramCache(std::move(context), device, defaultDirectory()) {}
 
-ProgramCache::ProgramCache(cl::Context context, const DeviceInfo& device,
-                           std::filesystem::path dir)
+ProgramCache::ProgramCache(cl::Context context, const DeviceInfo& device, std::filesystem::path dir)
     : context_(std::move(context)), device_(device), dir_(std::move(dir)) {
   if (!dir_.empty()) {
     std::error_code ec;

@@ -65,6 +65,7 @@ class ProgramCache {
   Stats stats_;
 };
 
-std::uint64_t fnv1a64(const void* data, std::size_t size, std::uint64_t seed = 1469598103934665603ull);
+std::uint64_t fnv1a64(const void* data, std::size_t size,
+                      std::uint64_t seed = 1469598103934665603ull);
 
 }  // namespace vf

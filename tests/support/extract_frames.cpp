@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
       out.write("VFFRAMES", 8);
       out.write(reinterpret_cast<const char*>(hdr), sizeof hdr);
     }
-    for (int y = 0; y < f.rows; ++y) out.write(f.ptr<char>(y), static_cast<std::streamsize>(f.cols) * 3);
+    for (int y = 0; y < f.rows; ++y)
+      out.write(f.ptr<char>(y), static_cast<std::streamsize>(f.cols) * 3);
     ++written;
   }
   if (written != count) {
