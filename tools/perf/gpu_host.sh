@@ -17,15 +17,9 @@
 # Exits 1 when a stage test or a benchmark run failed (after the summary).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-bin=${BIN:-.gpu/bin}
-bench=${BENCH:-$bin/vidfilter-bench}
-run=${RUN:-}
-[[ -z $run && -x .gpu/run ]] && run=.gpu/run
+source tools/perf/bench_env.sh
 out=${OUT:-out/gpu}
-devices=(--device "${DEVICE-nvidia}")
-[[ -z ${DEVICE-nvidia} ]] && devices=()  # DEVICE= (empty): the default device
 mkdir -p "$out"
-export VIDFILTER_CACHE_DIR=${VIDFILTER_CACHE_DIR:-/tmp/vidfilter-cache}
 export VIDFILTER_TEST_FRAMES=$bin/test-frames.raw
 failed=0
 

@@ -13,17 +13,11 @@
 # tools/perf/ptxas_report.py reads for their registers and spills. Exits 1 when a run failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-bin=${BIN:-.gpu/bin}
-bench=${BENCH:-$bin/vidfilter-bench}
-run=${RUN:-}
-[[ -z $run && -x .gpu/run ]] && run=.gpu/run
+source tools/perf/bench_env.sh
 out=${OUT:-out/sweep}
-devices=(--device "${DEVICE-nvidia}")
-[[ -z ${DEVICE-nvidia} ]] && devices=()  # DEVICE= (empty): the default device
 size=${SIZE:-3840x2160} format=${FORMAT:-gray} frames=${FRAMES:-200}
 [[ -n ${QUICK:-} ]] && size=64x48 frames=3
 mkdir -p "$out"
-export VIDFILTER_CACHE_DIR=${VIDFILTER_CACHE_DIR:-/tmp/vidfilter-cache}
 table=$out/table.txt
 : > "$table"
 failed=0
