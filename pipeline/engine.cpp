@@ -37,16 +37,18 @@
 // they next carry a larger frame. Nothing is lost or reordered.
 //
 // Stopping: stop() only sets an atomic flag (no lock, no notify: safe from a signal handler);
-// every wait below is a timed wait that rechecks it. After a stop, frames already captured are
-// still processed and delivered; a frame the source delivers afterwards goes into a scratch
-// buffer and is discarded (not counted as in). run() calls sink.finish() once the sink thread
-// is done, then waits for the capture thread: a source blocked inside next() delays run()'s
-// return until that next() returns (an engine cannot interrupt a blocking read; the app's
-// sources return within a frame interval), but the sink is already finished by then.
+// every wait of the three threads is a timed wait that rechecks it. After a stop, frames
+// already captured are still processed and delivered; a frame the source delivers afterwards
+// goes into a scratch buffer and is discarded (not counted as in). run() calls sink.finish()
+// once the sink thread is done, then waits for the capture thread: a source blocked inside
+// next() delays run()'s return until that next() returns (an engine cannot interrupt a
+// blocking read; the app's sources return within a frame interval), but the sink is already
+// finished by then.
 //
 // Errors: an exception from the source ends the input like end of stream (frames already
 // captured are still delivered); one from the chain, OpenCL or the sink aborts at once (no
-// more consume() calls). Either way sink.finish() is called once and run() rethrows the first.
+// more consume() calls). Either way sink.finish() is called once and run() rethrows the first
+// (a CLHPP cl::Error as the ClError naming its call).
 #include "pipeline/engine.hpp"
 
 #include <stdexcept>
