@@ -4,7 +4,7 @@
 //
 // A frame whose rows are not a multiple of 4 bytes starts each row at another byte of a word,
 // and OpenCL loads and stores words only at multiples of 4. Neither path goes byte by byte:
-//   loads   the two aligned words around the wanted one, and one byte permute (funnel_word);
+//   loads   the two aligned words around the wanted one, and one byte permute (funnel_word, byte_perm.cl);
 //   stores  each row's segment as the whole aligned words of the destination it covers, each
 //           cut from two staged words by one permute, then the at most two partial words at its
 //           ends byte by byte, one lane each.
@@ -14,9 +14,6 @@
 
 #ifndef VF_SLAB_IO_CL
 #define VF_SLAB_IO_CL
-
-// Bytes o .. o + 3 of the pair lo, hi (lo's bytes first), o in 0 .. 4.
-inline uint funnel_word(uint lo, uint hi, uint o) { return perm(lo, hi, 0x3210u + 0x1111u * o); }
 
 // w[j] = the little-endian word of bytes at + 16 j .. at + 16 j + 3 of src, j < count: each one
 // aligned load where `at` is a multiple of 4 (ALIGNED: the row and the offset are), else the
