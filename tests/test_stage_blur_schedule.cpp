@@ -142,21 +142,21 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius8) {
 TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
   const DeviceFacts f = h200();
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 0, 3),  // radius 9: 4 pairs
-            "slab WARPS=4 NS=2 BANDS=3 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
-            "blur_slab=3840x48/32x4");
+            "slab WARPS=4 NS=4 BANDS=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=1920x136/32x4");
   EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 6),  // radius 18, the row halo 54 elements
-            "slab WARPS=4 NS=2 BANDS=6 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
-            "blur_slab=11520x24/32x4");
+            "slab WARPS=4 NS=4 BANDS=6 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=5760x24/32x4");
   EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 20),  // radius 60: 10 pairs, 17 operands
-            "slab WARPS=4 NS=1 BANDS=18 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
-            "blur_slab=23040x8/32x4");
+            "slab WARPS=4 NS=2 BANDS=9 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=11520x16/32x4");
   EXPECT_NE(planBlur(request(3840, 2160, kBgr, 0, 20), f).options.find("FRAG_LOCAL=1"),
             std::string::npos);
   EXPECT_NE(planBlur(request(3840, 2160, kBgr, 0, 6), f).options.find("FRAG_LOCAL=0"),
             std::string::npos);
   EXPECT_EQ(plan(f, 1921, 1081, kBgr, 0, 4),  // radius 12, rows of any length
-            "slab WARPS=4 NS=2 BANDS=3 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
-            "blur_slab=5792x24/32x4");
+            "slab WARPS=4 NS=4 BANDS=1 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
+            "blur_slab=2912x68/32x4");
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 3, 0.1),
             "tiled WG=160 TW=128 TH=32 PY=8 VX=16 ALIGNED=1 ALIGNED16=1 NV_PTX=1 "
             "blur_fused=4800x68/160x1");

@@ -634,6 +634,6 @@ TEST(SobelStage, DirectTakesEveryKsize) {
   Chain chain = Chain::parse("sobel=ksize=5");
   const cv::Mat in = randomFrame(64, 16, CV_8UC1, 3);
   runChecked(chain, in, nullptr, Facts::Gpu);
-  EXPECT_EQ(chain.stage(0).schedule().rfind("kernel=direct wg=8x4 vec=4 rows=4", 0), 0u)
+  EXPECT_EQ(chain.stage(0).schedule().rfind("kernel=direct wg=8x4 vec=4 rows=8", 0), 0u)
       << chain.stage(0).schedule();
 }

@@ -14,7 +14,7 @@ SlabShape slabShape(std::size_t rowElems, int height, unsigned computeUnits, int
   const std::size_t enough =
       std::size_t(std::max(computeUnits, 1u)) * std::size_t(std::max(warpsPerUnit, 1));
   const int fill = std::max(pairs - 1, 1);
-  s.nb = nb >= 1 ? nb : pairs <= 2 ? 4 : pairs <= 4 ? 2 : 1;
+  s.nb = nb >= 1 ? nb : pairs <= 4 ? 4 : 2;
   if (th >= 1)
     s.th = th;
   else

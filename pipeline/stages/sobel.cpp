@@ -38,14 +38,14 @@ struct Schedule {
 // per row.
 constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
 // GPU: the direct kernel, which needs about a quarter of the tile kernel's issue slots per
-// byte: 8 bytes x 2 rows per work-item on the float path, 16 x 4 on the f16x2 path, whose
-// pairs of pixels per instruction halve the work per byte; ksize 5 and 7 slide 2R rows of
-// taps, so 4 bytes (their registers) x 4 rows (fewer halo rows per output row). The tile
-// kernel, when named, 16 bytes x 4 rows loaded by vectors, coalesced.
+// byte: 16 bytes x 4 rows per work-item on the float path and on the f16x2 path (whose pairs of
+// pixels per instruction halve the work per byte); ksize 5 and 7 slide 2R rows of taps, so 4
+// bytes (their registers) x 8 rows (fewer halo rows per output row). H200, 3840x2160 BGR: ksize
+// 3 38 us at 16x4 against 44 at 8x2; ksize 7 150 us at 4x8 against 193 at 4x4. The tile kernel,
+// when named, 16 bytes x 4 rows loaded by vectors, coalesced.
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
-constexpr Schedule kGpuDirect{8, 2, "items", "direct"};
-constexpr Schedule kGpuDirectHalf{16, 4, "items", "direct"};
-constexpr Schedule kGpuDirectWide{4, 4, "items", "direct"};
+constexpr Schedule kGpuDirect{16, 4, "items", "direct"};
+constexpr Schedule kGpuDirectWide{4, 8, "items", "direct"};
 
 // Centre-first halves of the smoothing taps (ksize 1: the 1-tap [1]).
 std::vector<int> smoothingHalf(int ksize) {
@@ -84,7 +84,7 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
   const bool h2 = s.direct && (half == "on" || (half == "auto" && nvHalf));
   s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
-  const Schedule gpuDirect = s.half ? kGpuDirectHalf : ksize > 3 ? kGpuDirectWide : kGpuDirect;
+  const Schedule gpuDirect = ksize > 3 ? kGpuDirectWide : kGpuDirect;
   const bool gpuDefault = s.direct && !facts.cpu;
   s.vec = p.integer("vec") ? p.integer("vec") : gpuDefault ? gpuDirect.vec : def.vec;
   s.rows = p.integer("rows") ? p.integer("rows") : gpuDefault ? gpuDirect.rows : def.rows;
@@ -243,12 +243,12 @@ const StageInfo& sobelStageInfo() {
                     "work-group shape in work-items (each vec bytes x rows rows)")
               .asSchedule(),
           intParam("vec", "0", 0, 16,
-                   "bytes per work-item, 4, 8 or 16 (0: auto, 16; 8 on GPUs with kernel=direct, "
-                   "16 there with half, 4 there for ksize 5 and 7)")
+                   "bytes per work-item, 4, 8 or 16 (0: auto, 16; 4 on GPUs with kernel=direct "
+                   "and ksize 5 or 7)")
               .asSchedule(),
           intParam("rows", "0", 0, 16,
-                   "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 2 on GPUs with "
-                   "kernel=direct and ksize 1 or 3, 4 there with half)")
+                   "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 8 on GPUs with "
+                   "kernel=direct and ksize 5 or 7)")
               .asSchedule(),
           enumParam("load", "auto", {"auto", "rows", "items"},
                     "kernel=tile: tile load order, a work-item per tile row (auto on CPUs) or per "
