@@ -115,12 +115,12 @@ inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, in
 // byte).
 inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int width, int height,
                      int rowBytes, int value, bool vec) {
-  const size_t at = (size_t)(sy < 0 ? 0 : sy) * rowBytes + x0;  // the vector's first byte
+  const int at = (sy < 0 ? 0 : sy) * rowBytes + x0;  // the vector's first byte
   const bool left = x0 >= 4 * HW, right = x0 + VX + 4 * HW <= rowBytes;
   if (sy < 0) {
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = (uint)value * 0x01010101u;
-  } else if (vec && at % VX == 0) {
+  } else if (vec && (rowBytes % VX == 0 || at % VX == 0)) {  // the first: the same every row
     __global const uchar* p = src + at;
     if (left) {
 #pragma unroll
@@ -304,7 +304,7 @@ inline uint mode_byte(float gx, float gy, float4 taps, bool exact) {
 // starts VX-aligned, else the aligned words of dst it covers, each cut from two of w by a byte
 // permute, and the partial ones at either end byte by byte (constant indices: `w` stays in
 // registers on GPUs).
-inline void store_words(__global uchar* dst, size_t at, const uint* w, int count) {
+inline void store_words(__global uchar* dst, int at, const uint* w, int count) {
   if (count >= VX && at % VX == 0) {
     __global uchar* o = dst + at;
 #if VX == 4
@@ -333,7 +333,7 @@ inline void store_words(__global uchar* dst, size_t at, const uint* w, int count
   }
 }
 
-inline void store_row(__global uchar* dst, size_t at, const uchar* out, int count) {
+inline void store_row(__global uchar* dst, int at, const uchar* out, int count) {
   uint w[VX / 4];
 #pragma unroll
   for (int k = 0; k < VX / 4; ++k) w[k] = PACK4(out, 4 * k);
@@ -371,7 +371,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         vertical(d, s, taps, i, &gx, &gy);
         out[i] = (uchar)mode_byte(gx, gy, taps, exact);
       }
-      store_row(dst, (size_t)y * rowBytes + x0, out, min(VX, rowBytes - x0));
+      store_row(dst, y * rowBytes + x0, out, min(VX, rowBytes - x0));
     }
 #pragma unroll
     for (int k = 0; k < 2 * R; ++k)
@@ -451,7 +451,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         out[i] = (uchar)mode_byte(gx, gy, taps, false);
       }
     }
-    store_row(dst, (size_t)y * rowBytes + x0, out, min(VX, rowBytes - x0));
+    store_row(dst, y * rowBytes + x0, out, min(VX, rowBytes - x0));
 #pragma unroll
     for (int j = 0; j < NB; ++j) {
       p0[j] = p1[j];
@@ -582,7 +582,7 @@ inline void strip_h2(__global const uchar* restrict src, __global uchar* restric
     }
 #pragma unroll
     for (int i = 0; i < VX / 4; ++i) out[i] = perm(o[2 * i], o[2 * i + 1], 0x6420u);
-    if (y < height) store_words(dst, (size_t)y * width + x0, out, min(VX, width - x0));
+    if (y < height) store_words(dst, y * width + x0, out, min(VX, width - x0));
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
       d0[k] = d1[k];
