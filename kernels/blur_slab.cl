@@ -43,12 +43,15 @@
 //
 // Build options: RADIUS, CHANNELS, BORDER_*, NS (sets per strip), BANDS (TH = 16 BANDS),
 // WARPS per work-group, ALIGNED (rows a multiple of 4 bytes; little-endian either way), ALIGNED16
-// (and of 16; other rows store through slab_io.cl's word path), MMA_PTX (1: mma.sync and the byte permutes in inline PTX, NVIDIA compute capability 8.0+;
-// 0: both emulated in OpenCL C, the products through local memory: slow, for tests), FRAG_OFF,
-// PF (1: each band's words are loaded during the band before).
-// Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on
-// are the constant A operands, lane l's operand j (c < KR: columns, chunk c; KR + c: rows, chunk
-// c) at uint4 j * 32 + l (pipeline/stages/blur_fragments.cpp), value.
+// (and of 16; other rows store through slab_io.cl's word path), MMA_PTX (1: mma.sync and the byte
+// permutes in inline PTX, NVIDIA compute capability 8.0+; 0: both emulated in OpenCL C, the
+// products through local memory: slow, for tests), FRAG_OFF, FRAG_LOCAL (1: the row operands are
+// read from local memory at each use), PF (1: each band's words are loaded during the band
+// before).
+//
+// Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on are
+// the constant A operands, lane l's operand j (c < KR: columns, chunk c; KR + c: rows, chunk c)
+// at uint4 j * 32 + l (pipeline/stages/blur_fragments.cpp), value.
 
 #include "border.cl"
 
@@ -57,12 +60,12 @@
 #include "warp_ops.cl"
 
 #define HALO (RADIUS * CHANNELS)
-#define HA (HALO <= 8 ? 8 : 8 + (HALO - 8 + 15) / 16 * 16)        // row halo: 8, 24, 40, ...
-#define KC ((HA + 8) / 16)                                        // 32-element chunks per row product
-#define NW (NS + 2 * KC - 1)                                      // words a lane loads per row
-#define HR (RADIUS <= 8 ? 8 : 8 + (RADIUS - 8 + 15) / 16 * 16)    // column halo: 8, 24, 40, ...
-#define NP (((HR + 16 + RADIUS + 15) / 16 + 1) / 2 * 2)           // pairs of slabs per window
-#define KR (NP / 2)                                               // 32-row chunks per column product
+#define HA (HALO <= 8 ? 8 : 8 + (HALO - 8 + 15) / 16 * 16)      // row halo: 8, 24, 40, ...
+#define KC ((HA + 8) / 16)                                      // 32-element chunks per row product
+#define NW (NS + 2 * KC - 1)                                    // words a lane loads per row
+#define HR (RADIUS <= 8 ? 8 : 8 + (RADIUS - 8 + 15) / 16 * 16)  // column halo: 8, 24, 40, ...
+#define NP (((HR + 16 + RADIUS + 15) / 16 + 1) / 2 * 2)         // pairs of slabs per window
+#define KR (NP / 2)                                             // 32-row chunks per column product
 #define OW (16 * NS)
 #define TH (16 * BANDS)
 #define OS (4 * NS + 4)  // words per row of a warp's output staging (conflict-free)
@@ -75,20 +78,20 @@
 // wa[j], wb[j] = W[j] of source rows y + g and y + 8 + g (the lane's rows of the two slabs from
 // row y). Strips clear of every edge (`inside`, the same for the whole warp) issue them as plain
 // loads, the others through the border rule.
-#define LOAD_SLABS(wa, wb, y)                                                  \
-  do {                                                                         \
-    if (inside) {                                                              \
-      const size_t at = (size_t)((y) + g) * n + xs + 4 * q;                    \
-      LOAD_WORDS16(wa, NW, src, at);                                           \
-      LOAD_WORDS16(wb, NW, src, at + 8 * (size_t)n);                           \
-    } else {                                                                   \
+#define LOAD_SLABS(wa, wb, y)                                                               \
+  do {                                                                                      \
+    if (inside) {                                                                           \
+      const size_t at = (size_t)((y) + g) * n + xs + 4 * q;                                 \
+      LOAD_WORDS16(wa, NW, src, at);                                                        \
+      LOAD_WORDS16(wb, NW, src, at + 8 * (size_t)n);                                        \
+    } else {                                                                                \
       const int ba = border_index((y) + g, height), bb = border_index((y) + 8 + g, height); \
-      UNROLL                                                                   \
-      for (int j = 0; j < NW; ++j) {                                           \
-        wa[j] = load_word_row(src, ba, xs + 16 * j + 4 * q, n, width, height, value); \
-        wb[j] = load_word_row(src, bb, xs + 16 * j + 4 * q, n, width, height, value); \
-      }                                                                        \
-    }                                                                          \
+      UNROLL                                                                                \
+      for (int j = 0; j < NW; ++j) {                                                        \
+        wa[j] = load_word_row(src, ba, xs + 16 * j + 4 * q, n, width, height, value);       \
+        wb[j] = load_word_row(src, bb, xs + 16 * j + 4 * q, n, width, height, value);       \
+      }                                                                                     \
+    }                                                                                       \
   } while (0)
 
 // d = the row products of set u on the slab whose words are w.
@@ -137,8 +140,8 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   // Every word inside its row (the last ends at xs + 16 NW = x0 + OW + HA, so every output is
   // too) and every row read (y0 - HR .. y0 + TH - 16 - HR + 16 NP - 1) inside the frame and
   // above its last row.
-  const bool inside = xs >= 0 && xs + 16 * NW <= n && y0 >= HR &&
-                      y0 + TH - 16 - HR + 16 * NP < height;
+  const bool inside =
+      xs >= 0 && xs + 16 * NW <= n && y0 >= HR && y0 + TH - 16 - HR + 16 * NP < height;
 
   const __global uint4* frag = (const __global uint4*)(taps + FRAG_OFF);
   uint4 av[KR];
@@ -149,7 +152,7 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   __local uint4 ah_local[KC * 32];
   for (int i = warp * 32 + lane; i < KC * 32; i += WARPS * 32) ah_local[i] = frag[KR * 32 + i];
   barrier(CLK_LOCAL_MEM_FENCE);
-#define AH(c) ah_local[(c) * 32 + lane]
+#define AH(c) ah_local[(c)*32 + lane]
 #else
   uint4 ah[KC];
   UNROLL
@@ -171,7 +174,7 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
 
 #pragma unroll 1
   for (int p = 1 - NP; p < BANDS; ++p) {
-    const int yb = y0 + 16 * p;            // the band's first output row
+    const int yb = y0 + 16 * p;              // the band's first output row
     const int yn = yb - HR + 16 * (NP - 1);  // the first row of its new pair
 #if PF
     UNROLL
@@ -194,10 +197,10 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
           MMA4(h0, l0, h1, l1, av[c], WINDOW_PAIR(u, 2 * c, nx), WINDOW_PAIR(u, 2 * c + 1, nx));
         // Rows g (.x, .y) and g + 8 (.z, .w): elements 4q, 4q+1 from the first pair of
         // products, 4q+2, 4q+3 from the second.
-        const uint o0 = perm(round_pair(h0.x, h0.y, l0.x, l0.y),
-                             round_pair(h1.x, h1.y, l1.x, l1.y), 0x7531u);
-        const uint o1 = perm(round_pair(h0.z, h0.w, l0.z, l0.w),
-                             round_pair(h1.z, h1.w, l1.z, l1.w), 0x7531u);
+        const uint o0 =
+            perm(round_pair(h0.x, h0.y, l0.x, l0.y), round_pair(h1.x, h1.y, l1.x, l1.y), 0x7531u);
+        const uint o1 =
+            perm(round_pair(h0.z, h0.w, l0.z, l0.w), round_pair(h1.z, h1.w, l1.z, l1.w), 0x7531u);
         os[g * OS + 4 * u + q] = o0;
         os[(8 + g) * OS + 4 * u + q] = o1;
       }

@@ -4,10 +4,10 @@
 //
 // A frame whose rows are not a multiple of 4 bytes starts each row at another byte of a word,
 // and OpenCL loads and stores words only at multiples of 4. Neither path goes byte by byte:
-//   loads   the two aligned words around the wanted one, and one byte permute (funnel_word, byte_perm.cl);
-//   stores  each row's segment as the whole aligned words of the destination it covers, each
-//           cut from two staged words by one permute, then the at most two partial words at its
-//           ends byte by byte, one lane each.
+// a load takes the two aligned words around the wanted one and one byte permute (funnel_word,
+// byte_perm.cl); a store writes each row's segment as the whole aligned words of the
+// destination it covers, each cut from two staged words by one permute, then the at most two
+// partial words at its ends byte by byte, one lane each.
 // Every word read holds at least one byte of the frame; the frame's last row is never read this
 // way unless ALIGNED (its last aligned word could end past the buffer).
 // load_word_row also needs border.cl and CHANNELS.
@@ -19,19 +19,19 @@
 // aligned load where `at` is a multiple of 4 (ALIGNED: the row and the offset are), else the
 // aligned words either side and a permute. A macro, so w stays in registers.
 #if ALIGNED
-#define LOAD_WORDS16(w, count, src, at)                                   \
-  do {                                                                    \
-    const __global uint* p_ = (const __global uint*)((src) + (at));       \
-    UNROLL                                                                \
-    for (int j_ = 0; j_ < (count); ++j_) (w)[j_] = p_[4 * j_];            \
+#define LOAD_WORDS16(w, count, src, at)                             \
+  do {                                                              \
+    const __global uint* p_ = (const __global uint*)((src) + (at)); \
+    UNROLL                                                          \
+    for (int j_ = 0; j_ < (count); ++j_) (w)[j_] = p_[4 * j_];      \
   } while (0)
 #else
-#define LOAD_WORDS16(w, count, src, at)                                            \
-  do {                                                                             \
-    const size_t at_ = (at);                                                       \
-    const uint o_ = (uint)at_ & 3u;                                                \
-    const __global uint* p_ = (const __global uint*)((src) + (at_ - o_));          \
-    UNROLL                                                                         \
+#define LOAD_WORDS16(w, count, src, at)                                                         \
+  do {                                                                                          \
+    const size_t at_ = (at);                                                                    \
+    const uint o_ = (uint)at_ & 3u;                                                             \
+    const __global uint* p_ = (const __global uint*)((src) + (at_ - o_));                       \
+    UNROLL                                                                                      \
     for (int j_ = 0; j_ < (count); ++j_) (w)[j_] = funnel_word(p_[4 * j_], p_[4 * j_ + 1], o_); \
   } while (0)
 #endif
@@ -57,7 +57,9 @@ inline uint load_word_row(__global const uchar* src, int by, int e, int n, int w
 }
 
 // The byte at offset t of a staged row (s: its first word).
-inline uchar staged_byte(__local const uint* s, int t) { return (uchar)(s[t >> 2] >> (8 * (t & 3))); }
+inline uchar staged_byte(__local const uint* s, int t) {
+  return (uchar)(s[t >> 2] >> (8 * (t & 3)));
+}
 
 // Stores a band: rows yb .. yb + 15 (those below `height`) of dst, elements x0 .. x0 + 16 NS - 1
 // of each (those below n), from the warp's staging (row r at os + r * OS, element x0 + t at byte
@@ -81,7 +83,7 @@ inline void store_band_words(__global uchar* dst, __local const uint* os, int yb
   // The partial words: lane 2r + e takes row r's first (e = 0) or last (e = 1) word.
   const int r = lane >> 1, y = yb + r;
   const size_t g0 = (size_t)y * n + x0, g1 = (size_t)y * n + x1;
-  const size_t a0 = g0 - ((uint)g0 & 3u);                         // the first word
+  const size_t a0 = g0 - ((uint)g0 & 3u);                                // the first word
   const size_t at = (lane & 1) ? (g1 - 1) - ((uint)(g1 - 1) & 3u) : a0;  // the last word
   const bool partial = at < g0 || at + 4 > g1;
   if (y < height && x0 < n && partial && !((lane & 1) && at == a0)) {

@@ -1,16 +1,17 @@
-// sobel, "direct" schedule: every ksize (1, 3, 5, 7), no local memory, no barrier. The same results as
-// kernels/sobel.cl (see there for OpenCV's arithmetic and the modes), computed with fewer and
+// sobel, "direct" schedule: every ksize (1, 3, 5, 7), no local memory, no barrier. The same results
+// as kernels/sobel.cl (see there for OpenCV's arithmetic and the modes), computed with fewer and
 // cheaper instructions for GPUs:
 //
 // - A work-item owns VX consecutive bytes (channel samples) of PY consecutive rows and walks
 //   down them: each of the PY + 2R source rows is loaded once (an aligned VX-byte vector plus
 //   HW 4-byte words left and right of it, all global loads that hit L1 for the neighbours'
 //   rows; in rows that do not start on a VX-byte boundary, the aligned words around them and a
-//   byte permute per word) and converted once. What slides down through registers is a schedule choice:
-//   slide=taps (the horizontal taps of the two rows above: 4 x VX floats) or slide=pixels (the
-//   converted pixels of the two rows above: 2 x (VX + 2 CH) floats, fewer registers; at scale
-//   1 the taps apply vertically first, which saves instructions; other scales recompute three
-//   rows of horizontal taps per output row). Estimated per output byte at VX=16, PY=8, mode
+//   byte permute per word) and converted once. What slides down through registers is a schedule
+//   choice: slide=taps (the horizontal taps of the 2R rows above: 4R x VX floats; ksize 5 and 7
+//   always slide these) or slide=pixels (ksize 1 and 3: the converted pixels of the two rows
+//   above: 2 x (VX + 2 CH) floats, fewer registers; at scale 1 the taps apply vertically first,
+//   which saves instructions; other scales recompute three rows of horizontal taps per output
+//   row). Estimated per output byte at VX=16, PY=8, mode
 //   mag, scale 1 (counted in the PTX of clang's NVPTX backend, abs folded into min, the byte
 //   -> float step as LOP3/shift): pixels ~15 instructions (10.4 FP32), taps ~17.5 (13 FP32),
 //   none of them conversions; kernels/sobel.cl ~27 plus 5.5 conversions, which issue at 1/8
@@ -51,9 +52,9 @@
 #else
 #define R (KSIZE / 2)
 #endif
-#define HB (R * CH)               // halo bytes on each side (at most 12)
-#define HW ((HB + 3) / 4)         // halo words on each side
-#define NW (VX / 4 + 2 * HW)      // words of a loaded row: HW left, VX/4, HW right
+#define HB (R * CH)           // halo bytes on each side (at most 12)
+#define HW ((HB + 3) / 4)     // halo words on each side
+#define NW (VX / 4 + 2 * HW)  // words of a loaded row: HW left, VX/4, HW right
 
 // The derivative taps, indexed by offset + R (ksize 1 and 3 share [-1 0 1]), and the smoothing
 // taps' radius (ksize 1: the 1-tap [1]). The smoothing taps arrive scaled, as an argument.
@@ -169,8 +170,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     for (int i = 0; i < NW; ++i) w[i] = 0;
 #pragma unroll
     for (int j = -HB; j < VX + HB; ++j)
-      w[(j + 4 * HW) / 4] |= fetch_byte(src, x0 + j, sy, width, value)
-                             << (8 * ((j + 4 * HW) % 4));
+      w[(j + 4 * HW) / 4] |= fetch_byte(src, x0 + j, sy, width, value) << (8 * ((j + 4 * HW) % 4));
   }
 }
 
@@ -209,7 +209,7 @@ inline void horizontal(const float* p, float4 taps, bool exact, float* d, float*
   (void)exact;
 #pragma unroll
   for (int i = 0; i < VX; ++i) {
-#define PX(k) p[i + HB + (k) * CH]  // the pixel k to the right of output i (biased)
+#define PX(k) p[i + HB + (k)*CH]  // the pixel k to the right of output i (biased)
 #if defined(NEED_GX)
     float dd = PX(R) - PX(-R);
 #pragma unroll
@@ -243,8 +243,7 @@ inline float h_smooth(const float* p, int i, float4 taps) {
 // OpenCV's column pass (kernels/sobel.cl's order) over the horizontal taps of the window rows
 // y - R .. y + R (d[k], s[k] for row y - R + k), lane i.
 #define WIN (2 * R + 1)
-inline void vertical(float d[WIN][VX], float s[WIN][VX], float4 taps, int i, float* gx,
-                     float* gy) {
+inline void vertical(float d[WIN][VX], float s[WIN][VX], float4 taps, int i, float* gx, float* gy) {
   (void)d;
   (void)s;
   (void)taps;
@@ -359,8 +358,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   for (int step = 0; step < PY + 2 * R; ++step) {
     const int y = y0 + step - 2 * R;  // the output row once the window is full
     if (step >= 2 * R && y >= height) break;
-    load_row(src, w, x0, border_index(y0 + step - R, height), width, height, rowBytes, value,
-             vec);
+    load_row(src, w, x0, border_index(y0 + step - R, height), width, height, rowBytes, value, vec);
     to_floats(w, p);
     horizontal(p, taps, exact, d[2 * R], s[2 * R]);
     if (step >= 2 * R) {
