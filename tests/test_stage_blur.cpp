@@ -350,13 +350,13 @@ TEST(BlurStage, BadScheduleParametersAreClearErrors) {
       EXPECT_EQ(e.message().rfind("blur: " + key, 0), 0u) << e.what();
     }
   }
-  Chain slab = Chain::parse("blur=sigma=3:kernel=slab");  // ksize 19: radius 9
+  Chain slab = Chain::parse("blur=sigma=24.5:kernel=slab");  // ksize 149: radius 74
   const cv::Mat in = randomFrame(32, 8, CV_8UC1, 3);
   try {
     slab.configure(context(), view(in).desc());
-    FAIL() << "kernel=slab took radius 9";
+    FAIL() << "kernel=slab took radius 74";
   } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("blur: kernel=slab takes radius <= 8", 0), 0u)
+    EXPECT_EQ(std::string(e.what()).rfind("blur: kernel=slab takes radius <= 72", 0), 0u)
         << e.what();
   }
 }
