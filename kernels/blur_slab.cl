@@ -19,11 +19,12 @@
 //            what lane (g, q) loads as the words at 4q and 16 + 4q of row g. The result, 16
 //            output elements x 8 rows, leaves lane (g, q) elements e(g) and e(g + 8) of rows 2q
 //            and 2q + 1 (row sums, at most 255 * 256).
-//   columns  A[m][k] = t(row(k) - 8 - m), B[k][n] = the high (then the low) bytes of the row
-//            sums of a window of 32 rows (four slabs) at element e(n), taken in the order each
-//            lane holds them: k = 4q + i is window row 2q + (i & 1) + 8 (i >> 1), k + 16 the same
-//            16 rows on. So lane (g, q)'s B words are four of its own row sums, split into bytes
-//            (split_bytes): element e(g) for the first column product, e(g + 8) for the second.
+//   columns  A_c[m][k] = t(row(k) + 32c - HR - m), B[k][n] = the high (then the low) bytes of
+//            the row sums of window rows 32c .. 32c + 31 (four slabs) at element e(n), taken in
+//            the order each lane holds them: k = 4q + i is window row 2q + (i & 1) + 8 (i >> 1),
+//            k + 16 the same 16 rows on. So lane (g, q)'s B words are four of its own row sums,
+//            split into bytes (split_bytes): element e(g) for the first column product, e(g + 8)
+//            for the second. The window is KR chunks of 32 rows from HR rows above the band.
 //   outputs  e(m) = 4 (m >> 1) + (m & 1) for m < 8, that + 2 for m - 8: the column products'
 //            results leave lane (g, q) elements 4q .. 4q + 3 (columns 2q, 2q + 1 of both) of
 //            rows g and g + 8 as one word each. A band's words go through the warp's local
@@ -33,19 +34,24 @@
 //
 // A warp owns a strip of NS sets of 16 output elements x TH rows (from x0, y0) and walks down it
 // in bands of 16 rows. Set u's row windows start at x0 + 16u - HA (HA: the row halo R * CH
-// rounded up to 8, 24 or 40), chunk c 32 elements on, so the words a lane loads from a row are
+// rounded up to 8 + 16 i), chunk c 32 elements on, so the words a lane loads from a row are
 // W[j] at x0 - HA + 16j + 4q, j < NS + 2 KC - 1, set u chunk c taking W[u + 2c] and
-// W[u + 2c + 1]. A band's column window is rows yb - 8 .. yb + 23: its first half (a pair of
-// slabs) is the previous band's second, so each band computes the row products of 16 new rows.
+// W[u + 2c + 1]. A band's column window is NP pairs of slabs (16 rows each) from row yb - HR
+// (HR: the radius rounded up to 8 + 16 i): all but its last pair are the previous band's, so
+// each band computes the row products of 16 new rows. At radius <= 8 the window is rows
+// yb - 8 .. yb + 23 (NP 2, KR 1); larger radii (the "wide" reach) hold more pairs in registers.
 //
-// Build options: RADIUS (<= 8), CHANNELS, BORDER_*, NS (sets per strip), BANDS (TH = 16 BANDS),
-// WARPS per work-group, ALIGNED (rows a multiple of 4 bytes, little-endian), ALIGNED16 (and of
-// 16), MMA_PTX (1: mma.sync and the byte permutes in inline PTX, NVIDIA compute capability 8.0+;
-// 0: both emulated in OpenCL C, the products through local memory: slow, for tests), FRAG_OFF,
-// PF (1: each band's words are loaded during the band before).
-// Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on
-// are the constant A operands, lane l's operand j (0: columns, 1 + c: rows, chunk c) at uint4
-// j * 32 + l (pipeline/stages/blur_fragments.cpp), value.
+// Build options: RADIUS, CHANNELS, BORDER_*, NS (sets per strip), BANDS (TH = 16 BANDS),
+// WARPS per work-group, ALIGNED (rows a multiple of 4 bytes; little-endian either way), ALIGNED16
+// (and of 16; other rows store through slab_io.cl's word path), MMA_PTX (1: mma.sync and the byte
+// permutes in inline PTX, NVIDIA compute capability 8.0+; 0: both emulated in OpenCL C, the
+// products through local memory: slow, for tests), FRAG_OFF, FRAG_LOCAL (1: the row operands are
+// read from local memory at each use), PF (1: each band's words are loaded during the band
+// before).
+//
+// Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on are
+// the constant A operands, lane l's operand j (c < KR: columns, chunk c; KR + c: rows, chunk c)
+// at uint4 j * 32 + l (pipeline/stages/blur_fragments.cpp), value.
 
 #include "border.cl"
 
@@ -54,37 +60,38 @@
 #include "warp_ops.cl"
 
 #define HALO (RADIUS * CHANNELS)
-#define HA (HALO <= 8 ? 8 : 8 + (HALO - 8 + 15) / 16 * 16)  // 8, 24 or 40
-#define KC ((HA + 8) / 16)                                  // 32-element chunks per row product
-#define NW (NS + 2 * KC - 1)                                // words a lane loads per row
+#define HA (HALO <= 8 ? 8 : 8 + (HALO - 8 + 15) / 16 * 16)      // row halo: 8, 24, 40, ...
+#define KC ((HA + 8) / 16)                                      // 32-element chunks per row product
+#define NW (NS + 2 * KC - 1)                                    // words a lane loads per row
+#define HR (RADIUS <= 8 ? 8 : 8 + (RADIUS - 8 + 15) / 16 * 16)  // column halo: 8, 24, 40, ...
+#define NP (((HR + 16 + RADIUS + 15) / 16 + 1) / 2 * 2)         // pairs of slabs per window
+#define KR (NP / 2)                                             // 32-row chunks per column product
 #define OW (16 * NS)
 #define TH (16 * BANDS)
 #define OS (4 * NS + 4)  // words per row of a warp's output staging (conflict-free)
+#include "slab_io.cl"
 
-#if 16 + 2 * RADIUS > 32 || HA > 40 || NS < 1
-#error "blur_slab: RADIUS <= 8, RADIUS * CHANNELS <= 40, NS >= 1"
+#if NS < 1 || RADIUS < 1
+#error "blur_slab: RADIUS >= 1, NS >= 1"
 #endif
 
 // wa[j], wb[j] = W[j] of source rows y + g and y + 8 + g (the lane's rows of the two slabs from
 // row y). Strips clear of every edge (`inside`, the same for the whole warp) issue them as plain
 // loads, the others through the border rule.
-#define LOAD_SLABS(wa, wb, y)                                                                    \
-  do {                                                                                           \
-    if (inside) {                                                                                \
-      const __global uint* a = (const __global uint*)(src + (size_t)((y) + g) * n + xs + 4 * q); \
-      UNROLL                                                                                     \
-      for (int j = 0; j < NW; ++j) {                                                             \
-        wa[j] = a[4 * j];                                                                        \
-        wb[j] = a[2 * n + 4 * j];                                                                \
-      }                                                                                          \
-    } else {                                                                                     \
-      const int ba = border_index((y) + g, height), bb = border_index((y) + 8 + g, height);      \
-      UNROLL                                                                                     \
-      for (int j = 0; j < NW; ++j) {                                                             \
-        wa[j] = load_word_row(src, ba, xs + 16 * j + 4 * q, n, width, value);                    \
-        wb[j] = load_word_row(src, bb, xs + 16 * j + 4 * q, n, width, value);                    \
-      }                                                                                          \
-    }                                                                                            \
+#define LOAD_SLABS(wa, wb, y)                                                               \
+  do {                                                                                      \
+    if (inside) {                                                                           \
+      const size_t at = (size_t)((y) + g) * n + xs + 4 * q;                                 \
+      LOAD_WORDS16(wa, NW, src, at);                                                        \
+      LOAD_WORDS16(wb, NW, src, at + 8 * (size_t)n);                                        \
+    } else {                                                                                \
+      const int ba = border_index((y) + g, height), bb = border_index((y) + 8 + g, height); \
+      UNROLL                                                                                \
+      for (int j = 0; j < NW; ++j) {                                                        \
+        wa[j] = load_word_row(src, ba, xs + 16 * j + 4 * q, n, width, height, value);       \
+        wb[j] = load_word_row(src, bb, xs + 16 * j + 4 * q, n, width, height, value);       \
+      }                                                                                     \
+    }                                                                                       \
   } while (0)
 
 // d = the row products of set u on the slab whose words are w.
@@ -92,7 +99,7 @@
   do {                                                                                       \
     d = (uint4)(0u);                                                                         \
     UNROLL                                                                                   \
-    for (int c = 0; c < KC; ++c) MMA(d, ah[c], (uint2)(w[(u) + 2 * c], w[(u) + 2 * c + 1])); \
+    for (int c = 0; c < KC; ++c) MMA(d, AH(c), (uint2)(w[(u) + 2 * c], w[(u) + 2 * c + 1])); \
   } while (0)
 
 // pair = set u's B words for 16 window rows (the slabs whose words are wa and wb): the high and
@@ -104,6 +111,9 @@
     ROW_SUMS(db, wb, u);                                                                      \
     pair = (uint4)(split_bytes(da.x, da.y, db.x, db.y), split_bytes(da.z, da.w, db.z, db.w)); \
   } while (0)
+
+// Window pair i of set u: the NP - 1 pairs held from earlier bands, then this band's new one.
+#define WINDOW_PAIR(u, i, nx) ((i) < NP - 1 ? pr[u][(i) < NP - 1 ? (i) : 0] : (nx))
 
 __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
     __global const uchar* src, __global uchar* dst, int width, int height,
@@ -128,77 +138,91 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   const bool live = sy0 < syn;
   const int x0 = strip_x * OW, y0 = min(sy0, syn - 1) * TH, xs = x0 - HA;
   // Every word inside its row (the last ends at xs + 16 NW = x0 + OW + HA, so every output is
-  // too) and every row read (y0 - 8 .. y0 + TH + 7) inside the frame.
-  const bool inside = ALIGNED && xs >= 0 && xs + 16 * NW <= n && y0 >= 8 && y0 + TH + 8 <= height;
-  const bool plain = inside && live;  // every output stored as a whole word
+  // too) and every row read (y0 - HR .. y0 + TH - 16 - HR + 16 NP - 1) inside the frame and
+  // above its last row.
+  const bool inside =
+      xs >= 0 && xs + 16 * NW <= n && y0 >= HR && y0 + TH - 16 - HR + 16 * NP < height;
 
   const __global uint4* frag = (const __global uint4*)(taps + FRAG_OFF);
-  const uint4 av = frag[lane];
+  uint4 av[KR];
+  UNROLL
+  for (int c = 0; c < KR; ++c) av[c] = frag[c * 32 + lane];
+#if FRAG_LOCAL
+  // The row operands in local memory, read at each use (registers go to the window instead).
+  __local uint4 ah_local[KC * 32];
+  for (int i = warp * 32 + lane; i < KC * 32; i += WARPS * 32) ah_local[i] = frag[KR * 32 + i];
+  barrier(CLK_LOCAL_MEM_FENCE);
+#define AH(c) ah_local[(c)*32 + lane]
+#else
   uint4 ah[KC];
   UNROLL
-  for (int c = 0; c < KC; ++c) ah[c] = frag[(1 + c) * 32 + lane];
+  for (int c = 0; c < KC; ++c) ah[c] = frag[(KR + c) * 32 + lane];
+#define AH(c) ah[c]
+#endif
 
   __local uint* os = out_stage + warp * 16 * OS;
 
-  // pr[u]: set u's B words of the band's first 16 window rows (ROW_PAIR).
-  uint4 pr[NS];
+  // pr[u][i]: set u's B words of window pair i of the band (ROW_PAIR), i < NP - 1. The first
+  // NP - 1 steps (p < 0) only fill them: each step computes the pair 16 rows further down.
+  uint4 pr[NS][NP - 1];
   uint wa[NW], wb[NW];
-  LOAD_SLABS(wa, wb, y0 - 8);
-  UNROLL
-  for (int u = 0; u < NS; ++u) ROW_PAIR(pr[u], u);
 #if PF
-  // nxa, nxb: the next band's words, loaded while this band computes.
+  // nxa, nxb: the next step's words, loaded while this step computes.
   uint nxa[NW], nxb[NW];
-  LOAD_SLABS(nxa, nxb, y0 + 8);
+  LOAD_SLABS(nxa, nxb, y0 - HR);
 #endif
 
 #pragma unroll 1
-  for (int p = 0; p < BANDS; ++p) {
-    const int yb = y0 + 16 * p;  // the band's first output row
+  for (int p = 1 - NP; p < BANDS; ++p) {
+    const int yb = y0 + 16 * p;              // the band's first output row
+    const int yn = yb - HR + 16 * (NP - 1);  // the first row of its new pair
 #if PF
     UNROLL
     for (int j = 0; j < NW; ++j) {
       wa[j] = nxa[j];
       wb[j] = nxb[j];
     }
-    if (p + 1 < BANDS) LOAD_SLABS(nxa, nxb, yb + 24);
+    if (p + 1 < BANDS) LOAD_SLABS(nxa, nxb, yn + 16);
 #else
-    LOAD_SLABS(wa, wb, yb + 8);
+    LOAD_SLABS(wa, wb, yn);
 #endif
     UNROLL
     for (int u = 0; u < NS; ++u) {
       uint4 nx;
       ROW_PAIR(nx, u);
-      uint4 h0, l0, h1, l1;
-      MMA4(h0, l0, h1, l1, av, pr[u], nx);
-      pr[u] = nx;
-      // Rows g (.x, .y) and g + 8 (.z, .w): elements 4q, 4q+1 from the first pair of products,
-      // 4q+2, 4q+3 from the second.
-      const uint o0 =
-          perm(round_pair(h0.x, h0.y, l0.x, l0.y), round_pair(h1.x, h1.y, l1.x, l1.y), 0x7531u);
-      const uint o1 =
-          perm(round_pair(h0.z, h0.w, l0.z, l0.w), round_pair(h1.z, h1.w, l1.z, l1.w), 0x7531u);
-      os[g * OS + 4 * u + q] = o0;
-      os[(8 + g) * OS + 4 * u + q] = o1;
+      if (p >= 0) {
+        uint4 h0 = (uint4)(0u), l0 = (uint4)(0u), h1 = (uint4)(0u), l1 = (uint4)(0u);
+        UNROLL
+        for (int c = 0; c < KR; ++c)
+          MMA4(h0, l0, h1, l1, av[c], WINDOW_PAIR(u, 2 * c, nx), WINDOW_PAIR(u, 2 * c + 1, nx));
+        // Rows g (.x, .y) and g + 8 (.z, .w): elements 4q, 4q+1 from the first pair of
+        // products, 4q+2, 4q+3 from the second.
+        const uint o0 =
+            perm(round_pair(h0.x, h0.y, l0.x, l0.y), round_pair(h1.x, h1.y, l1.x, l1.y), 0x7531u);
+        const uint o1 =
+            perm(round_pair(h0.z, h0.w, l0.z, l0.w), round_pair(h1.z, h1.w, l1.z, l1.w), 0x7531u);
+        os[g * OS + 4 * u + q] = o0;
+        os[(8 + g) * OS + 4 * u + q] = o1;
+      }
+      UNROLL
+      for (int i = 0; i + 1 < NP - 1; ++i) pr[u][i] = pr[u][i + 1];
+      pr[u][NP - 2] = nx;
     }
-    // The band's 16 rows x NS words of 16 bytes, lane by lane.
+    if (p < 0) continue;
+    // The band's 16 rows x NS words of 16 bytes, lane by lane (rows a multiple of 16 bytes), or
+    // as the aligned words of the destination each row covers (any other rows).
     WARP_SYNC();
+#if ALIGNED16
     UNROLL
     for (int k = 0; k < (16 * NS + 31) / 32; ++k) {
       const int i = lane + 32 * k, r = i / NS, c = i % NS;
-      if (live && i < 16 * NS) {
-        const uint4 v = vload4(0, os + r * OS + 4 * c);
-        const int y = yb + r, x = x0 + 16 * c;
-        if (ALIGNED16 && (plain || (y < height && x + 16 <= n))) {
-          *(__global uint4*)(dst + (size_t)y * n + x) = v;
-        } else {
-          store_run(dst, y, x, n, height, v.x, plain, 4);
-          store_run(dst, y, x + 4, n, height, v.y, plain, 4);
-          store_run(dst, y, x + 8, n, height, v.z, plain, 4);
-          store_run(dst, y, x + 12, n, height, v.w, plain, 4);
-        }
-      }
+      const int y = yb + r, x = x0 + 16 * c;
+      if (live && i < 16 * NS && y < height && x < n)
+        *(__global uint4*)(dst + (size_t)y * n + x) = vload4(0, os + r * OS + 4 * c);
     }
+#else
+    if (live) store_band_words(dst, os, yb, x0, n, height, lane);
+#endif
     WARP_SYNC();
   }
 }

@@ -20,4 +20,8 @@ inline uint perm(uint a, uint b, uint sel) {
 }
 #endif
 
+// Bytes o .. o + 3 of the pair lo, hi (lo's bytes first), o in 0 .. 4: a word that starts o
+// bytes into the aligned word lo.
+inline uint funnel_word(uint lo, uint hi, uint o) { return perm(lo, hi, 0x3210u + 0x1111u * o); }
+
 #endif

@@ -1,15 +1,17 @@
-// sobel, "direct" schedule: ksize 1 and 3, no local memory, no barrier. The same results as
-// kernels/sobel.cl (see there for OpenCV's arithmetic and the modes), computed with fewer and
+// sobel, "direct" schedule: every ksize (1, 3, 5, 7), no local memory, no barrier. The same results
+// as kernels/sobel.cl (see there for OpenCV's arithmetic and the modes), computed with fewer and
 // cheaper instructions for GPUs:
 //
 // - A work-item owns VX consecutive bytes (channel samples) of PY consecutive rows and walks
-//   down them: each of the PY + 2 source rows is loaded once (an aligned VX-byte vector plus
-//   the 4-byte words left and right of it, all global loads that hit L1 for the neighbours'
-//   rows) and converted once. What slides down through registers is a schedule choice:
-//   slide=taps (the horizontal taps of the two rows above: 4 x VX floats) or slide=pixels (the
-//   converted pixels of the two rows above: 2 x (VX + 2 CH) floats, fewer registers; at scale
-//   1 the taps apply vertically first, which saves instructions; other scales recompute three
-//   rows of horizontal taps per output row). Estimated per output byte at VX=16, PY=8, mode
+//   down them: each of the PY + 2R source rows is loaded once (an aligned VX-byte vector plus
+//   HW 4-byte words left and right of it, all global loads that hit L1 for the neighbours'
+//   rows; in rows that do not start on a VX-byte boundary, the aligned words around them and a
+//   byte permute per word) and converted once. What slides down through registers is a schedule
+//   choice: slide=taps (the horizontal taps of the 2R rows above: 4R x VX floats; ksize 5 and 7
+//   always slide these) or slide=pixels (ksize 1 and 3: the converted pixels of the two rows
+//   above: 2 x (VX + 2 CH) floats, fewer registers; at scale 1 the taps apply vertically first,
+//   which saves instructions; other scales recompute three rows of horizontal taps per output
+//   row). Estimated per output byte at VX=16, PY=8, mode
 //   mag, scale 1 (counted in the PTX of clang's NVPTX backend, abs folded into min, the byte
 //   -> float step as LOP3/shift): pixels ~15 instructions (10.4 FP32), taps ~17.5 (13 FP32),
 //   none of them conversions; kernels/sobel.cl ~27 plus 5.5 conversions, which issue at 1/8
@@ -32,21 +34,40 @@
 //   hold two neighbouring pixels, so each instruction computes two outputs, and the bytes go in
 //   and out by byte permutes, with no conversion instruction. See strip_h2.
 //
-// Build options: -DKSIZE=1|3 -DCH=1|3|4 -DVX=4|8|16 -DPY -DMODE_{X,Y,MAG,L2}
+// Build options: -DKSIZE=1|3|5|7 -DCH=1|3|4 -DVX=4|8|16 -DPY -DMODE_{X,Y,MAG,L2}
 //                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP} [-DSLIDE_PIXELS]
-//                -DEXACT=0|1 [-DH2 [-DH2_PTX]]
+//                -DEXACT=0|1 [-DH2 [-DH2_PTX]] -DPERM_PTX=0|1 (1: NVIDIA's byte permute)
 // Run time:      the smoothing taps times scale (centre first), the border value.
 
 #include "border.cl"
+#include "byte_perm.cl"
 
-#if KSIZE != 1 && KSIZE != 3
-#error "the direct sobel takes KSIZE 1 or 3"
+#if KSIZE != 1 && KSIZE != 3 && KSIZE != 5 && KSIZE != 7
+#error "KSIZE must be 1, 3, 5 or 7"
 #endif
 #include "sobel_modes.cl"
 
+#if KSIZE == 1
 #define R 1
-#define HB CH            // halo bytes on each side
-#define NW (VX / 4 + 2)  // words of a loaded row: the left word, VX/4 words, the right word
+#else
+#define R (KSIZE / 2)
+#endif
+#define HB (R * CH)           // halo bytes on each side (at most 12)
+#define HW ((HB + 3) / 4)     // halo words on each side
+#define NW (VX / 4 + 2 * HW)  // words of a loaded row: HW left, VX/4, HW right
+
+// The derivative taps, indexed by offset + R (ksize 1 and 3 share [-1 0 1]), and the smoothing
+// taps' radius (ksize 1: the 1-tap [1]). The smoothing taps arrive scaled, as an argument.
+#if KSIZE == 1 || KSIZE == 3
+__constant float DV[3] = {-1, 0, 1};
+#define SR (KSIZE / 2)
+#elif KSIZE == 5
+__constant float DV[5] = {-1, -2, 0, 2, 1};
+#define SR 2
+#else
+__constant float DV[7] = {-1, -4, -5, 0, 5, 4, 1};
+#define SR 3
+#endif
 
 #if VX == 8
 #define UINTV uint2
@@ -70,61 +91,100 @@ inline uint fetch_byte(__global const uchar* src, int bc, int sy, int width, int
   return src[(sy * width + sx) * CH + t % CH];
 }
 
-// The halo bytes j0 .. j0 + HB - 1 (relative to x0) of source row sy through the border rule,
-// at the byte positions they take in load_row's outer word (j0 = -HB: the left word, VX: the
-// right one).
-inline uint halo_word(__global const uchar* src, int x0, int j0, int sy, int width, int value) {
-  uint v = 0;
+// The halo words of a loaded row through the border rule: the left ones (w[0 .. HW - 1], bytes
+// -4 HW .. -1 relative to x0) or the right ones (bytes VX .. VX + 4 HW - 1), only the HB bytes
+// next to the vector fetched.
+inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, int sy, int width,
+                       int value) {
 #pragma unroll
-  for (int j = j0; j < j0 + HB; ++j)
-    v |= fetch_byte(src, x0 + j, sy, width, value) << (8 * ((j + 4) % 4));
-  return v;
+  for (int i = 0; i < HW; ++i) w[left ? i : VX / 4 + HW + i] = 0;
+#pragma unroll
+  for (int k = 0; k < HB; ++k) {
+    const int j = left ? -HB + k : VX + k;  // byte relative to x0
+    const int b = j + 4 * HW;               // byte of the loaded row
+    w[b / 4] |= fetch_byte(src, x0 + j, sy, width, value) << (8 * (b % 4));
+  }
 }
 
-// The bytes x0 - 4 ... x0 + VX + 3 of source row sy as NW little-endian words (only the HB
-// bytes next to the vector are used from the outer words). vec: the VX bytes lie in the row and
-// rows start VX-aligned, so they are one aligned vector load; the neighbour words are aligned
-// word loads too, except at the row's two ends, where only their HB bytes are fetched through
-// the border rule (one work-item per row: its warp waits for a few byte loads, not for the
-// whole row byte by byte).
-inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int width, int rowBytes,
-                     int value, bool vec) {
+// The bytes x0 - 4 HW ... x0 + VX + 4 HW - 1 of source row sy as NW little-endian words (only
+// the HB bytes next to the vector are used from the outer words). vec: the VX bytes lie in the
+// row. Rows that start VX-aligned load them as one aligned vector; other rows (other than the
+// frame's last, whose last word could end past the buffer) as the aligned words around them,
+// each wanted word cut from two by a byte permute. The halo words load the same way where they
+// lie in the row; at the row's two ends only their HB bytes are fetched through the border rule
+// (one work-item per row: its warp waits for a few byte loads, not for the whole row byte by
+// byte).
+inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int width, int height,
+                     int rowBytes, int value, bool vec) {
+  const int at = (sy < 0 ? 0 : sy) * rowBytes + x0;  // the vector's first byte
+  const bool left = x0 >= 4 * HW, right = x0 + VX + 4 * HW <= rowBytes;
   if (sy < 0) {
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = (uint)value * 0x01010101u;
-  } else if (vec) {
-    __global const uchar* p = src + sy * rowBytes + x0;
-    w[0] = x0 >= 4 ? *(__global const uint*)(p - 4) : halo_word(src, x0, -HB, sy, width, value);
+  } else if (vec && (rowBytes % VX == 0 || at % VX == 0)) {  // the first: the same every row
+    __global const uchar* p = src + at;
+    if (left) {
+#pragma unroll
+      for (int i = 0; i < HW; ++i) w[i] = ((__global const uint*)p)[i - HW];
+    } else {
+      halo_words(src, w, x0, true, sy, width, value);
+    }
 #if VX == 4
-    w[1] = *(__global const uint*)p;
+    w[HW] = *(__global const uint*)p;
 #else
     const UINTV q = *(__global const UINTV*)p;
-    w[1] = q.s0;
-    w[2] = q.s1;
+    w[HW] = q.s0;
+    w[HW + 1] = q.s1;
 #if VX == 16
-    w[3] = q.s2;
-    w[4] = q.s3;
+    w[HW + 2] = q.s2;
+    w[HW + 3] = q.s3;
 #endif
 #endif
-    w[NW - 1] = x0 + VX + 4 <= rowBytes ? *(__global const uint*)(p + VX)
-                                        : halo_word(src, x0, VX, sy, width, value);
+    if (right) {
+#pragma unroll
+      for (int i = 0; i < HW; ++i) w[VX / 4 + HW + i] = ((__global const uint*)(p + VX))[i];
+    } else {
+      halo_words(src, w, x0, false, sy, width, value);
+    }
+  } else if (vec && sy + 1 < height) {
+    const uint o = (uint)at & 3u;
+    const __global uint* p = (const __global uint*)(src + (at - o)) - HW;  // word of byte -4 HW
+    if (left) {
+#pragma unroll
+      for (int i = 0; i < HW; ++i) w[i] = funnel_word(p[i], p[i + 1], o);
+    } else {
+      halo_words(src, w, x0, true, sy, width, value);
+    }
+#pragma unroll
+    for (int i = HW; i < HW + VX / 4; ++i) w[i] = funnel_word(p[i], p[i + 1], o);
+    if (right) {
+#pragma unroll
+      for (int i = HW + VX / 4; i < NW; ++i) w[i] = funnel_word(p[i], p[i + 1], o);
+    } else {
+      halo_words(src, w, x0, false, sy, width, value);
+    }
   } else {
-    // Rows that do not start on a VX-byte boundary, and the row's last, partial vector: byte
-    // by byte through the border rules. Only the bytes the taps read.
+    // The row's last, partial vector (and the last row when it does not start VX-aligned):
+    // byte by byte through the border rules. Only the bytes the taps read.
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = 0;
 #pragma unroll
     for (int j = -HB; j < VX + HB; ++j)
-      w[(j + 4) / 4] |= fetch_byte(src, x0 + j, sy, width, value) << (8 * ((j + 4) % 4));
+      w[(j + 4 * HW) / 4] |= fetch_byte(src, x0 + j, sy, width, value) << (8 * ((j + 4 * HW) % 4));
   }
 }
 
 // Byte j (-HB <= j < VX + HB, relative to x0) of a loaded row as the float 2^23 + 256*b.
 inline float biased(const uint* w, int j) {
-  const uint word = w[(j + 4) / 4];
-  const int k = (j + 4) % 4;
+  const uint word = w[(j + 4 * HW) / 4];
+  const int k = (j + 4 * HW) % 4;
+#if PERM_PTX
+  // One byte permute: byte k of the word under the exponent byte 0x4B, zeros elsewhere.
+  return as_float(perm(word, 0x4B000000u, 0x7404u | ((uint)k << 4)));
+#else
   const uint m = k == 0 ? word << 8 : k == 1 ? word : k == 2 ? word >> 8 : word >> 16;
   return as_float(0x4B000000u | (m & 0xFF00u));
+#endif
 }
 
 // A loaded row as biased floats: p[j + HB] = 2^23 + 256 * byte j, -HB <= j < VX + HB.
@@ -134,35 +194,41 @@ inline void to_floats(const uint* w, float* p) {
   for (int j = -HB; j < VX + HB; ++j) p[j + HB] = biased(w, j);
 }
 
-// The horizontal taps of one row: d (derivative, exact) and s (smoothing times scale, OpenCV's
-// FMA chain from the leftmost tap), VX lanes, 256 times the true values.
+// The smoothing tap at distance k (scaled), from the centre-first taps.
+inline float smooth_tap(float4 taps, int k) {
+  return k == 0 ? taps.s0 : k == 1 ? taps.s1 : k == 2 ? taps.s2 : taps.s3;
+}
+
+// The horizontal taps of one row, in kernels/sobel.cl's order: d (derivative: the outer pair,
+// then the inner pairs outward; exact) and s (smoothing times scale, OpenCV's FMA chain from the
+// leftmost tap), VX lanes, 256 times the true values. Exact (scale 1): s from the biased values
+// themselves (every sum a multiple of 256 below 2^30: exact; the bias cancels in gy); else from
+// the unbiased ones.
 inline void horizontal(const float* p, float4 taps, bool exact, float* d, float* s) {
   (void)taps;
   (void)exact;
 #pragma unroll
   for (int i = 0; i < VX; ++i) {
-    const float l = p[i], c = p[i + HB], r = p[i + 2 * HB];
-    (void)l;
-    (void)c;
-    (void)r;
+#define PX(k) p[i + HB + (k)*CH]  // the pixel k to the right of output i (biased)
 #if defined(NEED_GX)
-    d[i] = r - l;
+    float dd = PX(R) - PX(-R);
+#pragma unroll
+    for (int k = 1; k < R; ++k) dd += DV[R + k] * (PX(k) - PX(-k));
+    d[i] = dd;
 #endif
 #if defined(NEED_GY)
-    // Exact: the biased values themselves (the bias cancels in gy); else unbiased (exact).
-    const float ul = exact ? l : l - BIAS, uc = exact ? c : c - BIAS, ur = exact ? r : r - BIAS;
-#if KSIZE == 3
-    s[i] = fma(ur, taps.s1, fma(uc, taps.s0, ul * taps.s1));
-#else
-    (void)ul;
-    (void)ur;
-    s[i] = uc * taps.s0;
+    float ss = (exact ? PX(-SR) : PX(-SR) - BIAS) * smooth_tap(taps, SR);
+#pragma unroll
+    for (int k = -SR + 1; k <= SR; ++k)
+      ss = fma(exact ? PX(k) : PX(k) - BIAS, smooth_tap(taps, k < 0 ? -k : k), ss);
+    s[i] = ss;
 #endif
-#endif
+#undef PX
   }
 }
 
-// One lane of the horizontal taps at scales other than 1 (as horizontal() computes them).
+// One lane of the horizontal taps at scales other than 1 (as horizontal() computes them; the
+// pixels strip, ksize 1 and 3).
 inline float h_deriv(const float* p, int i) { return p[i + 2 * HB] - p[i]; }
 inline float h_smooth(const float* p, int i, float4 taps) {
   (void)taps;
@@ -174,24 +240,24 @@ inline float h_smooth(const float* p, int i, float4 taps) {
 #endif
 }
 
-// OpenCV's column pass over the horizontal taps of rows y-1, y, y+1 (index 0, 1, 2).
-inline void vertical(const float* d0, const float* d1, const float* d2, const float* s0,
-                     const float* s2, float4 taps, int i, float* gx, float* gy) {
-  (void)d0;
-  (void)d1;
-  (void)d2;
-  (void)s0;
-  (void)s2;
+// OpenCV's column pass (kernels/sobel.cl's order) over the horizontal taps of the window rows
+// y - R .. y + R (d[k], s[k] for row y - R + k), lane i.
+#define WIN (2 * R + 1)
+inline void vertical(float d[WIN][VX], float s[WIN][VX], float4 taps, int i, float* gx, float* gy) {
+  (void)d;
+  (void)s;
   (void)taps;
 #if defined(NEED_GX)
-#if KSIZE == 3
-  *gx = fma(d2[i] + d0[i], taps.s1, d1[i] * taps.s0);
-#else
-  *gx = d1[i] * taps.s0;
-#endif
+  float x = d[R][i] * taps.s0;
+#pragma unroll
+  for (int m = 1; m <= SR; ++m) x = fma(d[R + m][i] + d[R - m][i], smooth_tap(taps, m), x);
+  *gx = x;
 #endif
 #if defined(NEED_GY)
-  *gy = s2[i] - s0[i];
+  float y = (s[R + 1][i] - s[R - 1][i]) * DV[R + 1];
+#pragma unroll
+  for (int k = 2; k <= R; ++k) y = fma(s[R + k][i] - s[R - k][i], DV[R + k], y);
+  *gy = y;
 #endif
 }
 
@@ -232,10 +298,14 @@ inline uint mode_byte(float gx, float gy, float4 taps, bool exact) {
 #endif
 }
 
-// The VX output bytes of a row as VX/4 words (lowest byte first): aligned, one vector store;
-// else byte by byte up to the row's end (constant indices: `w` stays in registers on GPUs).
-inline void store_words(__global uchar* o, const uint* w, bool aligned, int x0, int rowBytes) {
-  if (aligned) {
+// The VX output bytes of a row as VX/4 words (lowest byte first) to dst at byte offset `at`,
+// of which only the first `count` (the rest of the row) are stored: a whole vector where it
+// starts VX-aligned, else the aligned words of dst it covers, each cut from two of w by a byte
+// permute, and the partial ones at either end byte by byte (constant indices: `w` stays in
+// registers on GPUs).
+inline void store_words(__global uchar* dst, int at, const uint* w, int count) {
+  if (count >= VX && at % VX == 0) {
+    __global uchar* o = dst + at;
 #if VX == 4
     *(__global uint*)o = w[0];
 #elif VX == 8
@@ -243,60 +313,71 @@ inline void store_words(__global uchar* o, const uint* w, bool aligned, int x0, 
 #else
     *(__global uint4*)o = (uint4)(w[0], w[1], w[2], w[3]);
 #endif
-  } else {
+    return;
+  }
+  const uint o = (uint)at & 3u;
+  __global uchar* base = dst + (at - o);
 #pragma unroll
-    for (int i = 0; i < VX; ++i)
-      if (x0 + i < rowBytes) o[i] = (uchar)(w[i / 4] >> (8 * (i % 4)));
+  for (int k = 0; k <= VX / 4; ++k) {
+    // Bytes 4k - o .. 4k - o + 3 of ours, which is dst's word at base + 4k.
+    const uint v = perm(k > 0 ? w[k - 1] : 0u, k < VX / 4 ? w[k] : 0u, 0x7654u - 0x1111u * o);
+    const int t0 = 4 * k - (int)o;
+    if (t0 >= 0 && t0 + 4 <= count) {
+      *(__global uint*)(base + 4 * k) = v;
+    } else {
+#pragma unroll
+      for (int b = 0; b < 4; ++b)
+        if (t0 + b >= 0 && t0 + b < count) base[4 * k + b] = (uchar)(v >> (8 * b));
+    }
   }
 }
 
-inline void store_row(__global uchar* o, const uchar* out, bool aligned, int x0, int rowBytes) {
+inline void store_row(__global uchar* dst, int at, const uchar* out, int count) {
   uint w[VX / 4];
 #pragma unroll
   for (int k = 0; k < VX / 4; ++k) w[k] = PACK4(out, 4 * k);
-  store_words(o, w, aligned, x0, rowBytes);
+  store_words(dst, at, w, count);
 }
 
-#if !defined(SLIDE_PIXELS)
+#if !defined(SLIDE_PIXELS) || KSIZE > 3
 // slide=taps. The whole strip of a work-item; `exact` is a constant in each of the two inlined
-// copies. The horizontal taps of rows y-1 and y slide through registers (4 x VX floats).
+// copies. The horizontal taps of the 2R rows above slide through registers (4R x VX floats).
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                   int height, float4 taps, int value, bool exact, int x0, int y0) {
   const int rowBytes = width * CH;
-  // The vector and both neighbour words lie inside the row, and every row starts VX-aligned
-  // (buffers start aligned).
-  // The vector lies in the row and rows start VX-aligned: vector loads and stores.
-  const bool vec = x0 + VX <= rowBytes && rowBytes % VX == 0;
-  float d0[VX], d1[VX], s0[VX], s1[VX], d2[VX], s2[VX];
+  const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
+  float d[WIN][VX], s[WIN][VX];
 #pragma unroll
-  for (int i = 0; i < VX; ++i) d0[i] = d1[i] = d2[i] = s0[i] = s1[i] = s2[i] = 0;
+  for (int k = 0; k < WIN; ++k)
+#pragma unroll
+    for (int i = 0; i < VX; ++i) d[k][i] = s[k][i] = 0;
   uint w[NW];
   float p[NB];
   // Unrolled: the loads of later rows can issue early, and the window shifts are renames.
 #pragma unroll
-  for (int step = 0; step < PY + 2; ++step) {
-    const int y = y0 + step - 2;  // the output row once the window is full
-    if (step >= 2 && y >= height) break;
-    load_row(src, w, x0, border_index(y0 + step - R, height), width, rowBytes, value, vec);
+  for (int step = 0; step < PY + 2 * R; ++step) {
+    const int y = y0 + step - 2 * R;  // the output row once the window is full
+    if (step >= 2 * R && y >= height) break;
+    load_row(src, w, x0, border_index(y0 + step - R, height), width, height, rowBytes, value, vec);
     to_floats(w, p);
-    horizontal(p, taps, exact, d2, s2);
-    if (step >= 2) {
+    horizontal(p, taps, exact, d[2 * R], s[2 * R]);
+    if (step >= 2 * R) {
       uchar out[VX];
 #pragma unroll
       for (int i = 0; i < VX; ++i) {
         float gx = 0, gy = 0;
-        vertical(d0, d1, d2, s0, s2, taps, i, &gx, &gy);
+        vertical(d, s, taps, i, &gx, &gy);
         out[i] = (uchar)mode_byte(gx, gy, taps, exact);
       }
-      store_row(dst + y * rowBytes + x0, out, vec, x0, rowBytes);
+      store_row(dst, y * rowBytes + x0, out, min(VX, rowBytes - x0));
     }
 #pragma unroll
-    for (int i = 0; i < VX; ++i) {
-      d0[i] = d1[i];
-      d1[i] = d2[i];
-      s0[i] = s1[i];
-      s1[i] = s2[i];
-    }
+    for (int k = 0; k < 2 * R; ++k)
+#pragma unroll
+      for (int i = 0; i < VX; ++i) {
+        d[k][i] = d[k + 1][i];
+        s[k][i] = s[k + 1][i];
+      }
   }
 }
 #else
@@ -309,19 +390,18 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                   int height, float4 taps, int value, bool exact, int x0, int y0) {
   const int rowBytes = width * CH;
-  // The vector lies in the row and rows start VX-aligned: vector loads and stores.
-  const bool vec = x0 + VX <= rowBytes && rowBytes % VX == 0;
+  const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
   uint w[NW];
   float p0[NB], p1[NB], p2[NB];
-  load_row(src, w, x0, border_index(y0 - 1, height), width, rowBytes, value, vec);
+  load_row(src, w, x0, border_index(y0 - 1, height), width, height, rowBytes, value, vec);
   to_floats(w, p0);
-  load_row(src, w, x0, border_index(y0, height), width, rowBytes, value, vec);
+  load_row(src, w, x0, border_index(y0, height), width, height, rowBytes, value, vec);
   to_floats(w, p1);
 #pragma unroll
   for (int r = 0; r < PY; ++r) {
     const int y = y0 + r;
     if (y >= height) break;
-    load_row(src, w, x0, border_index(y + 1, height), width, rowBytes, value, vec);
+    load_row(src, w, x0, border_index(y + 1, height), width, height, rowBytes, value, vec);
     to_floats(w, p2);
     uchar out[VX];
     if (exact) {
@@ -369,7 +449,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         out[i] = (uchar)mode_byte(gx, gy, taps, false);
       }
     }
-    store_row(dst + y * rowBytes + x0, out, vec, x0, rowBytes);
+    store_row(dst, y * rowBytes + x0, out, min(VX, rowBytes - x0));
 #pragma unroll
     for (int j = 0; j < NB; ++j) {
       p0[j] = p1[j];
@@ -421,10 +501,6 @@ inline uint h2_sub(uint a, uint b) { return h2_u(h2_f(a) - h2_f(b)); }
 inline uint h2_fma(uint a, uint b, uint c) { return h2_u(fma(h2_f(a), h2_f(b), h2_f(c))); }
 inline uint h2_absmin(uint a, uint cap) { return h2_u(fmin(fabs(h2_f(a)), h2_f(cap))); }
 #endif
-#if defined(H2_PTX)
-#define PERM_PTX 1
-#endif
-#include "byte_perm.cl"
 
 #define H2_TWO 0x40004000u    // (2, 2)
 #define H2_HALF 0x38003800u   // (0.5, 0.5)
@@ -472,18 +548,18 @@ inline void h2_taps(const uint* w, uint* d, uint* s) {
 // the warps lost to them cost more than the overlap gains.
 inline void strip_h2(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                      int height, int value, int x0, int y0) {
-  const bool vec = x0 + VX <= width && width % VX == 0;
+  const bool vec = x0 + VX <= width;
   uint w[NW], d0[NP], d1[NP], d2[NP], s0[NP], s1[NP], s2[NP];
-  load_row(src, w, x0, border_index(y0 - 1, height), width, width, value, vec);
+  load_row(src, w, x0, border_index(y0 - 1, height), width, height, width, value, vec);
   h2_taps(w, d0, s0);
-  load_row(src, w, x0, border_index(y0, height), width, width, value, vec);
+  load_row(src, w, x0, border_index(y0, height), width, height, width, value, vec);
   h2_taps(w, d1, s1);
 #pragma unroll
   for (int r = 0; r < PY; ++r) {
     // No early exit past the frame's last row: rows past it are read folded (valid memory)
     // and not stored.
     const int y = y0 + r;
-    load_row(src, w, x0, border_index(y + 1, height), width, width, value, vec);
+    load_row(src, w, x0, border_index(y + 1, height), width, height, width, value, vec);
     h2_taps(w, d2, s2);
     uint o[NP], out[VX / 4];
 #pragma unroll
@@ -504,7 +580,7 @@ inline void strip_h2(__global const uchar* restrict src, __global uchar* restric
     }
 #pragma unroll
     for (int i = 0; i < VX / 4; ++i) out[i] = perm(o[2 * i], o[2 * i + 1], 0x6420u);
-    if (y < height) store_words(dst + y * width + x0, out, vec, x0, width);
+    if (y < height) store_words(dst, y * width + x0, out, min(VX, width - x0));
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
       d0[k] = d1[k];

@@ -1,6 +1,6 @@
 // Warp-level operations of the tensor-core blur (blur_slab.cl): the 8-bit matrix product, a
-// warp's barrier, the rounding, stores and border-aware loads. The rounding and stores need
-// perm (byte_perm.cl) and ALIGNED, load_word_row needs border.cl and CHANNELS.
+// warp's barrier, the rounding and the byte split of row sums (both need perm, byte_perm.cl).
+// The memory side is slab_io.cl.
 //
 // mma_u8(c, a, b): c += A * B for one warp, A 16x32 and B 32x8 8-bit unsigned, c 16x8 32-bit,
 // in the fragments of PTX's mma.m16n8k32 (lane = 4 g + q; A: a.x row g, bytes k = 4q..4q+3, a.y
@@ -68,11 +68,10 @@ inline void mma_u8(uint4* c, uint4 a, uint2 b, __local uint* s, int lane) {
 #define MMA(c, a, b) mma_u8(&(c), (a), (b), scratch + warp * 192, lane)
 #endif
 
-// d0..d3 = A * (lo.k, hi.k) for k = x, y, z, w: four products with one A, the two halves of each
-// B operand taken from two uint4s (the column products).
+// d0..d3 += A * (lo.k, hi.k) for k = x, y, z, w: four products with one A, the two halves of
+// each B operand taken from two uint4s (the column products).
 #define MMA4(d0, d1, d2, d3, a, lo, hi)  \
   do {                                   \
-    d0 = d1 = d2 = d3 = (uint4)(0u);     \
     MMA(d0, a, (uint2)((lo).x, (hi).x)); \
     MMA(d1, a, (uint2)((lo).y, (hi).y)); \
     MMA(d2, a, (uint2)((lo).z, (hi).z)); \
@@ -92,38 +91,6 @@ inline void mma_u8(uint4* c, uint4 a, uint2 b, __local uint* s, int lane) {
 // lane): each output is then the lane's high byte (byte 1 and byte 3).
 inline uint round_pair(uint h0, uint h1, uint l0, uint l1) {
   return perm(h0, h1, 0x5410u) + perm(l0, l1, 0x6521u) + 0x00800080u;
-}
-
-// Outputs x..x+count-1 (count 2 or 4, x a multiple of count) of row y, the low count bytes of
-// w: one store where the row has them all (`plain`: known to; ALIGNED: rows a multiple of 4
-// bytes, so x < n means the whole run lies in the row), else only what lies in the frame.
-inline void store_run(__global uchar* dst, int y, int x, int n, int height, uint w, bool plain,
-                      int count) {
-  __global uchar* d = dst + (size_t)y * n + x;
-  if (!plain && (y >= height || x >= n)) return;
-  if (plain || ALIGNED) {
-    if (count == 2)
-      *(__global ushort*)d = (ushort)w;
-    else
-      *(__global uint*)d = w;
-    return;
-  }
-  for (int i = 0; i < count && x + i < n; ++i) d[i] = (uchar)(w >> (8 * i));
-}
-
-// Elements e..e+3 (possibly outside the row) of source row `by`, a row index border_index
-// gave (-1: BORDER_CONSTANT's outside row), as a little-endian word, through the border rule.
-inline uint load_word_row(__global const uchar* src, int by, int e, int n, int width, int value) {
-#if ALIGNED
-  if (by >= 0 && e >= 0 && e + 4 <= n) return *(__global const uint*)(src + (size_t)by * n + e);
-#endif
-  uint w = 0;
-#pragma unroll 1
-  for (int j = 0; j < 4; ++j) {
-    const int x = border_element(e + j, width, CHANNELS);
-    w |= (uint)((by < 0 || x < 0) ? (uchar)value : src[(size_t)by * n + x]) << (8 * j);
-  }
-  return w;
 }
 
 // Sums d0..d3 (their low 16 bits) as the high (.x) and low (.y) bytes of four consecutive

@@ -302,6 +302,39 @@ TEST(BlurStage, SlabKernelEqualsOpenCVOnRealFrames) {
   slab(realFrame(82, CV_8UC4, 481, 272), radius8Case("kernel=slab:strip=0x16"));  // n = 1924
 }
 
+// Radii past 8: the column window holds more pairs of slabs (radius 12: 4 pairs; 18: 4; 30: 6;
+// 60: 10) and the row products more chunks (past 8 operands they are read from local memory);
+// one-band strips, so every strip of these small frames fills its window first, and strips
+// clear of every edge (the plain loads) on rows of odd lengths, every border in turn.
+TEST(BlurStage, SlabKernelEqualsOpenCVForLargeRadii) {
+  struct Large {
+    int ksize;
+    double sigma;
+    int type;
+    BorderMode border;
+    cv::Size size;
+    const char* strip;
+  };
+  unsigned seed = 1700;
+  for (const Large& l : {Large{25, 4, CV_8UC3, BorderMode::Reflect101, {97, 83}, "1x16"},
+                         Large{37, 6, CV_8UC1, BorderMode::Constant, {161, 121}, "2x16"},
+                         Large{37, 6, CV_8UC4, BorderMode::Wrap, {45, 37}, "0x0"},
+                         Large{61, 10, CV_8UC3, BorderMode::Replicate, {77, 130}, "1x32"},
+                         Large{121, 20, CV_8UC1, BorderMode::Reflect, {213, 190}, "1x16"}}) {
+    BlurCase c;
+    c.ksize = l.ksize;
+    c.sigma = l.sigma;
+    c.border = l.border;
+    c.value = l.border == BorderMode::Constant ? 31 : 0;
+    c.schedule = std::string("kernel=slab:strip=") + l.strip;
+    expectExact(randomFrame(l.size.width, l.size.height, l.type, seed++), c, Facts::Device, "slab");
+  }
+  BlurCase real;  // the default strip on a real frame
+  real.sigma = 6;
+  real.schedule = "kernel=slab";
+  expectExact(realFrame(90, CV_8UC3, 203, 150), real, Facts::Device, "slab");
+}
+
 // --- schedule parameters --------------------------------------------------------------------
 
 // A schedule parameter out of its range is an error naming it, with the chain's caret; a named
@@ -317,13 +350,13 @@ TEST(BlurStage, BadScheduleParametersAreClearErrors) {
       EXPECT_EQ(e.message().rfind("blur: " + key, 0), 0u) << e.what();
     }
   }
-  Chain slab = Chain::parse("blur=sigma=3:kernel=slab");  // ksize 19: radius 9
+  Chain slab = Chain::parse("blur=sigma=24.5:kernel=slab");  // ksize 149: radius 74
   const cv::Mat in = randomFrame(32, 8, CV_8UC1, 3);
   try {
     slab.configure(context(), view(in).desc());
-    FAIL() << "kernel=slab took radius 9";
+    FAIL() << "kernel=slab took radius 74";
   } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("blur: kernel=slab takes radius <= 8", 0), 0u)
+    EXPECT_EQ(std::string(e.what()).rfind("blur: kernel=slab takes radius <= 72", 0), 0u)
         << e.what();
   }
 }

@@ -135,28 +135,34 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius8) {
             "blur_slab=32x4/32x4");
 }
 
-// Past radius 8, or with a tap of 256 (all the weight in the centre), the tiled kernel; past
-// its reach (radius 16, or a row halo over 40 elements), the cpu kernel with the GPU's tiles.
-TEST(BlurSchedule, H200RunsTheTiledKernelThenTheCpuKernelPastTheSlabsReach) {
+// Past radius 8 the slab kernel's column window grows (more pairs of slabs held, taller and
+// narrower strips, the row operands in local memory once there are more than 8); past radius
+// 72, or with a tap of 256 (all the weight in the centre), the tiled kernel where it reaches
+// (radius 16, a row halo of 40 elements), else the cpu kernel with the GPU's tiles.
+TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
   const DeviceFacts f = h200();
-  EXPECT_EQ(plan(f, 3840, 2160, kGray, 0, 3),
-            "tiled WG=160 TW=128 TH=32 PY=8 VX=16 ALIGNED=1 ALIGNED16=1 NV_PTX=1 "
-            "blur_fused=4800x68/160x1");
+  EXPECT_EQ(plan(f, 3840, 2160, kGray, 0, 3),  // radius 9: 4 pairs
+            "slab WARPS=4 NS=4 BANDS=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=1920x136/32x4");
+  EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 6),  // radius 18, the row halo 54 elements
+            "slab WARPS=4 NS=4 BANDS=6 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=5760x24/32x4");
+  EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 20),  // radius 60: 10 pairs, 17 operands
+            "slab WARPS=4 NS=2 BANDS=9 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=11520x16/32x4");
+  EXPECT_NE(planBlur(request(3840, 2160, kBgr, 0, 20), f).options.find("FRAG_LOCAL=1"),
+            std::string::npos);
+  EXPECT_NE(planBlur(request(3840, 2160, kBgr, 0, 6), f).options.find("FRAG_LOCAL=0"),
+            std::string::npos);
+  EXPECT_EQ(plan(f, 1921, 1081, kBgr, 0, 4),  // radius 12, rows of any length
+            "slab WARPS=4 NS=4 BANDS=1 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
+            "blur_slab=2912x68/32x4");
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 3, 0.1),
             "tiled WG=160 TW=128 TH=32 PY=8 VX=16 ALIGNED=1 ALIGNED16=1 NV_PTX=1 "
             "blur_fused=4800x68/160x1");
-  EXPECT_EQ(plan(f, 3840, 2160, kGray, 33, 5),
-            "tiled WG=160 TW=128 TH=32 PY=8 VX=16 ALIGNED=1 ALIGNED16=1 NV_PTX=1 "
-            "blur_fused=4800x68/160x1");
-  EXPECT_EQ(plan(f, 1921, 1081, kBgr, 0, 4),
-            "tiled WG=224 TW=128 TH=32 PY=8 VX=16 ALIGNED=0 ALIGNED16=0 NV_PTX=1 "
-            "blur_fused=10304x34/224x1");
-  EXPECT_EQ(plan(f, 3840, 2160, kGray, 51, 8),
-            "cpu VEC=4 ROW_PX=1 COL_PY=4 ROW_T=float ROW_INT=0 COL_T=float "
+  EXPECT_EQ(plan(f, 3840, 2160, kGray, 151, 26),  // radius 75
+            "cpu VEC=4 ROW_PX=1 COL_PY=4 ROW_T=uchar ROW_INT=0 COL_T=ushort "
             "blur_rows=960x2160/16x4 blur_cols=960x540/16x4");
-  EXPECT_EQ(plan(f, 1920, 1080, kBgra, 0, 4),
-            "cpu VEC=4 ROW_PX=1 COL_PY=4 ROW_T=float ROW_INT=0 COL_T=float "
-            "blur_rows=1920x1080/16x4 blur_cols=1920x272/16x4");
 }
 
 // A GPU without NVIDIA's tensor cores runs the tiled kernel (no PTX); a CPU the cpu kernel
@@ -174,16 +180,17 @@ TEST(BlurSchedule, OtherDevicesRunTheTiledOrTheCpuKernel) {
 
 // A named kernel runs where it reaches; where it does not, a UserError says so and what to use.
 TEST(BlurSchedule, NamedKernelOutsideItsReachIsAClearError) {
-  BlurRequest q = request(640, 480, kBgra, 0, 3);  // ksize 19: radius 9
+  BlurRequest q = request(640, 480, kBgra, 147, 24);  // radius 73
   q.kernel = "slab";
   try {
     planBlur(q, pocl());
-    FAIL() << "kernel=slab took radius 9";
+    FAIL() << "kernel=slab took radius 73";
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "blur: kernel=slab takes radius <= 8 (ksize 17) and taps below 256; ksize 19 on 4 "
-              "channel(s) is past that: use kernel=auto");
+              "blur: kernel=slab takes radius <= 72 (ksize 145) and taps below 256, on a "
+              "little-endian device; ksize 147 on 4 channel(s) is past that: use kernel=auto");
   }
+  q.taps = fixedPointTaps(19, 3);  // radius 9
   q.kernel = "tiled";
   EXPECT_EQ(planBlur(q, pocl()).kernel, BlurKernel::Tiled);  // 9 x 4 = 36 <= 40
   q.taps = fixedPointTaps(23, 4);                            // 11 x 4 = 44
@@ -211,7 +218,7 @@ TEST(BlurSchedule, SlabParametersShapeItsLaunch) {
 // th is kept; a device reporting no compute units counts as one.
 TEST(BlurSchedule, SlabShapePerFrame) {
   const auto shape = [](std::size_t n, int h, unsigned units, int nb = -1, int th = -1) {
-    const SlabShape s = slabShape(n, h, units, 24, nb, th);
+    const SlabShape s = slabShape(n, h, units, 24, 2, nb, th);
     return std::to_string(s.nb) + "x" + std::to_string(s.th);
   };
   EXPECT_EQ(shape(3840, 2160, 132), "4x32");          // 60 x 34 = 2,040 warps at th 64; 4,080 at 32

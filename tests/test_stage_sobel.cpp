@@ -394,15 +394,15 @@ TEST(SobelStage, GpuDefaultScheduleMatchesOpenCV) {
   EXPECT_LE(diffToOpenCV(bgr, make("mag"), Facts::Gpu), 1) << where(bgr, make("mag"));
   Chain chain = Chain::parse("sobel");
   runChecked(chain, realFrame(5, CV_8UC1, 64, 48), nullptr, Facts::Gpu);
-  EXPECT_EQ(chain.stage(0).schedule(), "kernel=direct wg=8x4 vec=8 rows=2 half=off");
+  EXPECT_EQ(chain.stage(0).schedule(), "kernel=direct wg=8x4 vec=16 rows=4 half=off");
 }
 
-// --- kernel=direct (kernels/sobel_gpu.cl, the GPU default for ksize 1 and 3) ------------------
+// --- kernel=direct (kernels/sobel_gpu.cl, the GPU default) ------------------------------------
 // The same comparisons against OpenCV, with the direct kernel forced (PoCL picks the tile
 // kernel by itself). Its schedules: `vec` bytes (4, 8, 16: the vector loads) x `rows` rows, the
 // work-group shape, and what slides down the rows (`slide`: pixels, the default, or taps; each
-// has a scale-1 path and a path for other scales); the GPU default is vec=16:rows=8 in 8x4
-// groups with slide=pixels.
+// has a scale-1 path and a path for other scales); the GPU default is vec=16:rows=4 in 8x4
+// groups with slide=pixels for ksize 1 and 3, vec=4:rows=8 for 5 and 7.
 
 namespace {
 const std::string kDirectGpuDefault = "kernel=direct:vec=16:rows=8";
@@ -569,16 +569,41 @@ TEST(SobelStage, DirectKernelEqualsTileKernelByteForByte) {
     }
 }
 
-TEST(SobelStage, DirectKernelWithKsize5Or7IsAClearError) {
-  for (const char* chain : {"sobel=kernel=direct:ksize=5", "sobel=ksize=7:kernel=direct"}) {
-    try {
-      Chain::parse(chain);
-      ADD_FAILURE() << chain << " parsed";
-    } catch (const ChainError& e) {
-      EXPECT_NE(e.message().find("kernel=direct takes ksize 1 or 3"), std::string::npos)
-          << e.message();
+// ksize 5 and 7 on the direct kernel (the GPU default: 2R rows of taps slide down), against
+// OpenCV and byte for byte against the tile kernel: every border and mode in turn, scale 1 (the
+// exact biased path) and scales whose products round, gray, BGR and BGRA, the small sizes (the
+// border path), odd widths whose rows start at every byte of a word (the aligned words and
+// permutes), and 4, 8 and 16 bytes per work-item.
+TEST(SobelStage, DirectKsize5And7) {
+  const std::vector<std::string> schedules = {"kernel=direct", "kernel=direct:vec=8:rows=3",
+                                              "kernel=direct:vec=16:rows=2:wg=4x8"};
+  const int types[] = {CV_8UC1, CV_8UC3, CV_8UC4};
+  unsigned seed = 1400;
+  std::size_t n = 0;
+  for (int ksize : {5, 7})
+    for (const auto& border : borderNames()) {
+      const std::string mode = kModes[n % kModes.size()];
+      const double scale = n % 3 == 2 ? 0.3 : 1;
+      const int type = types[n % 3];
+      Config c = direct(mode, ksize, border, scale, border == "constant" ? 200 : 0,
+                        schedules[n % schedules.size()]);
+      ++n;
+      for (const cv::Size& sz : kSmallSizes)
+        EXPECT_MATCHES(randomFrame(sz.width, sz.height, type, seed++), c);
+      const cv::Mat odd = realFrame(int(seed++), type, 643, 97);
+      EXPECT_MATCHES(odd, c);
+      Config t = c;
+      t.schedule = "kernel=tile";
+      EXPECT_EQ(maxAbsDiff(runChain(t.chain(), odd), runChain(c.chain(), odd)), 0) << where(odd, c);
     }
-  }
-  EXPECT_NO_THROW(Chain::parse("sobel=kernel=direct:ksize=1"));
-  EXPECT_NO_THROW(Chain::parse("sobel=kernel=tile:ksize=7"));
+}
+
+// The direct kernel takes every ksize; the GPU default picks it for 5 and 7 too.
+TEST(SobelStage, DirectTakesEveryKsize) {
+  EXPECT_NO_THROW(Chain::parse("sobel=kernel=direct:ksize=7"));
+  Chain chain = Chain::parse("sobel=ksize=5");
+  const cv::Mat in = randomFrame(64, 16, CV_8UC1, 3);
+  runChecked(chain, in, nullptr, Facts::Gpu);
+  EXPECT_EQ(chain.stage(0).schedule().rfind("kernel=direct wg=8x4 vec=4 rows=8", 0), 0u)
+      << chain.stage(0).schedule();
 }

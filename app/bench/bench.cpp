@@ -24,6 +24,7 @@
 #include "app/bench/cv_peer.hpp"
 #include "app/bench/engine_bench.hpp"
 #include "app/bench/enqueue_cost.hpp"
+#include "app/bench/size_table.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/error.hpp"
@@ -162,6 +163,8 @@ struct Options {
   int slots = 3;
   int engineFrames = 0;  // 0: derived from the frame size
   bool enqueueCost = false;
+  bool table = false;
+  TableOptions tableOptions;
 };
 
 PixelFormat parseFormat(const std::string& f) {
@@ -429,6 +432,17 @@ int run(const Options& o) {
 
   auto cl = ClContext::open(o.device);
   if (o.enqueueCost) return benchEnqueueCost(*cl);
+  if (o.table) {
+    TableOptions t = o.tableOptions;
+    t.frames = o.frames;
+    t.warmup = o.warmup;
+    t.distinct = o.distinct;
+    t.json = o.json;
+    if (t.chains.empty()) t.chains = {o.chain};
+    if (t.sizes.empty()) t.sizes = {o.size};
+    if (t.formats.empty()) t.formats = {o.format};
+    return runTable(*cl, t);
+  }
   if (o.chain.empty()) throw UserError("bench: --chain is required (e.g. --chain blur,sobel)");
   Chain chain = Chain::parse(o.chain);
   const FrameDesc desc{w, h, format};
@@ -759,6 +773,17 @@ int benchMain(int argc, char** argv) {
   app.add_option("--engine-frames", o.engineFrames, "engine: frames (default: from the size)");
   app.add_flag("--enqueue-cost", o.enqueueCost,
                "instead: host time per OpenCL call of the kinds the engine makes (no --chain)");
+  app.add_flag("--table", o.table,
+               "instead: the device time of each chain on each size and format, against the copy "
+               "of the same frame and an aligned peer (no OpenCV peers, no engine)");
+  app.add_option("--chains", o.tableOptions.chains, "--table: chains, separated by ';'")
+      ->delimiter(';');
+  app.add_option("--sizes", o.tableOptions.sizes, "--table: sizes WxH, separated by ','")
+      ->delimiter(',');
+  app.add_option("--formats", o.tableOptions.formats, "--table: formats, separated by ','")
+      ->delimiter(',');
+  app.add_flag("!--no-peers", o.tableOptions.peers,
+               "--table: skip the aligned peer of widths not a multiple of 64");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -243,7 +243,7 @@ const StageInfo& blurStageInfo() {
                     "cpu: rows, then columns through a 16-bit scratch, any radius (auto on CPUs, "
                     "and on GPUs past the others' reach); tiled: one pass through a tile in local "
                     "memory, radius <= 16 and radius x channels <= 40 (auto on GPUs); slab: 8-bit "
-                    "matrix products, a strip per warp, radius <= 8 (auto on NVIDIA GPUs of "
+                    "matrix products, a strip per warp, radius <= 72 (auto on NVIDIA GPUs of "
                     "compute capability 8+, mma.sync; emulated elsewhere: slow, for tests)")
               .asSchedule(),
           sizeParam("wg", "16x4", 1, 1024, "kernel=cpu: work-group shape in work-items")

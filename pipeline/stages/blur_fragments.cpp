@@ -5,35 +5,45 @@
 
 namespace vf {
 
-int slabHalo(int r, int cn) { return r * cn <= 8 ? 8 : 8 + (r * cn - 8 + 15) / 16 * 16; }
-int slabChunks(int r, int cn) { return (slabHalo(r, cn) + 8) / 16; }
+namespace {
+int roundHalo(int h) { return h <= 8 ? 8 : 8 + (h - 8 + 15) / 16 * 16; }
+}  // namespace
 
-bool slabTakes(const std::vector<int>& taps) {
-  return !taps.empty() && taps.size() <= 9 && *std::max_element(taps.begin(), taps.end()) <= 255;
+int slabHalo(int r, int cn) { return roundHalo(r * cn); }
+int slabChunks(int r, int cn) { return (slabHalo(r, cn) + 8) / 16; }
+int slabColumnHalo(int r) { return roundHalo(r); }
+int slabColumnChunks(int r) { return ((slabColumnHalo(r) + 16 + r + 15) / 16 + 1) / 2; }
+int slabOperands(int r, int cn) { return slabColumnChunks(r) + slabChunks(r, cn); }
+
+bool slabTakes(const std::vector<int>& taps, int cn) {
+  const int r = static_cast<int>(taps.size()) - 1;
+  return r >= 1 && r <= kSlabMaxRadius && slabOperands(r, cn) <= kSlabMaxOperands &&
+         *std::max_element(taps.begin(), taps.end()) <= 255;
 }
 
 // As blur_slab.cl's header defines them, for lane l = 4g + q, word f (f & 1: row m = g + 8
 // instead of g; f & 2: inputs k + 16), byte i (k = 4q + i):
-//   j = 0      columns: A[m][k] = t(row(k) - 8 - m), row(k) = 2q + (i & 1) + 8 (i >> 1) for
-//              k = 4q + i, 16 more for k + 16;
-//   j = 1 + c  rows, chunk c: A[m][k] = t((k + 32c - HA - e(m)) / CH), e(m) = 4 (m >> 1) + (m & 1)
-//              for m < 8, 4 ((m - 8) >> 1) + 2 + (m & 1) beyond;
+//   j < KR      columns, chunk j: A[m][k] = t(row(k) + 32j - HR - m), row(k) = 2q + (i & 1) +
+//               8 (i >> 1) for k = 4q + i, 16 more for k + 16;
+//   j = KR + c  rows, chunk c: A[m][k] = t((k + 32c - HA - e(m)) / CH), e(m) = 4 (m >> 1) +
+//               (m & 1) for m < 8, 4 ((m - 8) >> 1) + 2 + (m & 1) beyond;
 // t(d) is 0 past the radius or off the channel grid (rows step 1 element, columns CH).
 void slabFragments(const std::vector<int>& taps, int cn, cl_uint* frag) {
   const int r = static_cast<int>(taps.size()) - 1, ha = slabHalo(r, cn);
+  const int hr = slabColumnHalo(r), kr = slabColumnChunks(r);
   const auto distance = [&](int j, int m, int k) {
-    if (j == 0) {
+    if (j < kr) {
       const int i = k % 4, row = k / 16 * 16 + 2 * (k % 16 / 4) + (i & 1) + 8 * (i >> 1);
-      return row - 8 - m;
+      return row + 32 * j - hr - m;
     }
     const int e = m < 8 ? 4 * (m >> 1) + (m & 1) : 4 * ((m - 8) >> 1) + 2 + (m & 1);
-    return k + 32 * (j - 1) - ha - e;
+    return k + 32 * (j - kr) - ha - e;
   };
-  for (int j = 0; j <= slabChunks(r, cn); ++j)
+  for (int j = 0; j < kr + slabChunks(r, cn); ++j)
     for (int l = 0; l < 32; ++l)
       for (int f = 0; f < 4; ++f) {
         const int g = l >> 2, q = l & 3, m = (f & 1) ? g + 8 : g, hi = (f & 2) ? 16 : 0;
-        const int step = j == 0 ? 1 : cn;  // columns: rows; rows: elements of one channel
+        const int step = j < kr ? 1 : cn;  // columns: rows; rows: elements of one channel
         cl_uint word = 0;
         for (int i = 0; i < 4; ++i) {
           const int d = std::abs(distance(j, m, 4 * q + i + hi));

@@ -5,22 +5,30 @@
 #include <vector>
 
 #include "pipeline/cl/opencl.hpp"
+#include "pipeline/stages/blur_taps.hpp"
 
 namespace vf {
 
-// The slab kernel's row halo HA (R * CH rounded up to 8, 24 or 40 elements) and the 32-element
-// chunks KC of a row product, as kernels/blur_slab.cl defines them.
+// The slab kernel's row halo HA (R * CH rounded up to 8 + 16 i elements) and the 32-element
+// chunks KC of a row product; its column halo HR (R rounded up to 8 + 16 i rows) and the 32-row
+// chunks KR of a column product; KR + KC operands in all. As kernels/blur_slab.cl defines them.
 int slabHalo(int radius, int channels);
 int slabChunks(int radius, int channels);
+int slabColumnHalo(int radius);
+int slabColumnChunks(int radius);
+int slabOperands(int radius, int channels);
 
-// Whether the slab kernel takes these taps: radius <= 8 (a column product spans 16 + 2R <= 32
-// rows) and every tap fits 8 bits (only a degenerate kernel, all weight in the centre, has a
-// tap of 256).
-bool slabTakes(const std::vector<int>& taps);
+// Whether the slab kernel takes these taps on frames of `channels`: its operands within
+// kSlabMaxOperands and every tap fits 8 bits (only a degenerate kernel, all weight in the
+// centre, has a tap of 256).
+bool slabTakes(const std::vector<int>& taps, int channels);
+// What slabTakes takes, in words (errors name it).
+constexpr const char* kSlabReach =
+    "radius <= 72 (ksize 145) and taps below 256, on a little-endian device";
 
 // Writes the operands for `taps` (fixedPointTaps, radius taps.size() - 1) on frames of
-// `channels` into frag (TapsBlock::frag): operand j (0: the column product, 1 + c: the row
-// products' chunk c) of lane l at words (j * 32 + l) * 4 .. + 3.
+// `channels` into frag (TapsBlock::frag): operand j (j < KR: the column products' chunk j,
+// KR + c: the row products' chunk c) of lane l at words (j * 32 + l) * 4 .. + 3.
 void slabFragments(const std::vector<int>& taps, int channels, cl_uint* frag);
 
 }  // namespace vf

@@ -188,6 +188,9 @@ BlurPlan planTiled(const BlurRequest& q, const DeviceFacts& facts, int r, std::s
 // Four warps per work-group, and strips sized so every compute unit gets 24 warps
 // (slabShape).
 constexpr int kSlabWarps = 4, kSlabWarpsPerUnit = 24;
+// Row operands held in registers up to this many; past it they are read from local memory at
+// each use, leaving the registers to the column window (FRAG_LOCAL).
+constexpr int kSlabRegisterOperands = 8;
 
 BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
   const int cn = q.frame.channels(), warps = q.warps > 0 ? q.warps : kSlabWarps;
@@ -197,15 +200,20 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
                     " work-items; the device allows at most " +
                     std::to_string(facts.maxWorkGroupSize));
   const std::size_t n = q.frame.rowBytes();
-  const SlabShape shape = slabShape(n, q.frame.height, facts.computeUnits, kSlabWarpsPerUnit,
+  const int pairs = 2 * slabColumnChunks(r);  // the column window's pairs of slabs
+  const SlabShape shape = slabShape(n, q.frame.height, facts.computeUnits, kSlabWarpsPerUnit, pairs,
                                     q.strip.w > 0 ? q.strip.w : -1, q.strip.h > 0 ? q.strip.h : -1);
   // Loading the next band during this one holds its words in registers as well: that pays with
   // the one-chunk row products (halo <= 8 elements) of a strip with a next band; with two chunks
   // the registers it takes cost more occupancy than the early loads gain.
   const bool pf = q.prefetch == "on" || (q.prefetch == "auto" && r * cn <= 8 && shape.th > 16);
   const bool emulated = facts.nvidiaCc < 8;
-  // Local memory: each warp's output staging (16 rows of 4 NS + 4 words), and the emulation's.
+  const int kc = slabChunks(r, cn);
+  const bool fragLocal = slabOperands(r, cn) > kSlabRegisterOperands;
+  // Local memory: each warp's output staging (16 rows of 4 NS + 4 words), the row operands with
+  // FRAG_LOCAL, and the emulation's products.
   const std::size_t bytes = std::size_t(warps) * 16 * (4 * shape.nb + 4) * 4 +
+                            (fragLocal ? std::size_t(kc) * 32 * 16 : 0) +
                             (emulated ? std::size_t(warps) * (192 + 32) * 4 : 0);
   const std::size_t local = std::min<std::size_t>(48 * 1024, facts.localMemBytes);
   if (bytes > local)
@@ -213,7 +221,7 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
                     std::to_string(shape.th) + " and " + std::to_string(warps) + " warps needs " +
                     std::to_string(bytes) + " bytes of local memory, the limit is " +
                     std::to_string(local) + ": use a narrower strip or fewer warps");
-  const bool aligned = facts.littleEndian && n % 4 == 0;  // 4-byte word loads
+  const bool aligned = n % 4 == 0;  // rows start at whole words
   BlurPlan p;
   p.kernel = BlurKernel::Slab;
   p.file = "blur_slab.cl";
@@ -229,6 +237,7 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
                   .define("NS", shape.nb)
                   .define("BANDS", shape.th / 16)
                   .define("FRAG_OFF", kTapsFragOffsetWords)
+                  .define("FRAG_LOCAL", fragLocal)
                   .str();
   // A warp per strip of 16 NS outputs x TH rows; a work-group's warps one above the other.
   const std::size_t ow = 16 * std::size_t(shape.nb), w = std::size_t(warps);
@@ -264,7 +273,7 @@ const char* blurKernelName(BlurKernel k) {
 
 BlurKernel chooseBlurKernel(const BlurRequest& q, const DeviceFacts& facts) {
   const int r = static_cast<int>(q.taps.size()) - 1, cn = q.frame.channels();
-  const bool tiled = tiledTakes(r, cn), slab = slabTakes(q.taps);
+  const bool tiled = tiledTakes(r, cn), slab = facts.littleEndian && slabTakes(q.taps, cn);
   if (q.kernel == "cpu") return BlurKernel::Cpu;
   if (q.kernel == "tiled") {
     if (!tiled)
@@ -272,12 +281,11 @@ BlurKernel chooseBlurKernel(const BlurRequest& q, const DeviceFacts& facts) {
     return BlurKernel::Tiled;
   }
   if (q.kernel == "slab") {
-    if (!slab)
-      throw UserError(reachError("slab", "radius <= 8 (ksize 17) and taps below 256", r, cn));
+    if (!slab) throw UserError(reachError("slab", kSlabReach, r, cn));
     return BlurKernel::Slab;
   }
+  if (facts.nvidiaCc >= 8 && slab && !facts.cpu) return BlurKernel::Slab;  // mma.sync, 8 bits
   if (facts.cpu || !tiled) return BlurKernel::Cpu;
-  if (facts.nvidiaCc >= 8 && slab) return BlurKernel::Slab;  // mma.sync on 8-bit integers
   return BlurKernel::Tiled;
 }
 

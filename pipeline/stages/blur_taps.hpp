@@ -20,6 +20,11 @@ int derivedKsize(double sigma);
 // bits summing to 256. Returns the half kernel: [0] is the centre, [k] the weight at distance k.
 std::vector<int> fixedPointTaps(int ksize, double sigma);
 
+// The most constant tensor-core operands the slab kernel takes (blur_fragments.hpp).
+constexpr int kSlabMaxOperands = 24;
+// The largest radius it takes: a column window of 10 pairs of slabs held in registers.
+constexpr int kSlabMaxRadius = 72;
+
 // The taps buffer every blur kernel reads: the half kernel as floats (kBlurMaxRadius + 1 of
 // them), the same values as ushorts (from TAPS_U, for 16-bit arithmetic), then from FRAG_OFF
 // the slab kernel's constant tensor-core operands (blur_fragments.hpp). Sized for the largest
@@ -27,7 +32,7 @@ std::vector<int> fixedPointTaps(int ksize, double sigma);
 struct TapsBlock {
   float f[kBlurMaxRadius + 1] = {};
   cl_ushort u[kBlurMaxRadius + 1] = {};
-  alignas(16) cl_uint frag[4 * 32 * 4] = {};  // 1 + KC operands (KC <= 3) x 32 lanes x 4 words
+  alignas(16) cl_uint frag[kSlabMaxOperands * 32 * 4] = {};  // operands x 32 lanes x 4 words
 };
 constexpr std::size_t kTapsUshortOffset = kBlurMaxRadius + 1;  // TAPS_U, in floats
 constexpr std::size_t kTapsFragOffsetWords = offsetof(TapsBlock, frag) / sizeof(cl_uint);

@@ -3,11 +3,12 @@
 // (mode=l2). One kernel reads each source row once per strip and writes the chosen mode.
 //
 // Two kernels (`kernel`): "tile" (kernels/sobel.cl: a tile with halo in local memory, float
-// arithmetic in OpenCV's order, every ksize) and "direct" (kernels/sobel_gpu.cl: ksize 1 and 3,
-// no local memory, the horizontal taps slide down the rows in registers, no int<->float
-// conversion instructions, which are 8x slower than an FMA on NVIDIA GPUs; for ksize 3 on one
-// channel at scale 1 in modes mag, x and y, pairs of 16-bit floats, two pixels per instruction,
-// `half`). Both give the same bytes for every mode, scale and border.
+// arithmetic in OpenCV's order) and "direct" (kernels/sobel_gpu.cl: no local memory, the
+// horizontal taps or the pixels slide down the rows in registers, no int<->float conversion
+// instructions, which are 8x slower than an FMA on NVIDIA GPUs, rows of any length loaded and
+// stored by whole aligned words; for ksize 3 on one channel at scale 1 in modes mag, x and y,
+// pairs of 16-bit floats, two pixels per instruction, `half`). Both take every ksize and give
+// the same bytes for every mode, scale and border.
 //
 // Schedule (Halide's split: the algorithm lives in the kernel, the shape here): a work-item
 // computes `vec` bytes x `rows` rows, a work-group `wg` work-items, and the tile kernel loads
@@ -37,12 +38,14 @@ struct Schedule {
 // per row.
 constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
 // GPU: the direct kernel, which needs about a quarter of the tile kernel's issue slots per
-// byte: 8 bytes x 2 rows per work-item on the float path, 16 x 4 on the f16x2 path, whose
-// pairs of pixels per instruction halve the work per byte; the tile kernel (ksize 5 and 7) 16
-// bytes x 4 rows loaded by vectors, coalesced.
+// byte: 16 bytes x 4 rows per work-item on the float path and on the f16x2 path (whose pairs of
+// pixels per instruction halve the work per byte); ksize 5 and 7 slide 2R rows of taps, so 4
+// bytes (their registers) x 8 rows (fewer halo rows per output row). H200, 3840x2160 BGR: ksize
+// 3 38 us at 16x4 against 44 at 8x2; ksize 7 150 us at 4x8 against 193 at 4x4. The tile kernel,
+// when named, 16 bytes x 4 rows loaded by vectors, coalesced.
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
-constexpr Schedule kGpuDirect{8, 2, "items", "direct"};
-constexpr Schedule kGpuDirectHalf{16, 4, "items", "direct"};
+constexpr Schedule kGpuDirect{16, 4, "items", "direct"};
+constexpr Schedule kGpuDirectWide{4, 8, "items", "direct"};
 
 // Centre-first halves of the smoothing taps (ksize 1: the 1-tap [1]).
 std::vector<int> smoothingHalf(int ksize) {
@@ -75,14 +78,13 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const int ksize = p.integer("ksize");
   const Schedule def = facts.cpu ? kCpuSchedule : kGpuSchedule;
   const std::string kernel = p.text("kernel");
-  s.direct =
-      kernel == "direct" || (kernel == "auto" && std::string(def.kernel) == "direct" && ksize <= 3);
+  s.direct = kernel == "direct" || (kernel == "auto" && std::string(def.kernel) == "direct");
   const std::string mode = p.text("mode"), half = p.text("half");
   // The f16x2 instructions are inline PTX; min.f16x2 needs compute capability 8.0 or later.
   const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
   const bool h2 = s.direct && (half == "on" || (half == "auto" && nvHalf));
   s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
-  const Schedule gpuDirect = s.half ? kGpuDirectHalf : kGpuDirect;
+  const Schedule gpuDirect = ksize > 3 ? kGpuDirectWide : kGpuDirect;
   const bool gpuDefault = s.direct && !facts.cpu;
   s.vec = p.integer("vec") ? p.integer("vec") : gpuDefault ? gpuDirect.vec : def.vec;
   s.rows = p.integer("rows") ? p.integer("rows") : gpuDefault ? gpuDirect.rows : def.rows;
@@ -103,7 +105,8 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
       .defineIf(s.load == "rows" && !s.direct, "LOAD_BY_ROWS")
       .defineIf(s.direct && p.text("slide") != "taps", "SLIDE_PIXELS")
       .defineIf(h2, "H2")
-      .defineIf(h2 && nvHalf, "H2_PTX");
+      .defineIf(h2 && nvHalf, "H2_PTX")
+      .define("PERM_PTX", s.direct && facts.nvidiaCc > 0);
   return s;
 }
 
@@ -118,9 +121,6 @@ class SobelStage : public Stage {
     const int v = params().integer("vec");
     if (v != 0 && v != 4 && v != 8 && v != 16)
       throw ParamError("vec", "vec must be 0 (auto), 4, 8 or 16, got " + params().text("vec"));
-    if (params().text("kernel") == "direct" && k != 1 && k != 3)
-      throw ParamError("kernel", "kernel=direct takes ksize 1 or 3, got ksize " +
-                                     params().text("ksize") + " (use kernel=tile)");
     const Size2 wg = params().size("wg");
     if (wg.w * wg.h > 1024)
       throw ParamError("wg", "wg must have at most 1024 work-items, got " + params().text("wg"));
@@ -243,25 +243,24 @@ const StageInfo& sobelStageInfo() {
                     "work-group shape in work-items (each vec bytes x rows rows)")
               .asSchedule(),
           intParam("vec", "0", 0, 16,
-                   "bytes per work-item, 4, 8 or 16 (0: auto, 16; 8 on GPUs with kernel=direct, "
-                   "16 there with half)")
+                   "bytes per work-item, 4, 8 or 16 (0: auto, 16; 4 on GPUs with kernel=direct "
+                   "and ksize 5 or 7)")
               .asSchedule(),
           intParam("rows", "0", 0, 16,
-                   "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 2 on GPUs with "
-                   "kernel=direct, 4 there with half)")
+                   "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 8 on GPUs with "
+                   "kernel=direct and ksize 5 or 7)")
               .asSchedule(),
           enumParam("load", "auto", {"auto", "rows", "items"},
                     "kernel=tile: tile load order, a work-item per tile row (auto on CPUs) or per "
                     "vector (auto on GPUs: coalesced)")
               .asSchedule(),
           enumParam("kernel", "auto", {"auto", "tile", "direct"},
-                    "tile: local-memory tile, every ksize (auto on CPUs and for ksize 5, 7); "
-                    "direct: no local memory, rows slide through registers, ksize 1 and 3 (auto "
-                    "on GPUs)")
+                    "tile: local-memory tile (auto on CPUs); direct: no local memory, rows slide "
+                    "through registers (auto on GPUs)")
               .asSchedule(),
           enumParam("slide", "auto", {"auto", "pixels", "taps"},
                     "kernel=direct: what slides down the rows in registers, the source pixels "
-                    "(auto) or their horizontal taps")
+                    "(auto for ksize 1, 3) or their horizontal taps (always for ksize 5, 7)")
               .asSchedule(),
           enumParam("half", "auto", {"auto", "on", "off"},
                     "kernel=direct, ksize 3, one channel, modes mag/x/y at scale 1, vec 8 or 16: "

@@ -1,0 +1,186 @@
+#include "app/bench/size_table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "pipeline/chain.hpp"
+#include "pipeline/cl/error.hpp"
+
+namespace vf::bench {
+namespace {
+
+struct Row {
+  std::string chain, format, schedule, error;
+  int w = 0, h = 0;
+  double ms = 0, copyMs = 0;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+PixelFormat formatOf(const std::string& f) {
+  if (f == "gray") return PixelFormat::Gray8;
+  if (f == "bgr") return PixelFormat::BGR8;
+  if (f == "bgra") return PixelFormat::BGRA8;
+  throw UserError("bench: --formats takes gray, bgr and bgra, got '" + f + "'");
+}
+
+void parseSize(const std::string& s, int* w, int* h) {
+  char x = 0;
+  std::istringstream in(s);
+  if (!(in >> *w >> x >> *h) || (x != 'x' && x != 'X') || *w <= 0 || *h <= 0 || !in.eof())
+    throw UserError("bench: --sizes takes WxH sizes (e.g. 1920x1080), got '" + s + "'");
+}
+
+// Device time (median, ms) of `chain` on w x h frames and of a device-to-device copy of one.
+Row timeRow(ClContext& cl, const std::string& chainText, int w, int h, const std::string& format,
+            const TableOptions& o) {
+  Row r{chainText, format, "", "", w, h};
+  const FrameDesc desc{w, h, formatOf(format)};
+  Chain chain = Chain::parse(chainText);
+  chain.configure(cl, desc);
+  for (std::size_t i = 0; i < chain.size(); ++i)
+    r.schedule += (i ? "; " : "") + chain.stage(i).schedule();
+  cl::CommandQueue q = cl.makeQueue();
+  // Uniform random bytes (xorshift64*, 8 bytes a step: an 8K frame in milliseconds).
+  std::uint64_t state = 0x5eedULL;
+  std::vector<std::uint8_t> host(desc.bytes());
+  std::vector<cl::Buffer> in;
+  for (int k = 0; k < o.distinct; ++k) {
+    for (std::size_t i = 0; i < host.size(); i += 8) {
+      state ^= state >> 12;
+      state ^= state << 25;
+      state ^= state >> 27;
+      const std::uint64_t v = state * 0x2545F4914F6CDD1DULL;
+      std::memcpy(host.data() + i, &v, std::min<std::size_t>(8, host.size() - i));
+    }
+    in.emplace_back(clCall("clCreateBuffer(table input)", [&] {
+      return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, desc.bytes());
+    }));
+    clCall("clEnqueueWriteBuffer(table input)",
+           [&] { q.enqueueWriteBuffer(in.back(), CL_TRUE, 0, desc.bytes(), host.data()); });
+  }
+  const cl::Buffer out = clCall("clCreateBuffer(table output)", [&] {
+    return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, chain.output().bytes());
+  });
+  std::vector<double> copy, span;
+  for (int k = 0; k < o.warmup + o.frames; ++k) {
+    cl::Event e;
+    clCall("clEnqueueCopyBuffer(table)", [&] {
+      q.enqueueCopyBuffer(in[k % in.size()], out, 0, 0,
+                          std::min(desc.bytes(), chain.output().bytes()), nullptr, &e);
+      e.wait();
+    });
+    if (k >= o.warmup) copy.push_back(eventMs(e));
+  }
+  for (int k = 0; k < o.warmup + o.frames; ++k) {
+    const ChainRun run = chain.enqueue(q, in[k % in.size()], out, {});
+    clCall("clWaitForEvents(table)", [&] { run.done.wait(); });
+    if (k < o.warmup) continue;
+    cl_ulong first = 0, last = 0;
+    for (const StageEvents& ev : run.stages) {
+      if (!ev.first() || !ev.last()) continue;
+      cl_ulong s = 0, e = 0;
+      clCall("clGetEventProfilingInfo(table)", [&] {
+        s = ev.first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+        e = ev.last.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+      });
+      if (!first || s < first) first = s;
+      last = std::max(last, e);
+    }
+    span.push_back(first ? (last - first) * 1e-6 : 0);
+  }
+  r.ms = median(span);
+  r.copyMs = median(copy);
+  return r;
+}
+
+// A JSON string literal of s.
+std::string quoted(const std::string& s) {
+  std::string q = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') q += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) q += c;
+  }
+  return q + "\"";
+}
+
+std::string fmtUs(double ms) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f", ms * 1e3);
+  return b;
+}
+
+}  // namespace
+
+void alignedPeer(int w, int h, int* pw, int* ph) {
+  *pw = std::max(64, static_cast<int>(std::lround(w / 64.0)) * 64);
+  *ph = std::max(1, static_cast<int>(std::lround(double(w) * h / *pw)));
+}
+
+int runTable(ClContext& cl, const TableOptions& o) {
+  std::ofstream json;
+  if (!o.json.empty()) {
+    json.open(o.json);
+    if (!json) throw UserError("bench: cannot write " + o.json);
+  }
+  std::printf(
+      "vidfilter bench --table on %s: device time per frame (median of %d runs after %d "
+      "warm-up, %d distinct random frames), the copy of the same frame, %% of the copy's "
+      "bandwidth (copy time / chain time), and for widths not a multiple of 64 the "
+      "aligned peer of about the same area (its time, and this row's time over it)\n",
+      cl.info().name.c_str(), o.frames, o.warmup, o.distinct);
+  std::printf("%-26s %-11s %-5s %9s %9s %6s   %-11s %9s %6s\n", "chain", "size", "fmt", "us",
+              "copy us", "%copy", "peer", "peer us", "ratio");
+  int rc = 0;
+  for (const std::string& chain : o.chains)
+    for (const std::string& format : o.formats)
+      for (const std::string& size : o.sizes) {
+        int w = 0, h = 0;
+        parseSize(size, &w, &h);
+        Row r, p;
+        bool peer = o.peers && w % 64 != 0;
+        try {
+          r = timeRow(cl, chain, w, h, format, o);
+          if (peer) {
+            int pw = 0, ph = 0;
+            alignedPeer(w, h, &pw, &ph);
+            p = timeRow(cl, chain, pw, ph, format, o);
+          }
+        } catch (const std::exception& e) {
+          std::printf("%-26s %-11s %-5s error: %s\n", chain.c_str(), size.c_str(), format.c_str(),
+                      e.what());
+          rc = 1;
+          continue;
+        }
+        const double pct = r.ms > 0 ? 100 * r.copyMs / r.ms : 0;
+        std::printf("%-26s %-11s %-5s %9s %9s %5.0f%%", chain.c_str(), size.c_str(), format.c_str(),
+                    fmtUs(r.ms).c_str(), fmtUs(r.copyMs).c_str(), pct);
+        if (peer)
+          std::printf("   %-11s %9s %6.2f",
+                      (std::to_string(p.w) + "x" + std::to_string(p.h)).c_str(),
+                      fmtUs(p.ms).c_str(), p.ms > 0 ? r.ms / p.ms : 0.0);
+        std::printf("\n");
+        std::fflush(stdout);
+        if (json.is_open()) {
+          json << "{\"chain\":" << quoted(chain) << ",\"format\":" << quoted(format)
+               << ",\"width\":" << w << ",\"height\":" << h << ",\"us\":" << r.ms * 1e3
+               << ",\"copy_us\":" << r.copyMs * 1e3 << ",\"schedule\":" << quoted(r.schedule);
+          if (peer)
+            json << ",\"peer_width\":" << p.w << ",\"peer_height\":" << p.h
+                 << ",\"peer_us\":" << p.ms * 1e3;
+          json << "}\n";
+        }
+      }
+  return rc;
+}
+
+}  // namespace vf::bench

@@ -1,0 +1,97 @@
+// Memory side of the tensor-core blur (blur_slab.cl): a lane's words of a source row and a
+// band's outputs, for rows of any length. Needs perm (byte_perm.cl) and ALIGNED, ALIGNED16
+// (rows a multiple of 4, 16 bytes), NS, OS (words per staged row) from the includer.
+//
+// A frame whose rows are not a multiple of 4 bytes starts each row at another byte of a word,
+// and OpenCL loads and stores words only at multiples of 4. Neither path goes byte by byte:
+// a load takes the two aligned words around the wanted one and one byte permute (funnel_word,
+// byte_perm.cl); a store writes each row's segment as the whole aligned words of the
+// destination it covers, each cut from two staged words by one permute, then the at most two
+// partial words at its ends byte by byte, one lane each.
+// Every word read holds at least one byte of the frame; the frame's last row is never read this
+// way unless ALIGNED (its last aligned word could end past the buffer).
+// load_word_row also needs border.cl and CHANNELS.
+
+#ifndef VF_SLAB_IO_CL
+#define VF_SLAB_IO_CL
+
+// w[j] = the little-endian word of bytes at + 16 j .. at + 16 j + 3 of src, j < count: each one
+// aligned load where `at` is a multiple of 4 (ALIGNED: the row and the offset are), else the
+// aligned words either side and a permute. A macro, so w stays in registers.
+#if ALIGNED
+#define LOAD_WORDS16(w, count, src, at)                             \
+  do {                                                              \
+    const __global uint* p_ = (const __global uint*)((src) + (at)); \
+    UNROLL                                                          \
+    for (int j_ = 0; j_ < (count); ++j_) (w)[j_] = p_[4 * j_];      \
+  } while (0)
+#else
+#define LOAD_WORDS16(w, count, src, at)                                                         \
+  do {                                                                                          \
+    const size_t at_ = (at);                                                                    \
+    const uint o_ = (uint)at_ & 3u;                                                             \
+    const __global uint* p_ = (const __global uint*)((src) + (at_ - o_));                       \
+    UNROLL                                                                                      \
+    for (int j_ = 0; j_ < (count); ++j_) (w)[j_] = funnel_word(p_[4 * j_], p_[4 * j_ + 1], o_); \
+  } while (0)
+#endif
+
+// Elements e .. e + 3 (possibly outside the row) of source row `by`, a row index border_index
+// gave (-1: BORDER_CONSTANT's outside row), as a little-endian word, through the border rule
+// (border.cl, CHANNELS). A word inside a row other than the frame's last loads as above.
+inline uint load_word_row(__global const uchar* src, int by, int e, int n, int width, int height,
+                          int value) {
+  if (by >= 0 && e >= 0 && e + 4 <= n && (ALIGNED || by + 1 < height)) {
+    const size_t at = (size_t)by * n + e;
+    const uint o = (uint)at & 3u;
+    const __global uint* p = (const __global uint*)(src + (at - o));
+    return ALIGNED ? p[0] : funnel_word(p[0], p[1], o);
+  }
+  uint w = 0;
+#pragma unroll 1
+  for (int j = 0; j < 4; ++j) {
+    const int x = border_element(e + j, width, CHANNELS);
+    w |= (uint)((by < 0 || x < 0) ? (uchar)value : src[(size_t)by * n + x]) << (8 * j);
+  }
+  return w;
+}
+
+// The byte at offset t of a staged row (s: its first word).
+inline uchar staged_byte(__local const uint* s, int t) {
+  return (uchar)(s[t >> 2] >> (8 * (t & 3)));
+}
+
+// Stores a band: rows yb .. yb + 15 (those below `height`) of dst, elements x0 .. x0 + 16 NS - 1
+// of each (those below n), from the warp's staging (row r at os + r * OS, element x0 + t at byte
+// t). Every lane of the warp calls it; rows may start at any byte.
+inline void store_band_words(__global uchar* dst, __local const uint* os, int yb, int x0, int n,
+                             int height, int lane) {
+  const int nk = 4 * NS + 1;  // aligned words a row's segment touches, at most
+  const int x1 = min(x0 + 16 * NS, n);
+  // The whole words: consecutive lanes, consecutive words of a row (coalesced).
+  UNROLL
+  for (int i0 = 0; i0 < 16 * nk; i0 += 32) {
+    const int i = i0 + lane, r = i / nk, k = i - r * nk, y = yb + r;
+    const size_t g0 = (size_t)y * n + x0, g1 = (size_t)y * n + x1;
+    const uint o = (uint)g0 & 3u;
+    const size_t at = g0 - o + 4 * (size_t)k;
+    if (i < 16 * nk && y < height && at >= g0 && at + 4 <= g1) {
+      __local const uint* s = os + r * OS + k;
+      *(__global uint*)(dst + at) = perm(k > 0 ? s[-1] : 0u, s[0], 0x7654u - 0x1111u * o);
+    }
+  }
+  // The partial words: lane 2r + e takes row r's first (e = 0) or last (e = 1) word.
+  const int r = lane >> 1, y = yb + r;
+  const size_t g0 = (size_t)y * n + x0, g1 = (size_t)y * n + x1;
+  const size_t a0 = g0 - ((uint)g0 & 3u);                                // the first word
+  const size_t at = (lane & 1) ? (g1 - 1) - ((uint)(g1 - 1) & 3u) : a0;  // the last word
+  const bool partial = at < g0 || at + 4 > g1;
+  if (y < height && x0 < n && partial && !((lane & 1) && at == a0)) {
+    __local const uint* s = os + r * OS;
+#pragma unroll 1
+    for (int b = 0; b < 4; ++b)
+      if (at + b >= g0 && at + b < g1) dst[at + b] = staged_byte(s, (int)(at + b - g0));
+  }
+}
+
+#endif
