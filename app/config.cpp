@@ -1,7 +1,11 @@
 #include "app/config.hpp"
 
+#include <fcntl.h>
 #include <toml++/toml.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
@@ -10,14 +14,17 @@
 #include <system_error>
 
 #include "pipeline/chain.hpp"
+#include "pipeline/quote.hpp"
 #include "pipeline/registry.hpp"
 
 namespace vf::app {
 
 namespace {
 
+constexpr std::size_t kMaxConfigBytes = 1 << 20;
+
 std::string where(const std::string& file, const toml::source_region& src) {
-  std::string s = file;
+  std::string s = printable(file);
   if (src.begin.line) s += ":" + std::to_string(src.begin.line);
   if (src.begin.column) s += ":" + std::to_string(src.begin.column);
   return s;
@@ -59,7 +66,7 @@ class Reader {
     for (auto&& [key, node] : table_) {
       const std::string k(key.str());
       if (std::find(known_.begin(), known_.end(), k) == known_.end())
-        throw UsageError(where(file_, key.source()) + ": " + prefix_ + k +
+        throw UsageError(where(file_, key.source()) + ": " + prefix_ + printable(k) +
                          ": unknown key; keys here are: " + joined(known_));
     }
   }
@@ -149,8 +156,8 @@ std::string chainFromStages(const std::string& file, const toml::array& stages) 
     const std::string name = nameNode->as_string()->get();
     const StageInfo* info = findStage(name);
     if (!info)
-      throw UsageError(where(file, nameNode->source()) + ": " + label + ".name: unknown stage '" +
-                       name + "'; stages: " + joined(stageNames()));
+      throw UsageError(where(file, nameNode->source()) + ": " + label + ".name: unknown stage " +
+                       quote(name) + "; stages: " + joined(stageNames()));
     auto stage = info->create();
     std::string params;
     // In the order written (toml++ iterates keys sorted).
@@ -166,7 +173,7 @@ std::string chainFromStages(const std::string& file, const toml::array& stages) 
       const toml::node& value = *valuePtr;
       const std::string k(key.str());
       if (k == "name") continue;
-      const std::string qualified = label + "." + k;
+      const std::string qualified = label + "." + printable(k);
       const std::string v = paramText(file, qualified, value);
       try {
         stage->params().set(k, v);
@@ -184,7 +191,8 @@ std::string chainFromStages(const std::string& file, const toml::array& stages) 
     text += (text.empty() ? "" : ",") + name + (params.empty() ? "" : "=" + params);
   }
   if (text.empty())
-    throw UsageError(file + ": [[stage]] is empty; add at least one [[stage]] with name = \"...\"");
+    throw UsageError(printable(file) +
+                     ": [[stage]] is empty; add at least one [[stage]] with name = \"...\"");
   return text;
 }
 
@@ -263,7 +271,8 @@ void checkTomlPlusPlusSafe(const std::string& text, const std::string& file) {
   enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } in = In::Code;
   std::size_t line = 1, col = 0;
   auto fail = [&](const std::string& what) {
-    throw UsageError(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
+    throw UsageError(printable(file) + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                     ": " + what);
   };
   auto nonAscii = [](char c) { return static_cast<unsigned char>(c) >= 0x80; };
   auto oneOf = [](const char* set, char c) { return c != '\0' && std::strchr(set, c); };
@@ -392,22 +401,48 @@ Settings parseConfig(const std::string& text, const std::string& name) {
     root = toml::parse(text, name);
   } catch (const toml::parse_error& e) {
     std::string d(e.description());
-    throw UsageError(where(name, e.source()) + ": " + d + " (not valid TOML)");
+    throw UsageError(where(name, e.source()) + ": " + printable(d, 400) + " (not valid TOML)");
   }
   return readSettings(root, name);
 }
 
-Settings loadConfigFile(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw UsageError("config file '" + path + "' not found; see config/*.toml for examples");
-  if (std::filesystem::is_directory(path, ec))
-    throw UsageError("config file '" + path + "' is a directory; give a .toml file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read config file '" + path + "' (permission denied?)");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parseConfig(ss.str(), path);
+namespace {
+
+// The whole file, read with open() and read() so that a signal ends a read that blocks (a FIFO
+// nobody writes to): EINTR is not retried, the caller sees an error and the signal.
+std::string readConfigText(const std::string& path) {
+  const std::string name = "config file " + quote(path);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENOENT) throw UsageError(name + " not found; see config/*.toml for examples");
+    if (err == EACCES || err == EPERM || err == ENOTDIR || err == ELOOP || err == ENAMETOOLONG)
+      throw UsageError(name + " cannot be opened: " + std::generic_category().message(err));
+    throw osError("cannot open " + name, err);
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n == 0) break;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      if (err == EISDIR) throw UsageError(name + " is a directory; give a .toml file");
+      throw osError("cannot read " + name, err);
+    }
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > kMaxConfigBytes) {
+      ::close(fd);
+      throw UsageError(name + " is larger than 1 MiB; is it the right file?");
+    }
+  }
+  ::close(fd);
+  return text;
 }
+
+}  // namespace
+
+Settings loadConfigFile(const std::string& path) { return parseConfig(readConfigText(path), path); }
 
 }  // namespace vf::app

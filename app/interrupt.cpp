@@ -21,18 +21,64 @@ extern "C" void onInterrupt(int sig) {
   (void)ignored;
   ::_exit(128 + sig);
 }
+
+// SIGQUIT's disposition when the program started (the default, or ignored by the parent).
+struct sigaction gQuitAtStart;
+bool gQuitSaved = false;
+
+bool inheritedIgnore(int sig) {
+  struct sigaction old;
+  std::memset(&old, 0, sizeof old);
+  return sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN;
+}
 }  // namespace
 
 void installInterruptHandlers() {
+  gQuitSaved = sigaction(SIGQUIT, nullptr, &gQuitAtStart) == 0;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = onInterrupt;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, nullptr);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocked open() or read() ends at the first signal
+  for (int sig : {SIGINT, SIGHUP})
+    if (!inheritedIgnore(sig)) sigaction(sig, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+
+  struct sigaction ignore;
+  std::memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, nullptr);
+}
+
+void keepSigquitDefault() {
+  if (gQuitSaved) sigaction(SIGQUIT, &gQuitAtStart, nullptr);
 }
 
 int interruptSignal() { return gSignal.load(); }
+
+const char* signalName(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "a signal";
+  }
+}
+
+const char* signalVerb(int sig) {
+  switch (sig) {
+    case SIGTERM:
+      return "terminated";
+    case SIGHUP:
+      return "hung up";
+    default:
+      return "interrupted";
+  }
+}
 
 }  // namespace vf::app

@@ -1,7 +1,9 @@
 // vidfilter: the program. Every error from below becomes one message on stderr here,
-// "vidfilter: <what is wrong and how to fix it>", and a non-zero exit status:
-// 2 for what the user wrote (options, config, chain, paths, device selector), 1 for failures
-// while running (OpenCL, kernel build, decode/encode, disk).
+// "vidfilter: <what is wrong and how to fix it>", and a non-zero exit status, by its class
+// (pipeline/error.hpp): UserError 2 (what the user wrote: options, config, chain, paths that
+// do not exist or may not be used, device selector); everything else 1 (RuntimeError: the OS
+// refused a read or write, no usable device; OpenCL errors, kernel builds, decode/encode);
+// Interrupted 128 + the signal.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -12,6 +14,7 @@
 #include <string>
 
 #include "app/bench/bench.hpp"
+#include "app/interrupt.hpp"
 #include "app/options.hpp"
 #include "app/run.hpp"
 #include "pipeline/chain.hpp"
@@ -60,10 +63,13 @@ int main(int argc, char** argv) {
     if (cl.exitNow) return vf::app::kExitOk;
     if (cl.settings.logLevel) vf::app::setLogLevel(*cl.settings.logLevel);
     return vf::app::runCommandLine(cl);
-  } catch (const vf::ChainError& e) {
-    return fail(vf::app::kExitUsage, e.what());  // keeps the chain and caret lines
-  } catch (const vf::UserError& e) {
+  } catch (const vf::app::Interrupted& e) {  // a signal while opening: nothing to finish
+    spdlog::warn("{}", e.what());
+    return 128 + e.signal();
+  } catch (const vf::UserError& e) {  // a ChainError keeps its chain and caret lines
     return fail(vf::app::kExitUsage, e.what());
+  } catch (const vf::RuntimeError& e) {
+    return fail(vf::app::kExitRuntime, e.what());
   } catch (const vf::KernelBuildError& e) {
     return fail(vf::app::kExitRuntime, e.what());
   } catch (const vf::ClError& e) {

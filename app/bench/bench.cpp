@@ -24,9 +24,12 @@
 #include "app/bench/cv_peer.hpp"
 #include "app/bench/engine_bench.hpp"
 #include "app/bench/enqueue_cost.hpp"
+#include "app/cli_error.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/error.hpp"
+#include "pipeline/quote.hpp"
+#include "pipeline/text_file.hpp"
 
 namespace vf::bench {
 
@@ -168,7 +171,7 @@ PixelFormat parseFormat(const std::string& f) {
   if (f == "gray") return PixelFormat::Gray8;
   if (f == "bgr") return PixelFormat::BGR8;
   if (f == "bgra") return PixelFormat::BGRA8;
-  throw UserError("bench: --format must be gray, bgr or bgra, got '" + f + "'");
+  throw UserError("--format must be gray, bgr or bgra, got " + quote(f));
 }
 
 int cvTypeOf(PixelFormat f) {
@@ -420,16 +423,16 @@ int run(const Options& o) {
   char x = 0;
   std::istringstream ss(o.size);
   if (!(ss >> w >> x >> h) || (x != 'x' && x != 'X') || w <= 0 || h <= 0)
-    throw UserError("bench: --size must be WxH (e.g. 1920x1080), got '" + o.size + "'");
-  if (o.frames < 1) throw UserError("bench: --frames must be at least 1");
-  if (o.warmup < 0) throw UserError("bench: --warmup must be 0 or more");
-  if (o.distinct < 1) throw UserError("bench: --distinct must be at least 1");
+    throw UserError("--size must be WxH (e.g. 1920x1080), got " + quote(o.size));
+  if (o.frames < 1) throw UserError("--frames must be at least 1");
+  if (o.warmup < 0) throw UserError("--warmup must be 0 or more");
+  if (o.distinct < 1) throw UserError("--distinct must be at least 1");
   const PixelFormat format = parseFormat(o.format);
   if (o.cvThreads >= 0) cv::setNumThreads(o.cvThreads);
 
   auto cl = ClContext::open(o.device);
   if (o.enqueueCost) return benchEnqueueCost(*cl);
-  if (o.chain.empty()) throw UserError("bench: --chain is required (e.g. --chain blur,sobel)");
+  if (o.chain.empty()) throw UserError("--chain is required (e.g. --chain blur,sobel)");
   Chain chain = Chain::parse(o.chain);
   const FrameDesc desc{w, h, format};
   chain.configure(*cl, desc);
@@ -719,9 +722,10 @@ int run(const Options& o) {
   js.close('}');
 
   if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    f << js.text();
-    if (!f) throw UserError("bench: cannot write " + o.json);
+    TextFile f;
+    f.open(o.json, "the JSON file");
+    f.writeLine(js.text());
+    f.close();
   }
   return passed ? 0 : 3;
 }
@@ -759,15 +763,21 @@ int benchMain(int argc, char** argv) {
   app.add_option("--engine-frames", o.engineFrames, "engine: frames (default: from the size)");
   app.add_flag("--enqueue-cost", o.enqueueCost,
                "instead: host time per OpenCL call of the kinds the engine makes (no --chain)");
+  // Exit statuses as vidfilter's: 2 for what the user wrote, 1 for a failed run.
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "vidfilter bench: %s\n",
+                 app::describeParseError(app, e, {"vidfilter bench --help", ""}).c_str());
+    return 2;
   }
   try {
     return run(o);
-  } catch (const ChainError& e) {
+  } catch (const UserError& e) {  // options, the chain (ChainError keeps its caret lines)
     std::fprintf(stderr, "vidfilter bench: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vidfilter bench: %s\n", e.what());
   }
