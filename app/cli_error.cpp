@@ -38,12 +38,16 @@ std::string joinedValues(const std::vector<std::string>& values) {
   return s;
 }
 
+// What the option takes, in words: "a whole number", "SRC"; "" when CLI11 only knows "TEXT".
 std::string kindOf(const CLI::Option& o) {
   std::string t = o.get_type_name();
-  std::transform(t.begin(), t.end(), t.begin(), [](unsigned char c) { return std::toupper(c); });
-  if (t == "INT" || t == "UINT" || t == "N") return "a whole number";
-  if (t == "FLOAT" || t == "NUMBER") return "a number";
-  return "a valid " + (t.empty() ? std::string("value") : t);
+  std::string upper = t;
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
+  if (upper == "INT" || upper == "UINT" || upper == "N") return "a whole number";
+  if (upper == "FLOAT" || upper == "NUMBER") return "a number";
+  if (upper == "TEXT") return "";
+  return t;
 }
 
 std::size_t editDistance(const std::string& a, const std::string& b) {
@@ -61,7 +65,7 @@ std::size_t editDistance(const std::string& a, const std::string& b) {
   return row[b.size()];
 }
 
-// "; did you mean --frames?" for a near miss of a long option name, else "".
+// " (did you mean --frames?)" for a near miss of a long option name, else "".
 std::string suggestion(const CLI::App& app, const std::string& given) {
   const std::string word = given.substr(0, given.find('='));
   std::string best;
@@ -72,7 +76,7 @@ std::string suggestion(const CLI::App& app, const std::string& given) {
     const std::size_t d = editDistance(word, n);
     if (d < bestDistance) best = n, bestDistance = d;
   }
-  return best.empty() ? "" : "; did you mean " + best + "?";
+  return best.empty() ? "" : " (did you mean " + best + "?)";
 }
 
 std::string extraArgument(const CLI::App& app, const CliWords& words) {
@@ -100,13 +104,15 @@ std::string describeParseError(const CLI::App& app, const CLI::ParseError& e,
     if (o->count() > 1)
       return n + " is given " + std::to_string(o->count()) + " times (" + joinedValues(values) +
              "); give it once";
-    return n + " needs a value (" + o->get_type_name() + ")" + see;
+    const std::string kind = kindOf(*o);
+    return n + " needs a value" + (kind.empty() ? "" : " (" + kind + ")") + see;
   }
   if (dynamic_cast<const CLI::ConversionError*>(&e)) {
     if (o->get_items_expected_min() == 0)
       return n + " is a switch and takes no value; write " + n + " alone" + see;
+    const std::string kind = kindOf(*o);
     return n + ": " + (values.empty() ? std::string("the value") : joinedValues(values)) +
-           " is not " + kindOf(*o) + see;
+           " is not " + (kind.empty() ? "a valid value" : kind) + see;
   }
   if (dynamic_cast<const CLI::RequiredError*>(&e)) return n + " is required" + see;
   return n + ": " + printable(msg, 200) + see;

@@ -12,13 +12,25 @@ namespace {
 std::atomic<int> gSignal{0};
 static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
 
+std::atomic<int> gExitZones{0};  // ExitOnSignal objects alive
+static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
+
+void writeStderr(const char* text) {
+  ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));  // strlen: signal-safe
+  (void)ignored;
+}
+
 extern "C" void onInterrupt(int sig) {
+  if (gExitZones.load() > 0) {  // nothing to finish: end now (async-signal-safe calls only)
+    writeStderr(sig == SIGTERM  ? "vidfilter: warning: stopped by SIGTERM before the first frame\n"
+                : sig == SIGHUP ? "vidfilter: warning: stopped by SIGHUP before the first frame\n"
+                                : "vidfilter: warning: stopped by SIGINT before the first frame\n");
+    ::_exit(128 + sig);
+  }
   int expected = 0;
   if (gSignal.compare_exchange_strong(expected, sig)) return;
   // Second signal: the user means it. Only async-signal-safe calls from here on.
-  static const char msg[] = "\nvidfilter: interrupted again; exiting at once\n";
-  ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)ignored;
+  writeStderr("\nvidfilter: interrupted again; exiting at once\n");
   ::_exit(128 + sig);
 }
 
@@ -49,6 +61,7 @@ void installInterruptHandlers() {
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   sigaction(SIGPIPE, &ignore, nullptr);
+  sigaction(SIGXFSZ, &ignore, nullptr);
 }
 
 void keepSigquitDefault() {
@@ -56,6 +69,9 @@ void keepSigquitDefault() {
 }
 
 int interruptSignal() { return gSignal.load(); }
+
+ExitOnSignal::ExitOnSignal() { gExitZones.fetch_add(1); }
+ExitOnSignal::~ExitOnSignal() { gExitZones.fetch_sub(1); }
 
 const char* signalName(int sig) {
   switch (sig) {

@@ -5,7 +5,9 @@
 // SA_RESTART, so a blocking open() or read() (a FIFO nobody writes to) returns EINTR at the
 // first signal instead of being resumed; openInterruptibly() turns whatever error follows into
 // Interrupted. SIGPIPE is ignored: a progress line or summary written into `| head` fails
-// (EPIPE) and the run goes on to close its output. SIGQUIT keeps its default (quit at once).
+// (EPIPE) and the run goes on to close its output. SIGXFSZ is ignored: a write beyond
+// `ulimit -f` fails with EFBIG ("File too large"), which the writer reports, instead of the
+// signal killing the process mid-file. SIGQUIT keeps its default (quit at once).
 // A SIGINT or SIGHUP that the parent set to be ignored (nohup; a background job in a script)
 // stays ignored.
 #include <stdexcept>
@@ -39,10 +41,32 @@ class Interrupted : public std::runtime_error {
   int signal_;
 };
 
-// Runs an open that may block (a FIFO, a stalled network source). When a signal came while it
-// ran, whatever it threw (EINTR seen as "cannot open") is the interruption, not an error.
+// While one of these lives, a signal ends the process at once, from the handler, with the
+// message "stopped by SIG... before the first frame" and status 128 + signal: for opens that
+// may block inside a library that retries after EINTR (FFmpeg reading a FIFO nobody writes
+// to) and that create nothing a stop would have to finish (the config file, the input).
+class ExitOnSignal {
+ public:
+  ExitOnSignal();
+  ~ExitOnSignal();
+  ExitOnSignal(const ExitOnSignal&) = delete;
+  ExitOnSignal& operator=(const ExitOnSignal&) = delete;
+};
+
+// Runs `open` (config file, input) so that a signal during it ends the process at once; one
+// that came before it throws Interrupted without starting it.
+template <typename F>
+auto openOrExitOnSignal(F&& open) -> decltype(open()) {
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
+  ExitOnSignal zone;
+  return open();
+}
+
+// Runs an open that may block and may create something (the output): a signal makes the
+// blocked call return EINTR, and whatever `open` then throws is the interruption.
 template <typename F>
 auto openInterruptibly(F&& open) -> decltype(open()) {
+  if (const int sig = interruptSignal()) throw Interrupted(sig);
   try {
     return open();
   } catch (...) {

@@ -211,6 +211,8 @@ void checkStatsPath(const std::string& path) {
   if (::access(dir.c_str(), W_OK) != 0)
     throw UsageError("--stats " + printable(path) + ": directory " + quote(dir.string()) +
                      " is not writable");
+  if (fs::is_directory(path, ec))
+    throw UsageError("--stats " + printable(path) + " is a directory; give a file name");
 }
 
 bool sameFile(const std::string& a, const std::string& b) {
@@ -239,10 +241,10 @@ int runCommandLine(const CommandLine& cl) {
   installInterruptHandlers();
 
   Settings s = cl.settings;
-  // A config file or an input that is a FIFO blocks in open() until someone writes to it; a
-  // signal ends the wait (openInterruptibly).
+  // A config file or an input that is a FIFO blocks until someone writes to it; a signal while
+  // they open ends the run at once (nothing exists yet that a stop would finish).
   if (!cl.configPath.empty())
-    s.fillFrom(openInterruptibly([&] { return loadConfigFile(cl.configPath); }));
+    s.fillFrom(openOrExitOnSignal([&] { return loadConfigFile(cl.configPath); }));
   if (s.logLevel) setLogLevel(*s.logLevel);
 
   if (!s.input)
@@ -273,7 +275,7 @@ int runCommandLine(const CommandLine& cl) {
 
   std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
   keepSigquitDefault();
-  std::unique_ptr<CaptureSource> source = openInterruptibly([&] { return openSource(sourceSpec); });
+  std::unique_ptr<CaptureSource> source = openOrExitOnSignal([&] { return openSource(sourceSpec); });
   spdlog::info("input: {}", source->description());
 
   // Configured here, so a format mismatch or a kernel that does not build is reported before
