@@ -88,8 +88,8 @@ Examples:
   vidfilter --config config/offline.toml --frames 100
   vidfilter bench --chain blur,sobel,hist,brightness --size 3840x2160   (vidfilter bench --help)
 
-Exit status: 0 done; 1 the run failed; 2 bad options, config, chain or path;
-  130/143 stopped by SIGINT/SIGTERM (the output file is finalised and plays).
+Exit status: 0 done; 1 the run failed (device, disk, I/O); 2 bad options, config, chain or
+  path; 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the output file is finalised and plays).
 )";
 }
 

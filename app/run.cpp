@@ -275,7 +275,8 @@ int runCommandLine(const CommandLine& cl) {
 
   std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
   keepSigquitDefault();
-  std::unique_ptr<CaptureSource> source = openOrExitOnSignal([&] { return openSource(sourceSpec); });
+  std::unique_ptr<CaptureSource> source =
+      openOrExitOnSignal([&] { return openSource(sourceSpec); });
   spdlog::info("input: {}", source->description());
 
   // Configured here, so a format mismatch or a kernel that does not build is reported before

@@ -55,7 +55,7 @@ void expectPoclCacheNamed(const vf::test::ProcResult& r, const std::string& dir,
 // --- PoCL's cache -------------------------------------------------------------------------------
 
 TEST(ReliabilityCache, PoclCacheUnderAnUnwritableHome) {
-  // The example: run as nobody, whose HOME cannot be written.
+  // Run as nobody, whose HOME cannot be written.
   TempDir home("cache_home");
   readOnly(home);
   const auto r = runVidfilter({"-i", kVideo, "--chain", "gray"},
@@ -117,9 +117,9 @@ TEST(ReliabilityCache, ProgramCacheThatCannotBeCreatedNeverFailsARun) {
 // --- kernel files under VIDFILTER_KERNEL_DIR ----------------------------------------------------
 
 TEST(ReliabilityCache, EmptyOrMissingKernelsAreOneClearError) {
-  // The example: an empty blur.cl built into a program without kernels, and the run failed
-  // later with CL_INVALID_KERNEL_NAME. Variants: a directory in its place, and a file with
-  // nothing but a comment (it builds, and holds no kernel).
+  // An empty blur.cl would build into a program without kernels, and the run fail later with
+  // CL_INVALID_KERNEL_NAME; so would a directory in its place, or a file with nothing but a
+  // comment (it builds, and holds no kernel).
   struct Case {
     std::string name, expected;
   };

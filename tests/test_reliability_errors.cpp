@@ -48,7 +48,7 @@ bool printableText(const std::string& s) {
 // --- exit status: 1 for a run that could not go on, 2 for what the user wrote --------------
 
 TEST(ReliabilityExitStatus, StatsFileOnAFullDeviceIsARuntimeError) {
-  // The example: every write to /dev/full fails with ENOSPC (at the flush or at the close).
+  // Every write to /dev/full fails with ENOSPC (at the flush or at the close).
   TempDir dir("exit_full");
   const std::string out = dir / "kept.mkv";
   const auto r = runVidfilter(
@@ -81,7 +81,7 @@ TEST(ReliabilityExitStatus, StatsPathThatIsADirectoryIsAUsageError) {
 // --- command-line errors ----------------------------------------------------------------------
 
 TEST(ReliabilityCli, InputGivenTwice) {
-  // The example: CLI11 said "--input: At Most 1 required but received 2".
+  // CLI11 would say "--input: At Most 1 required but received 2".
   const auto r = runVidfilter({"-i", "a.mp4", "-i", "b.mp4", "--chain", "gray"});
   expectOneError(r, 2, "vidfilter: --input is given 2 times ('a.mp4', 'b.mp4'); give it once");
   expectNoCli11Text(r.err);
@@ -109,7 +109,7 @@ TEST(ReliabilityCli, MainProgramErrorsNameTheOption) {
 }
 
 TEST(ReliabilityCli, BenchErrorsAreOneLineWithExitStatus2) {
-  // Were CLI11's text with its exit codes 104 (conversion), 109 (extras), 114 (argument count).
+  // CLI11's own handling prints its text and exits 104 (conversion), 109 (extras), 114 (count).
   expectBenchUsage({"--frames", "abc"}, "--frames: 'abc' is not a whole number");
   expectBenchUsage({"--nosuch"}, "unknown option --nosuch; see vidfilter bench --help");
   expectBenchUsage({"--chain", "gray", "--size"}, "--size needs a value");
@@ -121,7 +121,7 @@ TEST(ReliabilityCli, BenchErrorsAreOneLineWithExitStatus2) {
 // --- the user's values in messages ------------------------------------------------------------
 
 TEST(ReliabilityErrorText, ControlCharactersAreEscaped) {
-  // The example: an escape sequence in a value reached the terminal as is (clearing it,
+  // An escape sequence in a value must not reach the terminal as is (clearing it,
   // recolouring it, setting its title).
   TempDir dir("text_ctrl");
   const std::string cfg = dir / "ctrl.toml";
@@ -148,7 +148,7 @@ TEST(ReliabilityErrorText, ControlCharactersAreEscaped) {
 }
 
 TEST(ReliabilityErrorText, LongValuesAreCut) {
-  // The example: a 300 KB value came back whole, three times over (message, chain, caret).
+  // A 300 KB value must not come back whole, let alone three times (message, chain, caret).
   TempDir dir("text_long");
   const std::string huge(300000, 'c'), big(120000, 'a');  // an argument is at most 128 KiB
   const std::string cfg = dir / "huge.toml";

@@ -80,7 +80,7 @@ void expectStopsBlocked(const std::vector<std::string>& args, const std::string&
 // --- SIGPIPE ------------------------------------------------------------------------------------
 
 TEST(ReliabilitySignals, ProgressIntoHeadDoesNotKillTheRun) {
-  // The example: `vidfilter ... --progress 2>&1 | head -c 60`. head exits after 60 bytes; every
+  // `vidfilter ... --progress 2>&1 | head -c 60`: head exits after 60 bytes; every
   // later write (log lines, progress, summary) meets a closed pipe. The mp4 still gets its index.
   TempDir dir("sig_head");
   const std::string out = dir / "piped.mp4";
@@ -188,7 +188,7 @@ TEST(ReliabilitySignals, SigquitKeepsItsDefault) {
 // --- a signal while blocked opening or reading -------------------------------------------------
 
 TEST(ReliabilitySignals, SigtermWhileOpeningAConfigFifoEndsTheRun) {
-  // The example: --config names a FIFO nobody writes to; open() blocks. One SIGTERM ends it.
+  // --config names a FIFO nobody writes to; open() blocks. One signal ends the run.
   TempDir dir("sig_cfgfifo");
   const std::string fifo = makeFifo(dir, "config.toml");
   expectStopsBlocked({"--config", fifo}, "", SIGTERM, "SIGTERM");
