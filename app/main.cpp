@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <opencv2/core.hpp>
@@ -20,6 +21,7 @@
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/cl/program_cache.hpp"
+#include "pipeline/quote.hpp"
 
 namespace {
 
@@ -37,7 +39,8 @@ void setupLogging() {
   vf::app::setLogLevel("info");
 }
 
-// What a user can do about an OpenCL error that is about memory; nothing for the others.
+// What a user can do about an OpenCL error: memory, or a kernel missing from the developer's
+// kernel directory; nothing for the others.
 std::string clHint(int code) {
   switch (code) {
     case CL_OUT_OF_RESOURCES:
@@ -46,6 +49,12 @@ std::string clHint(int code) {
     case CL_INVALID_BUFFER_SIZE:
       return "; the device ran out of memory or resources: try fewer --slots, a smaller frame, "
              "or another --device (--list-devices)";
+    case CL_INVALID_KERNEL_NAME:
+      if (const char* dir = std::getenv("VIDFILTER_KERNEL_DIR"); dir && *dir)
+        return "; a kernel vidfilter needs is missing from the .cl files in "
+               "VIDFILTER_KERNEL_DIR=" +
+               vf::printable(dir) + " (a renamed or removed kernel function?)";
+      return "";
     default:
       return "";
   }

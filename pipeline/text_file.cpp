@@ -21,9 +21,9 @@ TextFile::~TextFile() {
 void TextFile::open(const std::string& path, const std::string& what) {
   path_ = path;
   what_ = what;
-  do {
-    fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  } while (fd_ < 0 && errno == EINTR);
+  // Not retried after EINTR: opening a FIFO blocks until a reader comes, and a signal (the
+  // user stopping the run) should end that wait.
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd_ < 0) fail("cannot create", errno);
 }
 

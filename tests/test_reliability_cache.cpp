@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 #include "tests/test_reliability.hpp"
 
@@ -143,4 +144,28 @@ TEST(ReliabilityCache, EmptyOrMissingKernelsAreOneClearError) {
     EXPECT_EQ(r.err.find("CL_INVALID_KERNEL_NAME"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out / "never.mkv"));
   }
+}
+
+TEST(ReliabilityCache, RenamedKernelSaysWhereToLook) {
+  // A blur.cl that builds but whose blur_cols is now called blur_colz: OpenCL's own error,
+  // with what to check.
+  TempDir kernels("cache_kdir_renamed"), out("cache_kdir_out");
+  copyKernels(kernels);
+  std::string text;
+  {
+    std::ifstream in(kernels / "blur.cl");
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto at = text.find("void blur_cols(");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 15, "void blur_colz(");
+  std::ofstream(kernels / "blur.cl", std::ios::trunc) << text;
+  vf::test::ProcOptions o;
+  o.setEnv = {"VIDFILTER_KERNEL_DIR=" + kernels.path().string(), "VIDFILTER_CACHE_DIR=off"};
+  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray,blur", "-o", out / "never.mkv"}, o);
+  expectOneError(r, 1,
+                 "CL_INVALID_KERNEL_NAME; a kernel vidfilter needs is missing from the .cl files "
+                 "in VIDFILTER_KERNEL_DIR=" +
+                     kernels.path().string());
+  EXPECT_FALSE(fs::exists(out / "never.mkv"));
 }
