@@ -104,6 +104,14 @@ class Child {
       close(err[0]);
       close(err[1]);
       if (opt.asNobody && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(125);
+      // The child starts as from an interactive shell whatever the test runner ignores or
+      // blocks (nohup, a background job): the signal tests depend on it.
+      struct sigaction dfl {};
+      dfl.sa_handler = SIG_DFL;
+      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) sigaction(sig, &dfl, nullptr);
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, nullptr);
       execve(exeCopy.c_str(), argv.data(), envp.data());
       _exit(127);
     }

@@ -48,18 +48,23 @@ std::string makeFifo(const TempDir& dir, const std::string& name) {
   return path;
 }
 
-// Starts `args`, waits until `ready` shows on stderr (or a moment, when empty), sends `sig`, and
-// checks that the run ends within 10 s with 128 + sig and the start-up message.
+// Starts `args`, waits until `ready` shows on stderr (when given) and the signal handlers are
+// installed, lets it block, sends `sig`, and checks that the run ends within 10 s with
+// 128 + sig and the start-up message.
 void expectStopsBlocked(const std::vector<std::string>& args, const std::string& ready, int sig,
                         const std::string& name) {
   SCOPED_TRACE(name);
   Child c(vf::test::vidfilterBinary(), args, within(30));
-  if (ready.empty())
-    std::this_thread::sleep_for(std::chrono::milliseconds(700));
-  else
+  if (!ready.empty()) {
     ASSERT_TRUE(seen(c, ready)) << c.errSoFar();
-  // Blocked: nothing has happened for a while.
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  // The handlers are in place (a signal before that would kill the process by its default
+  // action, which is not what is tested), then nothing happens for a while: blocked.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!inMask(signalMask(c.pid(), "SigCgt"), sig) && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(inMask(signalMask(c.pid(), "SigCgt"), sig)) << c.errSoFar();
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
   EXPECT_EQ(c.errSoFar().find("frame="), std::string::npos) << c.errSoFar();
   c.signal(sig);
   const auto start = std::chrono::steady_clock::now();
