@@ -1,17 +1,10 @@
 #include "app/config.hpp"
 
-#include <fcntl.h>
 #include <toml++/toml.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <system_error>
 
 #include "pipeline/chain.hpp"
 #include "pipeline/quote.hpp"
@@ -20,8 +13,6 @@
 namespace vf::app {
 
 namespace {
-
-constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
 std::string where(const std::string& file, const toml::source_region& src) {
   std::string s = printable(file);
@@ -405,44 +396,5 @@ Settings parseConfig(const std::string& text, const std::string& name) {
   }
   return readSettings(root, name);
 }
-
-namespace {
-
-// The whole file, read with open() and read() so that a signal ends a read that blocks (a FIFO
-// nobody writes to): EINTR is not retried, the caller sees an error and the signal.
-std::string readConfigText(const std::string& path) {
-  const std::string name = "config file " + quote(path);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) throw UsageError(name + " not found; see config/*.toml for examples");
-    if (err == EACCES || err == EPERM || err == ENOTDIR || err == ELOOP || err == ENAMETOOLONG)
-      throw UsageError(name + " cannot be opened: " + std::generic_category().message(err));
-    throw osError("cannot open " + name, err);
-  }
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n == 0) break;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      if (err == EISDIR) throw UsageError(name + " is a directory; give a .toml file");
-      throw osError("cannot read " + name, err);
-    }
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > kMaxConfigBytes) {
-      ::close(fd);
-      throw UsageError(name + " is larger than 1 MiB; is it the right file?");
-    }
-  }
-  ::close(fd);
-  return text;
-}
-
-}  // namespace
-
-Settings loadConfigFile(const std::string& path) { return parseConfig(readConfigText(path), path); }
 
 }  // namespace vf::app

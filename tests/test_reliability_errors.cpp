@@ -3,6 +3,8 @@
 // errors are one line in the program's words (vidfilter and vidfilter bench), never CLI11's;
 // a value the user wrote is echoed quoted, with control characters escaped and long values cut.
 // docs/RELIABILITY.md lists them all.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -76,6 +78,24 @@ TEST(ReliabilityExitStatus, StatsPathThatIsADirectoryIsAUsageError) {
   TempDir dir("exit_statsdir");
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--stats", dir.path().string()}), 2,
                  "--stats " + dir.path().string() + " is a directory; give a file name");
+}
+
+TEST(ReliabilityExitStatus, ConfigFileThatCannotBeReadIsAUsageError) {
+  // The user named something that is not a readable config file: 2, with the reason.
+  TempDir dir("exit_config");
+  const std::string secret = dir / "secret.toml";
+  std::ofstream(secret) << "chain = \"gray\"\n";
+  std::filesystem::permissions(secret, std::filesystem::perms::none);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all,
+                               std::filesystem::perm_options::add);
+  vf::test::ProcOptions nobody;
+  nobody.asNobody = geteuid() == 0;  // root reads anything
+  expectOneError(runVidfilter({"--config", secret}, nobody), 2,
+                 "config file '" + secret + "' cannot be opened: Permission denied");
+  expectOneError(runVidfilter({"--config", dir.path().string()}), 2,
+                 "is a directory; give a .toml file");
+  expectOneError(runVidfilter({"--config", "/dev/zero"}), 2,
+                 "config file '/dev/zero' is larger than 1 MiB; is it the right file?");
 }
 
 // --- command-line errors ----------------------------------------------------------------------
