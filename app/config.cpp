@@ -1,15 +1,13 @@
 #include "app/config.hpp"
 
 #include <toml++/toml.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
-#include <system_error>
 
 #include "pipeline/chain.hpp"
+#include "pipeline/quote.hpp"
 #include "pipeline/registry.hpp"
 
 namespace vf::app {
@@ -17,7 +15,7 @@ namespace vf::app {
 namespace {
 
 std::string where(const std::string& file, const toml::source_region& src) {
-  std::string s = file;
+  std::string s = printable(file);
   if (src.begin.line) s += ":" + std::to_string(src.begin.line);
   if (src.begin.column) s += ":" + std::to_string(src.begin.column);
   return s;
@@ -59,7 +57,7 @@ class Reader {
     for (auto&& [key, node] : table_) {
       const std::string k(key.str());
       if (std::find(known_.begin(), known_.end(), k) == known_.end())
-        throw UsageError(where(file_, key.source()) + ": " + prefix_ + k +
+        throw UsageError(where(file_, key.source()) + ": " + prefix_ + printable(k) +
                          ": unknown key; keys here are: " + joined(known_));
     }
   }
@@ -149,8 +147,8 @@ std::string chainFromStages(const std::string& file, const toml::array& stages) 
     const std::string name = nameNode->as_string()->get();
     const StageInfo* info = findStage(name);
     if (!info)
-      throw UsageError(where(file, nameNode->source()) + ": " + label + ".name: unknown stage '" +
-                       name + "'; stages: " + joined(stageNames()));
+      throw UsageError(where(file, nameNode->source()) + ": " + label + ".name: unknown stage " +
+                       quote(name) + "; stages: " + joined(stageNames()));
     auto stage = info->create();
     std::string params;
     // In the order written (toml++ iterates keys sorted).
@@ -166,7 +164,7 @@ std::string chainFromStages(const std::string& file, const toml::array& stages) 
       const toml::node& value = *valuePtr;
       const std::string k(key.str());
       if (k == "name") continue;
-      const std::string qualified = label + "." + k;
+      const std::string qualified = label + "." + printable(k);
       const std::string v = paramText(file, qualified, value);
       try {
         stage->params().set(k, v);
@@ -184,7 +182,8 @@ std::string chainFromStages(const std::string& file, const toml::array& stages) 
     text += (text.empty() ? "" : ",") + name + (params.empty() ? "" : "=" + params);
   }
   if (text.empty())
-    throw UsageError(file + ": [[stage]] is empty; add at least one [[stage]] with name = \"...\"");
+    throw UsageError(printable(file) +
+                     ": [[stage]] is empty; add at least one [[stage]] with name = \"...\"");
   return text;
 }
 
@@ -263,7 +262,8 @@ void checkTomlPlusPlusSafe(const std::string& text, const std::string& file) {
   enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } in = In::Code;
   std::size_t line = 1, col = 0;
   auto fail = [&](const std::string& what) {
-    throw UsageError(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
+    throw UsageError(printable(file) + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                     ": " + what);
   };
   auto nonAscii = [](char c) { return static_cast<unsigned char>(c) >= 0x80; };
   auto oneOf = [](const char* set, char c) { return c != '\0' && std::strchr(set, c); };
@@ -392,22 +392,9 @@ Settings parseConfig(const std::string& text, const std::string& name) {
     root = toml::parse(text, name);
   } catch (const toml::parse_error& e) {
     std::string d(e.description());
-    throw UsageError(where(name, e.source()) + ": " + d + " (not valid TOML)");
+    throw UsageError(where(name, e.source()) + ": " + printable(d, 400) + " (not valid TOML)");
   }
   return readSettings(root, name);
-}
-
-Settings loadConfigFile(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
-    throw UsageError("config file '" + path + "' not found; see config/*.toml for examples");
-  if (std::filesystem::is_directory(path, ec))
-    throw UsageError("config file '" + path + "' is a directory; give a .toml file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read config file '" + path + "' (permission denied?)");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parseConfig(ss.str(), path);
 }
 
 }  // namespace vf::app

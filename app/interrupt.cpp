@@ -12,27 +12,89 @@ namespace {
 std::atomic<int> gSignal{0};
 static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
 
+std::atomic<int> gExitZones{0};  // ExitOnSignal objects alive
+static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
+
+void writeStderr(const char* text) {
+  ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));  // strlen: signal-safe
+  (void)ignored;
+}
+
 extern "C" void onInterrupt(int sig) {
+  if (gExitZones.load() > 0) {  // nothing to finish: end now (async-signal-safe calls only)
+    writeStderr(sig == SIGTERM  ? "vidfilter: warning: stopped by SIGTERM before the first frame\n"
+                : sig == SIGHUP ? "vidfilter: warning: stopped by SIGHUP before the first frame\n"
+                                : "vidfilter: warning: stopped by SIGINT before the first frame\n");
+    ::_exit(128 + sig);
+  }
   int expected = 0;
   if (gSignal.compare_exchange_strong(expected, sig)) return;
   // Second signal: the user means it. Only async-signal-safe calls from here on.
-  static const char msg[] = "\nvidfilter: interrupted again; exiting at once\n";
-  ssize_t ignored = ::write(STDERR_FILENO, msg, sizeof msg - 1);
-  (void)ignored;
+  writeStderr("\nvidfilter: interrupted again; exiting at once\n");
   ::_exit(128 + sig);
+}
+
+// SIGQUIT's disposition when the program started (the default, or ignored by the parent).
+struct sigaction gQuitAtStart;
+bool gQuitSaved = false;
+
+bool inheritedIgnore(int sig) {
+  struct sigaction old;
+  std::memset(&old, 0, sizeof old);
+  return sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN;
 }
 }  // namespace
 
 void installInterruptHandlers() {
+  gQuitSaved = sigaction(SIGQUIT, nullptr, &gQuitAtStart) == 0;
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = onInterrupt;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  sigaction(SIGINT, &sa, nullptr);
+  sa.sa_flags = 0;  // no SA_RESTART: a blocked open() or read() ends at the first signal
+  for (int sig : {SIGINT, SIGHUP})
+    if (!inheritedIgnore(sig)) sigaction(sig, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+
+  struct sigaction ignore;
+  std::memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, nullptr);
+  sigaction(SIGXFSZ, &ignore, nullptr);
+}
+
+void keepSigquitDefault() {
+  if (gQuitSaved) sigaction(SIGQUIT, &gQuitAtStart, nullptr);
 }
 
 int interruptSignal() { return gSignal.load(); }
+
+ExitOnSignal::ExitOnSignal() { gExitZones.fetch_add(1); }
+ExitOnSignal::~ExitOnSignal() { gExitZones.fetch_sub(1); }
+
+const char* signalName(int sig) {
+  switch (sig) {
+    case SIGINT:
+      return "SIGINT";
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGHUP:
+      return "SIGHUP";
+    default:
+      return "a signal";
+  }
+}
+
+const char* signalVerb(int sig) {
+  switch (sig) {
+    case SIGTERM:
+      return "terminated";
+    case SIGHUP:
+      return "hung up";
+    default:
+      return "interrupted";
+  }
+}
 
 }  // namespace vf::app

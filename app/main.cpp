@@ -1,22 +1,27 @@
 // vidfilter: the program. Every error from below becomes one message on stderr here,
-// "vidfilter: <what is wrong and how to fix it>", and a non-zero exit status:
-// 2 for what the user wrote (options, config, chain, paths, device selector), 1 for failures
-// while running (OpenCL, kernel build, decode/encode, disk).
+// "vidfilter: <what is wrong and how to fix it>", and a non-zero exit status, by its class
+// (pipeline/error.hpp): UserError 2 (what the user wrote: options, config, chain, paths that
+// do not exist or may not be used, device selector); everything else 1 (RuntimeError: the OS
+// refused a read or write, no usable device; OpenCL errors, kernel builds, decode/encode);
+// Interrupted 128 + the signal.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <opencv2/core.hpp>
 #include <string>
 
 #include "app/bench/bench.hpp"
+#include "app/interrupt.hpp"
 #include "app/options.hpp"
 #include "app/run.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/cl/program_cache.hpp"
+#include "pipeline/quote.hpp"
 
 namespace {
 
@@ -34,7 +39,8 @@ void setupLogging() {
   vf::app::setLogLevel("info");
 }
 
-// What a user can do about an OpenCL error that is about memory; nothing for the others.
+// What a user can do about an OpenCL error: memory, or a kernel missing from the developer's
+// kernel directory; nothing for the others.
 std::string clHint(int code) {
   switch (code) {
     case CL_OUT_OF_RESOURCES:
@@ -43,6 +49,12 @@ std::string clHint(int code) {
     case CL_INVALID_BUFFER_SIZE:
       return "; the device ran out of memory or resources: try fewer --slots, a smaller frame, "
              "or another --device (--list-devices)";
+    case CL_INVALID_KERNEL_NAME:
+      if (const char* dir = std::getenv("VIDFILTER_KERNEL_DIR"); dir && *dir)
+        return "; a kernel vidfilter needs is missing from the .cl files in "
+               "VIDFILTER_KERNEL_DIR=" +
+               vf::printable(dir) + " (a renamed or removed kernel function?)";
+      return "";
     default:
       return "";
   }
@@ -60,10 +72,13 @@ int main(int argc, char** argv) {
     if (cl.exitNow) return vf::app::kExitOk;
     if (cl.settings.logLevel) vf::app::setLogLevel(*cl.settings.logLevel);
     return vf::app::runCommandLine(cl);
-  } catch (const vf::ChainError& e) {
-    return fail(vf::app::kExitUsage, e.what());  // keeps the chain and caret lines
-  } catch (const vf::UserError& e) {
+  } catch (const vf::app::Interrupted& e) {  // a signal while opening: nothing to finish
+    spdlog::warn("{}", e.what());
+    return 128 + e.signal();
+  } catch (const vf::UserError& e) {  // a ChainError keeps its chain and caret lines
     return fail(vf::app::kExitUsage, e.what());
+  } catch (const vf::RuntimeError& e) {
+    return fail(vf::app::kExitRuntime, e.what());
   } catch (const vf::KernelBuildError& e) {
     return fail(vf::app::kExitRuntime, e.what());
   } catch (const vf::ClError& e) {

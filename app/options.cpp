@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
+
+#include "app/cli_error.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::app {
 
@@ -45,7 +47,7 @@ std::string checkLogLevel(const std::string& level) {
   static const char* const kLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
   for (const char* l : kLevels)
     if (level == l) return "";
-  return "must be one of trace, debug, info, warn, error, off; got '" + level + "'";
+  return "must be one of trace, debug, info, warn, error, off; got " + quote(level);
 }
 
 std::string checkCodec(const std::string& fourcc) {
@@ -53,8 +55,8 @@ std::string checkCodec(const std::string& fourcc) {
                     return std::isalnum(static_cast<unsigned char>(c)) || c == ' ';
                   });
   if (!ok)
-    return "must be a four-character code such as mp4v, avc1, MJPG, FFV1 or XVID; got '" + fourcc +
-           "'";
+    return "must be a four-character code such as mp4v, avc1, MJPG, FFV1 or XVID; got " +
+           quote(fourcc);
   return "";
 }
 
@@ -86,30 +88,10 @@ Examples:
   vidfilter --config config/offline.toml --frames 100
   vidfilter bench --chain blur,sobel,hist,brightness --size 3840x2160   (vidfilter bench --help)
 
-Exit status: 0 done; 1 the run failed; 2 bad options, config, chain or path;
-  130/143 stopped by SIGINT/SIGTERM (the output file is finalised and plays).
+Exit status: 0 done; 1 the run failed (device, disk, I/O); 2 bad options, config, chain or
+  path; 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the output file is finalised and plays).
 )";
 }
-
-namespace {
-// CLI11 messages, made into one line that says what to do.
-std::string describe(const CLI::ParseError& e) {
-  std::string msg = e.what();
-  std::replace(msg.begin(), msg.end(), '\n', ' ');
-  while (!msg.empty() && msg.back() == ' ') msg.pop_back();
-  std::smatch m;
-  static const std::regex convert("Could not convert: (\\S+) = (.*)");
-  static const std::regex extra("The following arguments? (was|were) not expected: (.*)");
-  if (std::regex_match(msg, m, convert)) {
-    msg = m[1].str() + ": '" + m[2].str() + "' is not a whole number";
-  } else if (std::regex_match(msg, m, extra)) {
-    const std::string what = m[2].str();
-    msg = (what.rfind('-', 0) == 0 ? "unknown option " : "unexpected argument '") + what +
-          (what.rfind('-', 0) == 0 ? "" : "' (the input is given as -i SRC)");
-  }
-  return msg + "; see vidfilter --help";
-}
-}  // namespace
 
 CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& out) {
   CommandLine cl;
@@ -172,7 +154,8 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
     cl.exitNow = true;
     return cl;
   } catch (const CLI::ParseError& e) {
-    throw UsageError(describe(e));
+    throw UsageError(
+        describeParseError(app, e, {"vidfilter --help", " (the input is given as -i SRC)"}));
   }
 
   Settings& s = cl.settings;

@@ -27,6 +27,7 @@
 #include "pipeline/cl/device.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/fault_injection.hpp"
+#include "pipeline/quote.hpp"
 #include "pipeline/registry.hpp"
 
 namespace vf::app {
@@ -174,7 +175,7 @@ class Watcher {
         stopped = true;
         if (printed_) std::fputc('\n', stderr);
         spdlog::warn("{}: finishing the frames in flight{} (press Ctrl-C again to quit at once)",
-                     interruptSignal() == SIGTERM ? "terminated" : "interrupted",
+                     signalVerb(interruptSignal()),
                      outputName_.empty() ? "" : " and closing " + outputName_);
         engine_.stop();
       }
@@ -205,9 +206,13 @@ void checkStatsPath(const std::string& path) {
   if (dir.empty()) dir = ".";
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw UsageError("--stats " + path + ": directory '" + dir.string() + "' does not exist");
+    throw UsageError("--stats " + printable(path) + ": directory " + quote(dir.string()) +
+                     " does not exist");
   if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError("--stats " + path + ": directory '" + dir.string() + "' is not writable");
+    throw UsageError("--stats " + printable(path) + ": directory " + quote(dir.string()) +
+                     " is not writable");
+  if (fs::is_directory(path, ec))
+    throw UsageError("--stats " + printable(path) + " is a directory; give a file name");
 }
 
 bool sameFile(const std::string& a, const std::string& b) {
@@ -236,7 +241,10 @@ int runCommandLine(const CommandLine& cl) {
   installInterruptHandlers();
 
   Settings s = cl.settings;
-  if (!cl.configPath.empty()) s.fillFrom(loadConfigFile(cl.configPath));
+  // A config file or an input that is a FIFO blocks until someone writes to it; a signal while
+  // they open ends the run at once (nothing exists yet that a stop would finish).
+  if (!cl.configPath.empty())
+    s.fillFrom(openOrExitOnSignal([&] { return loadConfigFile(cl.configPath); }));
   if (s.logLevel) setLogLevel(*s.logLevel);
 
   if (!s.input)
@@ -256,7 +264,7 @@ int runCommandLine(const CommandLine& cl) {
   checkSourceAccess(sourceSpec);
   if (output.kind == OutputKind::Video && sourceSpec.kind == SourceKind::File &&
       sameFile(sourceSpec.text, output.path))
-    throw UsageError("output '" + output.path + "' is the input file; choose another name");
+    throw UsageError("output " + quote(output.path) + " is the input file; choose another name");
   if (s.statsPath) checkStatsPath(*s.statsPath);
   const bool display = displayAvailable();
   const bool preview = s.preview ? *s.preview : (display && output.kind == OutputKind::None);
@@ -266,7 +274,9 @@ int runCommandLine(const CommandLine& cl) {
         "file with -o, or run under xvfb-run");
 
   std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
-  std::unique_ptr<CaptureSource> source = openSource(sourceSpec);
+  keepSigquitDefault();
+  std::unique_ptr<CaptureSource> source =
+      openOrExitOnSignal([&] { return openSource(sourceSpec); });
   spdlog::info("input: {}", source->description());
 
   // Configured here, so a format mismatch or a kernel that does not build is reported before
@@ -277,11 +287,12 @@ int runCommandLine(const CommandLine& cl) {
   spdlog::info("chain: {} ({} -> {})", chainText, source->firstFrameDesc().str(), outDesc.str());
 
   if (const int sig = interruptSignal()) {  // Ctrl-C while opening: nothing to finish yet
-    spdlog::warn("stopped by {} before the first frame", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    spdlog::warn("stopped by {} before the first frame", signalName(sig));
     return 128 + sig;
   }
   std::unique_ptr<FrameSink> outputSink;
-  if (output.kind != OutputKind::None) outputSink = openOutput(output, outDesc, source->fps());
+  if (output.kind != OutputKind::None)
+    outputSink = openInterruptibly([&] { return openOutput(output, outDesc, source->fps()); });
 
   EngineOptions eo;
   eo.slots = s.slots.value_or(2);
@@ -353,8 +364,8 @@ int runCommandLine(const CommandLine& cl) {
 
   std::cout << formatSummary(engine.stats(), ctx->info().name) << std::flush;
   if (const int sig = interruptSignal()) {
-    spdlog::warn("stopped by {} after {} frames{}", sig == SIGTERM ? "SIGTERM" : "SIGINT",
-                 final.frames, output.path.empty() ? "" : "; " + output.path + " is complete");
+    spdlog::warn("stopped by {} after {} frames{}", signalName(sig), final.frames,
+                 output.path.empty() ? "" : "; " + output.path + " is complete");
     return 128 + sig;
   }
   return kExitOk;

@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "pipeline/quote.hpp"
 #include "pipeline/registry.hpp"
 
 namespace vf {
@@ -61,13 +62,18 @@ std::string trimCopy(const std::string& s) {
 }
 }  // namespace
 
+namespace {
+// The chain and a caret line under [pos, pos + len): control characters shown escaped, a long
+// chain cut to the part around the caret.
+std::string caretLines(const std::string& chain, std::size_t pos, std::size_t len) {
+  const Excerpt e = excerptAround(chain, pos, len);
+  return "\n  " + e.text + "\n  " + std::string(e.caretPos, ' ') + std::string(e.caretLen, '^');
+}
+}  // namespace
+
 ChainError::ChainError(const std::string& message, const std::string& chain, std::size_t pos,
                        std::size_t len)
-    : UserError(message + "\n  " + chain + "\n  " + std::string(std::min(pos, chain.size()), ' ') +
-                std::string(std::max<std::size_t>(len, 1), '^')),
-      message_(message),
-      pos_(pos),
-      len_(len) {}
+    : UserError(message + caretLines(chain, pos, len)), message_(message), pos_(pos), len_(len) {}
 
 Chain Chain::parse(const std::string& text) {
   Chain chain;
@@ -85,7 +91,7 @@ Chain Chain::parse(const std::string& text) {
                        1);
     const StageInfo* info = findStage(name);
     if (!info)
-      throw ChainError("unknown stage '" + name + "'; stages: " + joined(stageNames()), text,
+      throw ChainError("unknown stage " + quote(name) + "; stages: " + joined(stageNames()), text,
                        namePos, name.size());
     auto stage = info->create();
     if (eq != std::string::npos) {
@@ -99,9 +105,9 @@ Chain Chain::parse(const std::string& text) {
         if (e == std::string::npos) {
           // A bare value: the next parameter in declaration order (FFmpeg's shorthand).
           if (named)
-            throw ChainError(
-                name + ": '" + kv.text + "' needs a name (param=value) after a named parameter",
-                text, kv.pos, kv.text.size());
+            throw ChainError(name + ": " + quote(kv.text) +
+                                 " needs a name (param=value) after a named parameter",
+                             text, kv.pos, kv.text.size());
           const auto& specs = info->params;
           if (positional >= specs.size())
             throw ChainError(name + ": too many values; it takes " + std::to_string(specs.size()) +

@@ -156,11 +156,10 @@ bool Engine::Impl::startRun(FrameSource& source) {
     ok = false;
   }
   if (ok && !options.statsPath.empty()) {
-    statsFile.open(options.statsPath, std::ios::out | std::ios::trunc);
-    if (!statsFile) {
-      recordError(std::make_exception_ptr(
-                      UserError("cannot write the stats file '" + options.statsPath + "'")),
-                  true);
+    try {
+      statsFile.open(options.statsPath, "the stats file");
+    } catch (...) {
+      recordError(std::current_exception(), true);
       ok = false;
     }
   }
@@ -184,7 +183,11 @@ void Engine::Impl::endRun(FrameSink& sink, std::thread& sinkThread, std::thread&
     } catch (...) {
     }
   }
-  if (statsFile.is_open()) statsFile.close();
+  try {
+    statsFile.close();  // a full disk shows here: the run fails, the output is still finished
+  } catch (...) {
+    recordError(std::current_exception(), true);
+  }
   try {
     sink.finish();
   } catch (...) {

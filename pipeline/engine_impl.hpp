@@ -6,7 +6,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
-#include <fstream>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -18,6 +17,7 @@
 #include "pipeline/engine_stats.hpp"
 #include "pipeline/slot_ring.hpp"
 #include "pipeline/slot_transfer.hpp"
+#include "pipeline/text_file.hpp"
 
 namespace vf {
 
@@ -100,7 +100,7 @@ struct Engine::Impl {
   RollingStats stats;
   std::uint64_t timingCounter = 0;                               // frames submitted
   std::shared_ptr<const std::vector<std::string>> stageKeysNow;  // submit thread
-  std::ofstream statsFile;                                       // sink thread
+  TextFile statsFile;                                            // sink thread
 };
 
 }  // namespace vf

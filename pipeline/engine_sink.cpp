@@ -74,10 +74,8 @@ void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
   r.stats = st;
   sink.consume(r);
   stats.add(st, s.submitMs);
-  if (statsFile.is_open()) {
-    statsFile << statsJsonLine(st, s.keys ? *s.keys : std::vector<std::string>{}) << '\n';
-    if (!statsFile) throw UserError("cannot write the stats file '" + options.statsPath + "'");
-  }
+  if (statsFile.isOpen())
+    statsFile.writeLine(statsJsonLine(st, s.keys ? *s.keys : std::vector<std::string>{}));
   s.releaseEvents();
 }
 

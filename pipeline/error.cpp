@@ -1,6 +1,7 @@
 #include "pipeline/error.hpp"
 
 #include <string>
+#include <system_error>
 
 namespace vf {
 
@@ -90,6 +91,10 @@ void rethrowAsLibraryError(std::exception_ptr e) {
   } catch (const cl::Error& ce) {
     throw ClError(ce.err(), ce.what());
   }
+}
+
+RuntimeError osError(const std::string& what, int errnum) {
+  return RuntimeError(what + ": " + std::generic_category().message(errnum));
 }
 
 }  // namespace vf

@@ -2,9 +2,14 @@
 // The errors of the pipeline library, one hierarchy, and the one way OpenCL failures become
 // them.
 //
-//   UserError   something a user can fix: a bad chain, parameter, device selector, a frame or
-//               work-group the device cannot take. The program prints what() alone and exits 2.
+//   UserError   something the user wrote is wrong, and fixing the command fixes it: a bad chain,
+//               parameter, device selector, a frame or work-group the device cannot take (the
+//               app adds options, config files, paths that do not exist or may not be used).
+//               The program prints what() alone and exits 2.
 //     ParamError  one parameter's value (the chain parser adds the stage and a caret).
+//   RuntimeError the command was fine but the run could not go on: the OS refused a read or a
+//               write (disk full, file too large, I/O error: osError() adds its reason), the
+//               machine has no usable OpenCL device. Exit status 1, as for every error below.
 //   ClError     an OpenCL call failed: the call, what it was doing and the error's name
 //               ("clEnqueueNDRangeKernel(blur_rows): CL_OUT_OF_RESOURCES"); code() is the status.
 //   (KernelBuildError, pipeline/cl/program_cache.hpp: a kernel that does not compile, with its
@@ -42,6 +47,15 @@ class ParamError : public UserError {
  private:
   std::string param_;
 };
+
+class RuntimeError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// "<what>: <the OS's reason for errnum>", e.g. "cannot write the stats file 's.jsonl': No
+// space left on device".
+RuntimeError osError(const std::string& what, int errnum);
 
 // Name of an OpenCL status code ("CL_OUT_OF_RESOURCES"), or "CL_ERROR(<n>)" if unknown.
 std::string clErrorName(int code);

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "pipeline/quote.hpp"
+
 namespace vf {
 
 namespace {
@@ -125,7 +127,7 @@ const ParamSpec& Params::spec(const std::string& name) const {
     if (s.name == name) return s;
   std::vector<std::string> names;
   for (const auto& s : *specs_) names.push_back(s.name);
-  throw ParamError(name, "unknown parameter '" + name + "'" +
+  throw ParamError(name, "unknown parameter " + quote(name) +
                              (names.empty() ? "; this stage takes no parameters"
                                             : "; valid: " + joined(names, ", ")));
 }
@@ -133,7 +135,7 @@ const ParamSpec& Params::spec(const std::string& name) const {
 Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
   Value v;
   auto outOfRange = [&](const std::string& got) {
-    return ParamError(s.name, s.name + " must be in " + s.rangeText() + ", got " + got);
+    return ParamError(s.name, s.name + " must be in " + s.rangeText() + ", got " + printable(got));
   };
   auto inRange = [&](double x) {
     return (s.minOpen ? x > s.min : x >= s.min) && (s.maxOpen ? x < s.max : x <= s.max);
@@ -142,7 +144,7 @@ Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
     case ParamType::Int: {
       long l = 0;
       if (!parseLong(text, l))
-        throw ParamError(s.name, s.name + " must be an integer, got '" + text + "'");
+        throw ParamError(s.name, s.name + " must be an integer, got " + quote(text));
       if (!inRange(double(l))) throw outOfRange(text);
       v.number = double(l);
       v.text = std::to_string(l);
@@ -151,7 +153,7 @@ Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
     case ParamType::Float: {
       double d = 0;
       if (!parseDouble(text, d))
-        throw ParamError(s.name, s.name + " must be a number, got '" + text + "'");
+        throw ParamError(s.name, s.name + " must be a number, got " + quote(text));
       if (!inRange(d)) throw outOfRange(text);
       v.number = d;
       v.text = num(d);
@@ -165,7 +167,7 @@ Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
           return v;
         }
       throw ParamError(
-          s.name, s.name + " must be one of " + joined(s.choices, ", ") + ", got '" + text + "'");
+          s.name, s.name + " must be one of " + joined(s.choices, ", ") + ", got " + quote(text));
     }
     case ParamType::Bool: {
       if (text == "1" || text == "true" || text == "on" || text == "yes")
@@ -173,7 +175,7 @@ Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
       else if (text == "0" || text == "false" || text == "off" || text == "no")
         v.number = 0;
       else
-        throw ParamError(s.name, s.name + " must be 0 or 1, got '" + text + "'");
+        throw ParamError(s.name, s.name + " must be 0 or 1, got " + quote(text));
       v.text = v.number ? "1" : "0";
       break;
     }
@@ -182,7 +184,7 @@ Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
       long w = 0, h = 0;
       if (x == std::string::npos || !parseLong(text.substr(0, x), w) ||
           !parseLong(text.substr(x + 1), h))
-        throw ParamError(s.name, s.name + " must be WxH (e.g. 16x8), got '" + text + "'");
+        throw ParamError(s.name, s.name + " must be WxH (e.g. 16x8), got " + quote(text));
       if (!inRange(double(w)) || !inRange(double(h))) throw outOfRange(text);
       v.size = {int(w), int(h)};
       v.text = std::to_string(w) + "x" + std::to_string(h);

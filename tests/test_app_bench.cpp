@@ -160,17 +160,18 @@ TEST_F(BenchCommand, StandaloneVidfilterBenchIsTheSameTool) {
 
 TEST_F(BenchCommand, BadArgumentsAreOneLineErrors) {
   const std::string bin = (binDir() / "vidfilter-bench").string();
+  // What the user wrote: exit status 2, as vidfilter's.
   ProcOut r = run(bin + " --chain gray --size 64");
-  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--size must be WxH"), std::string::npos) << r.out;
   r = run(bin + " --chain gray,nosuch --size 64x48");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("unknown stage 'nosuch'"), std::string::npos) << r.out;
   r = run(bin + " --chain gray --size 64x48 --format yuv");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--format must be gray, bgr or bgra"), std::string::npos) << r.out;
   r = run(bin + " --size 64x48");
-  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--chain"), std::string::npos) << r.out;
 }
 

@@ -20,7 +20,7 @@ namespace {
 
 std::string sourceDir() {
   // tests/ sits next to config/ in the source tree; this file knows where it is.
-  return std::filesystem::path(__FILE__).parent_path().parent_path().string();
+  return VIDFILTER_SOURCE_DIR;
 }
 
 }  // namespace

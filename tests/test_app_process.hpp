@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -57,10 +58,11 @@ struct ProcResult {
 };
 
 struct ProcOptions {
-  std::vector<std::string> setEnv;  // "NAME=value"
-  bool keepDisplay = false;         // by default DISPLAY and WAYLAND_DISPLAY are removed
-  bool asNobody = false;            // run as uid/gid 65534 (permission tests when root)
-  double timeoutSec = 180;          // killed (SIGKILL) after this
+  std::vector<std::string> setEnv;    // "NAME=value"
+  std::vector<std::string> unsetEnv;  // "NAME": removed from the child's environment
+  bool keepDisplay = false;           // by default DISPLAY and WAYLAND_DISPLAY are removed
+  bool asNobody = false;              // run as uid/gid 65534 (permission tests when root)
+  double timeoutSec = 180;            // killed (SIGKILL) after this
 };
 
 // A running child process with its stdout and stderr on pipes.
@@ -75,6 +77,7 @@ class Child {
       const std::string kv = *e;
       const std::string name = kv.substr(0, kv.find('='));
       if (!opt.keepDisplay && (name == "DISPLAY" || name == "WAYLAND_DISPLAY")) continue;
+      if (std::find(opt.unsetEnv.begin(), opt.unsetEnv.end(), name) != opt.unsetEnv.end()) continue;
       bool overridden = false;
       for (const auto& s : opt.setEnv) overridden |= s.substr(0, s.find('=')) == name;
       if (!overridden) env.push_back(kv);
@@ -101,6 +104,14 @@ class Child {
       close(err[0]);
       close(err[1]);
       if (opt.asNobody && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(125);
+      // The child starts as from an interactive shell whatever the test runner ignores or
+      // blocks (nohup, a background job): the signal tests depend on it.
+      struct sigaction dfl {};
+      dfl.sa_handler = SIG_DFL;
+      for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE}) sigaction(sig, &dfl, nullptr);
+      sigset_t none;
+      sigemptyset(&none);
+      sigprocmask(SIG_SETMASK, &none, nullptr);
       execve(exeCopy.c_str(), argv.data(), envp.data());
       _exit(127);
     }
@@ -121,6 +132,10 @@ class Child {
 
   pid_t pid() const { return pid_; }
   void signal(int sig) { kill(pid_, sig); }
+  // Closes our end of the child's stdout or stderr, as `| head` does once it has its lines:
+  // the child's next write there fails (EPIPE, or SIGPIPE when it does not ignore that).
+  void closeStdout() { closeFd(outFd_); }
+  void closeStderr() { closeFd(errFd_); }
   const std::string& errSoFar() const { return res_.err; }
 
   // Reads output until `done(stderr so far)` holds, the streams close, or `timeoutSec`
@@ -140,11 +155,25 @@ class Child {
 
   // Reads everything, waits for the exit (killing the child after the timeout).
   ProcResult wait() {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(opt_.timeoutSec);
     readUntil([](const std::string&) { return false; }, opt_.timeoutSec);
-    if (outFd_ >= 0 || errFd_ >= 0) kill(pid_, SIGKILL);  // timed out
-    while (outFd_ >= 0 || errFd_ >= 0) pump(100);
+    // The streams are closed (by the child, or by the test) or the time is up; the child may
+    // still be running either way.
     int st = 0;
-    waitpid(pid_, &st, 0);
+    pid_t got = 0;
+    while ((got = waitpid(pid_, &st, WNOHANG)) == 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      if (outFd_ >= 0 || errFd_ >= 0)
+        pump(50);
+      else
+        usleep(20000);
+    }
+    if (got == 0) {  // timed out
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &st, 0);
+    }
+    while (outFd_ >= 0 || errFd_ >= 0) pump(100);
     reaped_ = true;
     res_.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
     res_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -166,6 +195,11 @@ class Child {
         (i == 0 ? outFd_ : errFd_) = -1;
       }
     }
+  }
+
+  static void closeFd(int& fd) {
+    if (fd >= 0) close(fd);
+    fd = -1;
   }
 
   ProcOptions opt_;

@@ -45,6 +45,52 @@ fs::path freshDir(const std::string& name) {
 
 const char* kTinyKernel = "__kernel void k(__global int* p) { p[get_global_id(0)] = VALUE; }\n";
 
+// A program cache entry's fields (format 2: magic, then key, kernel names and binary, each a
+// uint64 length and its bytes, then the checksum over all three).
+struct Entry {
+  std::string magic, key, names;
+  std::vector<unsigned char> binary;
+};
+
+template <typename Bytes>
+void readBlock(std::istream& in, Bytes& b) {
+  std::uint64_t n = 0;
+  in.read(reinterpret_cast<char*>(&n), sizeof n);
+  b.resize(n);
+  in.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(n));
+}
+template <typename Bytes>
+void writeBlock(std::ostream& out, const Bytes& b) {
+  const std::uint64_t n = b.size();
+  out.write(reinterpret_cast<const char*>(&n), sizeof n);
+  out.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(n));
+}
+
+Entry readEntry(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  Entry e;
+  e.magic.resize(8);
+  in.read(e.magic.data(), 8);
+  readBlock(in, e.key);
+  readBlock(in, e.names);
+  readBlock(in, e.binary);
+  EXPECT_TRUE(in) << path;
+  return e;
+}
+
+// Writes a complete entry with a correct checksum.
+void writeEntry(const fs::path& path, const Entry& e) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(e.magic.data(), 8);
+  writeBlock(out, e.key);
+  writeBlock(out, e.names);
+  writeBlock(out, e.binary);
+  std::uint64_t sum = fnv1a64(e.key.data(), e.key.size());
+  sum = fnv1a64(e.names.data(), e.names.size(), sum);
+  sum = fnv1a64(e.binary.data(), e.binary.size(), sum);
+  out.write(reinterpret_cast<const char*>(&sum), sizeof sum);
+}
+
 int runTiny(const cl::Program& prog) {
   auto& ctx = test::context();
   cl::Buffer buf(ctx.context(), CL_MEM_READ_WRITE, sizeof(int));
@@ -55,6 +101,15 @@ int runTiny(const cl::Program& prog) {
   int v = -12345;
   q.enqueueReadBuffer(buf, CL_TRUE, 0, sizeof v, &v);
   return v;
+}
+// The tiny program's entry in `dir` is whole again: a new cache (a new process) loads it from
+// disk, without a rebuild or a rejection, and it computes the right value.
+void expectGoodEntry(const fs::path& dir) {
+  ProgramCache again(test::context().context(), test::context().info(), dir);
+  EXPECT_EQ(runTiny(again.buildSource("tiny", kTinyKernel, "-DVALUE=3")), 3);
+  EXPECT_EQ(again.stats().diskHits, 1);
+  EXPECT_EQ(again.stats().rejected, 0);
+  EXPECT_EQ(again.stats().builds, 0);
 }
 }  // namespace
 
@@ -99,7 +154,7 @@ TEST(DeviceSelection, NoDeviceNamesPocl) {
   try {
     selectDevice(std::vector<DeviceInfo>{}, "");
     FAIL();
-  } catch (const UserError& e) {
+  } catch (const RuntimeError& e) {  // the machine's, not the command's: exit status 1
     EXPECT_NE(std::string(e.what()).find("pocl-opencl-icd"), std::string::npos) << e.what();
   }
 }
@@ -221,6 +276,10 @@ TEST(ProgramCache, HitOnSecondBuildMissOnChange) {
 }
 
 TEST(ProgramCache, CorruptEntryIsRebuiltAndReplaced) {
+  // What the cache promises for a damaged entry: never trusted (the program still computes the
+  // right thing), counted as rejected, rebuilt from source, and replaced by an entry that the
+  // next process loads. (Not the entry's size: PoCL's binary for one program differs between a
+  // cold and a warm PoCL cache.)
   const fs::path dir = freshDir("corrupt");
   auto& ctx = test::context();
   fs::path entry;
@@ -232,6 +291,7 @@ TEST(ProgramCache, CorruptEntryIsRebuiltAndReplaced) {
   ASSERT_TRUE(fs::exists(entry));
   const auto goodSize = fs::file_size(entry);
   for (int mode = 0; mode < 3; ++mode) {
+    SCOPED_TRACE("mode " + std::to_string(mode));
     if (mode == 0) {  // flip bytes in the middle of the binary
       std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
       f.seekp(static_cast<std::streamoff>(goodSize / 2));
@@ -242,15 +302,76 @@ TEST(ProgramCache, CorruptEntryIsRebuiltAndReplaced) {
       std::ofstream(entry, std::ios::binary | std::ios::trunc) << "not a program";
     }
     ProgramCache cache(ctx.context(), ctx.info(), dir);
-    EXPECT_EQ(runTiny(cache.buildSource("tiny", kTinyKernel, "-DVALUE=3")), 3) << "mode " << mode;
-    EXPECT_EQ(cache.stats().rejected, 1) << "mode " << mode;
-    EXPECT_EQ(cache.stats().builds, 1) << "mode " << mode;
-    EXPECT_EQ(fs::file_size(entry), goodSize) << "entry was not replaced, mode " << mode;
-    // and the replaced entry is good again
-    ProgramCache again(ctx.context(), ctx.info(), dir);
-    again.buildSource("tiny", kTinyKernel, "-DVALUE=3");
-    EXPECT_EQ(again.stats().diskHits, 1);
+    EXPECT_EQ(runTiny(cache.buildSource("tiny", kTinyKernel, "-DVALUE=3")), 3);
+    EXPECT_EQ(cache.stats().rejected, 1);
+    EXPECT_EQ(cache.stats().builds, 1);
+    expectGoodEntry(dir);
   }
+  fs::remove_all(dir);
+}
+
+TEST(ProgramCache, EntryHoldingAnotherProgramIsRebuilt) {
+  // A whole, checksummed entry with the right key whose binary is another program's (its kernel
+  // is "other", not "k"): was loaded, and failed at clCreateKernel with CL_INVALID_KERNEL_NAME.
+  const fs::path dir = freshDir("otherprog");
+  auto& ctx = test::context();
+  fs::path entry;
+  {
+    ProgramCache cache(ctx.context(), ctx.info(), dir);
+    cache.buildSource("tiny", kTinyKernel, "-DVALUE=3");
+    entry = cache.entryPath(kTinyKernel, "-DVALUE=3");
+  }
+  ProgramCache uncached(ctx.context(), ctx.info(), fs::path{});
+  const auto otherBinary =
+      uncached.buildSource("other", "__kernel void other(__global int* p) { p[0] = 99; }", "")
+          .getInfo<CL_PROGRAM_BINARIES>()
+          .at(0);
+  Entry e = readEntry(entry);
+  ASSERT_EQ(e.names, "k");
+  e.binary = otherBinary;
+  writeEntry(entry, e);
+
+  ProgramCache cache(ctx.context(), ctx.info(), dir);
+  EXPECT_EQ(runTiny(cache.buildSource("tiny", kTinyKernel, "-DVALUE=3")), 3);
+  EXPECT_EQ(cache.stats().rejected, 1);
+  EXPECT_EQ(cache.stats().builds, 1);
+  expectGoodEntry(dir);
+  fs::remove_all(dir);
+}
+
+TEST(ProgramCache, EntriesFromAnOlderFormatAndUnusableEntriesNeverFailABuild) {
+  const fs::path dir = freshDir("olderfmt");
+  auto& ctx = test::context();
+  fs::path entry;
+  {
+    ProgramCache cache(ctx.context(), ctx.info(), dir);
+    cache.buildSource("tiny", kTinyKernel, "-DVALUE=3");
+    entry = cache.entryPath(kTinyKernel, "-DVALUE=3");
+  }
+  {
+    // The format before kernel names were stored ("VFCLBIN1"): a plain miss, replaced.
+    std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(7);
+    f.write("1", 1);
+  }
+  {
+    ProgramCache cache(ctx.context(), ctx.info(), dir);
+    EXPECT_EQ(runTiny(cache.buildSource("tiny", kTinyKernel, "-DVALUE=3")), 3);
+    EXPECT_EQ(cache.stats().builds, 1);
+    EXPECT_EQ(cache.stats().rejected, 0);
+  }
+  expectGoodEntry(dir);
+  // A directory where the entry goes: it cannot be read or replaced; the build still works.
+  fs::remove(entry);
+  fs::create_directory(entry);
+  ProgramCache cache(ctx.context(), ctx.info(), dir);
+  EXPECT_EQ(runTiny(cache.buildSource("tiny", kTinyKernel, "-DVALUE=3")), 3);
+  EXPECT_EQ(cache.stats().builds, 1);
+  // A cache directory that cannot be created (below a regular file) likewise.
+  std::ofstream(dir / "file") << "x";
+  ProgramCache nowhere(ctx.context(), ctx.info(), dir / "file" / "cache");
+  EXPECT_EQ(runTiny(nowhere.buildSource("tiny", kTinyKernel, "-DVALUE=4")), 4);
+  EXPECT_TRUE(nowhere.directory().empty()) << "the unusable directory is dropped";
   fs::remove_all(dir);
 }
 

@@ -25,9 +25,12 @@
 #include "app/bench/engine_bench.hpp"
 #include "app/bench/enqueue_cost.hpp"
 #include "app/bench/size_table.hpp"
+#include "app/cli_error.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/error.hpp"
+#include "pipeline/quote.hpp"
+#include "pipeline/text_file.hpp"
 
 namespace vf::bench {
 
@@ -171,7 +174,7 @@ PixelFormat parseFormat(const std::string& f) {
   if (f == "gray") return PixelFormat::Gray8;
   if (f == "bgr") return PixelFormat::BGR8;
   if (f == "bgra") return PixelFormat::BGRA8;
-  throw UserError("bench: --format must be gray, bgr or bgra, got '" + f + "'");
+  throw UserError("--format must be gray, bgr or bgra, got " + quote(f));
 }
 
 int cvTypeOf(PixelFormat f) {
@@ -423,10 +426,10 @@ int run(const Options& o) {
   char x = 0;
   std::istringstream ss(o.size);
   if (!(ss >> w >> x >> h) || (x != 'x' && x != 'X') || w <= 0 || h <= 0)
-    throw UserError("bench: --size must be WxH (e.g. 1920x1080), got '" + o.size + "'");
-  if (o.frames < 1) throw UserError("bench: --frames must be at least 1");
-  if (o.warmup < 0) throw UserError("bench: --warmup must be 0 or more");
-  if (o.distinct < 1) throw UserError("bench: --distinct must be at least 1");
+    throw UserError("--size must be WxH (e.g. 1920x1080), got " + quote(o.size));
+  if (o.frames < 1) throw UserError("--frames must be at least 1");
+  if (o.warmup < 0) throw UserError("--warmup must be 0 or more");
+  if (o.distinct < 1) throw UserError("--distinct must be at least 1");
   const PixelFormat format = parseFormat(o.format);
   if (o.cvThreads >= 0) cv::setNumThreads(o.cvThreads);
 
@@ -443,7 +446,7 @@ int run(const Options& o) {
     if (t.formats.empty()) t.formats = {o.format};
     return runTable(*cl, t);
   }
-  if (o.chain.empty()) throw UserError("bench: --chain is required (e.g. --chain blur,sobel)");
+  if (o.chain.empty()) throw UserError("--chain is required (e.g. --chain blur,sobel)");
   Chain chain = Chain::parse(o.chain);
   const FrameDesc desc{w, h, format};
   chain.configure(*cl, desc);
@@ -733,9 +736,10 @@ int run(const Options& o) {
   js.close('}');
 
   if (!o.json.empty()) {
-    std::ofstream f(o.json);
-    f << js.text();
-    if (!f) throw UserError("bench: cannot write " + o.json);
+    TextFile f;
+    f.open(o.json, "the JSON file");
+    f.writeLine(js.text());
+    f.close();
   }
   return passed ? 0 : 3;
 }
@@ -784,15 +788,21 @@ int benchMain(int argc, char** argv) {
       ->delimiter(',');
   app.add_flag("!--no-peers", o.tableOptions.peers,
                "--table: skip the aligned peer of widths not a multiple of 64");
+  // Exit statuses as vidfilter's: 2 for what the user wrote, 1 for a failed run.
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "vidfilter bench: %s\n",
+                 app::describeParseError(app, e, {"vidfilter bench --help", ""}).c_str());
+    return 2;
   }
   try {
     return run(o);
-  } catch (const ChainError& e) {
+  } catch (const UserError& e) {  // options, the chain (ChainError keeps its caret lines)
     std::fprintf(stderr, "vidfilter bench: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vidfilter bench: %s\n", e.what());
   }

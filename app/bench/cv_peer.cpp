@@ -115,7 +115,7 @@ CvStageSpec cvSpecOf(const Stage& st) {
     s.bias = num("bias", 0);
     s.clip = num("clip", 1);
   } else {
-    throw UserError("bench: no OpenCV equivalent for stage '" + s.name + "'");
+    throw UserError("no OpenCV equivalent for stage '" + s.name + "'");
   }
   return s;
 }
@@ -183,7 +183,7 @@ void cvApply(const CvStageSpec& spec, const M& in, M& out, CvScratch<M>& s) {
     }
     cv::merge(s.planes, out);
   } else {
-    throw UserError("bench: no OpenCV equivalent for stage '" + spec.name + "'");
+    throw UserError("no OpenCV equivalent for stage '" + spec.name + "'");
   }
 }
 

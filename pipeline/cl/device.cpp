@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <sstream>
 
+#include "pipeline/cl/pocl_cache.hpp"
 #include "pipeline/error.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf {
 
@@ -34,6 +36,26 @@ std::string mib(std::uint64_t bytes) {
 const char* kNoDeviceHelp =
     "no OpenCL device found. Install a GPU driver with OpenCL support, or the CPU device: "
     "`sudo apt-get install pocl-opencl-icd` (check with `clinfo -l`)";
+
+// Why there is no device: PoCL's cache directory when PoCL is installed but cannot start,
+// else the packages to install.
+std::string noDeviceMessage() {
+  std::vector<cl::Platform> platforms;
+  try {
+    cl::Platform::get(&platforms);
+  } catch (const cl::Error&) {
+  }
+  for (const auto& p : platforms) {
+    std::string name;
+    try {
+      name = p.getInfo<CL_PLATFORM_NAME>();
+    } catch (const cl::Error&) {
+    }
+    if (name.find("Portable Computing Language") != std::string::npos)
+      if (std::string why = poclCacheProblem(); !why.empty()) return why;
+  }
+  return kNoDeviceHelp;
+}
 }  // namespace
 
 std::string DeviceInfo::index() const {
@@ -93,7 +115,7 @@ std::vector<DeviceInfo> listDevices() {
 std::string formatDeviceTable(const std::vector<DeviceInfo>& devices) {
   std::ostringstream os;
   if (devices.empty()) {
-    os << kNoDeviceHelp << "\n";
+    os << noDeviceMessage() << "\n";
     return os.str();
   }
   char line[512];
@@ -111,7 +133,7 @@ std::string formatDeviceTable(const std::vector<DeviceInfo>& devices) {
 }
 
 DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selectorIn) {
-  if (devices.empty()) throw UserError(kNoDeviceHelp);
+  if (devices.empty()) throw RuntimeError(noDeviceMessage());
   const std::string sel = lower(trim(selectorIn));
   auto chosen = [&](const DeviceInfo& d, const char* how) {
     spdlog::info("OpenCL device {} {} ({}, {}) selected {}", d.index(), d.name, d.platform,
@@ -135,7 +157,7 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
   if (std::sscanf(sel.c_str(), "%d:%d%c", &p, &dv, &tail) == 2) {
     for (const auto& d : devices)
       if (d.platformIndex == p && d.deviceIndex == dv) return chosen(d, "by index");
-    throw UserError("--device " + selectorIn +
+    throw UserError("--device " + printable(selectorIn) +
                     ": no device with that index; devices are:" + listing());
   }
   cl_device_type want = 0;
@@ -145,7 +167,8 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
   if (want) {
     for (const auto& d : devices)
       if (d.type & want) return chosen(d, "by type");
-    throw UserError("--device " + selectorIn + ": no " + sel + " device; devices are:" + listing());
+    throw UserError("--device " + printable(selectorIn) + ": no " + sel +
+                    " device; devices are:" + listing());
   }
   for (const auto& d : devices)
     if (lower(d.name).find(sel) != std::string::npos ||
@@ -154,7 +177,7 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
         lower(d.version).find(sel) != std::string::npos)  // PoCL says so only in its version
       return chosen(d, "by name");
   throw UserError(
-      "--device " + selectorIn +
+      "--device " + printable(selectorIn) +
       ": matches no device (use P:D, gpu, cpu, or part of a name); devices are:" + listing());
 }
 

@@ -36,8 +36,8 @@ std::string formatDeviceTable(const std::vector<DeviceInfo>& devices);
 
 // Picks a device. selector: "" (first GPU, else first device), "P:D", a type ("gpu", "cpu",
 // "accelerator"), or a case-insensitive substring of the platform or device name.
-// Throws UserError naming what exists when nothing matches, and naming pocl-opencl-icd when
-// there is no device at all.
+// Throws UserError naming what exists when nothing matches; RuntimeError when there is no
+// device at all, naming pocl-opencl-icd, or PoCL's cache directory when that is the cause.
 DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selector);
 DeviceInfo selectDevice(const std::string& selector);
 

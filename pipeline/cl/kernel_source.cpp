@@ -1,5 +1,8 @@
 #include "pipeline/cl/kernel_source.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -7,24 +10,45 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "pipeline/error.hpp"
+#include "pipeline/quote.hpp"
+
 namespace vf {
 namespace embedded {
 const std::map<std::string, const char*>& kernelSources();
 }
 
 namespace {
-std::string rawSource(const std::string& file) {
-  if (const char* dir = std::getenv("VIDFILTER_KERNEL_DIR"); dir && *dir) {
-    const std::string path = std::string(dir) + "/" + file;
+std::string overrideHint() {
+  return " (VIDFILTER_KERNEL_DIR is set; unset it to use the kernels built into vidfilter)";
+}
+
+// kernels/<file> from the developer's directory: a regular file with something in it.
+std::string readOverride(const std::string& dir, const std::string& file) {
+  const std::string path = dir + "/" + file;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw osError("kernel file " + quote(path) + " cannot be read" + overrideHint(), errno);
+  if (S_ISDIR(st.st_mode))
+    throw RuntimeError("kernel file " + quote(path) + " is a directory" + overrideHint());
+  if (!S_ISREG(st.st_mode))
+    throw RuntimeError("kernel file " + quote(path) + " is not a regular file" + overrideHint());
+  std::string text;
+  if (st.st_size > 0) {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-      throw std::runtime_error("kernel file " + path +
-                               " not found (VIDFILTER_KERNEL_DIR is set; unset it to use the "
-                               "kernels built into vidfilter)");
     std::ostringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
+    if (!in || !(ss << in.rdbuf()))
+      throw osError("kernel file " + quote(path) + " cannot be read" + overrideHint(), errno);
+    text = ss.str();
   }
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw RuntimeError("kernel file " + quote(path) + " is empty" + overrideHint());
+  return text;
+}
+
+std::string rawSource(const std::string& file) {
+  if (const char* dir = std::getenv("VIDFILTER_KERNEL_DIR"); dir && *dir)
+    return readOverride(dir, file);
   const auto& table = embedded::kernelSources();
   auto it = table.find(file);
   if (it == table.end()) throw std::runtime_error("no kernel file named " + file + " is built in");

@@ -1,20 +1,26 @@
 #include "pipeline/cl/program_cache.hpp"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <system_error>
 #include <vector>
 
 #include "pipeline/cl/error.hpp"
 #include "pipeline/cl/kernel_source.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf {
 
 namespace {
-constexpr char kMagic[8] = {'V', 'F', 'C', 'L', 'B', 'I', 'N', '1'};
+// Format 2: magic, key, kernel names, binary (each a uint64 length and the bytes), checksum.
+constexpr char kMagic[8] = {'V', 'F', 'C', 'L', 'B', 'I', 'N', '2'};
 
 std::string hex64(std::uint64_t v) {
   char buf[17];
@@ -29,6 +35,70 @@ void put(std::ostream& os, const T& v) {
 template <typename T>
 bool get(std::istream& is, T& v) {
   return static_cast<bool>(is.read(reinterpret_cast<char*>(&v), sizeof v));
+}
+// A length (uint64) and that many bytes.
+template <typename Bytes>
+void putBlock(std::ostream& os, const Bytes& b) {
+  put(os, static_cast<std::uint64_t>(b.size()));
+  os.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+}
+template <typename Bytes>
+bool getBlock(std::istream& is, Bytes& b, std::uint64_t maxLen) {
+  std::uint64_t len = 0;
+  if (!get(is, len) || len > maxLen) return false;
+  b.resize(len);
+  return static_cast<bool>(
+      is.read(reinterpret_cast<char*>(b.data()), static_cast<std::streamsize>(len)));
+}
+
+// The checksum covers the key and the kernel names as well as the binary, so parts of two
+// entries put together do not pass.
+std::uint64_t entrySum(const std::string& key, const std::string& names,
+                       const std::vector<unsigned char>& bin) {
+  std::uint64_t h = fnv1a64(key.data(), key.size());
+  h = fnv1a64(names.data(), names.size(), h);
+  return fnv1a64(bin.data(), bin.size(), h);
+}
+
+// The program's kernel names, sorted, ';'-separated ("" when the device cannot say).
+std::string kernelNames(const cl::Program& p) {
+  std::string raw;
+  try {
+    raw = p.getInfo<CL_PROGRAM_KERNEL_NAMES>();
+  } catch (const cl::Error&) {
+    return "";
+  }
+  std::vector<std::string> names;
+  std::string cur;
+  for (char c : raw + ";") {
+    if (c == ';' || c == '\0') {
+      if (!cur.empty()) names.push_back(cur);
+      cur.clear();
+      if (c == '\0') break;
+    } else {
+      cur += c;
+    }
+  }
+  std::sort(names.begin(), names.end());
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ";") + n;
+  return out;
+}
+// A program without a kernel (an empty or commented-out .cl file) would fail later, at
+// clCreateKernel, with CL_INVALID_KERNEL_NAME; say what is wrong instead.
+void requireKernels(const cl::Program& p, const std::string& label) {
+  std::size_t n = 1;
+  try {
+    n = p.getInfo<CL_PROGRAM_NUM_KERNELS>();
+  } catch (const cl::Error&) {
+    return;  // the device cannot say (OpenCL 1.1)
+  }
+  if (n > 0) return;
+  std::string where;
+  if (const char* dir = std::getenv("VIDFILTER_KERNEL_DIR"); dir && *dir)
+    where = " (read from VIDFILTER_KERNEL_DIR=" + printable(dir) +
+            "; fix the file there or unset the variable)";
+  throw RuntimeError("OpenCL program " + label + " defines no kernel" + where);
 }
 }  // namespace
 
@@ -64,14 +134,18 @@ ProgramCache::ProgramCache(cl::Context context, const DeviceInfo& device)
 
 ProgramCache::ProgramCache(cl::Context context, const DeviceInfo& device, std::filesystem::path dir)
     : context_(std::move(context)), device_(device), dir_(std::move(dir)) {
-  if (!dir_.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir_, ec);
-    if (ec) {
-      spdlog::warn("program cache {} unusable ({}); kernels will be compiled every run",
-                   dir_.string(), ec.message());
-      dir_.clear();
-    }
+  if (dir_.empty()) return;
+  // An unusable cache never fails a run: one warning, then every kernel is compiled.
+  std::error_code ec;
+  std::filesystem::create_directories(dir_, ec);
+  if (!ec && ::access(dir_.c_str(), W_OK | X_OK) != 0)
+    ec = std::error_code(errno, std::generic_category());
+  if (ec) {
+    spdlog::warn(
+        "program cache {} unusable ({}); kernels are compiled every run (set "
+        "VIDFILTER_CACHE_DIR to a writable directory, or VIDFILTER_CACHE_DIR=off)",
+        dir_.string(), ec.message());
+    dir_.clear();
   }
 }
 
@@ -102,34 +176,43 @@ bool ProgramCache::tryLoad(const std::filesystem::path& path, const std::string&
                            cl::Program& out) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;  // a plain miss
-  auto reject = [&](const char* why) {
+  auto reject = [&](const std::string& why) {
     spdlog::warn("program cache entry {} is {}; rebuilding it", path.string(), why);
     ++stats_.rejected;
     return false;
   };
   char magic[sizeof kMagic];
-  std::uint64_t keyLen = 0, binLen = 0, sum = 0;
-  if (!in.read(magic, sizeof magic) || std::memcmp(magic, kMagic, sizeof kMagic) != 0)
-    return reject("not a vidfilter cache file");
-  if (!get(in, keyLen) || keyLen > (1u << 20)) return reject("truncated");
-  std::string storedKey(keyLen, '\0');
-  if (!in.read(storedKey.data(), static_cast<std::streamsize>(keyLen))) return reject("truncated");
+  std::string storedKey, names;
+  std::vector<unsigned char> bin;
+  std::uint64_t sum = 0;
+  if (!in.read(magic, sizeof magic)) return reject("not a vidfilter cache file");
+  if (std::memcmp(magic, kMagic, sizeof kMagic - 1) == 0 && magic[7] != kMagic[7]) {
+    spdlog::debug("program cache entry {} is from another vidfilter version; rebuilding it",
+                  path.string());
+    return false;  // a plain miss: the entry is replaced
+  }
+  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) return reject("not a vidfilter cache file");
+  if (!getBlock(in, storedKey, 1u << 20)) return reject("truncated");
   if (storedKey != k) return reject("for another device, driver, source or options");
-  if (!get(in, binLen) || binLen == 0 || binLen > (1ull << 31)) return reject("truncated");
-  std::vector<unsigned char> bin(binLen);
-  if (!in.read(reinterpret_cast<char*>(bin.data()), static_cast<std::streamsize>(binLen)) ||
+  if (!getBlock(in, names, 1u << 20) || !getBlock(in, bin, 1ull << 31) || bin.empty() ||
       !get(in, sum))
     return reject("truncated");
-  if (sum != fnv1a64(bin.data(), bin.size())) return reject("corrupt (checksum mismatch)");
+  if (sum != entrySum(storedKey, names, bin)) return reject("corrupt (checksum mismatch)");
   try {
     cl::Program::Binaries binaries{bin};
     std::vector<cl_int> status;
     cl::Program p(context_, {device_.device}, binaries, &status);
     p.build({device_.device});
+    // The binary must be the program the entry names: one whose kernels are another
+    // program's would fail later, at clCreateKernel (CL_INVALID_KERNEL_NAME).
+    const std::string have = kernelNames(p);
+    if (have != names)
+      return reject("another program (kernels " + (have.empty() ? "none" : have) + ", expected " +
+                    names + ")");
     out = p;
     return true;
   } catch (const cl::Error& e) {
-    return reject(clErrorName(e.err()).c_str());
+    return reject(clErrorName(e.err()));
   }
 }
 
@@ -144,26 +227,40 @@ void ProgramCache::store(const std::filesystem::path& path, const std::string& k
   }
   if (binaries.empty() || binaries[0].empty()) return;
   const auto& bin = binaries[0];
+  const std::string names = kernelNames(p);
   // Write to a temporary file and rename it over the entry, so a reader never sees half a file.
   const auto tmp = path.string() + ".tmp" + std::to_string(reinterpret_cast<std::uintptr_t>(this));
+  std::error_code ec;
   {
     std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
-    if (!os) return;
-    os.write(kMagic, sizeof kMagic);
-    put(os, static_cast<std::uint64_t>(k.size()));
-    os.write(k.data(), static_cast<std::streamsize>(k.size()));
-    put(os, static_cast<std::uint64_t>(bin.size()));
-    os.write(reinterpret_cast<const char*>(bin.data()), static_cast<std::streamsize>(bin.size()));
-    put(os, fnv1a64(bin.data(), bin.size()));
+    if (os) {
+      os.write(kMagic, sizeof kMagic);
+      putBlock(os, k);
+      putBlock(os, names);
+      putBlock(os, bin);
+      put(os, entrySum(k, names, bin));
+      os.close();
+    }
     if (!os) {
-      std::error_code ec;
+      const int err = errno;
       std::filesystem::remove(tmp, ec);
-      return;
+      return storeFailed(std::generic_category().message(err));
     }
   }
-  std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    std::filesystem::remove(tmp, ec);
+    storeFailed(why);
+  }
+}
+
+void ProgramCache::storeFailed(const std::string& why) {
+  spdlog::warn(
+      "program cache {} cannot be written ({}); kernels are compiled without caching "
+      "from here on (set VIDFILTER_CACHE_DIR to a writable directory, or =off)",
+      dir_.string(), why);
+  dir_.clear();
 }
 
 cl::Program ProgramCache::buildSource(const std::string& label, const std::string& source,
@@ -198,6 +295,7 @@ cl::Program ProgramCache::buildSource(const std::string& label, const std::strin
     }
     ++stats_.builds;
     spdlog::debug("program {} [{}] compiled", label, options);
+    requireKernels(program, label);
     if (!path.empty()) store(path, k, program);
   }
   memory_.emplace(k, program);

@@ -22,11 +22,13 @@ class KernelBuildError : public std::runtime_error {
 };
 
 // Builds programs and keeps their binaries on disk, keyed by device name, driver version,
-// source hash and build options. An entry that fails to load, fails its checksum or was made
-// for another key is rebuilt from source and replaced, never trusted.
+// source hash and build options. An entry that fails to load, fails its checksum, was made
+// for another key or holds another program's kernels is rebuilt from source and replaced,
+// never trusted.
 //
 // Directory: $VIDFILTER_CACHE_DIR, else $XDG_CACHE_HOME/vidfilter, else ~/.cache/vidfilter.
-// VIDFILTER_CACHE_DIR=off disables the disk cache.
+// VIDFILTER_CACHE_DIR=off disables the disk cache. A directory that cannot be created or
+// written never fails a run: one warning, and the kernels are compiled without caching.
 class ProgramCache {
  public:
   struct Stats {
@@ -56,6 +58,7 @@ class ProgramCache {
   std::string key(const std::string& source, const std::string& options) const;
   bool tryLoad(const std::filesystem::path& path, const std::string& key, cl::Program& out);
   void store(const std::filesystem::path& path, const std::string& key, const cl::Program& p);
+  void storeFailed(const std::string& why);  // warns once and stops using the disk
 
   cl::Context context_;
   DeviceInfo device_;

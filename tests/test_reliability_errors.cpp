@@ -1,0 +1,228 @@
+// Reliability: how a failure is reported, through the real binary. The exit status tells what
+// the user wrote (2) from a run that could not go on (1, with the OS's reason); command-line
+// errors are one line in the program's words (vidfilter and vidfilter bench), never CLI11's;
+// a value the user wrote is echoed quoted, with control characters escaped and long values cut.
+// docs/RELIABILITY.md lists them all.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "pipeline/quote.hpp"
+#include "tests/test_reliability.hpp"
+
+using namespace vf::reltest;
+using vf::test::runVidfilter;
+using vf::test::TempDir;
+
+namespace {
+
+// What CLI11 says in its own words; none of it may reach a user.
+void expectNoCli11Text(const std::string& err) {
+  for (const char* raw :
+       {"At Most", "required but received", "Could not convert", "The following argument",
+        "Expected exactly", "required TEXT missing", "Run with --help"})
+    EXPECT_EQ(err.find(raw), std::string::npos) << "CLI11's text '" << raw << "' in:\n" << err;
+}
+
+// `vidfilter bench ...`: exactly one line "vidfilter bench: ..." with `needle`, exit 2.
+void expectBenchUsage(const std::vector<std::string>& args, const std::string& needle) {
+  std::vector<std::string> all = {"bench"};
+  all.insert(all.end(), args.begin(), args.end());
+  const auto r = runVidfilter(all);
+  SCOPED_TRACE(args.front());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(r.err.rfind("vidfilter bench: ", 0), 0u) << r.err;
+  EXPECT_EQ(count(r.err, '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in " << r.err;
+  expectNoCli11Text(r.err);
+}
+
+// Every byte of `s` printable, or a newline.
+bool printableText(const std::string& s) {
+  for (unsigned char c : s)
+    if ((c < 0x20 && c != '\n') || c == 0x7F) return false;
+  return true;
+}
+
+}  // namespace
+
+// --- exit status: 1 for a run that could not go on, 2 for what the user wrote --------------
+
+TEST(ReliabilityExitStatus, StatsFileOnAFullDeviceIsARuntimeError) {
+  // Every write to /dev/full fails with ENOSPC (at the flush or at the close).
+  TempDir dir("exit_full");
+  const std::string out = dir / "kept.mkv";
+  const auto r = runVidfilter(
+      {"-i", kVideo, "--chain", "gray", "-o", out, "--frames", "40", "--stats", "/dev/full"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(lastLine(r.err),
+            "vidfilter: cannot write the stats file '/dev/full': No space left on device");
+  // The output is still closed properly, with every frame the log says it wrote.
+  const long written = framesWritten(r.err);
+  EXPECT_GE(written, 1) << r.err;
+  EXPECT_EQ(probe(out).frames, written);
+}
+
+TEST(ReliabilityExitStatus, BenchJsonOnAFullDeviceIsARuntimeError) {
+  const auto r = runVidfilter({"bench", "--chain", "gray", "--size", "32x24", "--frames", "1",
+                               "--warmup", "0", "--no-tapi", "--no-engine", "--json", "/dev/full"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(lastLine(r.err),
+            "vidfilter bench: cannot write the JSON file '/dev/full': No space left on device");
+}
+
+TEST(ReliabilityExitStatus, StatsPathThatIsADirectoryIsAUsageError) {
+  // The same option, but the user named something that cannot be a stats file: 2, before the
+  // device opens.
+  TempDir dir("exit_statsdir");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--stats", dir.path().string()}), 2,
+                 "--stats " + dir.path().string() + " is a directory; give a file name");
+}
+
+TEST(ReliabilityExitStatus, ConfigFileThatCannotBeReadIsAUsageError) {
+  // The user named something that is not a readable config file: 2, with the reason.
+  TempDir dir("exit_config");
+  const std::string secret = dir / "secret.toml";
+  std::ofstream(secret) << "chain = \"gray\"\n";
+  std::filesystem::permissions(secret, std::filesystem::perms::none);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all,
+                               std::filesystem::perm_options::add);
+  vf::test::ProcOptions nobody;
+  nobody.asNobody = geteuid() == 0;  // root reads anything
+  expectOneError(runVidfilter({"--config", secret}, nobody), 2,
+                 "config file '" + secret + "' cannot be opened: Permission denied");
+  expectOneError(runVidfilter({"--config", dir.path().string()}), 2,
+                 "is a directory; give a .toml file");
+  expectOneError(runVidfilter({"--config", "/dev/zero"}), 2,
+                 "config file '/dev/zero' is larger than 1 MiB; is it the right file?");
+}
+
+// --- command-line errors ----------------------------------------------------------------------
+
+TEST(ReliabilityCli, InputGivenTwice) {
+  // CLI11 would say "--input: At Most 1 required but received 2".
+  const auto r = runVidfilter({"-i", "a.mp4", "-i", "b.mp4", "--chain", "gray"});
+  expectOneError(r, 2, "vidfilter: --input is given 2 times ('a.mp4', 'b.mp4'); give it once");
+  expectNoCli11Text(r.err);
+}
+
+TEST(ReliabilityCli, MainProgramErrorsNameTheOption) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-i", kVideo, "--chain", "gray", "--frames", "ten"},
+       "--frames: 'ten' is not a whole number; see vidfilter --help"},
+      {{"-i", kVideo, "--chain", "gray", "--slots"}, "--slots needs a value (a whole number)"},
+      {{"-i", kVideo, "--chain"}, "--chain needs a value (CHAIN)"},
+      {{"-i", kVideo, "--chain", "gray", "--frams", "3"},
+       "unknown option --frams (did you mean --frames?); see vidfilter --help"},
+      {{"-i", kVideo, "--chain", "gray", "extra.mp4"},
+       "unexpected argument 'extra.mp4' (the input is given as -i SRC)"},
+      {{"-i", kVideo, "--chain", "gray", "-o", "a.mkv", "-o", "b.mkv"},
+       "--output is given 2 times"},
+  };
+  for (const auto& [args, needle] : cases) {
+    SCOPED_TRACE(args.back());
+    const auto r = runVidfilter(args);
+    expectOneError(r, 2, needle);
+    expectNoCli11Text(r.err);
+  }
+}
+
+TEST(ReliabilityCli, BenchErrorsAreOneLineWithExitStatus2) {
+  // CLI11's own handling prints its text and exits 104 (conversion), 109 (extras), 114 (count).
+  expectBenchUsage({"--frames", "abc"}, "--frames: 'abc' is not a whole number");
+  expectBenchUsage({"--nosuch"}, "unknown option --nosuch; see vidfilter bench --help");
+  expectBenchUsage({"--chain", "gray", "--size"}, "--size needs a value");
+  expectBenchUsage({"--chain", "gray", "--chain", "sobel"}, "--chain is given 2 times");
+  expectBenchUsage({"stray"}, "unexpected argument 'stray'");
+  expectBenchUsage({"--chain", "gray", "--size", "12"}, "--size must be WxH");
+}
+
+// --- the user's values in messages ------------------------------------------------------------
+
+TEST(ReliabilityErrorText, ControlCharactersAreEscaped) {
+  // An escape sequence in a value must not reach the terminal as is (clearing it,
+  // recolouring it, setting its title).
+  TempDir dir("text_ctrl");
+  const std::string cfg = dir / "ctrl.toml";
+  std::ofstream(cfg) << "input = \"x\"\nchain = \"gray\"\n\"k\\u001b[31m\" = 1\n";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-i", kVideo, "--chain", "gray,bl\x1b[2Jur"}, "unknown stage 'bl\\x1b[2Jur'"},
+      {{"-i", kVideo, "--chain", "gray", "--log-level", "x\x1b]0;title\x07"},
+       "got 'x\\x1b]0;title\\x07'"},
+      {{"--config", cfg}, "k\\x1b[31m: unknown key"},
+      {{"-i", kVideo, "--chain", "blur=sigma=1\n2"}, "sigma must be a number, got '1\\n2'"},
+      {{"-i", kVideo, "--chain", "gray", "--codec",
+        "\xe2\x80\xae"
+        "4pm"},
+       "got '\\u202e4pm'"},  // a right-to-left override
+  };
+  for (const auto& [args, needle] : cases) {
+    SCOPED_TRACE(needle);
+    const auto r = runVidfilter(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    EXPECT_TRUE(printableText(r.err)) << r.err;
+    EXPECT_EQ(r.err.find("\xe2\x80\xae"), std::string::npos) << r.err;
+  }
+}
+
+TEST(ReliabilityErrorText, LongValuesAreCut) {
+  // A 300 KB value must not come back whole, let alone three times (message, chain, caret).
+  TempDir dir("text_long");
+  const std::string huge(300000, 'c'), big(120000, 'a');  // an argument is at most 128 KiB
+  const std::string cfg = dir / "huge.toml";
+  std::ofstream(cfg) << "input = \"x\"\nchain = \"gray," << huge << "\"\n";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--config", cfg}, "(300000 bytes); stages: gray"},
+      {{"-i", kVideo, "--chain", "blur=sigma=" + big}, "sigma must be a number, got 'aaaa"},
+      {{"-i", kVideo, "--chain", "gray", "--codec", big}, "(120000 bytes)"},
+      {{"-i", kVideo, "--chain", "gray", "--device", big}, "--device aaaa"},
+      {{"-i", kVideo, "--chain", "gray", "--stats", "/nonexistent/" + big}, "does not exist"},
+  };
+  for (const auto& [args, needle] : cases) {
+    SCOPED_TRACE(needle);
+    const auto r = runVidfilter(args);
+    EXPECT_EQ(r.status, 2) << r.err.substr(0, 2000);
+    EXPECT_NE(errorLines(r.err).find(needle), std::string::npos) << r.err.substr(0, 2000);
+    EXPECT_LT(errorLines(r.err).size(), 2000u) << r.err.substr(0, 2000);
+  }
+}
+
+TEST(ReliabilityErrorText, QuoteAndExcerptAround) {
+  EXPECT_EQ(vf::quote("plain name.mp4"), "'plain name.mp4'");
+  EXPECT_EQ(vf::quote("caf\xc3\xa9"), "'caf\xc3\xa9'");  // UTF-8 stays
+  EXPECT_EQ(vf::quote("a\tb\rc\x7f"), "'a\\tb\\rc\\x7f'");
+  EXPECT_EQ(vf::quote("bad \xff\xc3 utf8"), "'bad \\xff\\xc3 utf8'");
+  EXPECT_EQ(vf::quote("\xc2\x9b"
+                      "31m"),
+            "'\\u009b31m'");  // C1 CSI
+  EXPECT_EQ(vf::quote(std::string(10, 'x'), 4), "'xxxx...' (10 bytes)");
+  EXPECT_EQ(vf::printable(std::string(10, 'x'), 4), "xxxx... (10 bytes)");
+  // A cut never splits a character: 'é' is two bytes.
+  EXPECT_EQ(vf::quote("\xc3\xa9\xc3\xa9\xc3\xa9", 3), "'\xc3\xa9\xc3\xa9...' (6 bytes)");
+
+  // The caret stays under the marked part once control characters are escaped ...
+  auto e = vf::excerptAround(
+      "ab\x1b"
+      "cd",
+      3, 2);
+  EXPECT_EQ(e.text, "ab\\x1bcd");
+  EXPECT_EQ(e.caretPos, 6u);
+  EXPECT_EQ(e.caretLen, 2u);
+  e = vf::excerptAround("a\tb", 1, 1);  // the escape itself is marked
+  EXPECT_EQ(e.caretPos, 1u);
+  EXPECT_EQ(e.caretLen, 2u);
+  // ... and a long line is cut around it, both ends marked.
+  const std::string line = std::string(1000, 'x') + "BAD" + std::string(1000, 'y');
+  e = vf::excerptAround(line, 1000, 3, 60);
+  EXPECT_LE(e.text.size(), 66u);
+  EXPECT_EQ(e.text.substr(0, 3), "...");
+  EXPECT_EQ(e.text.substr(e.text.size() - 3), "...");
+  EXPECT_EQ(e.text.substr(e.caretPos, 3), "BAD");
+  EXPECT_EQ(e.caretLen, 3u);
+  // A mark at the very end (an empty last stage) points past the last character.
+  e = vf::excerptAround("gray,", 5, 1);
+  EXPECT_EQ(e.text, "gray,");
+  EXPECT_EQ(e.caretPos, 5u);
+}

@@ -1,0 +1,229 @@
+// Reliability: signals, sent to the real binary. SIGPIPE (a progress line or the summary into
+// `| head`) never stops a run; SIGHUP stops it as SIGTERM does; SIGQUIT keeps its default; one
+// SIGTERM, SIGINT or SIGHUP ends a run that is blocked opening or reading a FIFO nobody writes
+// to. SIGINT and SIGTERM during processing: test_reliability_faults.cpp, test_app_offline.cpp,
+// test_app_live.cpp. docs/RELIABILITY.md lists them all.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tests/test_reliability.hpp"
+
+using namespace vf::reltest;
+using vf::test::Child;
+using vf::test::TempDir;
+
+namespace {
+
+vf::test::ProcOptions within(double seconds) {
+  vf::test::ProcOptions o;
+  o.timeoutSec = seconds;
+  return o;
+}
+
+bool seen(Child& c, const std::string& text, double seconds = 60) {
+  return c.readUntil([&](const std::string& err) { return err.find(text) != std::string::npos; },
+                     seconds);
+}
+
+// The signal-set masks of /proc/PID/status ("SigCgt", "SigIgn"), or 0.
+unsigned long long signalMask(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1), 0, 16);
+  return 0;
+}
+bool inMask(unsigned long long mask, int sig) { return (mask >> (sig - 1)) & 1u; }
+
+// A FIFO in `dir`; nobody writes to it unless the test opens it.
+std::string makeFifo(const TempDir& dir, const std::string& name) {
+  const std::string path = dir / name;
+  EXPECT_EQ(::mkfifo(path.c_str(), 0600), 0) << path;
+  return path;
+}
+
+// Starts `args`, waits until `ready` shows on stderr (when given) and the signal handlers are
+// installed, lets it block, sends `sig`, and checks that the run ends within 10 s with
+// 128 + sig and the start-up message.
+void expectStopsBlocked(const std::vector<std::string>& args, const std::string& ready, int sig,
+                        const std::string& name) {
+  SCOPED_TRACE(name);
+  Child c(vf::test::vidfilterBinary(), args, within(30));
+  if (!ready.empty()) {
+    ASSERT_TRUE(seen(c, ready)) << c.errSoFar();
+  }
+  // The handlers are in place (a signal before that would kill the process by its default
+  // action, which is not what is tested), then nothing happens for a while: blocked.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (!inMask(signalMask(c.pid(), "SigCgt"), sig) && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(inMask(signalMask(c.pid(), "SigCgt"), sig)) << c.errSoFar();
+  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  EXPECT_EQ(c.errSoFar().find("frame="), std::string::npos) << c.errSoFar();
+  c.signal(sig);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = c.wait();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+  EXPECT_EQ(r.status, 128 + sig) << r.err;
+  EXPECT_NE(r.err.find(std::string("stopped by ") +
+                       (sig == SIGTERM  ? "SIGTERM"
+                        : sig == SIGHUP ? "SIGHUP"
+                                        : "SIGINT") +
+                       " before the first frame"),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
+
+// --- SIGPIPE ------------------------------------------------------------------------------------
+
+TEST(ReliabilitySignals, ProgressIntoHeadDoesNotKillTheRun) {
+  // `vidfilter ... --progress 2>&1 | head -c 60`: head exits after 60 bytes; every
+  // later write (log lines, progress, summary) meets a closed pipe. The mp4 still gets its index.
+  TempDir dir("sig_head");
+  const std::string out = dir / "piped.mp4";
+  const std::string cmd = "'" + vf::test::vidfilterBinary() + "' -i '" + kVideo +
+                          "' --chain gray,blur -o '" + out +
+                          "' --progress --frames 120 2>&1 | head -c 60 >/dev/null; "
+                          "echo status=\\${PIPESTATUS[0]}";
+  const std::string r = shellOutput("bash -c \"" + cmd + "\"");
+  EXPECT_EQ(r, "status=0\n");
+  EXPECT_EQ(probe(out).frames, 120);
+  EXPECT_EQ(decodeErrors(out), "");
+}
+
+TEST(ReliabilitySignals, ClosedStdoutDoesNotKillTheRun) {
+  // The summary goes to stdout; its reader is gone before the end (`| head -1` of a listing).
+  TempDir dir("sig_stdout");
+  const std::string out = dir / "closed.mkv";
+  Child c(vf::test::vidfilterBinary(),
+          {"-i", kVideo, "--chain", "gray", "-o", out, "--frames", "60"}, within(60));
+  c.closeStdout();
+  const auto r = c.wait();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(framesWritten(r.err), 60) << r.err;
+  EXPECT_EQ(probe(out).frames, 60);
+}
+
+TEST(ReliabilitySignals, StderrClosedMidRunDoesNotKillTheRun) {
+  // The progress line's reader goes away while frames are being written.
+  TempDir dir("sig_stderr");
+  const std::string out = dir / "closed.mp4";
+  Child c(vf::test::vidfilterBinary(),
+          {"-i", kVideo, "--chain", "gray,blur", "-o", out, "--progress", "--frames", "150"},
+          within(60));
+  ASSERT_TRUE(seen(c, "frame=")) << c.errSoFar();
+  c.closeStderr();
+  c.closeStdout();
+  const auto r = c.wait();
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(probe(out).frames, 150);
+  EXPECT_EQ(decodeErrors(out), "");
+}
+
+// --- SIGHUP, SIGQUIT -----------------------------------------------------------------------------
+
+TEST(ReliabilitySignals, SighupStopsCleanlyLikeSigterm) {
+  TempDir dir("sig_hup");
+  const std::string out = dir / "hup.mp4";
+  Child c(vf::test::vidfilterBinary(),
+          {"-i", kVideo, "--chain", "gray,blur", "-o", out, "--progress"}, within(60));
+  ASSERT_TRUE(seen(c, "frame=")) << c.errSoFar();
+  c.signal(SIGHUP);
+  const auto r = c.wait();
+  EXPECT_EQ(r.status, 128 + SIGHUP) << r.err;
+  EXPECT_NE(r.err.find("hung up: finishing the frames in flight and closing " + out),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("stopped by SIGHUP after"), std::string::npos) << r.err;
+  const long written = framesWritten(r.err);
+  EXPECT_GE(written, 1) << r.err;
+  EXPECT_LT(written, 795) << "the run was not stopped";
+  EXPECT_EQ(probe(out).frames, written);
+  EXPECT_EQ(decodeErrors(out), "");
+}
+
+TEST(ReliabilitySignals, SighupIgnoredByTheParentStaysIgnored) {
+  // Under nohup the user asked for the run to outlive the terminal: SIGHUP changes nothing.
+  TempDir dir("sig_nohup");
+  const std::string out = dir / "nohup.mkv";
+  Child c("/usr/bin/nohup",
+          {vf::test::vidfilterBinary(), "-i", kVideo, "--chain", "gray", "-o", out, "--progress",
+           "--frames", "200"},
+          within(60));
+  ASSERT_TRUE(seen(c, "frame=")) << c.errSoFar();
+  c.signal(SIGHUP);
+  const auto r = c.wait();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("SIGHUP"), std::string::npos) << r.err;
+  EXPECT_EQ(probe(out).frames, 200);
+}
+
+TEST(ReliabilitySignals, SigquitKeepsItsDefault) {
+  // SIGINT, SIGTERM and SIGHUP are caught, SIGPIPE is ignored, SIGQUIT is neither, also after
+  // the OpenCL device (whose compiler installs handlers of its own) is open; SIGQUIT then ends
+  // the process at once, without the clean stop.
+  struct rlimit noCore {
+    0, 0
+  };
+  ASSERT_EQ(setrlimit(RLIMIT_CORE, &noCore), 0);  // no core file from the child
+  TempDir dir("sig_quit");
+  Child c(vf::test::vidfilterBinary(),
+          {"-i", kVideo, "--chain", "gray,blur", "-o", dir / "quit.mkv", "--progress"}, within(60));
+  ASSERT_TRUE(seen(c, "frame=")) << c.errSoFar();
+  const auto caught = signalMask(c.pid(), "SigCgt");
+  const auto ignored = signalMask(c.pid(), "SigIgn");
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) EXPECT_TRUE(inMask(caught, sig)) << sig;
+  EXPECT_TRUE(inMask(ignored, SIGPIPE));
+  EXPECT_FALSE(inMask(caught, SIGQUIT));
+  EXPECT_FALSE(inMask(ignored, SIGQUIT));
+  c.signal(SIGQUIT);
+  const auto r = c.wait();
+  EXPECT_EQ(r.status, 128 + SIGQUIT) << r.err;
+  EXPECT_EQ(r.err.find("finishing the frames in flight"), std::string::npos) << r.err;
+}
+
+// --- a signal while blocked opening or reading -------------------------------------------------
+
+TEST(ReliabilitySignals, SigtermWhileOpeningAConfigFifoEndsTheRun) {
+  // --config names a FIFO nobody writes to; open() blocks. One signal ends the run.
+  TempDir dir("sig_cfgfifo");
+  const std::string fifo = makeFifo(dir, "config.toml");
+  expectStopsBlocked({"--config", fifo}, "", SIGTERM, "SIGTERM");
+  expectStopsBlocked({"--config", fifo}, "", SIGINT, "SIGINT");
+  expectStopsBlocked({"--config", fifo}, "", SIGHUP, "SIGHUP");
+}
+
+TEST(ReliabilitySignals, SignalWhileReadingAConfigFifoEndsTheRun) {
+  // A writer holds the FIFO open and writes nothing: open() returns, read() blocks.
+  TempDir dir("sig_cfgread");
+  const std::string fifo = makeFifo(dir, "config.toml");
+  const int writer = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);  // does not block on Linux
+  ASSERT_GE(writer, 0);
+  expectStopsBlocked({"--config", fifo}, "", SIGTERM, "SIGTERM");
+  expectStopsBlocked({"--config", fifo}, "", SIGINT, "SIGINT");
+  ::close(writer);
+}
+
+TEST(ReliabilitySignals, SignalWhileOpeningAnInputFifoEndsTheRun) {
+  // -i names a FIFO: FFmpeg blocks in open() with no writer, in read() with a silent one (and
+  // retries a read that a signal interrupted). No output file is created either way.
+  TempDir dir("sig_infifo");
+  const std::string fifo = makeFifo(dir, "input.avi");
+  const std::string out = dir / "never.mkv";
+  const std::vector<std::string> args = {"-i", fifo, "--chain", "gray", "-o", out};
+  expectStopsBlocked(args, "OpenCL device", SIGTERM, "no writer, SIGTERM");
+  expectStopsBlocked(args, "OpenCL device", SIGINT, "no writer, SIGINT");
+  const int writer = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(writer, 0);
+  expectStopsBlocked(args, "OpenCL device", SIGTERM, "a silent writer, SIGTERM");
+  ::close(writer);
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
