@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
@@ -56,29 +57,18 @@ cv::Mat toSupported(const cv::Mat& m) {
 class VideoCaptureSource : public CaptureSource {
  public:
   explicit VideoCaptureSource(const SourceSpec& spec) : spec_(spec) {
-    live_ = spec.kind == SourceKind::Camera || spec.kind == SourceKind::Url ||
-            spec.kind == SourceKind::GStreamer;
     open();
     cv::Mat first;
-    // A camera can need a few grabs before it delivers; a file's first frame is frame 0.
-    const int attempts = live_ ? 5 : 1;
-    for (int i = 0; i < attempts && first.empty(); ++i) cap_.read(first);
-    if (first.empty()) {
-      if (spec.kind == SourceKind::File || spec.kind == SourceKind::ImageSequence)
-        throw UsageError("'" + spec.text +
-                         "' opened but no video frame could be decoded from it (not a video, "
-                         "an audio-only file, or damaged)");
+    // A camera can need a few grabs before it delivers.
+    for (int i = 0; i < 5 && first.empty(); ++i) cap_.read(first);
+    if (first.empty())
       throw UsageError(std::string(kindName(spec.kind)) + " '" + spec.text +
                        "' opened but delivered no frame");
-    }
+    firstAt_ = Clock::now();
     pending_ = toSupported(first);
     last_ = {pending_.cols, pending_.rows, formatOfMat(pending_)};
     const double fps = cap_.get(cv::CAP_PROP_FPS);
     fps_ = (fps > 0 && fps < 1000) ? fps : 0;
-    if (!live_) {
-      const double n = cap_.get(cv::CAP_PROP_FRAME_COUNT);
-      count_ = n >= 1 ? static_cast<std::int64_t>(n + 0.5) : -1;
-    }
   }
 
   ~VideoCaptureSource() override {
@@ -86,38 +76,49 @@ class VideoCaptureSource : public CaptureSource {
                   direct_, delivered_);
   }
 
-  bool live() const override { return live_; }
-  std::int64_t frameCount() const override { return count_; }
+  bool live() const override { return true; }
   double fps() const override { return fps_; }
   FrameDesc firstFrameDesc() const override { return last_; }
-  std::int64_t failedFrames() const override { return failed_; }
 
   std::string description() const override {
     std::string s = std::string(kindName(spec_.kind)) + " " + spec_.text + " (" + last_.str();
     if (fps_ > 0) s += ", " + cv::format("%.3g", fps_) + " fps";
-    if (count_ > 0) s += ", " + std::to_string(count_) + " frames";
     return s + ")";
   }
 
-  bool next(const SlotFn& slot, FrameTime& /*time*/) override {
+  // Frames are stamped with the capture clock (microseconds since the first frame), so a
+  // recording lasts as long as the capture did, whatever was dropped on the way.
+  bool next(const SlotFn& slot, FrameTime& time) override {
     if (!pending_.empty()) {
       deliver(pending_, slot);
       pending_.release();
+      stamp(time, firstAt_);
       ++delivered_;
       return true;
     }
     for (int failures = 0;; ++failures) {
       if (failures >= kMaxConsecutiveFailures || !cap_.grab()) return endOfStream();
+      const auto grabbed = Clock::now();
       if (tryRetrieve(slot)) {
+        stamp(time, grabbed);
         ++delivered_;
         return true;
       }
-      ++failed_;  // an empty frame: count it and try the next one
     }
   }
 
  private:
+  using Clock = std::chrono::steady_clock;
   static constexpr int kMaxConsecutiveFailures = 50;
+
+  void stamp(FrameTime& time, Clock::time_point at) {
+    time.num = 1;
+    time.den = 1000000;
+    time.pts = std::chrono::duration_cast<std::chrono::microseconds>(at - firstAt_).count();
+    // Strictly increasing, whatever the clock's resolution.
+    if (time.pts <= lastPts_) time.pts = lastPts_ + 1;
+    lastPts_ = time.pts;
+  }
 
   void open() {
     const std::string& t = spec_.text;
@@ -127,15 +128,6 @@ class VideoCaptureSource : public CaptureSource {
         if (!cap_.isOpened())
           throw UsageError("camera " + t + " (index " + std::to_string(spec_.cameraIndex) +
                            ") could not be opened: it does not exist or is busy; " + cameraList());
-        return;
-      case SourceKind::Url:
-        // Bounded waits, so a dead server is an error and a stalled stream ends, not a hang.
-        cap_.open(t, cv::CAP_FFMPEG,
-                  {cv::CAP_PROP_OPEN_TIMEOUT_MSEC, 10000, cv::CAP_PROP_READ_TIMEOUT_MSEC, 5000});
-        if (!cap_.isOpened())
-          throw UsageError("stream '" + t +
-                           "' could not be opened (nothing is sending there, wrong address, or "
-                           "FFmpeg cannot read that protocol)");
         return;
       case SourceKind::GStreamer:
         if (!cv::videoio_registry::hasBackend(cv::CAP_GSTREAMER))
@@ -148,19 +140,8 @@ class VideoCaptureSource : public CaptureSource {
                            "' could not be started (an element missing or misspelt? check it "
                            "with gst-launch-1.0 ... ! fakesink)");
         return;
-      case SourceKind::ImageSequence:
-        cap_.open(t, cv::CAP_IMAGES);
-        if (!cap_.isOpened())
-          throw UsageError("image sequence '" + t + "' has no readable first image");
-        return;
-      case SourceKind::File: {
-        checkSourceAccess(spec_);
-        cap_.open(t, cv::CAP_FFMPEG);
-        if (!cap_.isOpened())
-          throw UsageError("input file '" + t +
-                           "' is not a video FFmpeg can read (wrong format or damaged)");
-        return;
-      }
+      default:
+        throw std::logic_error("OpenCV capture takes cameras and GStreamer pipelines only");
     }
   }
 
@@ -192,7 +173,6 @@ class VideoCaptureSource : public CaptureSource {
         dst.setTo(cv::Scalar::all(0));  // the slot is taken: hand a black frame, never garbage
         spdlog::warn("{}: frame {} could not be decoded; a black frame stands in", spec_.text,
                      delivered_);
-        ++failed_;
         return true;
       }
       if (out.data == dst.data) ++direct_;
@@ -218,31 +198,18 @@ class VideoCaptureSource : public CaptureSource {
   }
 
   bool endOfStream() {
-    if (live_) {
-      spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
-                   kindName(spec_.kind), spec_.text, delivered_);
-    } else if (count_ > 0 && delivered_ < count_) {
-      // Containers sometimes over-count by a frame or two; more than that is damage.
-      const std::int64_t missing = count_ - delivered_;
-      if (missing > 2)
-        spdlog::warn(
-            "{}: decoded {} of {} frames; the rest could not be read (truncated or "
-            "damaged file)",
-            spec_.text, delivered_, count_);
-      failed_ += missing > 2 ? missing : 0;
-    }
-    if (failed_ > 0 && !live_)
-      spdlog::warn("{}: {} frame(s) failed to decode", spec_.text, failed_);
+    spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
+                 kindName(spec_.kind), spec_.text, delivered_);
     return false;
   }
 
   SourceSpec spec_;
   cv::VideoCapture cap_;
-  bool live_ = false;
   cv::Mat pending_, staging_;
   FrameDesc last_;
   double fps_ = 0;
-  std::int64_t count_ = -1, delivered_ = 0, failed_ = 0, direct_ = 0;
+  Clock::time_point firstAt_;
+  std::int64_t delivered_ = 0, direct_ = 0, lastPts_ = -1;
   bool warnedResize_ = false;
 };
 

@@ -1,6 +1,6 @@
 #pragma once
-// Sources read through OpenCV's cv::VideoCapture: cameras (V4L2) and GStreamer pipelines
-// ending in appsink.
+// Live sources read through OpenCV's cv::VideoCapture: cameras (V4L2) and GStreamer
+// pipelines ending in appsink. Frames carry the capture clock's time (FrameTime in us).
 #include <memory>
 
 #include "app/sources.hpp"

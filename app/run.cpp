@@ -210,6 +210,23 @@ void checkStatsPath(const std::string& path) {
     throw UsageError("--stats " + path + ": directory '" + dir.string() + "' is not writable");
 }
 
+// How the input is read, from the settings; a chain that begins with gray takes the luma plane.
+InputOptions inputOptions(const Settings& s, const Chain& chain) {
+  InputOptions o;
+  o.start = s.start.value_or(0);
+  if (s.to) o.end = *s.to;
+  if (s.duration) o.end = o.start + *s.duration;
+  if (o.end && *o.end <= o.start)
+    throw UsageError("--to " + std::to_string(*o.end) + " s is not after --ss " +
+                     std::to_string(o.start) + " s: nothing to process");
+  o.rate = s.rate.value_or(0);
+  o.rawSize = s.size.value_or("");
+  o.rawPixFmt = s.inputPixFmt.value_or("");
+  o.hwdec = s.hwdec.value_or("none");
+  o.grayLuma = chain.size() > 0 && chain.stage(0).name() == "gray";
+  return o;
+}
+
 bool sameFile(const std::string& a, const std::string& b) {
   std::error_code ec;
   return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
@@ -266,7 +283,7 @@ int runCommandLine(const CommandLine& cl) {
         "file with -o, or run under xvfb-run");
 
   std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
-  std::unique_ptr<CaptureSource> source = openSource(sourceSpec);
+  std::unique_ptr<CaptureSource> source = openSource(sourceSpec, inputOptions(s, chain));
   spdlog::info("input: {}", source->description());
 
   // Configured here, so a format mismatch or a kernel that does not build is reported before

@@ -7,7 +7,14 @@
 #include <filesystem>
 #include <regex>
 
+extern "C" {
+#include <libavformat/avio.h>
+}
+
 #include "app/cv_capture.hpp"
+#include "app/media/image_sequence.hpp"
+#include "app/media/media_source.hpp"
+#include "app/media/pattern.hpp"
 #include "app/options.hpp"
 
 namespace vf::app {
@@ -26,6 +33,8 @@ const char* kindName(SourceKind k) {
       return "stream";
     case SourceKind::GStreamer:
       return "GStreamer pipeline";
+    case SourceKind::Pipe:
+      return "pipe";
   }
   return "?";
 }
@@ -38,14 +47,36 @@ std::string trim(const std::string& s) {
   return s.substr(a, s.find_last_not_of(" \t\n") - a + 1);
 }
 
-bool hasPrintfInt(const std::string& s) {
-  static const std::regex re("%0?[0-9]*d");
-  return std::regex_search(s, re);
+// Input protocols this FFmpeg reads ("http", "udp", ...), plus the schemes its demuxers take
+// themselves (rtsp).
+bool isInputProtocol(const std::string& proto) {
+  for (const char* p : {"rtsp", "rtsps"})
+    if (proto == p) return true;
+  void* opaque = nullptr;
+  while (const char* name = avio_enum_protocols(&opaque, 0))
+    if (proto == name) return proto != "file" && proto != "pipe" && proto != "fd";
+  return false;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
 }
 
 }  // namespace
 
 void checkSourceAccess(const SourceSpec& spec) {
+  if (spec.kind == SourceKind::ImageSequence) {
+    media::listSequence(spec.text);  // throws when nothing matches
+    return;
+  }
+  if (spec.kind == SourceKind::Pipe) {
+    if (::isatty(STDIN_FILENO) == 1)
+      throw UsageError(
+          "-i - reads video from stdin, but stdin is a terminal; pipe a stream in, e.g. "
+          "ffmpeg -i in.mp4 -f yuv4mpegpipe - | vidfilter -i - ...");
+    return;
+  }
   if (spec.kind != SourceKind::File) return;
   const std::string& t = spec.text;
   std::error_code ec;
@@ -64,6 +95,13 @@ void checkSourceAccess(const SourceSpec& spec) {
 SourceSpec classifySource(const std::string& textIn) {
   SourceSpec s;
   s.text = textIn;
+  std::error_code ec;
+  // An existing path is a file, whatever it holds ('!', '%', '*', "://").
+  if (textIn != "-" && fs::exists(textIn, ec)) return s;
+  if (textIn == "-") {
+    s.kind = SourceKind::Pipe;
+    return s;
+  }
   const std::string t = trim(textIn);
   static const std::regex cam("^cam([0-9]{1,3})$", std::regex::icase);
   std::smatch m;
@@ -72,43 +110,61 @@ SourceSpec classifySource(const std::string& textIn) {
     s.cameraIndex = std::stoi(m[1].str());
     return s;
   }
+  const auto scheme = t.find("://");
+  const bool url = scheme != std::string::npos && scheme > 0 &&
+                   t.find_first_of(" !/") > scheme;  // "a b ! c://" is a pipeline
+  if (url) {
+    const std::string proto = lower(t.substr(0, scheme));
+    if (proto == "file") {  // file:///path is a plain file
+      s.text = t.substr(scheme + 3);
+      return s;
+    }
+    if (isInputProtocol(proto)) {
+      s.kind = SourceKind::Url;
+      return s;
+    }
+    throw UsageError("input '" + t + "': unsupported protocol '" + proto +
+                     "'; FFmpeg here reads rtsp, rtmp, http(s), udp, tcp, rtp, srt and more "
+                     "(ffmpeg -protocols lists them)");
+  }
   if (t.find('!') != std::string::npos) {
     s.kind = SourceKind::GStreamer;
     const std::string last = trim(t.substr(t.rfind('!') + 1));
     if (last.rfind("appsink", 0) != 0)
       throw UsageError("GStreamer pipeline must end in appsink, e.g. '" +
                        trim(t.substr(0, t.rfind('!'))) +
-                       " ! videoconvert ! appsink'; it ends in '" + last + "'");
+                       " ! videoconvert ! appsink'; it ends in '" + last +
+                       "' (a file whose "
+                       "name holds '!' is read as a file only when it exists)");
     return s;
   }
-  const auto scheme = t.find("://");
-  if (scheme != std::string::npos) {
-    std::string proto = t.substr(0, scheme);
-    for (char& c : proto) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (proto == "file") {  // file:///path is a plain file
-      s.text = t.substr(scheme + 3);
-      s.kind = SourceKind::File;
+  if (t.find('%') != std::string::npos) {
+    media::PatternProblem problem;
+    if (media::parseFramePattern(textIn, &problem)) {
+      s.kind = SourceKind::ImageSequence;
       return s;
     }
-    static const char* const kProtocols[] = {"rtsp", "rtsps", "rtmp", "http", "https",
-                                             "udp",  "tcp",   "rtp",  "srt"};
-    for (const char* p : kProtocols)
-      if (proto == p) {
-        s.kind = SourceKind::Url;
-        return s;
-      }
-    throw UsageError("input '" + t + "': unsupported protocol '" + proto +
-                     "'; use rtsp, rtmp, http(s), udp, tcp, rtp or srt");
+    if (!problem.what.empty())
+      throw UsageError("input '" + textIn + "' is not a file, and not a valid image pattern: " +
+                       problem.what + " (at column " + std::to_string(problem.column) + ")");
   }
-  std::error_code ec;
-  if (hasPrintfInt(t) && !fs::exists(t, ec)) {
-    s.kind = SourceKind::ImageSequence;
-    return s;
-  }
-  s.kind = SourceKind::File;
+  if (media::isGlob(textIn)) s.kind = SourceKind::ImageSequence;
   return s;
 }
 
-std::unique_ptr<CaptureSource> openSource(const SourceSpec& spec) { return openCvCapture(spec); }
+std::unique_ptr<CaptureSource> openSource(const SourceSpec& spec, const InputOptions& options) {
+  switch (spec.kind) {
+    case SourceKind::Camera:
+    case SourceKind::GStreamer:
+      return openCvCapture(spec);
+    case SourceKind::ImageSequence:
+      return std::make_unique<media::ImageSequenceSource>(spec, options);
+    case SourceKind::File:
+    case SourceKind::Url:
+    case SourceKind::Pipe:
+      break;
+  }
+  return std::make_unique<media::MediaSource>(spec, options);
+}
 
 }  // namespace vf::app

@@ -1,0 +1,108 @@
+#include "app/media/demuxer.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+
+#include "app/interrupt.hpp"
+#include "app/options.hpp"
+
+namespace vf::media {
+
+namespace {
+
+constexpr auto kOpenTimeout = std::chrono::milliseconds(10000);
+constexpr const char* kReadTimeoutUs = "5000000";
+
+using app::UsageError;
+
+std::string openFailure(const DemuxRequest& r, int err) {
+  if (r.network)
+    return "stream '" + r.shown + "' could not be opened: " + avError(err) +
+           " (nothing is sending there, wrong address, or FFmpeg cannot read that protocol)";
+  if (r.url == "pipe:0")
+    return "stdin (-i -) holds no video FFmpeg can read (" + avError(err) +
+           "); send y4m (ffmpeg ... -f yuv4mpegpipe -) or raw video with --size and --pix-fmt";
+  if (err == AVERROR(EACCES))
+    return "input file '" + r.shown + "' is not readable (permission denied)";
+  if (err == AVERROR(ENOENT))
+    return "input file '" + r.shown + "' not found; check the path (cameras are cam0, cam1, ...)";
+  return "input file '" + r.shown + "' is not a video FFmpeg can read (wrong format or damaged)";
+}
+
+}  // namespace
+
+Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
+  AVFormatContext* raw = avformat_alloc_context();
+  if (!raw) throw std::bad_alloc();
+  raw->interrupt_callback = interrupter_.callback();
+  Options opts;
+  const AVInputFormat* format = nullptr;
+  if (!request.rawSize.empty() || !request.rawPixFmt.empty()) {
+    format = av_find_input_format("rawvideo");
+    if (!request.rawSize.empty()) opts.set("video_size", request.rawSize);
+    opts.set("pixel_format", request.rawPixFmt.empty() ? "yuv420p" : request.rawPixFmt);
+    opts.set("framerate", std::to_string(request.rawRate > 0 ? request.rawRate : 25.0));
+  }
+  if (request.network) {
+    opts.set("rw_timeout", kReadTimeoutUs);
+    interrupter_.arm(kOpenTimeout);
+  }
+  int err = avformat_open_input(&raw, request.url.c_str(), format, opts.ptr());
+  if (err < 0) {  // avformat_open_input freed the context
+    if (app::interruptSignal()) throw MediaError("interrupted while opening " + request.shown);
+    if (interrupter_.expired())
+      throw UsageError("stream '" + request.shown +
+                       "' could not be opened within 10 s (nothing is sending there, or the "
+                       "address is wrong)");
+    throw UsageError(openFailure(request, err));
+  }
+  ctx_.reset(raw);
+  err = avformat_find_stream_info(raw, nullptr);
+  interrupter_.disarm();
+  if (err < 0 && app::interruptSignal())
+    throw MediaError("interrupted while opening " + request.shown);
+  if (err < 0) throw UsageError(openFailure(request, err));
+  videoIndex_ = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+  if (videoIndex_ < 0) {
+    if (request.network || request.url == "pipe:0")
+      throw UsageError(openFailure(request, AVERROR_STREAM_NOT_FOUND));
+    throw UsageError("input file '" + request.shown +
+                     "' is not a video FFmpeg can read (no video stream in it: an audio-only "
+                     "file, or damaged)");
+  }
+  for (unsigned i = 0; i < raw->nb_streams; ++i)
+    if (static_cast<int>(i) != videoIndex_ &&
+        raw->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO)
+      raw->streams[i]->discard = AVDISCARD_ALL;  // other video streams are not read
+}
+
+std::int64_t Demuxer::startTime() const {
+  return ctx_->start_time == AV_NOPTS_VALUE ? 0 : ctx_->start_time;
+}
+
+bool Demuxer::seekable() const {
+  return !request_.network && ctx_->pb && (ctx_->pb->seekable & AVIO_SEEKABLE_NORMAL);
+}
+
+bool Demuxer::read(AVPacket* packet) {
+  const int err = av_read_frame(ctx_.get(), packet);
+  if (err >= 0) return true;
+  if (err == AVERROR_EOF) return false;
+  if (err == AVERROR_EXIT) return false;  // interrupted: the run is stopping
+  if (request_.network) {  // a stream that stops sending: the source says so and ends
+    stalled_ = true;
+    spdlog::debug("{}: read ended: {}", request_.shown, avError(err));
+    return false;
+  }
+  throw MediaError("reading " + request_.shown + " failed: " + avError(err));
+}
+
+void Demuxer::seek(std::int64_t ts) {
+  const int err = avformat_seek_file(ctx_.get(), -1, INT64_MIN, ts, ts, 0);
+  if (err < 0)
+    spdlog::warn("{}: could not seek to {:.3f} s ({}); reading from where it is", request_.shown,
+                 double(ts) / AV_TIME_BASE, avError(err));
+}
+
+}  // namespace vf::media
