@@ -17,6 +17,9 @@
 
 #include "app/config.hpp"
 #include "app/interrupt.hpp"
+#include "app/media/av.hpp"
+#include "app/media/image_sequence.hpp"
+#include "app/media/path_safety.hpp"
 #include "app/preview.hpp"
 #include "app/report.hpp"
 #include "app/sinks.hpp"
@@ -35,6 +38,7 @@ namespace fs = std::filesystem;
 
 void setLogLevel(const std::string& level) {
   spdlog::set_level(spdlog::level::from_str(level));
+  media::routeLogs();
   namespace cvlog = cv::utils::logging;
   // OpenCV's own warnings ("GStreamer warning: Cannot query video position") are noise to a
   // user; they come back with --log-level debug.
@@ -200,6 +204,41 @@ class Watcher {
   std::thread thread_;
 };
 
+// --drop never: a live source waits for a free slot instead of dropping (a recording keeps
+// every frame the source delivers).
+class WaitingSource : public FrameSource {
+ public:
+  explicit WaitingSource(FrameSource& inner) : inner_(inner) {}
+  bool live() const override { return false; }
+  std::int64_t frameCount() const override { return inner_.frameCount(); }
+  double fps() const override { return inner_.fps(); }
+  bool next(const SlotFn& slot, FrameTime& time) override { return inner_.next(slot, time); }
+
+ private:
+  FrameSource& inner_;
+};
+
+// Nothing read is written over, and an existing output is replaced only as ffmpeg would
+// (-y, -n, or a question on a terminal): checked before anything is opened for writing.
+void checkPaths(const Settings& s, const std::string& configPath, const SourceSpec& src,
+                const OutputSpec& out) {
+  media::PathGuard g;
+  if (!configPath.empty()) g.reads(configPath, "the config file");
+  if (src.kind == SourceKind::File) g.reads(src.text, "the input");
+  if (src.kind == SourceKind::ImageSequence)
+    for (const std::string& m : media::listSequence(src.text)) g.reads(m, "input image");
+  if (out.kind == OutputKind::Video && !out.toStdout && !out.network)
+    g.writes(out.path, "the output");
+  if (out.kind == OutputKind::ImageSequence)
+    g.writesPattern(out.path, *out.pattern, "the output pattern");
+  if (s.statsPath) g.writes(*s.statsPath, "--stats");
+  const media::Overwrite policy = !s.overwrite   ? media::Overwrite::Ask
+                                  : *s.overwrite ? media::Overwrite::Always
+                                                 : media::Overwrite::Never;
+  const bool canAsk = ::isatty(STDIN_FILENO) == 1 && src.kind != SourceKind::Pipe;
+  g.checkOverwrite(policy, canAsk);
+}
+
 void checkStatsPath(const std::string& path) {
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
@@ -227,11 +266,6 @@ InputOptions inputOptions(const Settings& s, const Chain& chain) {
   return o;
 }
 
-bool sameFile(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
-}
-
 }  // namespace
 
 int runCommandLine(const CommandLine& cl) {
@@ -251,10 +285,15 @@ int runCommandLine(const CommandLine& cl) {
   // From here on Ctrl-C asks for a clean stop (a second one quits at once); one that comes
   // before the first frame ends the run before it starts.
   installInterruptHandlers();
+  // A write past the file size limit (ulimit -f) fails with EFBIG, which the output reports,
+  // instead of killing the process with SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
 
   Settings s = cl.settings;
   if (!cl.configPath.empty()) s.fillFrom(loadConfigFile(cl.configPath));
   if (s.logLevel) setLogLevel(*s.logLevel);
+  const bool quiet = s.quiet.value_or(false);
+  if (quiet && !s.logLevel) setLogLevel("warn");
 
   if (!s.input)
     throw UsageError(
@@ -268,13 +307,11 @@ int runCommandLine(const CommandLine& cl) {
   // Everything the user wrote is checked before a device or a file is opened.
   Chain chain = Chain::parse(*s.chain);
   injectFaultsFromEnvironment(chain);  // VIDFILTER_FAULT, for the reliability tests
-  const OutputSpec output = classifyOutput(s.output, s.codec);
+  const OutputSpec output = classifyOutput(s);
   const SourceSpec sourceSpec = classifySource(*s.input);
   checkSourceAccess(sourceSpec);
-  if (output.kind == OutputKind::Video && sourceSpec.kind == SourceKind::File &&
-      sameFile(sourceSpec.text, output.path))
-    throw UsageError("output '" + output.path + "' is the input file; choose another name");
   if (s.statsPath) checkStatsPath(*s.statsPath);
+  checkPaths(s, cl.configPath, sourceSpec, output);
   const bool display = displayAvailable();
   const bool preview = s.preview ? *s.preview : (display && output.kind == OutputKind::None);
   if (preview && !display)
@@ -283,7 +320,16 @@ int runCommandLine(const CommandLine& cl) {
         "file with -o, or run under xvfb-run");
 
   std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
-  std::unique_ptr<CaptureSource> source = openSource(sourceSpec, inputOptions(s, chain));
+  std::unique_ptr<CaptureSource> source;
+  try {
+    source = openSource(sourceSpec, inputOptions(s, chain));
+  } catch (const std::exception&) {
+    if (!interruptSignal()) throw;  // a signal ended the open: not an error of the input
+  }
+  if (const int sig = interruptSignal()) {
+    spdlog::warn("stopped by {} before the first frame", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+    return 128 + sig;
+  }
   spdlog::info("input: {}", source->description());
 
   // Configured here, so a format mismatch or a kernel that does not build is reported before
@@ -298,7 +344,7 @@ int runCommandLine(const CommandLine& cl) {
     return 128 + sig;
   }
   std::unique_ptr<FrameSink> outputSink;
-  if (output.kind != OutputKind::None) outputSink = openOutput(output, outDesc, source->fps());
+  if (output.kind != OutputKind::None) outputSink = openOutput(output, outDesc, *source);
 
   EngineOptions eo;
   eo.slots = s.slots.value_or(2);
@@ -331,7 +377,7 @@ int runCommandLine(const CommandLine& cl) {
   if (s.frames) total = total > 0 ? std::min(total, *s.frames) : *s.frames;
   base.total = total;
   // The live progress line only where a person watches it; logs get the final line alone.
-  const bool progressLive = !preview && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
+  const bool progressLive = !preview && !quiet && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
 
   // On a terminal, a log line from another thread first wipes the progress line it would
   // otherwise be glued to; the watcher redraws the progress below it.
@@ -343,11 +389,16 @@ int runCommandLine(const CommandLine& cl) {
   {
     Watcher watcher(engine, sink, base, progressLive, output.path);
     try {
+      // Live sources drop the oldest waiting frame when behind, unless --drop never (the
+      // default when recording).
+      const bool dropNever = s.drop ? *s.drop == "never" : output.kind != OutputKind::None;
+      WaitingSource waiting(*source);
       if (previewSink && !outputSink && !source->live() && source->fps() > 0) {
         PacedSource paced(*source, source->fps());
         engine.run(paced, sink);
       } else {
-        engine.run(*source, sink);
+        engine.run(source->live() && dropNever ? static_cast<FrameSource&>(waiting) : *source,
+                   sink);
       }
     } catch (...) {
       error = std::current_exception();
@@ -359,16 +410,13 @@ int runCommandLine(const CommandLine& cl) {
   if (progressLive && tty) spdlog::set_pattern("vidfilter: %^%l%$: %v");
   if (printedLive)
     std::fprintf(stderr, "\r%s\033[K\n", formatProgress(final).c_str());
-  else if (!preview)
+  else if (!preview && !quiet)
     std::fprintf(stderr, "%s\n", formatProgress(final).c_str());
 
-  if (error) {
-    if (output.kind != OutputKind::None && final.frames > 0)
-      spdlog::warn("{} keeps the {} frames finished before the error", output.path, final.frames);
-    std::rethrow_exception(error);
-  }
+  if (error) std::rethrow_exception(error);  // the output said what it kept
 
-  std::cout << formatSummary(engine.stats(), ctx->info().name) << std::flush;
+  // On stderr: stdout may carry the video (-o -).
+  if (!quiet) std::fprintf(stderr, "%s", formatSummary(engine.stats(), ctx->info().name).c_str());
   if (const int sig = interruptSignal()) {
     spdlog::warn("stopped by {} after {} frames{}", sig == SIGTERM ? "SIGTERM" : "SIGINT",
                  final.frames, output.path.empty() ? "" : "; " + output.path + " is complete");

@@ -162,23 +162,39 @@ TEST(AppCli, ClassifiesSources) {
   EXPECT_THROW(classifySource("gopher://x"), UsageError);
 }
 
-TEST(AppCli, ClassifiesOutputsAndPicksCodecs) {
+OutputSpec classify(const std::optional<std::string>& path,
+                    const std::optional<std::string>& codec = std::nullopt,
+                    const std::optional<std::string>& format = std::nullopt) {
+  Settings s;
+  s.output = path;
+  s.codec = codec;
+  s.format = format;
+  return classifyOutput(s);
+}
+
+TEST(AppCli, ClassifiesOutputsAndPicksEncodersAsFfmpeg) {
   TempDir dir("cli_out");
-  EXPECT_EQ(classifyOutput(std::nullopt, std::nullopt).kind, OutputKind::None);
-  const OutputSpec mp4 = classifyOutput(dir / "a.mp4", std::nullopt);
+  EXPECT_EQ(classify(std::nullopt).kind, OutputKind::None);
+  const OutputSpec mp4 = classify(dir / "a.mp4");
   EXPECT_EQ(mp4.kind, OutputKind::Video);
-  EXPECT_EQ(mp4.fourcc, "mp4v");
-  EXPECT_EQ(classifyOutput(dir / "a.avi", std::nullopt).fourcc, "MJPG");
-  EXPECT_EQ(classifyOutput(dir / "a.MKV", std::nullopt).fourcc, "FFV1");
-  EXPECT_EQ(classifyOutput(dir / "a.mp4", std::string("avc1")).fourcc, "avc1");
-  const OutputSpec seq = classifyOutput(dir / "f_%05d.png", std::nullopt);
+  EXPECT_EQ(mp4.muxer, "mp4");
+  EXPECT_EQ(mp4.encoder.codec, "libx264");  // ffmpeg's default for .mp4, .mkv and .mov
+  EXPECT_EQ(classify(dir / "a.MKV").encoder.codec, "libx264");
+  EXPECT_EQ(classify(dir / "a.mov").encoder.codec, "libx264");
+  EXPECT_EQ(classify(dir / "a.webm").encoder.codec, "libvpx-vp9");
+  EXPECT_EQ(classify(dir / "a.avi").encoder.codec, "mpeg4");
+  EXPECT_EQ(classify(dir / "a.mp4", std::string("libx265")).encoder.codec, "libx265");
+  EXPECT_EQ(classify(dir / "a.mp4", std::string("hevc")).encoder.codec, "libx265");
+  EXPECT_EQ(classify(dir / "a.bin", std::nullopt, std::string("matroska")).muxer, "matroska");
+  const OutputSpec seq = classify(dir / "f_%05d.png");
   EXPECT_EQ(seq.kind, OutputKind::ImageSequence);
   EXPECT_EQ(sequenceFileName(seq.path, 0), dir / "f_00001.png");
   EXPECT_EQ(sequenceFileName(dir / "100%%_%d.png", 41), dir / "100%_42.png");
 
-  auto message = [&](const std::string& path) -> std::string {
+  auto message = [&](const std::string& path, const std::optional<std::string>& codec =
+                                                  std::nullopt) -> std::string {
     try {
-      classifyOutput(path, std::nullopt);
+      classify(path, codec);
     } catch (const UsageError& e) {
       return e.what();
     }
@@ -189,10 +205,13 @@ TEST(AppCli, ClassifiesOutputsAndPicksCodecs) {
   EXPECT_NE(message(dir / "missing/a.mp4").find("does not exist; create it first"),
             std::string::npos);
   EXPECT_NE(message(dir / "one.png").find("names a single image"), std::string::npos);
-  EXPECT_NE(message(dir / "f_%05d_%d.png").find("exactly one frame number"), std::string::npos);
-  EXPECT_NE(message(dir / "f_%s.png").find("exactly one frame number"), std::string::npos);
+  EXPECT_NE(message(dir / "f_%05d_%d.png").find("a second frame number"), std::string::npos);
+  EXPECT_NE(message(dir / "f_%s.png").find("'%s' is not a frame number"), std::string::npos);
   EXPECT_NE(message(dir / "f_%05d.mp4").find("image pattern needs an image type"),
             std::string::npos);
+  EXPECT_NE(message(dir / "a.mp4", std::string("nosuchcodec")).find("no such video encoder"),
+            std::string::npos);
+  EXPECT_NE(message(dir / "a.mp4", std::string("ffv1")).find("cannot write"), std::string::npos);
   EXPECT_NE(message(dir.path().string()).find("unknown container"), std::string::npos);
 }
 

@@ -2,6 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <poll.h>
+#include <unistd.h>
+
 #include <cerrno>
 
 #include "app/interrupt.hpp"
@@ -32,10 +35,43 @@ std::string openFailure(const DemuxRequest& r, int err) {
 
 }  // namespace
 
+void Demuxer::IoDeleter::operator()(AVIOContext* io) const {
+  av_freep(&io->buffer);
+  avio_context_free(&io);
+}
+
+int Demuxer::readStdin(void* /*opaque*/, std::uint8_t* buf, int size) {
+  for (;;) {
+    if (app::interruptSignal()) return AVERROR_EXIT;
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 100);
+    if (ready < 0 && errno != EINTR) return AVERROR(errno);
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(STDIN_FILENO, buf, static_cast<std::size_t>(size));
+    if (n > 0) return static_cast<int>(n);
+    if (n == 0) return AVERROR_EOF;
+    if (errno != EINTR && errno != EAGAIN) return AVERROR(errno);
+  }
+}
+
 Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   AVFormatContext* raw = avformat_alloc_context();
   if (!raw) throw std::bad_alloc();
   raw->interrupt_callback = interrupter_.callback();
+  if (request.url == "pipe:0") {
+    auto* buffer = static_cast<std::uint8_t*>(av_malloc(1 << 16));
+    AVIOContext* io =
+        buffer ? avio_alloc_context(buffer, 1 << 16, 0, nullptr, readStdin, nullptr, nullptr)
+               : nullptr;
+    if (!io) {
+      av_free(buffer);
+      avformat_free_context(raw);
+      throw std::bad_alloc();
+    }
+    stdinIo_.reset(io);
+    raw->pb = io;
+    raw->flags |= AVFMT_FLAG_CUSTOM_IO;
+  }
   Options opts;
   const AVInputFormat* format = nullptr;
   if (!request.rawSize.empty() || !request.rawPixFmt.empty()) {
@@ -89,7 +125,10 @@ bool Demuxer::read(AVPacket* packet) {
   const int err = av_read_frame(ctx_.get(), packet);
   if (err >= 0) return true;
   if (err == AVERROR_EOF) return false;
-  if (err == AVERROR_EXIT) return false;  // interrupted: the run is stopping
+  if (err == AVERROR_EXIT || app::interruptSignal()) {  // the run is stopping
+    interrupted_ = true;
+    return false;
+  }
   if (request_.network) {  // a stream that stops sending: the source says so and ends
     stalled_ = true;
     spdlog::debug("{}: read ended: {}", request_.shown, avError(err));

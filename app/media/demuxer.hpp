@@ -37,17 +37,26 @@ class Demuxer {
   // read error on a file or pipe (the OS's reason).
   bool read(AVPacket* packet);
   bool stalled() const { return stalled_; }
+  bool interrupted() const { return interrupted_; }  // a signal ended the reading
   // Seeks so that the next packets start at the keyframe at or before `ts` (AV_TIME_BASE).
   void seek(std::int64_t ts);
   // Ends a read blocked in another thread.
   void cancel() { interrupter_.cancel(); }
 
  private:
+  // stdin: read through poll() so that a signal ends a blocked read whatever the handler's
+  // flags (SA_RESTART restarts a plain read()).
+  static int readStdin(void* opaque, std::uint8_t* buf, int size);
+  struct IoDeleter {
+    void operator()(AVIOContext* io) const;
+  };
+
   DemuxRequest request_;
   Interrupter interrupter_;
+  std::unique_ptr<AVIOContext, IoDeleter> stdinIo_;  // outlives ctx_ (declared first)
   InputPtr ctx_;
   int videoIndex_ = -1;
-  bool stalled_ = false;
+  bool stalled_ = false, interrupted_ = false;
 };
 
 }  // namespace vf::media

@@ -88,12 +88,16 @@ void FrameConverter::toSlot(const AVFrame* src, const FrameView& dst) {
   sws_scale(c, src->data, src->linesize, 0, src->height, planes, strides);
 }
 
-void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTags& tags) {
+void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTags& tags, int width,
+                              int height) {
   const AVPixelFormat sf = avFormatOf(src.format);
   const auto df = static_cast<AVPixelFormat>(dst->format);
   const std::uint8_t* data = src.data;
   int stride = static_cast<int>(src.stride);
-  if (dst->width != src.width || dst->height != src.height) {
+  int sw = src.width, sh = src.height;
+  const bool padded = src.width == width && src.height == height &&
+                      (dst->width != src.width || dst->height != src.height);
+  if (padded) {
     // Padding for an encoder that needs even sizes: the last column and row repeat.
     const int bpp = vf::channels(src.format);
     stride = dst->width * bpp;
@@ -106,8 +110,10 @@ void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTa
         std::memcpy(out + x * bpp, row + (src.width - 1) * bpp, bpp);
     }
     data = padded_.data();
+    sw = dst->width;
+    sh = dst->height;
   }
-  SwsContext* c = context(dst->width, dst->height, sf, dst->width, dst->height, df);
+  SwsContext* c = context(sw, sh, sf, dst->width, dst->height, df);
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(df);
   if (d && !isRgbLike(d)) {
     const int* table = coefficients(tags.space);
@@ -115,7 +121,7 @@ void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTa
   }
   const std::uint8_t* planes[4] = {data, nullptr, nullptr, nullptr};
   const int strides[4] = {stride, 0, 0, 0};
-  sws_scale(c, planes, strides, 0, dst->height, dst->data, dst->linesize);
+  sws_scale(c, planes, strides, 0, sh, dst->data, dst->linesize);
 }
 
 }  // namespace vf::media

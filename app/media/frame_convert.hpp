@@ -29,10 +29,11 @@ class FrameConverter {
   // Decoded frame -> slot (same size; the slot's format chosen by slotFormatFor).
   void toSlot(const AVFrame* src, const FrameView& dst);
 
-  // Slot -> `dst` (allocated: format, width, height set; its size may exceed the view's by
-  // the padding an encoder needs, filled by repeating the last column and row). `tags` give
-  // the matrix and range for YUV outputs.
-  void fromSlot(const FrameView& src, AVFrame* dst, const ColourTags& tags);
+  // Slot -> `dst` (allocated: format, width, height set). A view of `width` x `height` (the
+  // output's frame size) fills the frame's top left, and the padding an encoder needs beyond it
+  // repeats the last column and row; a view of another size (the input changed size) is
+  // scaled to the frame. `tags` give the matrix and range for YUV outputs.
+  void fromSlot(const FrameView& src, AVFrame* dst, const ColourTags& tags, int width, int height);
 
  private:
   SwsContext* context(int sw, int sh, AVPixelFormat sf, int dw, int dh, AVPixelFormat df);

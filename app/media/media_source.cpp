@@ -30,6 +30,10 @@ DemuxRequest requestFor(const app::SourceSpec& spec, const app::InputOptions& o)
 
 std::int64_t toUs(double seconds) { return std::llround(seconds * AV_TIME_BASE); }
 
+const char* kindOf(app::SourceKind k) {
+  return k == app::SourceKind::Url ? "stream" : k == app::SourceKind::Pipe ? "pipe" : "file";
+}
+
 }  // namespace
 
 MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& options)
@@ -42,8 +46,10 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   const AVStream* v = demuxer_.video();
   tb_ = v->time_base;
   decoder_ = std::make_unique<VideoDecoder>(v, live_, options.hwdec, spec.text);
-  AVRational rate = v->avg_frame_rate.num > 0 ? v->avg_frame_rate : v->r_frame_rate;
-  if (rate.num > 0 && rate.den > 0 && av_q2d(rate) < 1000) fps_ = av_q2d(rate);
+  // The nominal rate: the stream's base rate (a variable-rate file's usual step), else its
+  // average.
+  for (const AVRational rate : {v->r_frame_rate, v->avg_frame_rate})
+    if (fps_ == 0 && rate.num > 0 && rate.den > 0 && av_q2d(rate) <= 240) fps_ = av_q2d(rate);
 
   const std::int64_t begin = demuxer_.startTime();
   offset_ = begin + toUs(options.start);
@@ -57,6 +63,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   if (!live_) {
     double seconds =
         demuxer_.context()->duration > 0 ? double(demuxer_.context()->duration) / AV_TIME_BASE : 0;
+    exactCount_ = v->nb_frames > 0;
     if (v->nb_frames > 0)
       count_ = v->nb_frames;
     else if (seconds > 0 && fps_ > 0)
@@ -73,7 +80,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
       throw app::UsageError("'" + spec.text + "' has no video frame between --ss " +
                             std::to_string(options.start) + " s and the end asked for");
     if (live_)
-      throw app::UsageError(std::string(app::kindName(spec.kind)) + " '" + spec.text +
+      throw app::UsageError(std::string(kindOf(spec.kind)) + " '" + spec.text +
                             "' opened but delivered no frame");
     throw app::UsageError("'" + spec.text +
                           "' opened but no video frame could be decoded from it (not a video, "
@@ -91,7 +98,7 @@ std::string MediaSource::description() const {
   const AVFormatContext* f = demuxer_.context();
   const AVCodecContext* d = decoder_->context();
   const char* pix = av_get_pix_fmt_name(static_cast<AVPixelFormat>(frame_->format));
-  std::string s = std::string(app::kindName(spec_.kind)) + " " +
+  std::string s = std::string(kindOf(spec_.kind)) + " " +
                   (spec_.kind == app::SourceKind::Pipe ? "stdin" : spec_.text) + " (" +
                   std::to_string(desc_.width) + "x" + std::to_string(desc_.height) + " " +
                   avcodec_get_name(d->codec_id) + " " + (pix ? pix : "?");
@@ -133,8 +140,9 @@ void MediaSource::relay(AVPacket* p) {
   const AVStream* st = demuxer_.context()->streams[p->stream_index];
   const std::int64_t off = av_rescale_q(offset_, AV_TIME_BASE_Q, st->time_base);
   if (p->pts != AV_NOPTS_VALUE) {
-    if (p->pts + std::max<std::int64_t>(p->duration, 0) <= off && p->duration > 0) return;
-    if (p->pts < off && p->duration <= 0) return;
+    // With --ss, what ends before the start is left out (without it, everything is kept,
+    // encoder priming with negative timestamps included).
+    if (options_.start > 0 && p->pts + std::max<std::int64_t>(p->duration, 1) <= off) return;
     if (hasEnd_) {
       const std::int64_t end = av_rescale_q(endPts_, tb_, st->time_base);
       if (p->pts >= end) return;
@@ -231,15 +239,16 @@ bool MediaSource::next(const SlotFn& slot, FrameTime& time) {
 }
 
 bool MediaSource::endOfStream() {
+  if (demuxer_.interrupted()) return false;  // stopped early: the output trims at its end
   if (relay_) relay_->markComplete();
   if (live_) {
     spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
-                 app::kindName(spec_.kind), spec_.text, delivered_);
+                 kindOf(spec_.kind), spec_.text, delivered_);
     return false;
   }
   const std::int64_t failed = decoder_->failedPackets();
   const bool trimmed = options_.start > 0 || hasEnd_;
-  if (!trimmed && count_ > 0 && delivered_ + 2 < count_)
+  if (!trimmed && exactCount_ && delivered_ + 2 < count_)
     spdlog::warn(
         "{}: decoded {} of {} frames; the rest could not be read (truncated or damaged file)",
         spec_.text, delivered_, count_);

@@ -67,6 +67,7 @@ class MediaSource : public app::CaptureSource {
   std::int64_t offset_ = 0;                  // AV_TIME_BASE: input start + --ss
   std::int64_t startPts_ = 0, endPts_ = 0;   // stream time base
   std::int64_t skipBelow_ = AV_NOPTS_VALUE;  // a seek's target (stream time base)
+  bool exactCount_ = false;  // count_ is the container's, not an estimate from the duration
   bool hasEnd_ = false, live_ = false, pending_ = false, eof_ = false, recording_ = false;
   double fps_ = 0;
   std::int64_t count_ = -1, delivered_ = 0, lastPts_ = AV_NOPTS_VALUE, lastDuration_ = 0;

@@ -20,6 +20,7 @@ PathGuard::Use PathGuard::describe(const std::string& path, const std::string& r
   Use u;
   u.path = path;
   u.role = role;
+  u.shown = role + " '" + path + "'";
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {  // follows links: a link is the file it names
     u.exists = true;
@@ -40,14 +41,12 @@ void PathGuard::reads(const std::string& path, const std::string& role) {
 void PathGuard::checkAgainstReads(const Use& w) const {
   for (const Use& r : reads_)
     if (w.exists && w.id == r.id)
-      throw UsageError(w.role + " '" + w.path + "' is " + r.role + " '" + r.path +
-                       "' (the same file" + (w.canonical == r.canonical ? "" : ", through a link") +
+      throw UsageError(w.shown + " is " + r.shown + " (the same file" +
+                       (w.canonical == r.canonical ? "" : ", through a link") +
                        "): writing it would destroy what is read; choose another name");
   for (const Use& o : writes_) {
     const bool same = (w.exists && o.exists) ? w.id == o.id : w.canonical == o.canonical;
-    if (same)
-      throw UsageError(w.role + " '" + w.path + "' is also " + o.role + " '" + o.path +
-                       "'; give each output its own name");
+    if (same) throw UsageError(w.shown + " is also " + o.shown + "; give each output its own name");
   }
 }
 
@@ -66,26 +65,27 @@ void PathGuard::writesPattern(const std::string& text, const FramePattern& patte
   const std::string dirPrefix =
       slash == std::string::npos ? "" : pattern.prefix.substr(0, slash + 1);
   const std::string dir = dirPrefix.empty() ? "." : dirPrefix;
-  long existing = 0;
+  PatternUse use{text, "", 0};
   std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
-  if (d) {
-    while (const dirent* e = ::readdir(d.get())) {
-      const std::string full = dirPrefix + e->d_name;
-      if (!pattern.match(full)) continue;
-      Use u = describe(full, role);
-      u.member = true;
-      if (!u.exists) continue;
-      checkAgainstReads(u);
-      if (u.regular) ++existing;
-      writes_.push_back(std::move(u));
-    }
+  while (d) {
+    const dirent* e = ::readdir(d.get());
+    if (!e) break;
+    const std::string full = dirPrefix + e->d_name;
+    if (!pattern.match(full)) continue;
+    Use u = describe(full, role);
+    u.member = true;
+    u.shown = role + " '" + text + "' (its file '" + full + "')";
+    if (!u.exists) continue;
+    checkAgainstReads(u);
+    if (u.regular && (use.first.empty() || full < use.first)) use.first = full;
+    if (u.regular) ++use.existing;
+    writes_.push_back(std::move(u));
   }
   // A member that does not exist yet can still collide with another output by name.
   Use first = describe(pattern.name(1), role);
-  if (!first.exists) {
-    checkAgainstReads(first);
-  }
-  patterns_.emplace_back(text, existing);
+  first.shown = role + " '" + text + "' (its file '" + first.path + "')";
+  if (!first.exists) checkAgainstReads(first);
+  patterns_.push_back(use);
 }
 
 namespace {
@@ -112,17 +112,18 @@ void PathGuard::checkOverwrite(Overwrite policy, bool canAsk) const {
   if (policy == Overwrite::Always) return;
   std::vector<std::string> existing;
   for (const Use& w : writes_)
-    if (w.exists && w.regular && !w.member) existing.push_back(w.role + " '" + w.path + "'");
-  for (const auto& [text, n] : patterns_)
-    if (n > 0)
-      existing.push_back("output pattern '" + text + "' (" + std::to_string(n) + " of its files)");
+    if (w.exists && w.regular && !w.member) existing.push_back(w.shown + " already exists");
+  for (const PatternUse& p : patterns_)
+    if (p.existing > 0)
+      existing.push_back("output pattern '" + p.text + "' already has " +
+                         std::to_string(p.existing) + " file" + (p.existing > 1 ? "s" : "") + " (" +
+                         p.first + (p.existing > 1 ? ", ..." : "") + ")");
   for (const std::string& what : existing) {
     if (policy == Overwrite::Never)
-      throw UsageError(what + " already exists and -n says never overwrite; nothing was written");
-    if (!canAsk)
-      throw UsageError(what + " already exists; give -y to overwrite it, or -n to never overwrite");
-    if (!askYes("vidfilter: " + what + " already exists. Overwrite? [y/N] "))
-      throw UsageError("not overwriting " + what + "; give another name, or -y");
+      throw UsageError(what + ", and -n says never overwrite; nothing was written");
+    if (!canAsk) throw UsageError(what + "; give -y to overwrite, or -n to never overwrite");
+    if (!askYes("vidfilter: " + what + ". Overwrite? [y/N] "))
+      throw UsageError("not overwriting: " + what + "; give another name, or -y");
   }
 }
 

@@ -40,6 +40,7 @@ class PathGuard {
   };
   struct Use {
     std::string path, role;
+    std::string shown;  // for messages: "the output 'o.mp4'"
     bool exists = false, regular = false;
     bool member = false;  // of an output pattern (counted per pattern)
     Id id;
@@ -49,7 +50,11 @@ class PathGuard {
   void checkAgainstReads(const Use& w) const;
 
   std::vector<Use> reads_, writes_;
-  std::vector<std::pair<std::string, long>> patterns_;  // pattern text, existing members
+  struct PatternUse {
+    std::string text, first;  // the pattern, its first existing member
+    long existing = 0;
+  };
+  std::vector<PatternUse> patterns_;
 };
 
 }  // namespace vf::media
