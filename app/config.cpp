@@ -9,6 +9,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "app/option_values.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/registry.hpp"
 
@@ -95,6 +96,40 @@ class Reader {
     const std::int64_t v = n->as_integer()->get();
     if (check)
       if (auto why = check(v); !why.empty()) fail(*n, key, why);
+    return v;
+  }
+
+  // A value written as a string or a number ("1:30" or 90 for a time; "4M" or 4000000 for a
+  // bitrate), checked by `parse` (which explains what is wrong in `why`).
+  template <class T>
+  std::optional<T> parsed(const std::string& key,
+                          std::optional<T> (*parse)(const std::string&, std::string*)) {
+    const toml::node* n = find(key);
+    if (!n) return std::nullopt;
+    std::string text;
+    if (n->is_string()) {
+      text = n->as_string()->get();
+    } else if (n->is_integer()) {
+      text = std::to_string(n->as_integer()->get());
+    } else if (n->is_floating_point()) {
+      char buf[64];
+      auto r = std::to_chars(buf, buf + sizeof buf, n->as_floating_point()->get());
+      text.assign(buf, r.ptr);
+    } else {
+      fail(*n, key, std::string("must be a string or a number, got ") + typeName(*n));
+    }
+    std::string why;
+    auto v = parse(text, &why);
+    if (!v) fail(*n, key, why);
+    return v;
+  }
+
+  // A string checked by `check` ("" when fine).
+  std::optional<std::string> checkedString(const std::string& key,
+                                           std::string (*check)(const std::string&)) {
+    auto v = string(key);
+    if (v)
+      if (auto why = check(*v); !why.empty()) fail(*find(key), key, why);
     return v;
   }
 
@@ -188,11 +223,52 @@ std::string chainFromStages(const std::string& file, const toml::array& stages) 
   return text;
 }
 
+// Parses a size the way the command line checks it.
+std::optional<std::string> sizeValue(const std::string& text, std::string* why) {
+  if (!checkSize(text, why)) return std::nullopt;
+  return text;
+}
+
+// The media keys: trimming, rates, raw input, encoder, container, overwriting, decoding.
+void readMedia(Reader& top, Settings& s) {
+  s.overwrite = top.boolean("overwrite");
+  s.audio = top.boolean("audio");
+  s.quiet = top.boolean("quiet");
+  s.start = top.parsed<double>("start", parseTime);
+  s.to = top.parsed<double>("to", parseTime);
+  s.duration = top.parsed<double>("duration", parseTime);
+  s.rate = top.parsed<double>("rate", parseRate);
+  s.bitrate = top.parsed<std::int64_t>("bitrate", parseBitrate);
+  s.size = top.parsed<std::string>("size", sizeValue);
+  s.format = top.checkedString("format", checkName);
+  s.inputPixFmt = top.checkedString("input_pix_fmt", checkName);
+  s.pixFmt = top.checkedString("pix_fmt", checkName);
+  s.preset = top.checkedString("preset", checkName);
+  s.audioCodec = top.checkedString("audio_codec", checkName);
+  s.hwdec = top.checkedString("hwdec", checkHwdec);
+  s.drop = top.checkedString("drop", checkDrop);
+  if (const toml::node* n = top.find("crf")) {
+    if (!n->is_number()) top.fail(*n, "crf", std::string("must be a number, got ") + typeName(*n));
+    const double v =
+        n->is_integer() ? double(n->as_integer()->get()) : n->as_floating_point()->get();
+    if (auto why = checkCrf(v); !why.empty()) top.fail(*n, "crf", why);
+    s.crf = v;
+  }
+  if (s.duration && s.to)
+    top.fail(*top.find("to"), "to", "duration and to both say where to stop; give one");
+  if (s.crf && s.bitrate)
+    top.fail(*top.find("bitrate"), "bitrate", "crf and bitrate contradict each other; give one");
+}
+
 Settings readSettings(const toml::table& root, const std::string& file) {
   Settings s;
-  Reader top(file, "", root,
-             {"input", "output", "device", "chain", "stage", "frames", "codec", "log_level",
-              "progress", "preview", "engine"});
+  Reader top(
+      file, "", root,
+      {"input",     "output",   "device",      "chain",  "stage",         "frames",  "codec",
+       "log_level", "progress", "preview",     "engine", "overwrite",     "format",  "start",
+       "to",        "duration", "rate",        "size",   "input_pix_fmt", "pix_fmt", "crf",
+       "preset",    "bitrate",  "audio_codec", "audio",  "hwdec",         "drop",    "quiet"});
+  readMedia(top, s);
   s.input = top.string("input");
   s.output = top.string("output");
   s.device = top.string("device", /*allowEmpty=*/true);
