@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 #include <opencv2/videoio/registry.hpp>
@@ -86,7 +88,7 @@ class VideoCaptureSource : public CaptureSource {
     return s + ")";
   }
 
-  // Frames are stamped with the capture clock (microseconds since the first frame), so a
+  // Frames are stamped with the capture's clock (microseconds since the first frame), so a
   // recording lasts as long as the capture did, whatever was dropped on the way.
   bool next(const SlotFn& slot, FrameTime& time) override {
     if (!pending_.empty()) {
@@ -111,10 +113,26 @@ class VideoCaptureSource : public CaptureSource {
   using Clock = std::chrono::steady_clock;
   static constexpr int kMaxConsecutiveFailures = 50;
 
+  // The time the driver or the pipeline gave the frame (CAP_PROP_POS_MSEC: V4L2's buffer time,
+  // GStreamer's position) when the source has one, else the time it was grabbed; counted in
+  // frames of the nominal rate when it is known (a dropped frame leaves a gap), else in us.
   void stamp(FrameTime& time, Clock::time_point at) {
-    time.num = 1;
-    time.den = 1000000;
-    time.pts = std::chrono::duration_cast<std::chrono::microseconds>(at - firstAt_).count();
+    const double ms = cap_.get(cv::CAP_PROP_POS_MSEC);
+    if (delivered_ == 0) {
+      sourceTime_ = ms > 0;
+      firstMs_ = ms;
+    }
+    const double seconds =
+        sourceTime_ ? (ms - firstMs_) / 1000 : std::chrono::duration<double>(at - firstAt_).count();
+    if (fps_ > 0) {
+      const int den = static_cast<int>(std::lround(fps_ * 1000)), g = std::gcd(den, 1000);
+      time.num = 1000 / g;
+      time.den = den / g;
+    } else {
+      time.num = 1;
+      time.den = 1000000;
+    }
+    time.pts = std::llround(seconds * time.den / time.num);
     // Strictly increasing, whatever the clock's resolution.
     if (time.pts <= lastPts_) time.pts = lastPts_ + 1;
     lastPts_ = time.pts;
@@ -210,6 +228,8 @@ class VideoCaptureSource : public CaptureSource {
   double fps_ = 0;
   Clock::time_point firstAt_;
   std::int64_t delivered_ = 0, direct_ = 0, lastPts_ = -1;
+  double firstMs_ = 0;       // the source's time of the first frame
+  bool sourceTime_ = false;  // the source times its frames (else: the grab clock)
   bool warnedResize_ = false;
 };
 

@@ -249,8 +249,9 @@ void checkStatsPath(const std::string& path) {
     throw UsageError("--stats " + path + ": directory '" + dir.string() + "' is not writable");
 }
 
-// How the input is read, from the settings; a chain that begins with gray takes the luma plane.
-InputOptions inputOptions(const Settings& s, const Chain& chain) {
+// How the input is read, from the settings. A chain that begins with gray takes the luma plane,
+// unless the preview may switch that stage off.
+InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
   InputOptions o;
   o.start = s.start.value_or(0);
   if (s.to) o.end = *s.to;
@@ -262,7 +263,7 @@ InputOptions inputOptions(const Settings& s, const Chain& chain) {
   o.rawSize = s.size.value_or("");
   o.rawPixFmt = s.inputPixFmt.value_or("");
   o.hwdec = s.hwdec.value_or("none");
-  o.grayLuma = chain.size() > 0 && chain.stage(0).name() == "gray";
+  o.grayLuma = !preview && chain.size() > 0 && chain.stage(0).name() == "gray";
   return o;
 }
 
@@ -322,7 +323,7 @@ int runCommandLine(const CommandLine& cl) {
   std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
   std::unique_ptr<CaptureSource> source;
   try {
-    source = openSource(sourceSpec, inputOptions(s, chain));
+    source = openSource(sourceSpec, inputOptions(s, chain, preview));
   } catch (const std::exception&) {
     if (!interruptSignal()) throw;  // a signal ended the open: not an error of the input
   }

@@ -131,8 +131,17 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_EQ(usageError({"--frames", "ten"}),
             "--frames: 'ten' is not a whole number; see vidfilter --help");
   EXPECT_NE(usageError({"--slots", "9"}).find("--slots must be in [1, 8]"), std::string::npos);
-  EXPECT_NE(usageError({"--codec", "h264x"}).find("--codec must be a four-character code"),
+  EXPECT_NE(usageError({"--codec", "lib x264"}).find("--codec must be a name"), std::string::npos);
+  EXPECT_NE(usageError({"--ss", "1:75"}).find("--ss must be a time"), std::string::npos);
+  EXPECT_NE(usageError({"-t", "-3"}).find("-t must not be negative"), std::string::npos);
+  EXPECT_NE(usageError({"--crf", "99"}).find("--crf must be in [0, 63]"), std::string::npos);
+  EXPECT_NE(usageError({"--bitrate", "lots"}).find("--bitrate must be bits per second"),
             std::string::npos);
+  EXPECT_NE(usageError({"--hwdec", "gpu"}).find("--hwdec must be auto, none, cuda or vaapi"),
+            std::string::npos);
+  EXPECT_NE(usageError({"-y", "-n"}).find("-y and -n contradict"), std::string::npos);
+  EXPECT_NE(usageError({"-t", "1", "--to", "2"}).find("give one"), std::string::npos);
+  EXPECT_NE(usageError({"-c", "copy"}).find("ffmpeg's codec option"), std::string::npos);
   EXPECT_NE(usageError({"--log-level", "loud"}).find("--log-level must be one of"),
             std::string::npos);
   EXPECT_EQ(usageError({"--bogus"}), "unknown option --bogus; see vidfilter --help");
@@ -159,7 +168,10 @@ TEST(AppCli, ClassifiesSources) {
   EXPECT_EQ(f.kind, SourceKind::File);
   EXPECT_EQ(f.text, "/tmp/x.mp4");
   EXPECT_THROW(classifySource("videotestsrc ! videoconvert"), UsageError);
-  EXPECT_THROW(classifySource("gopher://x"), UsageError);
+  EXPECT_THROW(classifySource("nosuchprotocol://x"), UsageError);
+  EXPECT_EQ(classifySource("-").kind, SourceKind::Pipe);
+  EXPECT_EQ(classifySource("shots/*.png").kind, SourceKind::ImageSequence);
+  EXPECT_THROW(classifySource("x_%s.png"), UsageError);  // not a file, not a valid pattern
 }
 
 OutputSpec classify(const std::optional<std::string>& path,
@@ -191,8 +203,8 @@ TEST(AppCli, ClassifiesOutputsAndPicksEncodersAsFfmpeg) {
   EXPECT_EQ(sequenceFileName(seq.path, 0), dir / "f_00001.png");
   EXPECT_EQ(sequenceFileName(dir / "100%%_%d.png", 41), dir / "100%_42.png");
 
-  auto message = [&](const std::string& path, const std::optional<std::string>& codec =
-                                                  std::nullopt) -> std::string {
+  auto message = [&](const std::string& path,
+                     const std::optional<std::string>& codec = std::nullopt) -> std::string {
     try {
       classify(path, codec);
     } catch (const UsageError& e) {
@@ -360,7 +372,7 @@ TEST(AppCliBinary, UnknownContainer) {
 
 TEST(AppCliBinary, OutputOverInputIsRefused) {
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", kVideo}), 2,
-                 "is the input file");
+                 "is the input '" + kVideo + "' (the same file)");
 }
 
 TEST(AppCliBinary, FramesZeroOrNegative) {
@@ -405,8 +417,12 @@ TEST(AppCliBinary, BenchIsDispatched) {
 TEST(AppCliBinary, CodecTheContainerRefuses) {
   TempDir dir("cli_codec");
   expectOneError(
+      runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "a.mp4", "--codec", "ffv1"}), 2,
+      "cannot write '" + (dir / "a.mp4") + "' with codec ffv1 in a mp4 container");
+  expectOneError(
       runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "a.mp4", "--codec", "ZZZZ"}), 2,
-      "cannot write '" + (dir / "a.mp4") + "' with codec ZZZZ in a .mp4 file");
+      "--codec ZZZZ: no such video encoder");
+  EXPECT_FALSE(std::filesystem::exists(dir / "a.mp4"));
 }
 
 TEST(AppCliBinary, UnreadableInputFile) {
@@ -434,7 +450,7 @@ TEST(AppCliBinary, NoOpenCLDeviceNamesPocl) {
 TEST(AppCliBinary, KernelThatDoesNotBuildIsARuntimeError) {
   // The developer override loads kernels from a directory: a broken gray.cl there.
   TempDir kernels("cli_badkernel");
-  const auto src = std::filesystem::path(__FILE__).parent_path().parent_path() / "kernels";
+  const auto src = std::filesystem::path(VIDFILTER_SOURCE_DIR) / "kernels";
   for (const auto& e : std::filesystem::directory_iterator(src))
     std::filesystem::copy_file(e.path(), kernels.path() / e.path().filename());
   {
@@ -444,7 +460,9 @@ TEST(AppCliBinary, KernelThatDoesNotBuildIsARuntimeError) {
   test::ProcOptions opt;
   opt.setEnv = {"VIDFILTER_KERNEL_DIR=" + kernels.path().string(), "VIDFILTER_CACHE_DIR=off"};
   TempDir out("cli_badkernel_out");
-  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "-o", out / "never.mp4"}, opt);
+  // gray first would take the video's luma and build no kernel: brightness first needs gray.cl.
+  const auto r =
+      runVidfilter({"-i", kVideo, "--chain", "brightness,gray", "-o", out / "never.mp4"}, opt);
   EXPECT_EQ(r.status, 1) << r.err;
   const std::string e = errorLines(r.err);
   EXPECT_NE(e.find("vidfilter: OpenCL kernel gray.cl failed to build"), std::string::npos) << e;

@@ -141,7 +141,8 @@ TEST(ReliabilityConfig, NonAsciiInsideStringsAndCommentsStillWorks) {
 TEST(ReliabilityConfig, EveryShippedSeedLoadsOrFailsWithTheFileName) {
   // The fuzz seed corpus (tests/fuzz/corpus/config): each file loads, or fails with one message
   // that starts with the file's name; never anything else.
-  const auto corpus = std::filesystem::path(__FILE__).parent_path() / "fuzz" / "corpus" / "config";
+  const auto corpus =
+      std::filesystem::path(VIDFILTER_SOURCE_DIR) / "tests" / "fuzz" / "corpus" / "config";
   int n = 0;
   for (const auto& e : std::filesystem::directory_iterator(corpus)) {
     SCOPED_TRACE(e.path().string());

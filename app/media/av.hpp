@@ -78,6 +78,7 @@ class Interrupter {
  public:
   using Clock = std::chrono::steady_clock;
   void arm(std::chrono::milliseconds within) {
+    expired_.store(false);
     deadline_.store((Clock::now() + within).time_since_epoch().count());
   }
   void disarm() { deadline_.store(0); }

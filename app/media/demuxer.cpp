@@ -16,6 +16,7 @@ namespace {
 
 constexpr auto kOpenTimeout = std::chrono::milliseconds(10000);
 constexpr const char* kReadTimeoutUs = "5000000";
+constexpr auto kReadTimeout = std::chrono::milliseconds(5000);
 
 using app::UsageError;
 
@@ -122,16 +123,29 @@ bool Demuxer::seekable() const {
 }
 
 bool Demuxer::read(AVPacket* packet) {
+  // A network read that gets nothing for 5 s ends (the interrupt callback's deadline works for
+  // every protocol; their own timeouts do not all apply to reads). Once it fired, the input
+  // stays ended (the demuxer may still hand out what it had buffered first).
+  if (request_.network && !stalled_) interrupter_.arm(kReadTimeout);
   const int err = av_read_frame(ctx_.get(), packet);
+  if (request_.network) interrupter_.disarm();
+  if (request_.network && interrupter_.expired() && !stalled_) {
+    stalled_ = true;
+    spdlog::debug("{}: nothing received for 5 s", request_.shown);
+  }
   if (err >= 0) return true;
-  if (err == AVERROR_EOF) return false;
-  if (err == AVERROR_EXIT || app::interruptSignal()) {  // the run is stopping
+  if (app::interruptSignal()) {  // the run is stopping
     interrupted_ = true;
     return false;
   }
+  if (err == AVERROR_EOF) return false;
   if (request_.network) {  // a stream that stops sending: the source says so and ends
+    if (!stalled_) spdlog::debug("{}: read ended: {}", request_.shown, avError(err));
     stalled_ = true;
-    spdlog::debug("{}: read ended: {}", request_.shown, avError(err));
+    return false;
+  }
+  if (err == AVERROR_EXIT) {
+    interrupted_ = true;
     return false;
   }
   throw MediaError("reading " + request_.shown + " failed: " + avError(err));

@@ -1,5 +1,8 @@
 #include "app/media/frame_convert.hpp"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
 #include <cstring>
 
 extern "C" {
@@ -71,7 +74,41 @@ SwsContext* FrameConverter::context(int sw, int sh, AVPixelFormat sf, int dw, in
   return c;
 }
 
+namespace {
+
+// The luma plane of an 8-bit YUV frame as full-range gray, the way a gray conversion of the
+// colour frame reads it: (Y - 16) * 255 / 219 for limited range, as is for full range.
+bool lumaToGray(const AVFrame* src, const FrameView& dst) {
+  const auto sf = static_cast<AVPixelFormat>(src->format);
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(sf);
+  if (!d || isRgbLike(d) || (d->flags & AV_PIX_FMT_FLAG_BE) || d->comp[0].depth != 8 ||
+      d->comp[0].step != 1 || d->comp[0].plane != 0 || dst.format != PixelFormat::Gray8 ||
+      src->width != dst.width || src->height != dst.height)
+    return false;
+  static const auto limited = [] {
+    std::array<std::uint8_t, 256> t{};
+    for (int y = 0; y < 256; ++y)
+      t[y] =
+          static_cast<std::uint8_t>(std::clamp<long>(std::lround((y - 16) * 255.0 / 219), 0, 255));
+    return t;
+  }();
+  const bool full = isFullRange(sf, src->color_range);
+  for (int y = 0; y < dst.height; ++y) {
+    const std::uint8_t* in = src->data[0] + std::ptrdiff_t(y) * src->linesize[0];
+    std::uint8_t* out = dst.row(y);
+    if (full) {
+      std::memcpy(out, in, std::size_t(dst.width));
+    } else {
+      for (int x = 0; x < dst.width; ++x) out[x] = limited[in[x]];
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 void FrameConverter::toSlot(const AVFrame* src, const FrameView& dst) {
+  if (lumaToGray(src, dst)) return;
   const auto sf = static_cast<AVPixelFormat>(src->format);
   const AVPixelFormat df = avFormatOf(dst.format);
   SwsContext* c = context(src->width, src->height, sf, dst.width, dst.height, df);
