@@ -128,6 +128,7 @@ class VideoCaptureSource : public CaptureSource {
       const int den = static_cast<int>(std::lround(fps_ * 1000)), g = std::gcd(den, 1000);
       time.num = 1000 / g;
       time.den = den / g;
+      time.duration = 1;
     } else {
       time.num = 1;
       time.den = 1000000;

@@ -38,7 +38,7 @@ AudioTranscoder::AudioTranscoder(const AVStream* input, const AVCodec* encoder, 
     throw MediaError(shown + ": no decoder for " + avcodec_get_name(input->codecpar->codec_id));
   dec_.reset(avcodec_alloc_context3(decoder));
   enc_.reset(avcodec_alloc_context3(encoder));
-  if (!dec_ || !enc_) throw std::bad_alloc();
+  if (!dec_ || !enc_) outOfMemory("audio re-encoding");
   avcodec_parameters_to_context(dec_.get(), input->codecpar);
   dec_->pkt_timebase = input->time_base;
   int err = avcodec_open2(dec_.get(), decoder, nullptr);
@@ -63,7 +63,7 @@ AudioTranscoder::AudioTranscoder(const AVStream* input, const AVCodec* encoder, 
   if (err < 0 || swr_init(swr_) < 0)
     throw MediaError(shown + ": no resampler for this audio (" + avError(err) + ")");
   fifo_ = av_audio_fifo_alloc(enc_->sample_fmt, enc_->ch_layout.nb_channels, 1024);
-  if (!fifo_) throw std::bad_alloc();
+  if (!fifo_) outOfMemory("audio re-encoding");
 }
 
 AudioTranscoder::~AudioTranscoder() {
@@ -89,7 +89,7 @@ void AudioTranscoder::decoded(AVFrame* f, const Sink& out) {
   std::uint8_t** planes = nullptr;
   if (av_samples_alloc_array_and_samples(&planes, nullptr, enc_->ch_layout.nb_channels, maxOut,
                                          enc_->sample_fmt, 0) < 0)
-    throw std::bad_alloc();
+    outOfMemory("audio re-encoding");
   const int n = swr_convert(swr_, planes, maxOut,
                             const_cast<const std::uint8_t**>(f->extended_data), f->nb_samples);
   if (n > 0) av_audio_fifo_write(fifo_, reinterpret_cast<void**>(planes), n);
@@ -107,7 +107,7 @@ void AudioTranscoder::encodeFromFifo(bool all, const Sink& out) {
     out_->format = enc_->sample_fmt;
     out_->sample_rate = enc_->sample_rate;
     av_channel_layout_copy(&out_->ch_layout, &enc_->ch_layout);
-    if (av_frame_get_buffer(out_.get(), 0) < 0) throw std::bad_alloc();
+    if (av_frame_get_buffer(out_.get(), 0) < 0) outOfMemory("audio re-encoding");
     av_audio_fifo_read(fifo_, reinterpret_cast<void**>(out_->data), n);
     out_->pts = nextPts_ == AV_NOPTS_VALUE ? 0 : nextPts_;
     nextPts_ = out_->pts + n;

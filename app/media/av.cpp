@@ -19,15 +19,19 @@ std::string avError(int code) {
   return buf;
 }
 
+void outOfMemory(const std::string& what) {
+  throw MediaError(what + ": out of memory (" + avError(AVERROR(ENOMEM)) + ")");
+}
+
 FramePtr makeFrame() {
   FramePtr f(av_frame_alloc());
-  if (!f) throw std::bad_alloc();
+  if (!f) outOfMemory("allocating a frame");
   return f;
 }
 
 PacketPtr makePacket() {
   PacketPtr p(av_packet_alloc());
-  if (!p) throw std::bad_alloc();
+  if (!p) outOfMemory("allocating a frame");
   return p;
 }
 

@@ -25,6 +25,9 @@ class MediaError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A failed allocation, as a MediaError that says so ("decoding a frame: out of memory").
+[[noreturn]] void outOfMemory(const std::string& what);
+
 // FFmpeg's text for an AVERROR code ("No space left on device", "Invalid data found when
 // processing input").
 std::string avError(int code);

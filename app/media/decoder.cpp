@@ -15,7 +15,7 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
     throw app::UsageError("'" + shown + "': no decoder for its video codec (" +
                           avcodec_get_name(stream->codecpar->codec_id) + ") in this FFmpeg");
   ctx_.reset(avcodec_alloc_context3(codec));
-  if (!ctx_) throw std::bad_alloc();
+  if (!ctx_) outOfMemory("the decoder");
   int err = avcodec_parameters_to_context(ctx_.get(), stream->codecpar);
   if (err < 0) throw MediaError(shown + ": decoder set-up failed: " + avError(err));
   ctx_->pkt_timebase = stream->time_base;

@@ -57,7 +57,7 @@ int Demuxer::readStdin(void* /*opaque*/, std::uint8_t* buf, int size) {
 
 Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   AVFormatContext* raw = avformat_alloc_context();
-  if (!raw) throw std::bad_alloc();
+  if (!raw) outOfMemory("opening the input");
   raw->interrupt_callback = interrupter_.callback();
   if (request.url == "pipe:0") {
     auto* buffer = static_cast<std::uint8_t*>(av_malloc(1 << 16));
@@ -67,7 +67,7 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
     if (!io) {
       av_free(buffer);
       avformat_free_context(raw);
-      throw std::bad_alloc();
+      outOfMemory("opening the input");
     }
     stdinIo_.reset(io);
     raw->pb = io;

@@ -108,7 +108,7 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   codec_ = avcodec_find_encoder_by_name(settings.codec.c_str());
   if (!codec_) throw app::UsageError("--codec " + settings.codec + ": no such encoder");
   ctx_.reset(avcodec_alloc_context3(codec_));
-  if (!ctx_) throw std::bad_alloc();
+  if (!ctx_) outOfMemory("the encoder");
   const AVPixelFormat pix = choosePixFmt(settings, in);
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pix);
   // Sizes a multiple of the chroma subsampling (odd frames are padded by repeating the last
@@ -147,15 +147,20 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   if (in.globalHeader) ctx_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
   applySettings(settings);
   const int err = avcodec_open2(ctx_.get(), codec_, nullptr);
-  if (err == AVERROR(ENOMEM))
-    throw MediaError(shown + ": the " + codecName(codec_) +
-                     " encoder could not start: " + avError(err));
+  // Settings the user chose can be what the encoder refuses (exit 2); without any, the encoder
+  // itself could not start (memory, a library fault: exit 1).
+  const bool chosen =
+      !settings.preset.empty() || !settings.pixFmt.empty() || settings.crf || settings.bitrate;
+  if (err < 0 && (err == AVERROR(ENOMEM) || !chosen))
+    throw MediaError(shown + ": the " + codecName(codec_) + " encoder could not start at " +
+                     std::to_string(ctx_->width) + "x" + std::to_string(ctx_->height) + " (" +
+                     avError(err) + ")");
   if (err < 0)
     throw app::UsageError(shown + ": the " + codecName(codec_) + " encoder refused " +
                           av_get_pix_fmt_name(pix) + " " + std::to_string(ctx_->width) + "x" +
                           std::to_string(ctx_->height) +
                           (settings.preset.empty() ? "" : " with --preset " + settings.preset) +
-                          " (" + avError(err) + ")");
+                          (settings.crf ? " with --crf" : "") + " (" + avError(err) + ")");
 }
 
 FramePtr VideoEncoder::allocFrame() const {
@@ -163,7 +168,7 @@ FramePtr VideoEncoder::allocFrame() const {
   f->format = ctx_->pix_fmt;
   f->width = ctx_->width;
   f->height = ctx_->height;
-  if (av_frame_get_buffer(f.get(), 0) < 0) throw std::bad_alloc();
+  if (av_frame_get_buffer(f.get(), 0) < 0) outOfMemory("the encoder");
   return f;
 }
 

@@ -92,7 +92,9 @@ bool lumaToGray(const AVFrame* src, const FrameView& dst) {
           static_cast<std::uint8_t>(std::clamp<long>(std::lround((y - 16) * 255.0 / 219), 0, 255));
     return t;
   }();
-  const bool full = isFullRange(sf, src->color_range);
+  // Gray formats are full range unless tagged otherwise (as swscale takes them).
+  const bool full = isFullRange(sf, src->color_range) ||
+                    (d->nb_components <= 2 && src->color_range != AVCOL_RANGE_MPEG);
   for (int y = 0; y < dst.height; ++y) {
     const std::uint8_t* in = src->data[0] + std::ptrdiff_t(y) * src->linesize[0];
     std::uint8_t* out = dst.row(y);

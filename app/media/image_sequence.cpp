@@ -3,8 +3,11 @@
 #include <glob.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 
 #include "app/media/pattern.hpp"
 #include "app/options.hpp"
@@ -56,6 +59,8 @@ std::string decodeImage(const std::string& path, AVFrame* out) {
   off_t size = 0;
   if (!isFile(path, &size)) return "no longer exists";
   if (size == 0) return "is empty (0 bytes)";
+  if (::access(path.c_str(), R_OK) != 0)
+    return std::string("could not be read (") + std::strerror(errno) + ")";
   AVFormatContext* raw = nullptr;
   Options opts;
   opts.set("pattern_type", "none");
@@ -67,7 +72,7 @@ std::string decodeImage(const std::string& path, AVFrame* out) {
   const AVCodec* codec = avcodec_find_decoder(in->streams[0]->codecpar->codec_id);
   if (!codec) return "is not an image type FFmpeg can decode";
   CodecPtr dec(avcodec_alloc_context3(codec));
-  if (!dec) throw std::bad_alloc();
+  if (!dec) outOfMemory("decoding an image");
   avcodec_parameters_to_context(dec.get(), in->streams[0]->codecpar);
   if ((err = avcodec_open2(dec.get(), codec, nullptr)) < 0)
     return "does not decode (" + avError(err) + ")";

@@ -59,7 +59,7 @@ ImageSink::~ImageSink() {
 
 void ImageSink::openEncoder(int width, int height, AVPixelFormat format) {
   ctx_.reset(avcodec_alloc_context3(codec_));
-  if (!ctx_) throw std::bad_alloc();
+  if (!ctx_) outOfMemory("writing images");
   ctx_->width = width;
   ctx_->height = height;
   ctx_->pix_fmt = format;
@@ -85,9 +85,9 @@ void ImageSink::consume(const FrameResult& frame) {
     f->width = v.width;
     f->height = v.height;
     f->format = want;
-    if (av_frame_get_buffer(f.get(), 0) < 0) throw std::bad_alloc();
+    if (av_frame_get_buffer(f.get(), 0) < 0) outOfMemory("writing images");
   }
-  if (av_frame_make_writable(f.get()) < 0) throw std::bad_alloc();
+  if (av_frame_make_writable(f.get()) < 0) outOfMemory("writing images");
   converter_.fromSlot(v, f.get(), ColourTags{}, v.width, v.height);
   f->pts = submitted_++;
   worker_->submit(std::move(f));

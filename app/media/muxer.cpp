@@ -45,7 +45,7 @@ bool Muxer::wantsGlobalHeader() const { return (ctx_->oformat->flags & AVFMT_GLO
 
 void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
   AVStream* st = avformat_new_stream(ctx_.get(), nullptr);
-  if (!st) throw std::bad_alloc();
+  if (!st) outOfMemory("the output container");
   int err = avcodec_parameters_from_context(st->codecpar, video);
   if (err < 0) throw MediaError("output set-up failed: " + avError(err));
   st->time_base = video->time_base;
@@ -77,7 +77,7 @@ void Muxer::copyTags(const MuxerInput& input) {
                                  : av_rescale_q(input.endUs, AV_TIME_BASE_Q, c->time_base);
     if (c->end <= off || c->start >= end) continue;
     auto* out = static_cast<AVChapter*>(av_mallocz(sizeof(AVChapter)));
-    if (!out) throw std::bad_alloc();
+    if (!out) outOfMemory("the output container");
     out->id = c->id;
     out->time_base = c->time_base;
     out->start = std::max<std::int64_t>(0, c->start - off);
@@ -87,7 +87,7 @@ void Muxer::copyTags(const MuxerInput& input) {
         0) {
       av_dict_free(&out->metadata);
       av_free(out);
-      throw std::bad_alloc();
+      outOfMemory("the output container");
     }
   }
 }

@@ -181,7 +181,9 @@ OutputSpec classifyOutput(const OutputRequest& r) {
   } else {
     if (scheme == "file") s.path = s.path.substr(7);
     s.url = "file:" + s.path;
-    const bool numbered = looksLikePattern(s.path);
+    // A frame number, or an image type: an image pattern (a name that merely holds a % is a
+    // video file's name, as ffmpeg takes it).
+    const bool numbered = parseFramePattern(s.path, nullptr).has_value();
     if ((numbered || isImageExtension(s.extension)) && (!r.format || *r.format == "image2")) {
       classifyImages(s, fs::path(s.path));
       if (!r.encoder.codec.empty())

@@ -27,8 +27,9 @@ PathGuard::Use PathGuard::describe(const std::string& path, const std::string& r
     u.regular = S_ISREG(st.st_mode);
     u.id = {st.st_dev, st.st_ino};
   }
+  // The name as written, made absolute (links are not followed: a link is told apart).
   std::error_code ec;
-  const fs::path c = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  const fs::path c = fs::absolute(path, ec).lexically_normal();
   u.canonical = ec ? path : c.string();
   return u;
 }

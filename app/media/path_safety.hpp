@@ -44,7 +44,7 @@ class PathGuard {
     bool exists = false, regular = false;
     bool member = false;  // of an output pattern (counted per pattern)
     Id id;
-    std::string canonical;  // for outputs that do not exist yet
+    std::string canonical;  // absolute and normalised, links not followed
   };
   static Use describe(const std::string& path, const std::string& role);
   void checkAgainstReads(const Use& w) const;

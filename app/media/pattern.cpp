@@ -110,7 +110,7 @@ bool looksLikePattern(const std::string& text) {
     }
     std::size_t j = i + 1;
     while (j < text.size() &&
-           (isDigit(text[j]) || std::string("-+ #.*$").find(text[j]) != std::string::npos))
+           (isDigit(text[j]) || std::string("-+#.*$").find(text[j]) != std::string::npos))
       ++j;
     if (j < text.size() && std::isalpha(static_cast<unsigned char>(text[j]))) return true;
   }

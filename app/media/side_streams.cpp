@@ -24,7 +24,7 @@ int takes(const AVOutputFormat* f, AVCodecID id) {
 
 AVStream* newStream(AVFormatContext* out, const AVStream* in) {
   AVStream* st = avformat_new_stream(out, nullptr);
-  if (!st) throw std::bad_alloc();
+  if (!st) outOfMemory("the output container");
   av_dict_copy(&st->metadata, in->metadata, 0);
   st->disposition = in->disposition;
   return st;

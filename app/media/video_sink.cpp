@@ -57,7 +57,7 @@ VideoSink::~VideoSink() {
 void VideoSink::consume(const FrameResult& frame) {
   FramePtr f = worker_->acquire();  // rethrows the worker's failure: the engine stops
   if (!f) f = encoder_->allocFrame();
-  if (av_frame_make_writable(f.get()) < 0) throw std::bad_alloc();
+  if (av_frame_make_writable(f.get()) < 0) outOfMemory("encoding a frame");
   FrameView view = frame.output;
   if (view.desc() != desc_ && !warnedSize_) {
     spdlog::warn("{}: frame size changed to {}; frames are scaled to {}x{}", spec_.path,
@@ -66,8 +66,6 @@ void VideoSink::consume(const FrameResult& frame) {
   }
   converter_.fromSlot(view, f.get(), encoder_->colour(), desc_.width, desc_.height);
   f->pts = encoder_->ptsFor(frame.time);
-  spdlog::trace("frame pts {} ({}/{}) -> {}", frame.time.pts, frame.time.num, frame.time.den,
-                f->pts);
   worker_->submit(std::move(f));
   ++frames_;
 }
@@ -80,7 +78,12 @@ void VideoSink::encode(AVFrame* frame) {
 
 void VideoSink::drainPackets() {
   const AVRational tb = encoder_->context()->time_base;
+  const AVRational rate = encoder_->context()->framerate;
   while (encoder_->receive(packet_.get())) {
+    // Encoders that leave it out: one frame at the nominal rate (the container's duration
+    // then counts the last frame).
+    if (packet_->duration <= 0 && rate.num > 0)
+      packet_->duration = std::max<std::int64_t>(1, av_rescale_q(1, av_inv_q(rate), tb));
     muxer_.writeVideo(packet_.get(), tb);
     av_packet_unref(packet_.get());
   }
