@@ -16,12 +16,12 @@
 #include <thread>
 
 #include "app/config.hpp"
+#include "app/feeds.hpp"
 #include "app/interrupt.hpp"
 #include "app/media/av.hpp"
-#include "app/media/image_sequence.hpp"
-#include "app/media/path_safety.hpp"
 #include "app/preview.hpp"
 #include "app/report.hpp"
+#include "app/run_setup.hpp"
 #include "app/sinks.hpp"
 #include "app/sources.hpp"
 #include "app/version.hpp"
@@ -66,70 +66,6 @@ bool displayAvailable() {
 }
 
 namespace {
-
-// A file shown in the preview plays at its own frame rate, as a player would (795 frames of a
-// 10 fps clip take 80 s, not 5); with an output file, or no window, it runs as fast as the
-// device allows. When the consumer falls behind (a paused preview), the schedule restarts
-// instead of bursting to catch up.
-class PacedSource : public FrameSource {
- public:
-  PacedSource(FrameSource& inner, double fps)
-      : inner_(inner),
-        period_(
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / fps))) {
-  }
-  bool live() const override { return inner_.live(); }
-  std::int64_t frameCount() const override { return inner_.frameCount(); }
-  double fps() const override { return inner_.fps(); }
-  bool next(const SlotFn& slot, FrameTime& time) override {
-    const auto now = Clock::now();
-    if (due_ == Clock::time_point{} || now > due_ + period_)
-      due_ = now;
-    else
-      std::this_thread::sleep_until(due_);
-    due_ += period_;
-    return inner_.next(slot, time);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  FrameSource& inner_;
-  Clock::duration period_;
-  Clock::time_point due_{};
-};
-
-// Hands each frame to the output file and/or the preview, and counts what was delivered
-// (the progress line reads the count from the watcher thread).
-class TeeSink : public FrameSink {
- public:
-  TeeSink(FrameSink* output, FrameSink* preview) : output_(output), preview_(preview) {}
-
-  void consume(const FrameResult& frame) override {
-    if (output_) output_->consume(frame);
-    if (preview_) preview_->consume(frame);
-    frames_.fetch_add(1, std::memory_order_relaxed);
-  }
-  void finish() override {
-    // Both are finished even when one throws; the file first (it is what must not be lost).
-    std::exception_ptr first;
-    for (FrameSink* s : {output_, preview_}) {
-      if (!s) continue;
-      try {
-        s->finish();
-      } catch (...) {
-        if (!first) first = std::current_exception();
-      }
-    }
-    if (first) std::rethrow_exception(first);
-  }
-  bool wantsStop() const override { return preview_ && preview_->wantsStop(); }
-  std::int64_t frames() const { return frames_.load(std::memory_order_relaxed); }
-
- private:
-  FrameSink* output_;
-  FrameSink* preview_;
-  std::atomic<std::int64_t> frames_{0};
-};
 
 // Polls for Ctrl-C (and calls Engine::stop() outside the signal handler) and redraws the
 // progress line at most four times a second.
@@ -204,67 +140,110 @@ class Watcher {
   std::thread thread_;
 };
 
-// --drop never: a live source waits for a free slot instead of dropping (a recording keeps
-// every frame the source delivers).
-class WaitingSource : public FrameSource {
- public:
-  explicit WaitingSource(FrameSource& inner) : inner_(inner) {}
-  bool live() const override { return false; }
-  std::int64_t frameCount() const override { return inner_.frameCount(); }
-  double fps() const override { return inner_.fps(); }
-  bool next(const SlotFn& slot, FrameTime& time) override { return inner_.next(slot, time); }
+}  // namespace
 
- private:
-  FrameSource& inner_;
+namespace {
+
+int stoppedBeforeTheFirstFrame(int sig) {
+  spdlog::warn("stopped by {} before the first frame", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  return 128 + sig;
+}
+
+// The command line over the config file; an input and a chain are required.
+Settings resolveSettings(const CommandLine& cl) {
+  Settings s = cl.settings;
+  if (!cl.configPath.empty()) s.fillFrom(loadConfigFile(cl.configPath));
+  if (s.logLevel) setLogLevel(*s.logLevel);
+  if (s.quiet.value_or(false) && !s.logLevel) setLogLevel("warn");
+  if (!s.input)
+    throw UsageError(
+        "no input: give -i SRC (a video file, cam0, a URL, or a GStreamer pipeline ending in "
+        "appsink), or input = \"...\" in a --config file");
+  if (!s.chain)
+    throw UsageError(
+        "no chain: give --chain, e.g. --chain blur,sobel (vidfilter --list-stages lists the "
+        "stages), or chain = \"...\" in a --config file");
+  return s;
+}
+
+std::unique_ptr<FrameSink> previewFor(const Settings& s, Engine& engine, const ClContext& ctx,
+                                      const std::string& chainText) {
+  PreviewOptions po;
+  po.compare = s.compare.value_or(false);
+  po.overlay = s.overlay.value_or(true);
+  po.deviceName = ctx.info().name;
+  po.chainText = chainText;
+  if (s.snapshotDir) po.snapshotDir = *s.snapshotDir;
+  if (s.title) po.title = *s.title;
+  return makePreviewSink(engine, po);
+}
+
+// What the run has opened, for the engine's part.
+struct Job {
+  const Settings& s;
+  const OutputSpec& output;
+  CaptureSource& source;
+  FrameSink* outputSink;
+  FrameSink* previewSink;
+  std::string deviceName;
 };
 
-// Nothing read is written over, and an existing output is replaced only as ffmpeg would
-// (-y, -n, or a question on a terminal): checked before anything is opened for writing.
-void checkPaths(const Settings& s, const std::string& configPath, const SourceSpec& src,
-                const OutputSpec& out) {
-  media::PathGuard g;
-  if (!configPath.empty()) g.reads(configPath, "the config file");
-  if (src.kind == SourceKind::File) g.reads(src.text, "the input");
-  if (src.kind == SourceKind::ImageSequence)
-    for (const std::string& m : media::listSequence(src.text)) g.reads(m, "input image");
-  if (out.kind == OutputKind::Video && !out.toStdout && !out.network)
-    g.writes(out.path, "the output");
-  if (out.kind == OutputKind::ImageSequence)
-    g.writesPattern(out.path, *out.pattern, "the output pattern");
-  if (s.statsPath) g.writes(*s.statsPath, "--stats");
-  const media::Overwrite policy = !s.overwrite   ? media::Overwrite::Ask
-                                  : *s.overwrite ? media::Overwrite::Always
-                                                 : media::Overwrite::Never;
-  const bool canAsk = ::isatty(STDIN_FILENO) == 1 && src.kind != SourceKind::Pipe;
-  g.checkOverwrite(policy, canAsk);
-}
-
-void checkStatsPath(const std::string& path) {
-  fs::path dir = fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw UsageError("--stats " + path + ": directory '" + dir.string() + "' does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError("--stats " + path + ": directory '" + dir.string() + "' is not writable");
-}
-
-// How the input is read, from the settings. A chain that begins with gray takes the luma plane,
-// unless the preview may switch that stage off.
-InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
-  InputOptions o;
-  o.start = s.start.value_or(0);
-  if (s.to) o.end = *s.to;
-  if (s.duration) o.end = o.start + *s.duration;
-  if (o.end && *o.end <= o.start)
-    throw UsageError("--to " + std::to_string(*o.end) + " s is not after --ss " +
-                     std::to_string(o.start) + " s: nothing to process");
-  o.rate = s.rate.value_or(0);
-  o.rawSize = s.size.value_or("");
-  o.rawPixFmt = s.inputPixFmt.value_or("");
-  o.hwdec = s.hwdec.value_or("none");
-  o.grayLuma = !preview && chain.size() > 0 && chain.stage(0).name() == "gray";
-  return o;
+// Runs the engine with the watcher (Ctrl-C, progress line), then the final line and the
+// summary on stderr (stdout may carry the video: -o -).
+int runEngine(Engine& engine, const Job& job) {
+  const Settings& s = job.s;
+  const bool quiet = s.quiet.value_or(false), preview = job.previewSink != nullptr;
+  TeeSink sink(job.outputSink, job.previewSink);
+  Progress base;
+  base.inputFps = job.source.fps();
+  std::int64_t total = job.source.frameCount();
+  if (s.frames) total = total > 0 ? std::min(total, *s.frames) : *s.frames;
+  base.total = total;
+  // The live progress line only where a person watches it; logs get the final line alone.
+  const bool progressLive = !preview && !quiet && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
+  // On a terminal, a log line from another thread first wipes the progress line it would
+  // otherwise be glued to; the watcher redraws the progress below it.
+  const bool tty = ::isatty(STDERR_FILENO) == 1;
+  if (progressLive && tty) spdlog::set_pattern("\r\033[Kvidfilter: %^%l%$: %v");
+  std::exception_ptr error;
+  Progress final;
+  bool printedLive = false;
+  {
+    Watcher watcher(engine, sink, base, progressLive, job.output.path);
+    try {
+      // Live sources drop the oldest waiting frame when behind, unless --drop never (the
+      // default when recording).
+      const bool dropNever = s.drop ? *s.drop == "never" : job.outputSink != nullptr;
+      WaitingSource waiting(job.source);
+      if (preview && !job.outputSink && !job.source.live() && job.source.fps() > 0) {
+        PacedSource paced(job.source, job.source.fps());
+        engine.run(paced, sink);
+      } else {
+        engine.run(job.source.live() && dropNever ? static_cast<FrameSource&>(waiting)
+                                                  : static_cast<FrameSource&>(job.source),
+                   sink);
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
+    watcher.stopWatching();
+    final = watcher.progress();
+    printedLive = watcher.printedLive();
+  }
+  if (progressLive && tty) spdlog::set_pattern("vidfilter: %^%l%$: %v");
+  if (printedLive)
+    std::fprintf(stderr, "\r%s\033[K\n", formatProgress(final).c_str());
+  else if (!preview && !quiet)
+    std::fprintf(stderr, "%s\n", formatProgress(final).c_str());
+  if (error) std::rethrow_exception(error);  // the output said what it kept
+  if (!quiet) std::fprintf(stderr, "%s", formatSummary(engine.stats(), job.deviceName).c_str());
+  if (const int sig = interruptSignal()) {
+    spdlog::warn("stopped by {} after {} frames{}", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+                 final.frames,
+                 job.output.path.empty() ? "" : "; " + job.output.path + " is complete");
+    return 128 + sig;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -289,21 +268,7 @@ int runCommandLine(const CommandLine& cl) {
   // A write past the file size limit (ulimit -f) fails with EFBIG, which the output reports,
   // instead of killing the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
-
-  Settings s = cl.settings;
-  if (!cl.configPath.empty()) s.fillFrom(loadConfigFile(cl.configPath));
-  if (s.logLevel) setLogLevel(*s.logLevel);
-  const bool quiet = s.quiet.value_or(false);
-  if (quiet && !s.logLevel) setLogLevel("warn");
-
-  if (!s.input)
-    throw UsageError(
-        "no input: give -i SRC (a video file, cam0, a URL, or a GStreamer pipeline ending in "
-        "appsink), or input = \"...\" in a --config file");
-  if (!s.chain)
-    throw UsageError(
-        "no chain: give --chain, e.g. --chain blur,sobel (vidfilter --list-stages lists the "
-        "stages), or chain = \"...\" in a --config file");
+  const Settings s = resolveSettings(cl);
 
   // Everything the user wrote is checked before a device or a file is opened.
   Chain chain = Chain::parse(*s.chain);
@@ -327,10 +292,7 @@ int runCommandLine(const CommandLine& cl) {
   } catch (const std::exception&) {
     if (!interruptSignal()) throw;  // a signal ended the open: not an error of the input
   }
-  if (const int sig = interruptSignal()) {
-    spdlog::warn("stopped by {} before the first frame", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    return 128 + sig;
-  }
+  if (const int sig = interruptSignal()) return stoppedBeforeTheFirstFrame(sig);
   spdlog::info("input: {}", source->description());
 
   // Configured here, so a format mismatch or a kernel that does not build is reported before
@@ -339,11 +301,7 @@ int runCommandLine(const CommandLine& cl) {
   const FrameDesc outDesc = chain.output();
   const std::string chainText = chain.str();
   spdlog::info("chain: {} ({} -> {})", chainText, source->firstFrameDesc().str(), outDesc.str());
-
-  if (const int sig = interruptSignal()) {  // Ctrl-C while opening: nothing to finish yet
-    spdlog::warn("stopped by {} before the first frame", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-    return 128 + sig;
-  }
+  if (const int sig = interruptSignal()) return stoppedBeforeTheFirstFrame(sig);
   std::unique_ptr<FrameSink> outputSink;
   if (output.kind != OutputKind::None) outputSink = openOutput(output, outDesc, *source);
 
@@ -356,74 +314,13 @@ int runCommandLine(const CommandLine& cl) {
   // get every frame (the engine sees to that).
   eo.timingEvery = preview ? 1 : 8;
   Engine engine(ctx, std::move(chain), eo);
-
   std::unique_ptr<FrameSink> previewSink;
-  if (preview) {
-    PreviewOptions po;
-    po.compare = s.compare.value_or(false);
-    po.overlay = s.overlay.value_or(true);
-    po.deviceName = ctx->info().name;
-    po.chainText = chainText;
-    if (s.snapshotDir) po.snapshotDir = *s.snapshotDir;
-    if (s.title) po.title = *s.title;
-    previewSink = makePreviewSink(engine, po);
-  } else if (output.kind == OutputKind::None) {
+  if (preview)
+    previewSink = previewFor(s, engine, *ctx, chainText);
+  else if (output.kind == OutputKind::None)
     spdlog::info("no output and no preview: frames are processed and discarded (timing run)");
-  }
-  TeeSink sink(outputSink.get(), previewSink.get());
-
-  Progress base;
-  base.inputFps = source->fps();
-  std::int64_t total = source->frameCount();
-  if (s.frames) total = total > 0 ? std::min(total, *s.frames) : *s.frames;
-  base.total = total;
-  // The live progress line only where a person watches it; logs get the final line alone.
-  const bool progressLive = !preview && !quiet && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
-
-  // On a terminal, a log line from another thread first wipes the progress line it would
-  // otherwise be glued to; the watcher redraws the progress below it.
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
-  if (progressLive && tty) spdlog::set_pattern("\r\033[Kvidfilter: %^%l%$: %v");
-  std::exception_ptr error;
-  Progress final;
-  bool printedLive = false;
-  {
-    Watcher watcher(engine, sink, base, progressLive, output.path);
-    try {
-      // Live sources drop the oldest waiting frame when behind, unless --drop never (the
-      // default when recording).
-      const bool dropNever = s.drop ? *s.drop == "never" : output.kind != OutputKind::None;
-      WaitingSource waiting(*source);
-      if (previewSink && !outputSink && !source->live() && source->fps() > 0) {
-        PacedSource paced(*source, source->fps());
-        engine.run(paced, sink);
-      } else {
-        engine.run(source->live() && dropNever ? static_cast<FrameSource&>(waiting) : *source,
-                   sink);
-      }
-    } catch (...) {
-      error = std::current_exception();
-    }
-    watcher.stopWatching();
-    final = watcher.progress();
-    printedLive = watcher.printedLive();
-  }
-  if (progressLive && tty) spdlog::set_pattern("vidfilter: %^%l%$: %v");
-  if (printedLive)
-    std::fprintf(stderr, "\r%s\033[K\n", formatProgress(final).c_str());
-  else if (!preview && !quiet)
-    std::fprintf(stderr, "%s\n", formatProgress(final).c_str());
-
-  if (error) std::rethrow_exception(error);  // the output said what it kept
-
-  // On stderr: stdout may carry the video (-o -).
-  if (!quiet) std::fprintf(stderr, "%s", formatSummary(engine.stats(), ctx->info().name).c_str());
-  if (const int sig = interruptSignal()) {
-    spdlog::warn("stopped by {} after {} frames{}", sig == SIGTERM ? "SIGTERM" : "SIGINT",
-                 final.frames, output.path.empty() ? "" : "; " + output.path + " is complete");
-    return 128 + sig;
-  }
-  return kExitOk;
+  return runEngine(engine,
+                   {s, output, *source, outputSink.get(), previewSink.get(), ctx->info().name});
 }
 
 }  // namespace vf::app

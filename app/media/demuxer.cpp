@@ -152,7 +152,17 @@ bool Demuxer::read(AVPacket* packet) {
 }
 
 void Demuxer::seek(std::int64_t ts) {
-  const int err = avformat_seek_file(ctx_.get(), -1, INT64_MIN, ts, ts, 0);
+  // As ffmpeg: containers that seek by decoding time (MPEG-TS, ...) land a little early when the
+  // video reorders frames, so that the frame presented at `ts` is decoded.
+  std::int64_t at = ts;
+  if (!(ctx_->iformat->flags & AVFMT_SEEK_TO_PTS)) {
+    for (unsigned i = 0; i < ctx_->nb_streams; ++i)
+      if (ctx_->streams[i]->codecpar->video_delay) {
+        at -= 3 * AV_TIME_BASE / 23;
+        break;
+      }
+  }
+  const int err = avformat_seek_file(ctx_.get(), -1, INT64_MIN, at, at, 0);
   if (err < 0)
     spdlog::warn("{}: could not seek to {:.3f} s ({}); reading from where it is", request_.shown,
                  double(ts) / AV_TIME_BASE, avError(err));

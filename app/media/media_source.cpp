@@ -58,7 +58,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
     hasEnd_ = true;
     endPts_ = av_rescale_q(begin + toUs(*options.end), AV_TIME_BASE_Q, tb_);
   }
-  if (options.start > 0 && demuxer_.seekable()) demuxer_.seek(offset_);
+  if (options.start > 0 && demuxer_.seekable()) seekBefore(offset_);
 
   if (!live_) {
     double seconds =
@@ -129,11 +129,8 @@ void MediaSource::applySeek() {
   const double t = seekTo_.exchange(-1);
   if (t < 0 || !demuxer_.seekable()) return;
   const std::int64_t target = demuxer_.startTime() + toUs(t);
-  demuxer_.seek(target);
-  decoder_->flush();
   skipBelow_ = av_rescale_q(target, AV_TIME_BASE_Q, tb_);
-  pending_ = false;
-  eof_ = false;
+  seekBefore(target);
 }
 
 void MediaSource::relay(AVPacket* p) {
@@ -190,7 +187,9 @@ std::int64_t MediaSource::timestampOf(const AVFrame* f) const {
 }
 
 bool MediaSource::nextWanted() {
-  while (decodeNext()) {
+  for (;;) {
+    if (!held_ && !decodeNext()) return false;
+    held_ = false;
     const std::int64_t ts = timestampOf(frame_.get());
     if (ts < startPts_) continue;
     if (skipBelow_ != AV_NOPTS_VALUE && ts < skipBelow_) continue;
@@ -200,7 +199,23 @@ bool MediaSource::nextWanted() {
     }
     return true;
   }
-  return false;
+}
+
+void MediaSource::seekBefore(std::int64_t targetUs) {
+  const std::int64_t target = av_rescale_q(targetUs, AV_TIME_BASE_Q, tb_);
+  for (std::int64_t back = 0;; back = back ? back * 2 : AV_TIME_BASE / 2) {
+    const std::int64_t at = targetUs - back;
+    demuxer_.seek(at);
+    decoder_->flush();
+    eof_ = pending_ = held_ = false;
+    lastPts_ = AV_NOPTS_VALUE;
+    if (!relayDecided_) early_.clear();  // side packets of the attempt before
+    if (!decodeNext()) return;           // nothing there: the caller sees the end
+    held_ = true;                        // the frame decoded is examined by nextWanted()
+    if (timestampOf(frame_.get()) <= target || at <= demuxer_.startTime()) return;
+    spdlog::debug("{}: the seek to {:.3f} s landed after it; seeking again from further back",
+                  spec_.text, double(targetUs) / AV_TIME_BASE);
+  }
 }
 
 void MediaSource::stamp(FrameTime& time) {

@@ -44,6 +44,9 @@ class MediaSource : public app::CaptureSource {
  private:
   bool decodeNext();  // into frame_; false at the end
   bool nextWanted();  // decodeNext() past what --ss, --to and a seek leave out
+  // Seeks so that the frame presented at `targetUs` gets decoded: again from further back when
+  // the container lands after it (MPEG-TS seeks by an estimate).
+  void seekBefore(std::int64_t targetUs);
   std::int64_t timestampOf(const AVFrame* f) const;
   std::int64_t frameStep() const;  // one frame at the nominal rate, in the stream's time base
   void relay(AVPacket* p);
@@ -67,6 +70,7 @@ class MediaSource : public app::CaptureSource {
   std::int64_t offset_ = 0;                  // AV_TIME_BASE: input start + --ss
   std::int64_t startPts_ = 0, endPts_ = 0;   // stream time base
   std::int64_t skipBelow_ = AV_NOPTS_VALUE;  // a seek's target (stream time base)
+  bool held_ = false;        // frame_ holds a decoded frame nextWanted() has not examined
   bool exactCount_ = false;  // count_ is the container's, not an estimate from the duration
   bool hasEnd_ = false, live_ = false, pending_ = false, eof_ = false, recording_ = false;
   double fps_ = 0;
