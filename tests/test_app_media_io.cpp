@@ -123,10 +123,14 @@ TEST(MediaIo, TagsChaptersAndRotationAreCopied) {
   EXPECT_EQ(probeValue(dir / "out.mkv", "", "format_tags=title"), "Harbour at dawn");
   EXPECT_EQ(probeValue(dir / "out.mkv", "", "chapter=start_time,end_time"),
             "0.000000\n2.000000\n2.000000\n4.000000");
-  // --ss 1 moves the chapters with the timeline and cuts what is left out.
+  // --ss 1 moves the chapters with the timeline and cuts what is left out; --to 3 too.
   expectOk(runVidfilter({"-i", mkv, "--chain", "gray", "--ss", "1", "-o", dir / "cut.mkv"}));
   EXPECT_EQ(probeValue(dir / "cut.mkv", "", "chapter=start_time,end_time"),
             "0.000000\n1.000000\n1.000000\n3.000000");
+  expectOk(runVidfilter(
+      {"-i", mkv, "--chain", "gray", "--ss", "1", "--to", "3", "-o", dir / "mid.mkv"}));
+  EXPECT_EQ(probeValue(dir / "mid.mkv", "", "chapter=start_time,end_time"),
+            "0.000000\n1.000000\n1.000000\n2.000000");
   // A phone video's rotation (display matrix) stays with the stream.
   const std::string plain = dir / "plain.mp4", mp4 = dir / "rot.mp4";
   ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 1 -c:v libx264 " + q(plain));

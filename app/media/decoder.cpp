@@ -22,6 +22,7 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
   ctx_->thread_count = 0;  // one per core
   ctx_->thread_type = live ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
   hw_ = setupHwDecode(ctx_.get(), codec, hwdec, shown);
+  if (!hw_.empty()) ctx_->thread_count = 1;  // the device decodes; one host thread feeds it
   err = avcodec_open2(ctx_.get(), codec, nullptr);
   if (err < 0)
     throw MediaError(shown + ": the " + codecName(codec) +

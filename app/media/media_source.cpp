@@ -30,6 +30,12 @@ DemuxRequest requestFor(const app::SourceSpec& spec, const app::InputOptions& o)
 
 std::int64_t toUs(double seconds) { return std::llround(seconds * AV_TIME_BASE); }
 
+std::string secondsText(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", s);
+  return buf;
+}
+
 const char* kindOf(app::SourceKind k) {
   return k == app::SourceKind::Url ? "stream" : k == app::SourceKind::Pipe ? "pipe" : "file";
 }
@@ -56,7 +62,8 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   startPts_ = av_rescale_q(offset_, AV_TIME_BASE_Q, tb_);
   if (options.end) {
     hasEnd_ = true;
-    endPts_ = av_rescale_q(begin + toUs(*options.end), AV_TIME_BASE_Q, tb_);
+    endUs_ = begin + toUs(*options.end);
+    endPts_ = av_rescale_q(endUs_, AV_TIME_BASE_Q, tb_);
   }
   if (options.start > 0 && demuxer_.seekable()) seekBefore(offset_);
 
@@ -77,8 +84,9 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
 
   if (!nextWanted()) {
     if (options.start > 0 || hasEnd_)
-      throw app::UsageError("'" + spec.text + "' has no video frame between --ss " +
-                            std::to_string(options.start) + " s and the end asked for");
+      throw app::UsageError("'" + spec.text + "' has no video frame in the span asked for (--ss " +
+                            secondsText(options.start) + " s" +
+                            (hasEnd_ ? ", to " + secondsText(*options.end) + " s" : "") + ")");
     if (live_)
       throw app::UsageError(std::string(kindOf(spec.kind)) + " '" + spec.text +
                             "' opened but delivered no frame");

@@ -38,6 +38,8 @@ class MediaSource : public app::CaptureSource {
   int videoStream() const { return demuxer_.videoIndex(); }
   ColourTags colour() const { return colour_; }
   std::int64_t timelineOffset() const { return offset_; }
+  // Where --to/-t ends the input (AV_TIME_BASE, the input's own timeline), or INT64_MAX.
+  std::int64_t timelineEnd() const { return endUs_; }
   // Side streams go to `relay` from the next frame on; a recorded input no longer seeks.
   void attachRelay(std::shared_ptr<PacketRelay> relay);
 
@@ -68,6 +70,7 @@ class MediaSource : public app::CaptureSource {
   ColourTags colour_;
   AVRational tb_{1, 1};
   std::int64_t offset_ = 0;                  // AV_TIME_BASE: input start + --ss
+  std::int64_t endUs_ = INT64_MAX;           // AV_TIME_BASE: input start + --to
   std::int64_t startPts_ = 0, endPts_ = 0;   // stream time base
   std::int64_t skipBelow_ = AV_NOPTS_VALUE;  // a seek's target (stream time base)
   bool held_ = false;        // frame_ holds a decoded frame nextWanted() has not examined

@@ -17,8 +17,8 @@ namespace vf::media {
 struct MuxerInput {
   const AVFormatContext* format = nullptr;  // the input, when demuxed by FFmpeg
   int videoStream = -1;
-  std::int64_t offsetUs = 0;  // taken off the input's timestamps (start, --ss)
-  std::int64_t endUs = INT64_MAX;
+  std::int64_t offsetUs = 0;       // taken off the input's timestamps (start, --ss)
+  std::int64_t endUs = INT64_MAX;  // where --to ends the input (chapters are cut there)
 };
 
 class Muxer {

@@ -29,6 +29,7 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
     mi.format = input->format();
     mi.videoStream = input->videoStream();
     mi.offsetUs = input->timelineOffset();
+    mi.endUs = input->timelineEnd();
   }
   muxer_.addStreams(encoder_->context(), mi);
   if (input && muxer_.side()) {
