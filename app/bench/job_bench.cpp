@@ -116,12 +116,16 @@ int run(Options& o) {
       fs::remove_all(d, ec);
     }
   } cleanup{dir};
+  std::error_code ec;
+  if (!fs::is_regular_file(o.setup.input, ec))
+    throw media::MediaError("--input " + o.setup.input + ": not a file");
   auto cl = ClContext::open(o.device);
   std::printf("vidfilter bench --input: %s\n", describeSetup(o, cl->info().name).c_str());
   std::printf(
       "method: each part alone on the same frames, then the whole job as vidfilter -i -o runs "
       "it (decode threads, the engine, the encoder's own thread, all at once), then the same job "
-      "through the ffmpeg command; wall time, output files in %s\n",
+      "through the ffmpeg command; wall time from the first frame to the output closed (opening "
+      "and kernel builds left out; the ffmpeg command's whole run); output files in %s\n",
       dir.c_str());
 
   std::vector<PartResult> parts;
