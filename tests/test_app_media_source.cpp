@@ -95,8 +95,7 @@ TEST(MediaSource, TimestampsCountFromTheStartAndTheTrim) {
 TEST(MediaSource, ColourFramesMatchFfmpegsConversion) {
   TempDir dir("msrc_bgr");
   const std::string in = dir / "in.mkv";
-  ffmpeg("-f lavfi -i testsrc=size=161x97:rate=25 -frames:v 5 -c:v ffv1 -pix_fmt yuv444p " +
-         q(in));
+  ffmpeg("-f lavfi -i testsrc=size=161x97:rate=25 -frames:v 5 -c:v ffv1 -pix_fmt yuv444p " + q(in));
   const auto want = ffmpegFrames(in, "bgr24");
   app::InputOptions o;
   media::MediaSource src(fileSpec(in), o);

@@ -230,8 +230,8 @@ TEST(ReliabilityMedia, UnreadableImageInASequenceStopsTheRunNamingIt) {
   auto r = runVidfilter({"-i", dir / "in_%03d.png", "--chain", "gray", "-o", dir / "out_%03d.png"});
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_EQ(errorLine(r.err), "vidfilter: image sequence '" + (dir / "in_%03d.png") +
-                                 "': frame 10 (" + (dir / "in_010.png") +
-                                 ") is empty (0 bytes); stopped there, after 9 frames");
+                                  "': frame 10 (" + (dir / "in_010.png") +
+                                  ") is empty (0 bytes); stopped there, after 9 frames");
   for (int i = 1; i <= 9; ++i)
     EXPECT_FALSE(cv::imread(vf::app::sequenceFileName(dir / "out_%03d.png", i - 1)).empty()) << i;
   EXPECT_FALSE(std::filesystem::exists(dir / "out_010.png"));
@@ -256,7 +256,7 @@ TEST(ReliabilityMedia, UnreadableImageInASequenceStopsTheRunNamingIt) {
     r = runVidfilter({"-i", dir / "in_%03d.png", "--chain", "gray"}, nobody);
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(errorLine(r.err).find("frame 3 (" + (dir / "in_003.png") +
-                                   ") could not be read (Permission denied)"),
+                                    ") could not be read (Permission denied)"),
               std::string::npos)
         << r.err;
   }
