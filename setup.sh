@@ -15,6 +15,7 @@ PACKAGES=(
   libopencv-dev opencv-doc
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libspdlog-dev libcli11-dev libgtest-dev libtomlplusplus-dev
+  libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
   ffmpeg gstreamer1.0-plugins-base xvfb xauth x11-apps imagemagick xdotool
 )
 # The code checks CI runs besides the build and the tests.
@@ -59,7 +60,7 @@ case "${1:-}" in
     build
     mkdir -p out
     say "filtering $SAMPLE -> out/vtest_edges.mp4"
-    "$BUILD_DIR/app/vidfilter" -i "$SAMPLE" --chain blur,sobel,hist,brightness \
+    "$BUILD_DIR/app/vidfilter" -y -i "$SAMPLE" --chain blur,sobel,hist,brightness \
       -o out/vtest_edges.mp4 --no-preview
     ;;
   test)

@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstring>
 
+#include "app/option_values.hpp"
+#include "app/toml_guard.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/quote.hpp"
 #include "pipeline/registry.hpp"
@@ -93,6 +95,40 @@ class Reader {
     const std::int64_t v = n->as_integer()->get();
     if (check)
       if (auto why = check(v); !why.empty()) fail(*n, key, why);
+    return v;
+  }
+
+  // A value written as a string or a number ("1:30" or 90 for a time; "4M" or 4000000 for a
+  // bitrate), checked by `parse` (which explains what is wrong in `why`).
+  template <class T>
+  std::optional<T> parsed(const std::string& key,
+                          std::optional<T> (*parse)(const std::string&, std::string*)) {
+    const toml::node* n = find(key);
+    if (!n) return std::nullopt;
+    std::string text;
+    if (n->is_string()) {
+      text = n->as_string()->get();
+    } else if (n->is_integer()) {
+      text = std::to_string(n->as_integer()->get());
+    } else if (n->is_floating_point()) {
+      char buf[64];
+      auto r = std::to_chars(buf, buf + sizeof buf, n->as_floating_point()->get());
+      text.assign(buf, r.ptr);
+    } else {
+      fail(*n, key, std::string("must be a string or a number, got ") + typeName(*n));
+    }
+    std::string why;
+    auto v = parse(text, &why);
+    if (!v) fail(*n, key, why);
+    return v;
+  }
+
+  // A string checked by `check` ("" when fine).
+  std::optional<std::string> checkedString(const std::string& key,
+                                           std::string (*check)(const std::string&)) {
+    auto v = string(key);
+    if (v)
+      if (auto why = check(*v); !why.empty()) fail(*find(key), key, why);
     return v;
   }
 
@@ -187,11 +223,52 @@ std::string chainFromStages(const std::string& file, const toml::array& stages) 
   return text;
 }
 
+// Parses a size the way the command line checks it.
+std::optional<std::string> sizeValue(const std::string& text, std::string* why) {
+  if (!checkSize(text, why)) return std::nullopt;
+  return text;
+}
+
+// The media keys: trimming, rates, raw input, encoder, container, overwriting, decoding.
+void readMedia(Reader& top, Settings& s) {
+  s.overwrite = top.boolean("overwrite");
+  s.audio = top.boolean("audio");
+  s.quiet = top.boolean("quiet");
+  s.start = top.parsed<double>("start", parseTime);
+  s.to = top.parsed<double>("to", parseTime);
+  s.duration = top.parsed<double>("duration", parseTime);
+  s.rate = top.parsed<double>("rate", parseRate);
+  s.bitrate = top.parsed<std::int64_t>("bitrate", parseBitrate);
+  s.size = top.parsed<std::string>("size", sizeValue);
+  s.format = top.checkedString("format", checkName);
+  s.inputPixFmt = top.checkedString("input_pix_fmt", checkName);
+  s.pixFmt = top.checkedString("pix_fmt", checkName);
+  s.preset = top.checkedString("preset", checkName);
+  s.audioCodec = top.checkedString("audio_codec", checkName);
+  s.hwdec = top.checkedString("hwdec", checkHwdec);
+  s.drop = top.checkedString("drop", checkDrop);
+  if (const toml::node* n = top.find("crf")) {
+    if (!n->is_number()) top.fail(*n, "crf", std::string("must be a number, got ") + typeName(*n));
+    const double v =
+        n->is_integer() ? double(n->as_integer()->get()) : n->as_floating_point()->get();
+    if (auto why = checkCrf(v); !why.empty()) top.fail(*n, "crf", why);
+    s.crf = v;
+  }
+  if (s.duration && s.to)
+    top.fail(*top.find("to"), "to", "duration and to both say where to stop; give one");
+  if (s.crf && s.bitrate)
+    top.fail(*top.find("bitrate"), "bitrate", "crf and bitrate contradict each other; give one");
+}
+
 Settings readSettings(const toml::table& root, const std::string& file) {
   Settings s;
-  Reader top(file, "", root,
-             {"input", "output", "device", "chain", "stage", "frames", "codec", "log_level",
-              "progress", "preview", "engine"});
+  Reader top(
+      file, "", root,
+      {"input",     "output",   "device",      "chain",  "stage",         "frames",  "codec",
+       "log_level", "progress", "preview",     "engine", "overwrite",     "format",  "start",
+       "to",        "duration", "rate",        "size",   "input_pix_fmt", "pix_fmt", "crf",
+       "preset",    "bitrate",  "audio_codec", "audio",  "hwdec",         "drop",    "quiet"});
+  readMedia(top, s);
   s.input = top.string("input");
   s.output = top.string("output");
   s.device = top.string("device", /*allowEmpty=*/true);
@@ -249,138 +326,6 @@ Settings readSettings(const toml::table& root, const std::string& file) {
     s.statsPath = r.string("stats");
   }
   return s;
-}
-
-// toml++ 3.3 (Debian 12) reaches __builtin_unreachable() -- undefined behaviour -- when it asks
-// whether some non-ASCII code points are whitespace (upstream marzer/tomlplusplus#190, #295;
-// found here by fuzz_config). It asks only outside strings and comments, and in a """ string
-// right after a backslash. Non-ASCII is never valid TOML outside strings and comments, so those
-// places are checked here first, with an error of our own; text inside strings and comments is
-// untouched. The first non-blank character after a line-ending backslash in a """ string is the
-// one valid case refused (rare in a config file; the message says how to write it).
-void checkTomlPlusPlusSafe(const std::string& text, const std::string& file) {
-  enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } in = In::Code;
-  std::size_t line = 1, col = 0;
-  auto fail = [&](const std::string& what) {
-    throw UsageError(printable(file) + ":" + std::to_string(line) + ":" + std::to_string(col) +
-                     ": " + what);
-  };
-  auto nonAscii = [](char c) { return static_cast<unsigned char>(c) >= 0x80; };
-  auto oneOf = [](const char* set, char c) { return c != '\0' && std::strchr(set, c); };
-  auto run = [&](std::size_t i, char q) {  // length of the run of `q` starting at i
-    std::size_t n = 0;
-    while (i + n < text.size() && text[i + n] == q) ++n;
-    return n;
-  };
-  std::size_t i = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;  // a UTF-8 byte order mark
-  bool afterLineEndingBackslash = false;
-  char prevSig = '\n';       // in code: the last character other than blanks
-  bool keyContext = true;    // in code: a key may come here (not a value)
-  std::string brackets;      // open [ and { in code
-  bool inBareValue = false;  // in code: inside a value that is not a string, array or table
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\n') {
-      ++line;
-      col = 0;
-      if (in == In::Comment || in == In::Basic || in == In::Literal) in = In::Code;
-      if (in == In::Code) {
-        prevSig = '\n';
-        inBareValue = false;
-        keyContext = brackets.empty();  // a new key, unless inside a multi-line array
-      }
-      continue;
-    }
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++col;  // columns count code points
-    switch (in) {
-      case In::Code: {
-        if (nonAscii(c))
-          fail(
-              "a non-ASCII character outside a string or comment (not valid TOML; quote text "
-              "as \"...\")");
-        const bool blank = c == ' ' || c == '\t' || c == '\r';
-        // A bare value (a number, a date, true, or junk) runs to the next blank, ] } , or #:
-        // toml++ reads all of it, so a quote or bracket inside it (92'23, 1."x") opens nothing.
-        if (inBareValue) {
-          if (!blank && !oneOf("]},#", c)) break;
-          inBareValue = false;
-        }
-        if (c == '#') in = In::Comment;
-        if (c == '=') keyContext = false;
-        if (c == '{' || c == '[') brackets.push_back(c);
-        if (c == '{') keyContext = true;
-        if ((c == '}' || c == ']') && !brackets.empty()) brackets.pop_back();
-        if (c == ',') keyContext = !brackets.empty() && brackets.back() == '{';
-        if (c == '"' || c == '\'') {
-          // A quote opens a string only where a key or a value starts (after a dot: in a key).
-          if (oneOf("=[{,\n", prevSig) || (prevSig == '.' && keyContext)) {
-            const bool multi = run(i, c) >= 3;
-            in = c == '"' ? (multi ? In::MultiBasic : In::Basic)
-                          : (multi ? In::MultiLiteral : In::Literal);
-            if (multi) {
-              i += 2;
-              col += 2;
-            }
-          }
-        } else if (!keyContext && !blank && !oneOf("=[]{},#", c)) {
-          inBareValue = true;
-        }
-        if (!blank) prevSig = c;
-        break;
-      }
-      case In::Comment:
-        break;
-      case In::Basic:
-        if (c == '\\') {
-          ++i;  // an escape: the next character is not a quote
-          ++col;
-        } else if (c == '"') {
-          in = In::Code;
-        }
-        break;
-      case In::Literal:
-        if (c == '\'') in = In::Code;
-        break;
-      case In::MultiBasic:
-        if (afterLineEndingBackslash && c != ' ' && c != '\t' && c != '\r') {
-          afterLineEndingBackslash = false;
-          if (nonAscii(c))
-            fail(
-                "a non-ASCII character first after a line-ending backslash in a \"\"\" string is "
-                "not supported by the TOML parser here (toml++ 3.3); write it as \\uXXXX");
-        }
-        if (c == '\\') {
-          std::size_t j = i + 1;
-          while (j < text.size() && (text[j] == ' ' || text[j] == '\t')) ++j;
-          if (j < text.size() && nonAscii(text[j]))
-            fail(
-                "a backslash before a non-ASCII character in a \"\"\" string (not a valid "
-                "escape; write \\\\ for a backslash)");
-          if (j < text.size() && text[j] == '\r') ++j;
-          if (j < text.size() && text[j] == '\n') {
-            afterLineEndingBackslash = true;
-          } else {
-            ++i;  // an escape: the next character is not a quote
-            ++col;
-          }
-        } else if (c == '"' && run(i, '"') >= 3) {
-          // Up to two quotes may stand just inside the closing delimiter.
-          const std::size_t n = std::min<std::size_t>(run(i, '"'), 5);
-          i += n - 1;
-          col += n - 1;
-          in = In::Code;
-        }
-        break;
-      case In::MultiLiteral:
-        if (c == '\'' && run(i, '\'') >= 3) {
-          const std::size_t n = std::min<std::size_t>(run(i, '\''), 5);
-          i += n - 1;
-          col += n - 1;
-          in = In::Code;
-        }
-        break;
-    }
-  }
 }
 
 }  // namespace

@@ -6,9 +6,15 @@
 //   device = "gpu"
 //   chain  = "blur=sigma=1.5,sobel,hist,brightness"   # or [[stage]] tables, below
 //   frames = 200
-//   codec  = "mp4v"
+//   codec  = "libx264"
 //   log_level = "info"
 //   progress = true
+//   overwrite = true           # -y (false: -n)
+//   start = "1:30"  duration = 10  to = "2:00"     # --ss, -t, --to (times or seconds)
+//   codec = "libx264"  crf = 20  preset = "fast"  bitrate = "4M"  pix_fmt = "yuv420p"
+//   format = "matroska"  audio = false  audio_codec = "aac"
+//   rate = 30  size = "640x480"  input_pix_fmt = "gray"   # image sequences, raw stdin
+//   hwdec = "auto"  drop = "never"  quiet = true
 //   [preview]  enabled, compare, overlay, snapshot_dir, title
 //   [engine]   slots, stats
 //   [[stage]]  name = "blur"   sigma = 2   border = "reflect101"

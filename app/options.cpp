@@ -4,8 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 
 #include "app/cli_error.hpp"
+#include "app/ffmpeg_args.hpp"
+#include "app/option_values.hpp"
 #include "pipeline/quote.hpp"
 
 namespace vf::app {
@@ -29,6 +32,28 @@ void Settings::fillFrom(const Settings& lower) {
   take(progress, lower.progress);
   take(frames, lower.frames);
   take(slots, lower.slots);
+  take(start, lower.start);
+  take(to, lower.to);
+  take(duration, lower.duration);
+  take(rate, lower.rate);
+  take(crf, lower.crf);
+  take(size, lower.size);
+  take(inputPixFmt, lower.inputPixFmt);
+  take(pixFmt, lower.pixFmt);
+  take(preset, lower.preset);
+  take(format, lower.format);
+  take(audioCodec, lower.audioCodec);
+  take(hwdec, lower.hwdec);
+  take(drop, lower.drop);
+  take(bitrate, lower.bitrate);
+  take(overwrite, lower.overwrite);
+  take(audio, lower.audio);
+  take(quiet, lower.quiet);
+  // -t and --to say the same thing: the command line's one wins over the file's other.
+  if (duration && to && !lower.duration) to.reset();
+  if (duration && to && !lower.to) duration.reset();
+  if (crf && bitrate && !lower.crf) crf.reset();
+  if (crf && bitrate && !lower.bitrate) bitrate.reset();
 }
 
 std::string checkFrames(std::int64_t n) {
@@ -50,145 +75,224 @@ std::string checkLogLevel(const std::string& level) {
   return "must be one of trace, debug, info, warn, error, off; got " + quote(level);
 }
 
-std::string checkCodec(const std::string& fourcc) {
-  const bool ok = fourcc.size() == 4 && std::all_of(fourcc.begin(), fourcc.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || c == ' ';
-                  });
-  if (!ok)
-    return "must be a four-character code such as mp4v, avc1, MJPG, FFV1 or XVID; got " +
-           quote(fourcc);
-  return "";
-}
+std::string checkCodec(const std::string& name) { return checkName(name); }
 
 std::string helpFooter() {
   return R"(
 Sources (-i):
   cam0, cam1, ...          a camera by index (live)
-  FILE                     a video file (offline: every frame, progress and ETA)
-  rtsp://, http://, udp:// a network stream (live)
+  FILE                     any file FFmpeg reads (an existing path is always a file)
+  -                        stdin: y4m (ffmpeg ... -f yuv4mpegpipe -), or raw video with
+                           --size WxH [--input-pix-fmt FMT] [--rate FPS]
+  'in/img_%04d.png'        an image sequence (numbers from 0-4 on, as ffmpeg), or a glob
+                           'in/*.png'; presented at --rate (default 25)
+  rtsp://, udp://, srt://  a network stream (live)
   '... ! appsink'          a GStreamer pipeline ending in appsink (live)
 
 Outputs (-o):
-  out.mp4 | .mov | .m4v    MPEG-4 part 2 (mp4v) by default
-  out.avi                  Motion JPEG (MJPG) by default
-  out.mkv                  FFV1 (lossless) by default
-  out.webm                 VP8 by default
-  'out/frame_%05d.png'     one lossless image per frame (png, bmp, tiff, ppm/pgm), from 1
+  out.mp4 | .mkv | .mov    H.264 (libx264, yuv420p, crf 23) by default, as ffmpeg
+  out.webm                 VP9 by default; out.avi: MPEG-4 part 2
+  'out/frame_%05d.png'     one image per frame (png, bmp, tiff, ppm/pgm lossless; jpg, webp)
+  -                        stdout: y4m by default, any container with -f
+  udp://, srt://, rtmp://  a network stream (-f mpegts by default; rtmp: flv)
   (none)                   the preview window when a display is available, else no output
-  --codec FOURCC overrides the codec; fps and frame size follow the input and the chain.
+  Audio, subtitle and data streams are copied (audio re-encoded where the container cannot
+  take it; -an drops it); timestamps, metadata, chapters and rotation are kept.
+  An existing output is replaced only with -y (-n: never; without a terminal, neither: refused).
+
+ffmpeg's spellings work too: -vf (the chain), -ss, -to, -an, -crf, -preset, -b:v, -c:v, -c:a,
+  -pix_fmt, -hwaccel, -frames:v; -s, -r and -pix_fmt before -i describe raw input.
 
 Chains: stages separated by commas, parameters after '=' separated by ':'
   (vidfilter --list-stages shows every stage and parameter).
 
 Examples:
   vidfilter -i cam0 --chain blur,sobel
-  vidfilter -i in.mp4 --chain "blur=sigma=2,sobel,hist,brightness" -o out/edges.mp4
+  vidfilter -y -i in.mp4 -vf "blur=sigma=2,sobel,hist,brightness" --crf 20 -o out/edges.mp4
+  vidfilter -i in.mp4 --ss 1:00 -t 10 --chain gray,sobel -o clip.mkv
   vidfilter -i in.avi --chain gray,brightness=gain=1.5:bias=-20 -o 'out/frame_%05d.png'
-  vidfilter -i 'videotestsrc is-live=true ! videoconvert ! appsink' --chain sobel
+  ffmpeg -i in.mp4 -f yuv4mpegpipe - | vidfilter -i - -vf blur,sobel -o - | ffmpeg -i - out.mkv
+  vidfilter -i cam0 --chain sobel -o udp://239.0.0.1:1234 -f mpegts
   vidfilter --config config/offline.toml --frames 100
   vidfilter bench --chain blur,sobel,hist,brightness --size 3840x2160   (vidfilter bench --help)
+  vidfilter bench --input in.mp4 --chain gray,blur,sobel                (decode/chain/encode)
 
-Exit status: 0 done; 1 the run failed (device, disk, I/O); 2 bad options, config, chain or
-  path; 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the output file is finalised and plays).
+Exit status: 0 done; 1 the run failed (device, decode, encode, disk: the OS's reason);
+  2 bad options, config, chain or path; 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the
+  output file is finalised and plays).
 )";
 }
 
-CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& out) {
-  CommandLine cl;
-  CLI::App app{"vidfilter: real-time video filtering with OpenCL (cameras, streams, files)",
-               "vidfilter"};
-  app.footer(helpFooter());
-  app.get_formatter()->column_width(30);
+namespace {
 
+// The raw values CLI11 fills; unset ones stay out of Settings.
+struct RawOptions {
   std::string input, output, chain, device, stats, codec, logLevel, config;
+  std::string ss, to, duration, rate, size, inputPixFmt, pixFmt, preset, bitrate, format,
+      audioCodec, hwdec, drop;
+  double crf = 0;
   std::int64_t frames = 0, slots = 0;
-  bool preview = false, compare = false, progress = false;
+  bool preview = false, noPreview = false, compare = false, noOverlay = false, progress = false,
+       noProgress = false, yes = false, no = false, an = false, quiet = false;
+};
 
-  auto* oInput =
-      app.add_option("-i,--input", input,
-                     "cam0, a video file, a URL, or a GStreamer pipeline ending in appsink")
-          ->type_name("SRC");
-  auto* oChain =
-      app.add_option("-c,--chain", chain, "filter chain, e.g. blur=sigma=2,sobel,hist,brightness")
-          ->type_name("CHAIN");
-  auto* oOutput = app.add_option("-o,--output", output,
-                                 "video file (.mp4 .mkv .avi .mov .webm) or image pattern "
-                                 "(out/frame_%05d.png)")
-                      ->type_name("DST");
-  app.add_option("--config", config, "TOML config file; command-line options override it")
-      ->type_name("FILE");
-  auto* oDevice =
-      app.add_option("-d,--device", device, "OpenCL device: P:D, gpu, cpu, or part of a name")
-          ->type_name("SEL");
-  bool noPreview = false, noProgress = false, noOverlay = false;
-  auto* oPreview = app.add_flag(
-      "--preview", preview, "show the preview window (default: when a display exists and no -o)");
-  auto* oNoPreview = app.add_flag("--no-preview", noPreview, "never open a window");
-  auto* oCompare = app.add_flag("--compare", compare, "preview original and filtered side by side");
-  auto* oNoOverlay =
-      app.add_flag("--no-overlay", noOverlay, "start the preview without the timing overlay");
-  auto* oFrames =
-      app.add_option("-n,--frames", frames, "stop after N input frames")->type_name("N");
-  auto* oSlots =
-      app.add_option("--slots", slots, "frames in flight (pinned host slots, 1..8; default 2)")
-          ->type_name("N");
-  auto* oStats = app.add_option("--stats", stats, "write per-frame timings as JSON lines to FILE")
-                     ->type_name("FILE");
-  auto* oCodec = app.add_option("--codec", codec,
-                                "output video codec: mp4v, avc1, MJPG, FFV1, XVID, VP80, ...")
-                     ->type_name("FOURCC");
-  auto* oProgress = app.add_flag("--progress", progress,
-                                 "progress line on stderr (default: when stderr is a terminal)");
-  auto* oNoProgress = app.add_flag("--no-progress", noProgress, "no progress line");
-  auto* oLog = app.add_option("--log-level", logLevel,
-                              "trace, debug, info, warn, error or off (default info)")
-                   ->type_name("LEVEL");
+using OptionMap = std::map<std::string, CLI::Option*>;
+
+OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
+  OptionMap m;
+  auto opt = [&](const char* names, auto& var, const char* help, const char* type) {
+    CLI::Option* x = app.add_option(names, var, help)->type_name(type);
+    m[x->get_name()] = x;
+  };
+  auto flag = [&](const char* names, bool& var, const char* help) {
+    CLI::Option* x = app.add_flag(names, var, help);
+    m[x->get_name()] = x;
+  };
+  opt("-i,--input", o.input,
+      "cam0, a video file, -, a URL, an image pattern or a GStreamer "
+      "pipeline ending in appsink",
+      "SRC");
+  opt("--chain", o.chain, "filter chain, e.g. blur=sigma=2,sobel,hist,brightness (-vf)", "CHAIN");
+  opt("-o,--output", o.output,
+      "video file, image pattern (out/frame_%05d.png), - (stdout) or a "
+      "URL (udp://, rtmp://, srt://)",
+      "DST");
+  opt("--config", o.config, "TOML config file; command-line options override it", "FILE");
+  opt("-d,--device", o.device, "OpenCL device: P:D, gpu, cpu, or part of a name", "SEL");
+  flag("-y,--overwrite", o.yes, "overwrite existing outputs without asking");
+  flag("-n,--no-overwrite", o.no, "never overwrite an existing output (exit instead)");
+  opt("-f,--format", o.format,
+      "output container (muxer) by name: mp4, matroska, mpegts, "
+      "yuv4mpegpipe, ... (default: from the name)",
+      "FMT");
+  opt("--ss", o.ss, "start at this time of the input (frame-exact)", "TIME");
+  opt("-t,--duration", o.duration, "process this much of the input", "TIME");
+  opt("--to", o.to, "stop at this time of the input", "TIME");
+  opt("--frames", o.frames, "stop after N input frames", "N");
+  opt("--codec", o.codec,
+      "video encoder: libx264, libx265, libvpx-vp9, libsvtav1, ffv1, "
+      "mpeg4, ... (-c:v)",
+      "NAME");
+  opt("--crf", o.crf, "constant quality (x264/x265 0-51, default 23; vp9/av1 0-63)", "Q");
+  opt("--preset", o.preset, "encoder speed preset (x264: ultrafast ... medium ... veryslow)",
+      "NAME");
+  opt("--bitrate", o.bitrate, "target bitrate instead of constant quality, e.g. 4M (-b:v)", "RATE");
+  opt("--pix-fmt", o.pixFmt, "output pixel format (default: yuv420p for H.264/H.265/VP9/AV1)",
+      "FMT");
+  opt("--audio-codec", o.audioCodec,
+      "audio: copy (default, re-encoded where the container "
+      "cannot take it) or an encoder name (-c:a)",
+      "NAME");
+  flag("--an", o.an, "drop the audio (-an)");
+  opt("--rate", o.rate, "frame rate of an image sequence or raw input (default 25)", "FPS");
+  opt("--size", o.size, "frame size of raw video on stdin", "WxH");
+  opt("--input-pix-fmt", o.inputPixFmt, "pixel format of raw video on stdin (default yuv420p)",
+      "FMT");
+  opt("--hwdec", o.hwdec, "hardware decoding: auto, none (default), cuda or vaapi", "DEV");
+  opt("--drop", o.drop,
+      "live sources: oldest (drop when behind; default when only previewing) "
+      "or never (default when recording)",
+      "WHEN");
+  flag("--preview", o.preview,
+       "show the preview window (default: when a display exists and no -o)");
+  flag("--no-preview", o.noPreview, "never open a window");
+  flag("--compare", o.compare, "preview original and filtered side by side");
+  flag("--no-overlay", o.noOverlay, "start the preview without the timing overlay");
+  opt("--slots", o.slots, "frames in flight (pinned host slots, 1..8; default 2)", "N");
+  opt("--stats", o.stats, "write per-frame timings as JSON lines to FILE", "FILE");
+  flag("--progress", o.progress, "progress line on stderr (default: when stderr is a terminal)");
+  flag("--no-progress", o.noProgress, "no progress line");
+  opt("--log-level", o.logLevel, "trace, debug, info, warn, error or off (default info)", "LEVEL");
+  flag("-q,--quiet", o.quiet, "warnings and errors only: no progress, no summary");
   app.add_flag("--list-devices", cl.listDevices, "list OpenCL platforms and devices, then exit");
   app.add_flag("--list-stages", cl.listStages, "list stages and their parameters, then exit");
   app.add_flag("-V,--version", cl.version, "print the version, then exit");
+  return m;
+}
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    out << app.help();
-    cl.exitNow = true;
-    return cl;
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(
-        describeParseError(app, e, {"vidfilter --help", " (the input is given as -i SRC)"}));
+bool given(const OptionMap& m, const char* name) { return m.at(name)->count() > 0; }
+
+template <class T>
+T checked(std::optional<T> v, const std::string& option, const std::string& why) {
+  if (!v) throw UsageError(option + " " + why);
+  return *v;
+}
+
+void takeMedia(const OptionMap& m, const RawOptions& o, Settings& s) {
+  std::string why;
+  if (given(m, "--ss")) s.start = checked(parseTime(o.ss, &why), "--ss", why);
+  if (given(m, "--duration")) s.duration = checked(parseTime(o.duration, &why), "-t", why);
+  if (given(m, "--to")) s.to = checked(parseTime(o.to, &why), "--to", why);
+  if (given(m, "--rate")) s.rate = checked(parseRate(o.rate, &why), "--rate", why);
+  if (given(m, "--bitrate")) s.bitrate = checked(parseBitrate(o.bitrate, &why), "--bitrate", why);
+  if (given(m, "--size")) {
+    if (!checkSize(o.size, &why)) throw UsageError("--size " + why);
+    s.size = o.size;
   }
+  const std::pair<const char*, std::optional<std::string>*> names[] = {
+      {"--codec", &s.codec},
+      {"--preset", &s.preset},
+      {"--pix-fmt", &s.pixFmt},
+      {"--format", &s.format},
+      {"--audio-codec", &s.audioCodec},
+      {"--input-pix-fmt", &s.inputPixFmt}};
+  const std::string* values[] = {&o.codec,  &o.preset,     &o.pixFmt,
+                                 &o.format, &o.audioCodec, &o.inputPixFmt};
+  for (std::size_t i = 0; i < std::size(names); ++i) {
+    if (!given(m, names[i].first)) continue;
+    if (auto w = checkName(*values[i]); !w.empty())
+      throw UsageError(std::string(names[i].first) + " " + w);
+    *names[i].second = *values[i];
+  }
+  if (given(m, "--crf")) {
+    if (auto w = checkCrf(o.crf); !w.empty()) throw UsageError("--crf " + w);
+    s.crf = o.crf;
+  }
+  if (given(m, "--hwdec")) {
+    if (auto w = checkHwdec(o.hwdec); !w.empty()) throw UsageError("--hwdec " + w);
+    s.hwdec = o.hwdec;
+  }
+  if (given(m, "--drop")) {
+    if (auto w = checkDrop(o.drop); !w.empty()) throw UsageError("--drop " + w);
+    s.drop = o.drop;
+  }
+  if (given(m, "--overwrite") && given(m, "--no-overwrite"))
+    throw UsageError("-y and -n contradict each other; give one");
+  if (given(m, "--overwrite")) s.overwrite = true;
+  if (given(m, "--no-overwrite")) s.overwrite = false;
+  if (given(m, "--an")) s.audio = false;
+  if (given(m, "--quiet")) s.quiet = true;
+  if (s.duration && s.to) throw UsageError("-t and --to both say where to stop; give one");
+  if (s.crf && s.bitrate) throw UsageError("--crf and --bitrate contradict each other; give one");
+}
 
-  Settings& s = cl.settings;
-  if (oInput->count()) s.input = input;
-  if (oChain->count()) s.chain = chain;
-  if (oOutput->count()) s.output = output;
-  if (oDevice->count()) s.device = device;
-  if (oPreview->count() && oNoPreview->count())
+void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
+  if (given(m, "--input")) s.input = o.input;
+  if (given(m, "--chain")) s.chain = o.chain;
+  if (given(m, "--output")) s.output = o.output;
+  if (given(m, "--device")) s.device = o.device;
+  if (given(m, "--preview") && given(m, "--no-preview"))
     throw UsageError("--preview and --no-preview contradict each other; give one");
-  if (oProgress->count() && oNoProgress->count())
+  if (given(m, "--progress") && given(m, "--no-progress"))
     throw UsageError("--progress and --no-progress contradict each other; give one");
-  if (oPreview->count()) s.preview = true;
-  if (oNoPreview->count()) s.preview = false;
-  if (oCompare->count()) s.compare = compare;
-  if (oNoOverlay->count()) s.overlay = false;
-  if (oStats->count()) s.statsPath = stats;
-  if (oProgress->count()) s.progress = true;
-  if (oNoProgress->count()) s.progress = false;
-  if (oFrames->count()) {
-    if (auto why = checkFrames(frames); !why.empty()) throw UsageError("--frames " + why);
-    s.frames = frames;
+  if (given(m, "--preview")) s.preview = true;
+  if (given(m, "--no-preview")) s.preview = false;
+  if (given(m, "--compare")) s.compare = o.compare;
+  if (given(m, "--no-overlay")) s.overlay = false;
+  if (given(m, "--stats")) s.statsPath = o.stats;
+  if (given(m, "--progress")) s.progress = true;
+  if (given(m, "--no-progress")) s.progress = false;
+  if (given(m, "--frames")) {
+    if (auto why = checkFrames(o.frames); !why.empty()) throw UsageError("--frames " + why);
+    s.frames = o.frames;
   }
-  if (oSlots->count()) {
-    if (auto why = checkSlots(slots); !why.empty()) throw UsageError("--slots " + why);
-    s.slots = static_cast<int>(slots);
+  if (given(m, "--slots")) {
+    if (auto why = checkSlots(o.slots); !why.empty()) throw UsageError("--slots " + why);
+    s.slots = static_cast<int>(o.slots);
   }
-  if (oCodec->count()) {
-    if (auto why = checkCodec(codec); !why.empty()) throw UsageError("--codec " + why);
-    s.codec = codec;
-  }
-  if (oLog->count()) {
-    if (auto why = checkLogLevel(logLevel); !why.empty()) throw UsageError("--log-level " + why);
-    s.logLevel = logLevel;
+  if (given(m, "--log-level")) {
+    if (auto why = checkLogLevel(o.logLevel); !why.empty()) throw UsageError("--log-level " + why);
+    s.logLevel = o.logLevel;
   }
   if (s.input && s.input->empty())
     throw UsageError("--input is empty; give a file, cam0, a URL or a GStreamer pipeline");
@@ -198,7 +302,35 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         "(vidfilter --list-stages lists them)");
   if (s.output && s.output->empty())
     throw UsageError("--output is empty; give a file name or leave the option out");
-  cl.configPath = config;
+}
+
+}  // namespace
+
+CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& out) {
+  CommandLine cl;
+  CLI::App app{"vidfilter: real-time video filtering with OpenCL (cameras, streams, files)",
+               "vidfilter"};
+  app.footer(helpFooter());
+  app.get_formatter()->column_width(30);
+  RawOptions o;
+  const OptionMap m = declareOptions(app, o, cl);
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  args = translateFfmpegSpellings(args);
+  std::reverse(args.begin(), args.end());  // CLI11 takes them last first
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    cl.exitNow = true;
+    return cl;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(
+        describeParseError(app, e, {"vidfilter --help", " (the input is given as -i SRC)"}));
+  }
+  takeRest(m, o, cl.settings);
+  takeMedia(m, o, cl.settings);
+  cl.configPath = o.config;
   return cl;
 }
 

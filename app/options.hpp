@@ -31,6 +31,13 @@ struct Settings {
   std::optional<bool> preview, compare, overlay, progress;
   std::optional<std::int64_t> frames;
   std::optional<int> slots;
+  // Media: trimming (seconds), rates, raw input, encoder, muxer, overwriting, decoding.
+  std::optional<double> start, to, duration, rate, crf;
+  std::optional<std::string> size, inputPixFmt, pixFmt, preset, format, audioCodec, hwdec, drop;
+  std::optional<std::int64_t> bitrate;
+  std::optional<bool> overwrite;  // true: -y, false: -n
+  std::optional<bool> audio;      // false: -an
+  std::optional<bool> quiet;      // -q: warnings and errors only, no summary
 
   // Takes every field not set here from `lower` (the config file under the command line).
   void fillFrom(const Settings& lower);
@@ -44,7 +51,9 @@ struct CommandLine {
 };
 
 // Parses argv (without the `bench` form; main dispatches that first). Prints --help to `out`
-// and sets exitNow. Throws UsageError with a one-line message for anything wrong.
+// and sets exitNow. Throws UsageError with a one-line message for anything wrong. ffmpeg's
+// spellings are understood too (-vf, -ss, -to, -an, -crf, -preset, -b:v, -c:v, -c:a, -pix_fmt,
+// and -s, -r before -i for raw input): see ffmpegSpellings().
 CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& out);
 
 // Value checks shared by the command line and config files: "" when fine, else the complaint
@@ -52,7 +61,7 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
 std::string checkFrames(std::int64_t n);
 std::string checkSlots(std::int64_t n);
 std::string checkLogLevel(const std::string& level);
-std::string checkCodec(const std::string& fourcc);
+std::string checkCodec(const std::string& name);
 
 // Help footer: examples, sources, outputs, exit statuses.
 std::string helpFooter();

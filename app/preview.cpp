@@ -1,14 +1,17 @@
 #include "app/preview.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <opencv2/highgui.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "app/interrupt.hpp"
+#include "app/media/atomic_file.hpp"
 
 namespace vf::app {
 
@@ -265,17 +268,28 @@ void PreviewSink::snapshot(const FrameResult& f) {
   static const int types[] = {CV_8UC1, CV_8UC3, CV_8UC4};
   const cv::Mat out(f.output.height, f.output.width, types[static_cast<int>(f.output.format)],
                     f.output.data, f.output.stride);
-  char name[64];
-  std::snprintf(name, sizeof name, "vidfilter-%06llu.png",
-                static_cast<unsigned long long>(f.stats.index));
-  const std::string path = (std::filesystem::path(opts_.snapshotDir) / name).string();
+  // A new name each time (a -N suffix when taken): a snapshot never replaces a file, so it can
+  // never write over an input either; the image is written whole or not at all.
+  std::string number = std::to_string(f.stats.index);
+  if (number.size() < 6) number.insert(0, 6 - number.size(), '0');
+  const std::string stem =
+      (std::filesystem::path(opts_.snapshotDir) / ("vidfilter-" + number)).string();
+  std::string path = stem + ".png", why = "could not encode the frame";
   bool ok = false;
+  std::vector<std::uint8_t> png;
   try {
-    ok = cv::imwrite(path, out);
+    if (cv::imencode(".png", out, png)) {
+      for (int n = 1; n < 1000; ++n) {
+        why = media::writeFileAtomically(path, png.data(), png.size(), /*replace=*/false);
+        if (why != std::strerror(EEXIST)) break;
+        path = stem + "-" + std::to_string(n) + ".png";
+      }
+      ok = why.empty();
+    }
   } catch (const cv::Exception&) {
     ok = false;
   }
-  setMessage(ok ? "saved " + path : "could not write " + path);
+  setMessage(ok ? "saved " + path : "could not write " + path + ": " + why);
   std::fprintf(stderr, "vidfilter: %s\n", message_.c_str());
 }
 

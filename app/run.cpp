@@ -16,9 +16,12 @@
 #include <thread>
 
 #include "app/config.hpp"
+#include "app/feeds.hpp"
 #include "app/interrupt.hpp"
+#include "app/media/av.hpp"
 #include "app/preview.hpp"
 #include "app/report.hpp"
+#include "app/run_setup.hpp"
 #include "app/sinks.hpp"
 #include "app/sources.hpp"
 #include "app/version.hpp"
@@ -27,7 +30,6 @@
 #include "pipeline/cl/device.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/fault_injection.hpp"
-#include "pipeline/quote.hpp"
 #include "pipeline/registry.hpp"
 
 namespace vf::app {
@@ -36,6 +38,7 @@ namespace fs = std::filesystem;
 
 void setLogLevel(const std::string& level) {
   spdlog::set_level(spdlog::level::from_str(level));
+  media::routeLogs();
   namespace cvlog = cv::utils::logging;
   // OpenCV's own warnings ("GStreamer warning: Cannot query video position") are noise to a
   // user; they come back with --log-level debug.
@@ -63,70 +66,6 @@ bool displayAvailable() {
 }
 
 namespace {
-
-// A file shown in the preview plays at its own frame rate, as a player would (795 frames of a
-// 10 fps clip take 80 s, not 5); with an output file, or no window, it runs as fast as the
-// device allows. When the consumer falls behind (a paused preview), the schedule restarts
-// instead of bursting to catch up.
-class PacedSource : public FrameSource {
- public:
-  PacedSource(FrameSource& inner, double fps)
-      : inner_(inner),
-        period_(
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / fps))) {
-  }
-  bool live() const override { return inner_.live(); }
-  std::int64_t frameCount() const override { return inner_.frameCount(); }
-  double fps() const override { return inner_.fps(); }
-  bool next(const SlotFn& slot, FrameTime& time) override {
-    const auto now = Clock::now();
-    if (due_ == Clock::time_point{} || now > due_ + period_)
-      due_ = now;
-    else
-      std::this_thread::sleep_until(due_);
-    due_ += period_;
-    return inner_.next(slot, time);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  FrameSource& inner_;
-  Clock::duration period_;
-  Clock::time_point due_{};
-};
-
-// Hands each frame to the output file and/or the preview, and counts what was delivered
-// (the progress line reads the count from the watcher thread).
-class TeeSink : public FrameSink {
- public:
-  TeeSink(FrameSink* output, FrameSink* preview) : output_(output), preview_(preview) {}
-
-  void consume(const FrameResult& frame) override {
-    if (output_) output_->consume(frame);
-    if (preview_) preview_->consume(frame);
-    frames_.fetch_add(1, std::memory_order_relaxed);
-  }
-  void finish() override {
-    // Both are finished even when one throws; the file first (it is what must not be lost).
-    std::exception_ptr first;
-    for (FrameSink* s : {output_, preview_}) {
-      if (!s) continue;
-      try {
-        s->finish();
-      } catch (...) {
-        if (!first) first = std::current_exception();
-      }
-    }
-    if (first) std::rethrow_exception(first);
-  }
-  bool wantsStop() const override { return preview_ && preview_->wantsStop(); }
-  std::int64_t frames() const { return frames_.load(std::memory_order_relaxed); }
-
- private:
-  FrameSink* output_;
-  FrameSink* preview_;
-  std::atomic<std::int64_t> frames_{0};
-};
 
 // Polls for Ctrl-C (and calls Engine::stop() outside the signal handler) and redraws the
 // progress line at most four times a second.
@@ -201,23 +140,112 @@ class Watcher {
   std::thread thread_;
 };
 
-void checkStatsPath(const std::string& path) {
-  fs::path dir = fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw UsageError("--stats " + printable(path) + ": directory " + quote(dir.string()) +
-                     " does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError("--stats " + printable(path) + ": directory " + quote(dir.string()) +
-                     " is not writable");
-  if (fs::is_directory(path, ec))
-    throw UsageError("--stats " + printable(path) + " is a directory; give a file name");
+}  // namespace
+
+namespace {
+
+int stoppedBeforeTheFirstFrame(int sig) {
+  spdlog::warn("stopped by {} before the first frame", signalName(sig));
+  return 128 + sig;
 }
 
-bool sameFile(const std::string& a, const std::string& b) {
-  std::error_code ec;
-  return fs::exists(a, ec) && fs::exists(b, ec) && fs::equivalent(a, b, ec);
+// The command line over the config file; an input and a chain are required.
+Settings resolveSettings(const CommandLine& cl) {
+  Settings s = cl.settings;
+  // A config file or an input that is a FIFO blocks until someone writes to it; a signal while
+  // they open ends the run at once (nothing exists yet that a stop would finish).
+  if (!cl.configPath.empty())
+    s.fillFrom(openOrExitOnSignal([&] { return loadConfigFile(cl.configPath); }));
+  if (s.logLevel) setLogLevel(*s.logLevel);
+  if (s.quiet.value_or(false) && !s.logLevel) setLogLevel("warn");
+  if (!s.input)
+    throw UsageError(
+        "no input: give -i SRC (a video file, cam0, a URL, or a GStreamer pipeline ending in "
+        "appsink), or input = \"...\" in a --config file");
+  if (!s.chain)
+    throw UsageError(
+        "no chain: give --chain, e.g. --chain blur,sobel (vidfilter --list-stages lists the "
+        "stages), or chain = \"...\" in a --config file");
+  return s;
+}
+
+std::unique_ptr<FrameSink> previewFor(const Settings& s, Engine& engine, const ClContext& ctx,
+                                      const std::string& chainText) {
+  PreviewOptions po;
+  po.compare = s.compare.value_or(false);
+  po.overlay = s.overlay.value_or(true);
+  po.deviceName = ctx.info().name;
+  po.chainText = chainText;
+  if (s.snapshotDir) po.snapshotDir = *s.snapshotDir;
+  if (s.title) po.title = *s.title;
+  return makePreviewSink(engine, po);
+}
+
+// What the run has opened, for the engine's part.
+struct Job {
+  const Settings& s;
+  const OutputSpec& output;
+  CaptureSource& source;
+  FrameSink* outputSink;
+  FrameSink* previewSink;
+  std::string deviceName;
+};
+
+// Runs the engine with the watcher (Ctrl-C, progress line), then the final line and the
+// summary on stderr (stdout may carry the video: -o -).
+int runEngine(Engine& engine, const Job& job) {
+  const Settings& s = job.s;
+  const bool quiet = s.quiet.value_or(false), preview = job.previewSink != nullptr;
+  TeeSink sink(job.outputSink, job.previewSink);
+  Progress base;
+  base.inputFps = job.source.fps();
+  std::int64_t total = job.source.frameCount();
+  if (s.frames) total = total > 0 ? std::min(total, *s.frames) : *s.frames;
+  base.total = total;
+  // The live progress line only where a person watches it; logs get the final line alone.
+  const bool progressLive = !preview && !quiet && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
+  // On a terminal, a log line from another thread first wipes the progress line it would
+  // otherwise be glued to; the watcher redraws the progress below it.
+  const bool tty = ::isatty(STDERR_FILENO) == 1;
+  if (progressLive && tty) spdlog::set_pattern("\r\033[Kvidfilter: %^%l%$: %v");
+  std::exception_ptr error;
+  Progress final;
+  bool printedLive = false;
+  {
+    Watcher watcher(engine, sink, base, progressLive, job.output.path);
+    try {
+      // Live sources drop the oldest waiting frame when behind, unless --drop never (the
+      // default when recording).
+      const bool dropNever = s.drop ? *s.drop == "never" : job.outputSink != nullptr;
+      WaitingSource waiting(job.source);
+      if (preview && !job.outputSink && !job.source.live() && job.source.fps() > 0) {
+        PacedSource paced(job.source, job.source.fps());
+        engine.run(paced, sink);
+      } else {
+        engine.run(job.source.live() && dropNever ? static_cast<FrameSource&>(waiting)
+                                                  : static_cast<FrameSource&>(job.source),
+                   sink);
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
+    watcher.stopWatching();
+    final = watcher.progress();
+    printedLive = watcher.printedLive();
+  }
+  if (progressLive && tty) spdlog::set_pattern("vidfilter: %^%l%$: %v");
+  if (printedLive)
+    std::fprintf(stderr, "\r%s\033[K\n", formatProgress(final).c_str());
+  else if (!preview && !quiet)
+    std::fprintf(stderr, "%s\n", formatProgress(final).c_str());
+  if (error) std::rethrow_exception(error);  // the output said what it kept
+  if (!quiet) std::fprintf(stderr, "%s", formatSummary(engine.stats(), job.deviceName).c_str());
+  if (const int sig = interruptSignal()) {
+    spdlog::warn("stopped by {} after {} frames{}", signalName(sig), final.frames,
+                 job.output.path.empty() ? "" : "; " + job.output.path + " is complete");
+    return 128 + sig;
+  }
+  return kExitOk;
 }
 
 }  // namespace
@@ -239,33 +267,19 @@ int runCommandLine(const CommandLine& cl) {
   // From here on Ctrl-C asks for a clean stop (a second one quits at once); one that comes
   // before the first frame ends the run before it starts.
   installInterruptHandlers();
-
-  Settings s = cl.settings;
-  // A config file or an input that is a FIFO blocks until someone writes to it; a signal while
-  // they open ends the run at once (nothing exists yet that a stop would finish).
-  if (!cl.configPath.empty())
-    s.fillFrom(openOrExitOnSignal([&] { return loadConfigFile(cl.configPath); }));
-  if (s.logLevel) setLogLevel(*s.logLevel);
-
-  if (!s.input)
-    throw UsageError(
-        "no input: give -i SRC (a video file, cam0, a URL, or a GStreamer pipeline ending in "
-        "appsink), or input = \"...\" in a --config file");
-  if (!s.chain)
-    throw UsageError(
-        "no chain: give --chain, e.g. --chain blur,sobel (vidfilter --list-stages lists the "
-        "stages), or chain = \"...\" in a --config file");
+  // A write past the file size limit (ulimit -f) fails with EFBIG, which the output reports,
+  // instead of killing the process with SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
+  const Settings s = resolveSettings(cl);
 
   // Everything the user wrote is checked before a device or a file is opened.
   Chain chain = Chain::parse(*s.chain);
   injectFaultsFromEnvironment(chain);  // VIDFILTER_FAULT, for the reliability tests
-  const OutputSpec output = classifyOutput(s.output, s.codec);
+  const OutputSpec output = classifyOutput(s);
   const SourceSpec sourceSpec = classifySource(*s.input);
   checkSourceAccess(sourceSpec);
-  if (output.kind == OutputKind::Video && sourceSpec.kind == SourceKind::File &&
-      sameFile(sourceSpec.text, output.path))
-    throw UsageError("output " + quote(output.path) + " is the input file; choose another name");
   if (s.statsPath) checkStatsPath(*s.statsPath);
+  checkPaths(s, cl.configPath, sourceSpec, output);
   const bool display = displayAvailable();
   const bool preview = s.preview ? *s.preview : (display && output.kind == OutputKind::None);
   if (preview && !display)
@@ -275,8 +289,13 @@ int runCommandLine(const CommandLine& cl) {
 
   std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
   keepSigquitDefault();
-  std::unique_ptr<CaptureSource> source =
-      openOrExitOnSignal([&] { return openSource(sourceSpec); });
+  std::unique_ptr<CaptureSource> source;
+  try {
+    source = openOrExitOnSignal([&] { return openSource(sourceSpec, inputOptions(s, chain, preview)); });
+  } catch (const std::exception&) {
+    if (!interruptSignal()) throw;  // a signal ended the open: not an error of the input
+  }
+  if (const int sig = interruptSignal()) return stoppedBeforeTheFirstFrame(sig);
   spdlog::info("input: {}", source->description());
 
   // Configured here, so a format mismatch or a kernel that does not build is reported before
@@ -285,14 +304,10 @@ int runCommandLine(const CommandLine& cl) {
   const FrameDesc outDesc = chain.output();
   const std::string chainText = chain.str();
   spdlog::info("chain: {} ({} -> {})", chainText, source->firstFrameDesc().str(), outDesc.str());
-
-  if (const int sig = interruptSignal()) {  // Ctrl-C while opening: nothing to finish yet
-    spdlog::warn("stopped by {} before the first frame", signalName(sig));
-    return 128 + sig;
-  }
+  if (const int sig = interruptSignal()) return stoppedBeforeTheFirstFrame(sig);
   std::unique_ptr<FrameSink> outputSink;
   if (output.kind != OutputKind::None)
-    outputSink = openInterruptibly([&] { return openOutput(output, outDesc, source->fps()); });
+    outputSink = openInterruptibly([&] { return openOutput(output, outDesc, *source); });
 
   EngineOptions eo;
   eo.slots = s.slots.value_or(2);
@@ -303,72 +318,13 @@ int runCommandLine(const CommandLine& cl) {
   // get every frame (the engine sees to that).
   eo.timingEvery = preview ? 1 : 8;
   Engine engine(ctx, std::move(chain), eo);
-
   std::unique_ptr<FrameSink> previewSink;
-  if (preview) {
-    PreviewOptions po;
-    po.compare = s.compare.value_or(false);
-    po.overlay = s.overlay.value_or(true);
-    po.deviceName = ctx->info().name;
-    po.chainText = chainText;
-    if (s.snapshotDir) po.snapshotDir = *s.snapshotDir;
-    if (s.title) po.title = *s.title;
-    previewSink = makePreviewSink(engine, po);
-  } else if (output.kind == OutputKind::None) {
+  if (preview)
+    previewSink = previewFor(s, engine, *ctx, chainText);
+  else if (output.kind == OutputKind::None)
     spdlog::info("no output and no preview: frames are processed and discarded (timing run)");
-  }
-  TeeSink sink(outputSink.get(), previewSink.get());
-
-  Progress base;
-  base.inputFps = source->fps();
-  std::int64_t total = source->frameCount();
-  if (s.frames) total = total > 0 ? std::min(total, *s.frames) : *s.frames;
-  base.total = total;
-  // The live progress line only where a person watches it; logs get the final line alone.
-  const bool progressLive = !preview && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
-
-  // On a terminal, a log line from another thread first wipes the progress line it would
-  // otherwise be glued to; the watcher redraws the progress below it.
-  const bool tty = ::isatty(STDERR_FILENO) == 1;
-  if (progressLive && tty) spdlog::set_pattern("\r\033[Kvidfilter: %^%l%$: %v");
-  std::exception_ptr error;
-  Progress final;
-  bool printedLive = false;
-  {
-    Watcher watcher(engine, sink, base, progressLive, output.path);
-    try {
-      if (previewSink && !outputSink && !source->live() && source->fps() > 0) {
-        PacedSource paced(*source, source->fps());
-        engine.run(paced, sink);
-      } else {
-        engine.run(*source, sink);
-      }
-    } catch (...) {
-      error = std::current_exception();
-    }
-    watcher.stopWatching();
-    final = watcher.progress();
-    printedLive = watcher.printedLive();
-  }
-  if (progressLive && tty) spdlog::set_pattern("vidfilter: %^%l%$: %v");
-  if (printedLive)
-    std::fprintf(stderr, "\r%s\033[K\n", formatProgress(final).c_str());
-  else if (!preview)
-    std::fprintf(stderr, "%s\n", formatProgress(final).c_str());
-
-  if (error) {
-    if (output.kind != OutputKind::None && final.frames > 0)
-      spdlog::warn("{} keeps the {} frames finished before the error", output.path, final.frames);
-    std::rethrow_exception(error);
-  }
-
-  std::cout << formatSummary(engine.stats(), ctx->info().name) << std::flush;
-  if (const int sig = interruptSignal()) {
-    spdlog::warn("stopped by {} after {} frames{}", signalName(sig), final.frames,
-                 output.path.empty() ? "" : "; " + output.path + " is complete");
-    return 128 + sig;
-  }
-  return kExitOk;
+  return runEngine(engine,
+                   {s, output, *source, outputSink.get(), previewSink.get(), ctx->info().name});
 }
 
 }  // namespace vf::app

@@ -5,11 +5,16 @@
 
 #include <cctype>
 #include <filesystem>
-#include <opencv2/imgproc.hpp>
-#include <opencv2/videoio.hpp>
-#include <opencv2/videoio/registry.hpp>
 #include <regex>
 
+extern "C" {
+#include <libavformat/avio.h>
+}
+
+#include "app/cv_capture.hpp"
+#include "app/media/image_sequence.hpp"
+#include "app/media/media_source.hpp"
+#include "app/media/pattern.hpp"
 #include "app/options.hpp"
 
 namespace vf::app {
@@ -28,6 +33,8 @@ const char* kindName(SourceKind k) {
       return "stream";
     case SourceKind::GStreamer:
       return "GStreamer pipeline";
+    case SourceKind::Pipe:
+      return "pipe";
   }
   return "?";
 }
@@ -40,243 +47,36 @@ std::string trim(const std::string& s) {
   return s.substr(a, s.find_last_not_of(" \t\n") - a + 1);
 }
 
-bool hasPrintfInt(const std::string& s) {
-  static const std::regex re("%0?[0-9]*d");
-  return std::regex_search(s, re);
+// Input protocols this FFmpeg reads ("http", "udp", ...), plus the schemes its demuxers take
+// themselves (rtsp).
+bool isInputProtocol(const std::string& proto) {
+  for (const char* p : {"rtsp", "rtsps"})
+    if (proto == p) return true;
+  void* opaque = nullptr;
+  while (const char* name = avio_enum_protocols(&opaque, 0))
+    if (proto == name) return proto != "file" && proto != "pipe" && proto != "fd";
+  return false;
 }
 
-std::string cameraList() {
-  std::vector<std::string> nodes;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/dev", ec)) {
-    const std::string n = e.path().filename().string();
-    if (n.rfind("video", 0) == 0) nodes.push_back(e.path().string());
-  }
-  std::sort(nodes.begin(), nodes.end());
-  if (nodes.empty()) return "no camera devices (/dev/video*) exist on this machine";
-  std::string s = "video devices here:";
-  for (const auto& n : nodes) s += " " + n;
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
-
-PixelFormat formatOfMat(const cv::Mat& m) {
-  switch (m.channels()) {
-    case 1:
-      return PixelFormat::Gray8;
-    case 4:
-      return PixelFormat::BGRA8;
-    default:
-      return PixelFormat::BGR8;
-  }
-}
-
-// 8-bit with 1, 3 or 4 channels, as the pipeline takes it.
-cv::Mat toSupported(const cv::Mat& m) {
-  cv::Mat out = m;
-  if (out.depth() != CV_8U) {
-    double scale = out.depth() == CV_16U ? 1.0 / 257 : 1.0;
-    out.convertTo(out, CV_MAKETYPE(CV_8U, out.channels()), scale);
-  }
-  if (out.channels() == 2) cv::cvtColor(out, out, cv::COLOR_GRAY2BGR);  // rare: YUYV raw
-  return out;
-}
-
-class VideoCaptureSource : public CaptureSource {
- public:
-  explicit VideoCaptureSource(const SourceSpec& spec) : spec_(spec) {
-    live_ = spec.kind == SourceKind::Camera || spec.kind == SourceKind::Url ||
-            spec.kind == SourceKind::GStreamer;
-    open();
-    cv::Mat first;
-    // A camera can need a few grabs before it delivers; a file's first frame is frame 0.
-    const int attempts = live_ ? 5 : 1;
-    for (int i = 0; i < attempts && first.empty(); ++i) cap_.read(first);
-    if (first.empty()) {
-      if (spec.kind == SourceKind::File || spec.kind == SourceKind::ImageSequence)
-        throw UsageError("'" + spec.text +
-                         "' opened but no video frame could be decoded from it (not a video, "
-                         "an audio-only file, or damaged)");
-      throw UsageError(std::string(kindName(spec.kind)) + " '" + spec.text +
-                       "' opened but delivered no frame");
-    }
-    pending_ = toSupported(first);
-    last_ = {pending_.cols, pending_.rows, formatOfMat(pending_)};
-    const double fps = cap_.get(cv::CAP_PROP_FPS);
-    fps_ = (fps > 0 && fps < 1000) ? fps : 0;
-    if (!live_) {
-      const double n = cap_.get(cv::CAP_PROP_FRAME_COUNT);
-      count_ = n >= 1 ? static_cast<std::int64_t>(n + 0.5) : -1;
-    }
-  }
-
-  ~VideoCaptureSource() override {
-    spdlog::debug("{}: {} of {} frames decoded straight into the engine's slots", spec_.text,
-                  direct_, delivered_);
-  }
-
-  bool live() const override { return live_; }
-  std::int64_t frameCount() const override { return count_; }
-  double fps() const override { return fps_; }
-  FrameDesc firstFrameDesc() const override { return last_; }
-  std::int64_t failedFrames() const override { return failed_; }
-
-  std::string description() const override {
-    std::string s = std::string(kindName(spec_.kind)) + " " + spec_.text + " (" + last_.str();
-    if (fps_ > 0) s += ", " + cv::format("%.3g", fps_) + " fps";
-    if (count_ > 0) s += ", " + std::to_string(count_) + " frames";
-    return s + ")";
-  }
-
-  bool next(const SlotFn& slot, FrameTime& /*time*/) override {
-    if (!pending_.empty()) {
-      deliver(pending_, slot);
-      pending_.release();
-      ++delivered_;
-      return true;
-    }
-    for (int failures = 0;; ++failures) {
-      if (failures >= kMaxConsecutiveFailures || !cap_.grab()) return endOfStream();
-      if (tryRetrieve(slot)) {
-        ++delivered_;
-        return true;
-      }
-      ++failed_;  // an empty frame: count it and try the next one
-    }
-  }
-
- private:
-  static constexpr int kMaxConsecutiveFailures = 50;
-
-  void open() {
-    const std::string& t = spec_.text;
-    switch (spec_.kind) {
-      case SourceKind::Camera:
-        cap_.open(spec_.cameraIndex, cv::CAP_ANY);
-        if (!cap_.isOpened())
-          throw UsageError("camera " + t + " (index " + std::to_string(spec_.cameraIndex) +
-                           ") could not be opened: it does not exist or is busy; " + cameraList());
-        return;
-      case SourceKind::Url:
-        // Bounded waits, so a dead server is an error and a stalled stream ends, not a hang.
-        cap_.open(t, cv::CAP_FFMPEG,
-                  {cv::CAP_PROP_OPEN_TIMEOUT_MSEC, 10000, cv::CAP_PROP_READ_TIMEOUT_MSEC, 5000});
-        if (!cap_.isOpened())
-          throw UsageError("stream '" + t +
-                           "' could not be opened (nothing is sending there, wrong address, or "
-                           "FFmpeg cannot read that protocol)");
-        return;
-      case SourceKind::GStreamer:
-        if (!cv::videoio_registry::hasBackend(cv::CAP_GSTREAMER))
-          throw UsageError(
-              "this OpenCV was built without GStreamer, so '-i ... ! appsink' cannot be opened; "
-              "use a file, a camera or a URL");
-        cap_.open(t, cv::CAP_GSTREAMER);
-        if (!cap_.isOpened())
-          throw UsageError("GStreamer pipeline '" + t +
-                           "' could not be started (an element missing or misspelt? check it "
-                           "with gst-launch-1.0 ... ! fakesink)");
-        return;
-      case SourceKind::ImageSequence:
-        cap_.open(t, cv::CAP_IMAGES);
-        if (!cap_.isOpened())
-          throw UsageError("image sequence '" + t + "' has no readable first image");
-        return;
-      case SourceKind::File: {
-        checkSourceAccess(spec_);
-        cap_.open(t, cv::CAP_FFMPEG);
-        if (!cap_.isOpened())
-          throw UsageError("input file '" + t +
-                           "' is not a video FFmpeg can read (wrong format or damaged)");
-        return;
-      }
-    }
-  }
-
-  static void copyInto(const cv::Mat& m, const FrameView& v) {
-    cv::Mat dst(v.height, v.width, m.type(), v.data, v.stride);
-    m.copyTo(dst);
-  }
-
-  void deliver(const cv::Mat& m, const std::function<FrameView(const FrameDesc&)>& slot) {
-    const FrameDesc d{m.cols, m.rows, formatOfMat(m)};
-    if (d != last_) {
-      spdlog::warn("{}: frame size changed from {} to {} at frame {}", spec_.text, last_.str(),
-                   d.str(), delivered_);
-      last_ = d;
-    }
-    copyInto(m, slot(d));
-  }
-
-  // Decodes straight into the engine's slot when the frame has the size and format of the
-  // previous one (the usual case); otherwise through a staging Mat.
-  bool tryRetrieve(const std::function<FrameView(const FrameDesc&)>& slot) {
-    const int w = static_cast<int>(cap_.get(cv::CAP_PROP_FRAME_WIDTH));
-    const int h = static_cast<int>(cap_.get(cv::CAP_PROP_FRAME_HEIGHT));
-    if (w == last_.width && h == last_.height && last_.format == PixelFormat::BGR8) {
-      const FrameView v = slot(last_);
-      cv::Mat dst(v.height, v.width, CV_8UC3, v.data, v.stride);
-      cv::Mat out = dst;  // retrieve writes into `out`; a different frame size reallocates it
-      if (!cap_.retrieve(out) || out.empty()) {
-        dst.setTo(cv::Scalar::all(0));  // the slot is taken: hand a black frame, never garbage
-        spdlog::warn("{}: frame {} could not be decoded; a black frame stands in", spec_.text,
-                     delivered_);
-        ++failed_;
-        return true;
-      }
-      if (out.data == dst.data) ++direct_;
-      if (out.data != dst.data) {
-        // Size or format changed under us: this frame is fitted into the slot taken for the old
-        // size; the next one goes through the staging path with its own size.
-        cv::Mat fitted = toSupported(out);
-        if (fitted.channels() != 3)
-          cv::cvtColor(fitted, fitted,
-                       fitted.channels() == 1 ? cv::COLOR_GRAY2BGR : cv::COLOR_BGRA2BGR);
-        cv::resize(fitted, dst, dst.size(), 0, 0, cv::INTER_AREA);
-        if (!warnedResize_)
-          spdlog::warn("{}: frame size changed to {}x{} at frame {}", spec_.text, out.cols,
-                       out.rows, delivered_);
-        warnedResize_ = true;
-        last_ = {out.cols, out.rows, formatOfMat(fitted)};
-      }
-      return true;
-    }
-    if (!cap_.retrieve(staging_) || staging_.empty()) return false;
-    deliver(toSupported(staging_), slot);
-    return true;
-  }
-
-  bool endOfStream() {
-    if (live_) {
-      spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
-                   kindName(spec_.kind), spec_.text, delivered_);
-    } else if (count_ > 0 && delivered_ < count_) {
-      // Containers sometimes over-count by a frame or two; more than that is damage.
-      const std::int64_t missing = count_ - delivered_;
-      if (missing > 2)
-        spdlog::warn(
-            "{}: decoded {} of {} frames; the rest could not be read (truncated or "
-            "damaged file)",
-            spec_.text, delivered_, count_);
-      failed_ += missing > 2 ? missing : 0;
-    }
-    if (failed_ > 0 && !live_)
-      spdlog::warn("{}: {} frame(s) failed to decode", spec_.text, failed_);
-    return false;
-  }
-
-  SourceSpec spec_;
-  cv::VideoCapture cap_;
-  bool live_ = false;
-  cv::Mat pending_, staging_;
-  FrameDesc last_;
-  double fps_ = 0;
-  std::int64_t count_ = -1, delivered_ = 0, failed_ = 0, direct_ = 0;
-  bool warnedResize_ = false;
-};
 
 }  // namespace
 
 void checkSourceAccess(const SourceSpec& spec) {
+  if (spec.kind == SourceKind::ImageSequence) {
+    media::listSequence(spec.text);  // throws when nothing matches
+    return;
+  }
+  if (spec.kind == SourceKind::Pipe) {
+    if (::isatty(STDIN_FILENO) == 1)
+      throw UsageError(
+          "-i - reads video from stdin, but stdin is a terminal; pipe a stream in, e.g. "
+          "ffmpeg -i in.mp4 -f yuv4mpegpipe - | vidfilter -i - ...");
+    return;
+  }
   if (spec.kind != SourceKind::File) return;
   const std::string& t = spec.text;
   std::error_code ec;
@@ -295,6 +95,13 @@ void checkSourceAccess(const SourceSpec& spec) {
 SourceSpec classifySource(const std::string& textIn) {
   SourceSpec s;
   s.text = textIn;
+  std::error_code ec;
+  // An existing path is a file, whatever it holds ('!', '%', '*', "://").
+  if (textIn != "-" && fs::exists(textIn, ec)) return s;
+  if (textIn == "-") {
+    s.kind = SourceKind::Pipe;
+    return s;
+  }
   const std::string t = trim(textIn);
   static const std::regex cam("^cam([0-9]{1,3})$", std::regex::icase);
   std::smatch m;
@@ -303,45 +110,61 @@ SourceSpec classifySource(const std::string& textIn) {
     s.cameraIndex = std::stoi(m[1].str());
     return s;
   }
+  const auto scheme = t.find("://");
+  const bool url = scheme != std::string::npos && scheme > 0 &&
+                   t.find_first_of(" !/") > scheme;  // "a b ! c://" is a pipeline
+  if (url) {
+    const std::string proto = lower(t.substr(0, scheme));
+    if (proto == "file") {  // file:///path is a plain file
+      s.text = t.substr(scheme + 3);
+      return s;
+    }
+    if (isInputProtocol(proto)) {
+      s.kind = SourceKind::Url;
+      return s;
+    }
+    throw UsageError("input '" + t + "': unsupported protocol '" + proto +
+                     "'; FFmpeg here reads rtsp, rtmp, http(s), udp, tcp, rtp, srt and more "
+                     "(ffmpeg -protocols lists them)");
+  }
   if (t.find('!') != std::string::npos) {
     s.kind = SourceKind::GStreamer;
     const std::string last = trim(t.substr(t.rfind('!') + 1));
     if (last.rfind("appsink", 0) != 0)
       throw UsageError("GStreamer pipeline must end in appsink, e.g. '" +
                        trim(t.substr(0, t.rfind('!'))) +
-                       " ! videoconvert ! appsink'; it ends in '" + last + "'");
+                       " ! videoconvert ! appsink'; it ends in '" + last +
+                       "' (a file whose "
+                       "name holds '!' is read as a file only when it exists)");
     return s;
   }
-  const auto scheme = t.find("://");
-  if (scheme != std::string::npos) {
-    std::string proto = t.substr(0, scheme);
-    for (char& c : proto) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (proto == "file") {  // file:///path is a plain file
-      s.text = t.substr(scheme + 3);
-      s.kind = SourceKind::File;
+  if (t.find('%') != std::string::npos) {
+    media::PatternProblem problem;
+    if (media::parseFramePattern(textIn, &problem)) {
+      s.kind = SourceKind::ImageSequence;
       return s;
     }
-    static const char* const kProtocols[] = {"rtsp", "rtsps", "rtmp", "http", "https",
-                                             "udp",  "tcp",   "rtp",  "srt"};
-    for (const char* p : kProtocols)
-      if (proto == p) {
-        s.kind = SourceKind::Url;
-        return s;
-      }
-    throw UsageError("input '" + t + "': unsupported protocol '" + proto +
-                     "'; use rtsp, rtmp, http(s), udp, tcp, rtp or srt");
+    if (!problem.what.empty())
+      throw UsageError("input '" + textIn + "' is not a file, and not a valid image pattern: " +
+                       problem.what + " (at column " + std::to_string(problem.column) + ")");
   }
-  std::error_code ec;
-  if (hasPrintfInt(t) && !fs::exists(t, ec)) {
-    s.kind = SourceKind::ImageSequence;
-    return s;
-  }
-  s.kind = SourceKind::File;
+  if (media::isGlob(textIn)) s.kind = SourceKind::ImageSequence;
   return s;
 }
 
-std::unique_ptr<CaptureSource> openSource(const SourceSpec& spec) {
-  return std::make_unique<VideoCaptureSource>(spec);
+std::unique_ptr<CaptureSource> openSource(const SourceSpec& spec, const InputOptions& options) {
+  switch (spec.kind) {
+    case SourceKind::Camera:
+    case SourceKind::GStreamer:
+      return openCvCapture(spec);
+    case SourceKind::ImageSequence:
+      return std::make_unique<media::ImageSequenceSource>(spec, options);
+    case SourceKind::File:
+    case SourceKind::Url:
+    case SourceKind::Pipe:
+      break;
+  }
+  return std::make_unique<media::MediaSource>(spec, options);
 }
 
 }  // namespace vf::app

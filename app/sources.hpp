@@ -1,29 +1,45 @@
 #pragma once
-// Frame sources over cv::VideoCapture: cameras, files, network streams, GStreamer pipelines.
+// Where frames come from. Files, URLs, pipes and image sequences are read with FFmpeg's
+// libraries (app/media/); cameras and GStreamer pipelines through OpenCV (app/cv_capture.hpp).
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "pipeline/engine.hpp"
 
 namespace vf::app {
 
-enum class SourceKind { Camera, File, ImageSequence, Url, GStreamer };
+enum class SourceKind { Camera, File, ImageSequence, Url, GStreamer, Pipe };
 
 struct SourceSpec {
   SourceKind kind = SourceKind::File;
-  std::string text;  // what the user wrote
+  std::string text;  // what the user wrote (a file:// URL's path for files)
   int cameraIndex = -1;
 };
 
-// Classifies `-i` text: "cam0" (camera), "rtsp://..." (URL), "... ! appsink" (GStreamer),
-// "dir/img_%04d.png" (image sequence), anything else a file. Throws UsageError for a GStreamer
-// pipeline that does not end in appsink or an unsupported URL scheme.
+// How an input is read, from the options (--ss, -t/--to, --rate, --size, --pix-fmt, --hwdec).
+struct InputOptions {
+  double start = 0;                // --ss, seconds on the input's timeline
+  std::optional<double> end;       // --to, or --ss + -t (seconds on the same timeline)
+  double rate = 0;                 // image sequences and raw video (0: 25 fps, as ffmpeg)
+  std::string rawSize, rawPixFmt;  // raw video on stdin
+  std::string hwdec = "none";      // none, auto, cuda, vaapi
+  bool grayLuma = false;           // the chain begins with gray: deliver the luma plane
+};
+
+// Classifies `-i` text: "cam0" (camera), "-" (stdin), "rtsp://..." (URL), "... ! appsink"
+// (GStreamer), "dir/img_%04d.png" or "dir/*.png" (image sequence), anything else a file. An
+// existing path is always a file, whatever characters it holds. Throws UsageError for a
+// GStreamer pipeline that does not end in appsink, a malformed frame-number pattern, or an
+// unknown URL scheme.
 SourceSpec classifySource(const std::string& text);
 
 const char* kindName(SourceKind k);
 
 // The checks that need no decoder, run before the device opens: a file exists, is not a
-// directory, and is readable. Throws UsageError.
+// directory, and is readable; an image sequence has a first image; stdin is not a terminal.
+// Throws UsageError.
 void checkSourceAccess(const SourceSpec& spec);
 
 // A source opened and its first frame decoded (so size and format are known before the chain
@@ -42,6 +58,6 @@ class CaptureSource : public FrameSource {
   virtual void requestSeek(double /*seconds*/) {}
 };
 
-std::unique_ptr<CaptureSource> openSource(const SourceSpec& spec);
+std::unique_ptr<CaptureSource> openSource(const SourceSpec& spec, const InputOptions& options);
 
 }  // namespace vf::app

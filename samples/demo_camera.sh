@@ -17,5 +17,5 @@ if have_display; then
 else
   mkdir -p out
   echo "demo: no display (DISPLAY unset): recording 300 frames to out/camera.mkv" >&2
-  run "$VIDFILTER" -i "$CAM" --chain blur=sigma=2,sobel,hist -o out/camera.mkv --frames 300
+  run "$VIDFILTER" -y -i "$CAM" --chain blur=sigma=2,sobel,hist -o out/camera.mkv --frames 300
 fi

@@ -10,11 +10,11 @@ cd "$ROOT"
 [[ -f $SAMPLE ]] || { echo "demo: $SAMPLE missing: apt-get install opencv-doc" >&2; exit 2; }
 mkdir -p out
 
-run "$VIDFILTER" -i "$SAMPLE" --chain blur,sobel,hist,brightness -o out/vtest_edges.mp4 --no-preview
+run "$VIDFILTER" -y -i "$SAMPLE" --chain blur,sobel,hist,brightness -o out/vtest_edges.mp4 --no-preview
 
 if [[ ${1:-} == frames ]]; then
   mkdir -p out/frames
-  run "$VIDFILTER" -i "$SAMPLE" --chain "gray,brightness=gain=1.5:bias=-20" \
+  run "$VIDFILTER" -y -i "$SAMPLE" --chain "gray,brightness=gain=1.5:bias=-20" \
     -o 'out/frames/vtest_%05d.png' --frames 50 --no-preview
 fi
 # Same job from a config file (commented, to copy): config/offline.toml

@@ -12,7 +12,7 @@ if have_display; then
   OUT=(--preview --compare)
 else
   mkdir -p out
-  OUT=(-o out/stream.mkv --frames 300)
+  OUT=(-y -o out/stream.mkv --frames 300)
   echo "demo: no display (DISPLAY unset): 300 frames to out/stream.mkv" >&2
 fi
 

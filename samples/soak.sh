@@ -49,8 +49,8 @@ fi
 
 SRC="videotestsrc is-live=true pattern=ball ! video/x-raw,width=$WIDTH,height=$HEIGHT,framerate=$FPS/1 ! videoconvert ! appsink"
 echo "soak: $DURATION s of $WIDTH x $HEIGHT @ $FPS fps through $CHAIN; log $LOG" >&2
-"${PRELOAD[@]}" "$VIDFILTER" -i "$SRC" --chain "$CHAIN" --no-preview --stats "$STATS" \
-  --progress >"$SUMMARY" 2>"$ERR" &
+"${PRELOAD[@]}" "$VIDFILTER" -y -i "$SRC" --chain "$CHAIN" --no-preview --stats "$STATS" \
+  --progress 2>"$ERR" &
 PID=$!
 trap 'kill -INT $PID 2>/dev/null || true' EXIT
 
@@ -80,6 +80,7 @@ trap - EXIT
 status=0
 wait $PID || status=$?
 echo "soak: vidfilter exited with status $status (130 = stopped by SIGINT, as asked)" | tee -a "$LOG"
+tr '\r' '\n' <"$ERR" | sed -n '/^device time/,$p' >"$SUMMARY"  # the summary ends stderr
 cat "$SUMMARY" | tee -a "$LOG"
 grep -E 'warn|error' "$ERR" | tee -a "$LOG" || true
 

@@ -131,8 +131,17 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_EQ(usageError({"--frames", "ten"}),
             "--frames: 'ten' is not a whole number; see vidfilter --help");
   EXPECT_NE(usageError({"--slots", "9"}).find("--slots must be in [1, 8]"), std::string::npos);
-  EXPECT_NE(usageError({"--codec", "h264x"}).find("--codec must be a four-character code"),
+  EXPECT_NE(usageError({"--codec", "lib x264"}).find("--codec must be a name"), std::string::npos);
+  EXPECT_NE(usageError({"--ss", "1:75"}).find("--ss must be a time"), std::string::npos);
+  EXPECT_NE(usageError({"-t", "-3"}).find("-t must not be negative"), std::string::npos);
+  EXPECT_NE(usageError({"--crf", "99"}).find("--crf must be in [0, 63]"), std::string::npos);
+  EXPECT_NE(usageError({"--bitrate", "lots"}).find("--bitrate must be bits per second"),
             std::string::npos);
+  EXPECT_NE(usageError({"--hwdec", "gpu"}).find("--hwdec must be auto, none, cuda or vaapi"),
+            std::string::npos);
+  EXPECT_NE(usageError({"-y", "-n"}).find("-y and -n contradict"), std::string::npos);
+  EXPECT_NE(usageError({"-t", "1", "--to", "2"}).find("give one"), std::string::npos);
+  EXPECT_NE(usageError({"-c", "copy"}).find("ffmpeg's codec option"), std::string::npos);
   EXPECT_NE(usageError({"--log-level", "loud"}).find("--log-level must be one of"),
             std::string::npos);
   EXPECT_EQ(usageError({"--bogus"}), "unknown option --bogus; see vidfilter --help");
@@ -159,26 +168,45 @@ TEST(AppCli, ClassifiesSources) {
   EXPECT_EQ(f.kind, SourceKind::File);
   EXPECT_EQ(f.text, "/tmp/x.mp4");
   EXPECT_THROW(classifySource("videotestsrc ! videoconvert"), UsageError);
-  EXPECT_THROW(classifySource("gopher://x"), UsageError);
+  EXPECT_THROW(classifySource("nosuchprotocol://x"), UsageError);
+  EXPECT_EQ(classifySource("-").kind, SourceKind::Pipe);
+  EXPECT_EQ(classifySource("shots/*.png").kind, SourceKind::ImageSequence);
+  EXPECT_THROW(classifySource("x_%s.png"), UsageError);  // not a file, not a valid pattern
 }
 
-TEST(AppCli, ClassifiesOutputsAndPicksCodecs) {
+OutputSpec classify(const std::optional<std::string>& path,
+                    const std::optional<std::string>& codec = std::nullopt,
+                    const std::optional<std::string>& format = std::nullopt) {
+  Settings s;
+  s.output = path;
+  s.codec = codec;
+  s.format = format;
+  return classifyOutput(s);
+}
+
+TEST(AppCli, ClassifiesOutputsAndPicksEncodersAsFfmpeg) {
   TempDir dir("cli_out");
-  EXPECT_EQ(classifyOutput(std::nullopt, std::nullopt).kind, OutputKind::None);
-  const OutputSpec mp4 = classifyOutput(dir / "a.mp4", std::nullopt);
+  EXPECT_EQ(classify(std::nullopt).kind, OutputKind::None);
+  const OutputSpec mp4 = classify(dir / "a.mp4");
   EXPECT_EQ(mp4.kind, OutputKind::Video);
-  EXPECT_EQ(mp4.fourcc, "mp4v");
-  EXPECT_EQ(classifyOutput(dir / "a.avi", std::nullopt).fourcc, "MJPG");
-  EXPECT_EQ(classifyOutput(dir / "a.MKV", std::nullopt).fourcc, "FFV1");
-  EXPECT_EQ(classifyOutput(dir / "a.mp4", std::string("avc1")).fourcc, "avc1");
-  const OutputSpec seq = classifyOutput(dir / "f_%05d.png", std::nullopt);
+  EXPECT_EQ(mp4.muxer, "mp4");
+  EXPECT_EQ(mp4.encoder.codec, "libx264");  // ffmpeg's default for .mp4, .mkv and .mov
+  EXPECT_EQ(classify(dir / "a.MKV").encoder.codec, "libx264");
+  EXPECT_EQ(classify(dir / "a.mov").encoder.codec, "libx264");
+  EXPECT_EQ(classify(dir / "a.webm").encoder.codec, "libvpx-vp9");
+  EXPECT_EQ(classify(dir / "a.avi").encoder.codec, "mpeg4");
+  EXPECT_EQ(classify(dir / "a.mp4", std::string("libx265")).encoder.codec, "libx265");
+  EXPECT_EQ(classify(dir / "a.mp4", std::string("hevc")).encoder.codec, "libx265");
+  EXPECT_EQ(classify(dir / "a.bin", std::nullopt, std::string("matroska")).muxer, "matroska");
+  const OutputSpec seq = classify(dir / "f_%05d.png");
   EXPECT_EQ(seq.kind, OutputKind::ImageSequence);
   EXPECT_EQ(sequenceFileName(seq.path, 0), dir / "f_00001.png");
   EXPECT_EQ(sequenceFileName(dir / "100%%_%d.png", 41), dir / "100%_42.png");
 
-  auto message = [&](const std::string& path) -> std::string {
+  auto message = [&](const std::string& path,
+                     const std::optional<std::string>& codec = std::nullopt) -> std::string {
     try {
-      classifyOutput(path, std::nullopt);
+      classify(path, codec);
     } catch (const UsageError& e) {
       return e.what();
     }
@@ -189,10 +217,13 @@ TEST(AppCli, ClassifiesOutputsAndPicksCodecs) {
   EXPECT_NE(message(dir / "missing/a.mp4").find("does not exist; create it first"),
             std::string::npos);
   EXPECT_NE(message(dir / "one.png").find("names a single image"), std::string::npos);
-  EXPECT_NE(message(dir / "f_%05d_%d.png").find("exactly one frame number"), std::string::npos);
-  EXPECT_NE(message(dir / "f_%s.png").find("exactly one frame number"), std::string::npos);
+  EXPECT_NE(message(dir / "f_%05d_%d.png").find("a second frame number"), std::string::npos);
+  EXPECT_NE(message(dir / "f_%s.png").find("'%s' is not a frame number"), std::string::npos);
   EXPECT_NE(message(dir / "f_%05d.mp4").find("image pattern needs an image type"),
             std::string::npos);
+  EXPECT_NE(message(dir / "a.mp4", std::string("nosuchcodec")).find("no such video encoder"),
+            std::string::npos);
+  EXPECT_NE(message(dir / "a.mp4", std::string("ffv1")).find("cannot write"), std::string::npos);
   EXPECT_NE(message(dir.path().string()).find("unknown container"), std::string::npos);
 }
 
@@ -341,7 +372,7 @@ TEST(AppCliBinary, UnknownContainer) {
 
 TEST(AppCliBinary, OutputOverInputIsRefused) {
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", kVideo}), 2,
-                 "is the input file");
+                 "is the input '" + kVideo + "' (the same file)");
 }
 
 TEST(AppCliBinary, FramesZeroOrNegative) {
@@ -386,8 +417,12 @@ TEST(AppCliBinary, BenchIsDispatched) {
 TEST(AppCliBinary, CodecTheContainerRefuses) {
   TempDir dir("cli_codec");
   expectOneError(
+      runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "a.mp4", "--codec", "ffv1"}), 2,
+      "cannot write '" + (dir / "a.mp4") + "' with codec ffv1 in a mp4 container");
+  expectOneError(
       runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "a.mp4", "--codec", "ZZZZ"}), 2,
-      "cannot write '" + (dir / "a.mp4") + "' with codec ZZZZ in a .mp4 file");
+      "--codec ZZZZ: no such video encoder");
+  EXPECT_FALSE(std::filesystem::exists(dir / "a.mp4"));
 }
 
 TEST(AppCliBinary, UnreadableInputFile) {
@@ -426,7 +461,9 @@ TEST(AppCliBinary, KernelThatDoesNotBuildIsARuntimeError) {
   test::ProcOptions opt;
   opt.setEnv = {"VIDFILTER_KERNEL_DIR=" + kernels.path().string(), "VIDFILTER_CACHE_DIR=off"};
   TempDir out("cli_badkernel_out");
-  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "-o", out / "never.mp4"}, opt);
+  // gray first would take the video's luma and build no kernel: brightness first needs gray.cl.
+  const auto r =
+      runVidfilter({"-i", kVideo, "--chain", "brightness,gray", "-o", out / "never.mp4"}, opt);
   EXPECT_EQ(r.status, 1) << r.err;
   const std::string e = errorLines(r.err);
   EXPECT_NE(e.find("vidfilter: OpenCL kernel gray.cl failed to build"), std::string::npos) << e;

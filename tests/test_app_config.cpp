@@ -19,11 +19,51 @@ using vf::test::TempDir;
 namespace {
 
 std::string sourceDir() {
-  // tests/ sits next to config/ in the source tree; this file knows where it is.
+  // The source tree (config/ and tests/), as CMake compiled it in.
   return VIDFILTER_SOURCE_DIR;
 }
 
 }  // namespace
+
+TEST(AppConfig, ReadsTheMediaKeys) {
+  const Settings s = parseConfig(R"(
+overwrite = true
+format = "matroska"
+start = "1:30"
+duration = 2.5
+rate = "30000/1001"
+size = "640x480"
+input_pix_fmt = "gray"
+pix_fmt = "yuv444p"
+codec = "libx265"
+crf = 28
+preset = "fast"
+audio_codec = "aac"
+audio = false
+hwdec = "auto"
+drop = "never"
+quiet = true
+)",
+                                 "t.toml");
+  EXPECT_EQ(s.overwrite, std::optional<bool>(true));
+  EXPECT_EQ(s.format.value_or(""), "matroska");
+  EXPECT_DOUBLE_EQ(s.start.value_or(-1), 90);
+  EXPECT_DOUBLE_EQ(s.duration.value_or(-1), 2.5);
+  EXPECT_NEAR(s.rate.value_or(-1), 29.97, 0.001);
+  EXPECT_EQ(s.size.value_or(""), "640x480");
+  EXPECT_EQ(s.inputPixFmt.value_or(""), "gray");
+  EXPECT_EQ(s.pixFmt.value_or(""), "yuv444p");
+  EXPECT_EQ(s.codec.value_or(""), "libx265");
+  EXPECT_DOUBLE_EQ(s.crf.value_or(-1), 28);
+  EXPECT_EQ(s.preset.value_or(""), "fast");
+  EXPECT_EQ(s.audioCodec.value_or(""), "aac");
+  EXPECT_EQ(s.audio, std::optional<bool>(false));
+  EXPECT_EQ(s.hwdec.value_or(""), "auto");
+  EXPECT_EQ(s.drop.value_or(""), "never");
+  EXPECT_EQ(s.quiet, std::optional<bool>(true));
+  EXPECT_EQ(parseConfig("bitrate = \"4M\"\nto = 90\n", "t.toml").bitrate,
+            std::optional<std::int64_t>(4000000));
+}
 
 TEST(AppConfig, ReadsEveryKey) {
   const Settings s = parseConfig(R"(
@@ -111,9 +151,17 @@ TEST(AppConfig, ErrorsNameFileLineAndKey) {
             "t.toml:2:11: preview.compare: must be true or false, got a string");
   EXPECT_EQ(configError("[engine]\nslot = 2\n").rfind("t.toml:2:1: engine.slot: unknown key", 0),
             0u);
-  EXPECT_EQ(
-      configError("codec = \"h264x\"\n").rfind("t.toml:1:9: codec: must be a four-character", 0),
-      0u);
+  EXPECT_EQ(configError("codec = \"lib x264\"\n").rfind("t.toml:1:9: codec: must be a name", 0),
+            0u);
+  EXPECT_EQ(configError("start = \"1:75\"\n").rfind("t.toml:1:9: start: must be a time", 0), 0u);
+  EXPECT_EQ(configError("duration = true\n"),
+            "t.toml:1:12: duration: must be a string or a number, got a boolean");
+  EXPECT_EQ(configError("crf = 70\n").rfind("t.toml:1:7: crf: must be in [0, 63]", 0), 0u);
+  EXPECT_EQ(configError("bitrate = \"fast\"\n").rfind("t.toml:1:11: bitrate: must be bits", 0), 0u);
+  EXPECT_EQ(configError("drop = \"some\"\n").rfind("t.toml:1:8: drop: must be never", 0), 0u);
+  EXPECT_EQ(configError("overwrite = \"yes\"\n"),
+            "t.toml:1:13: overwrite: must be true or false, got a string");
+  EXPECT_EQ(configError("duration = 2\nto = 3\n").rfind("t.toml:2:6: to: duration and to", 0), 0u);
   EXPECT_EQ(
       configError("log_level = \"loud\"\n").rfind("t.toml:1:13: log_level: must be one of", 0), 0u);
   EXPECT_EQ(configError("preview = 3\n"),
@@ -218,6 +266,6 @@ TEST(AppConfigBinary, CommandLineOverridesTheFile) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir / "from_cli.mkv"));
   EXPECT_FALSE(std::filesystem::exists(dir / "from_file.mkv"));
-  EXPECT_NE(r.out.find("frames: 3 in, 3 out, 0 dropped"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("1 gray"), std::string::npos) << r.out;  // the chain came from the file
+  EXPECT_NE(r.err.find("frames: 3 in, 3 out, 0 dropped"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 gray"), std::string::npos) << r.err;  // the chain came from the file
 }

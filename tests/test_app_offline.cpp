@@ -1,6 +1,7 @@
 // Offline processing end to end with the real binary on vtest.avi (opencv-doc): into a PNG
-// sequence (every frame against OpenCV's reference of its input frame) and into an mp4
-// (frame count and fps by ffprobe), and Ctrl-C in the middle of a run (a playable file).
+// sequence (every frame against the reference: ffmpeg's decoded luma through OpenCV's
+// convertTo) and into an mp4 (frame count, rate and codec by ffprobe), and Ctrl-C in the
+// middle of a run (a playable file).
 #include <gtest/gtest.h>
 
 #include <csignal>
@@ -13,6 +14,7 @@
 #include "app/sinks.hpp"
 #include "tests/support/test_support.hpp"
 #include "tests/test_app_process.hpp"
+#include "tests/test_media.hpp"
 
 using vf::test::Child;
 using vf::test::runVidfilter;
@@ -47,7 +49,8 @@ Probe probe(const std::string& path) {
 
 bool haveFfprobe() { return !shellOutput("command -v ffprobe").empty(); }
 
-// The chain's OpenCV reference: gray, then gain 1.5 and bias -20 (saturated), as convertTo.
+// The chain's reference for a colour frame: gray, then gain 1.5 and bias -20 (saturated), as
+// convertTo.
 cv::Mat reference(const cv::Mat& bgr) {
   cv::Mat gray, out;
   cv::cvtColor(bgr, gray, cv::COLOR_BGR2GRAY);
@@ -55,19 +58,27 @@ cv::Mat reference(const cv::Mat& bgr) {
   return out;
 }
 
+// The same from the video's gray as ffmpeg decodes it (its luma, full range): what a chain
+// that begins with gray reads.
+cv::Mat referenceFromGray(const cv::Mat& gray) {
+  cv::Mat out;
+  gray.convertTo(out, CV_8U, 1.5, -20);
+  return out;
+}
+
 }  // namespace
 
-TEST(AppOffline, PngSequenceMatchesOpenCVFrameByFrame) {
+TEST(AppOffline, PngSequenceMatchesTheReferenceFrameByFrame) {
   ASSERT_TRUE(haveFfprobe()) << "ffprobe not found: install the ffmpeg package";
   TempDir dir("offline_png");
   const std::string pattern = dir / "frame_%05d.png";
   const auto r = runVidfilter({"-i", kVideo, "--chain", "gray,brightness=gain=1.5:bias=-20", "-o",
                                pattern, "--frames", std::to_string(kFrames)});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("frames: 40 in, 40 out, 0 dropped"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("frames: 40 in, 40 out, 0 dropped"), std::string::npos) << r.err;
   // The summary names every stage with its device times.
-  EXPECT_NE(r.out.find("1 gray"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("2 brightness"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("1 gray"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("2 brightness"), std::string::npos) << r.err;
   // Logs stay clean without a terminal: one final progress line, no carriage returns.
   EXPECT_EQ(r.err.find('\r'), std::string::npos);
   EXPECT_NE(r.err.find("frame=   40 fps="), std::string::npos) << r.err;
@@ -76,15 +87,14 @@ TEST(AppOffline, PngSequenceMatchesOpenCVFrameByFrame) {
   EXPECT_FALSE(std::filesystem::exists(dir / "frame_00041.png"));
   EXPECT_FALSE(std::filesystem::exists(dir / "frame_00000.png"));
 
-  cv::VideoCapture cap(kVideo, cv::CAP_FFMPEG);
-  ASSERT_TRUE(cap.isOpened());
-  cv::Mat in;
+  // The input's gray as ffmpeg decodes it.
+  const auto gray = vf::mediatest::ffmpegFrames(kVideo, "gray", "", "-frames:v 40");
+  ASSERT_EQ(gray.size(), std::size_t(kFrames));
   for (int i = 0; i < kFrames; ++i) {
-    ASSERT_TRUE(cap.read(in)) << i;
     const cv::Mat out = cv::imread(vf::app::sequenceFileName(pattern, i), cv::IMREAD_UNCHANGED);
     ASSERT_FALSE(out.empty()) << "frame " << i;
     ASSERT_EQ(out.type(), CV_8UC1) << "gray output is written as gray";
-    const cv::Mat ref = reference(in);
+    const cv::Mat ref = referenceFromGray(gray[static_cast<std::size_t>(i)]);
     ASSERT_EQ(out.size(), ref.size());
     EXPECT_LE(vf::test::maxAbsDiff(out, ref), 1) << "frame " << i;
   }
@@ -100,8 +110,8 @@ TEST(AppOffline, Mp4HasTheInputsFrameCountAndRate) {
   ASSERT_EQ(r.status, 0) << r.err;
   const Probe p = probe(out);
   EXPECT_EQ(p.frames, kFrames);
-  EXPECT_EQ(p.rate, "10/1");    // vtest.avi is 10 fps
-  EXPECT_EQ(p.codec, "mpeg4");  // .mp4 -> mp4v by default
+  EXPECT_EQ(p.rate, "10/1");   // vtest.avi is 10 fps
+  EXPECT_EQ(p.codec, "h264");  // .mp4 -> libx264 by default, as ffmpeg
   EXPECT_TRUE(std::filesystem::exists(dir / "stats.jsonl"));
 
   // The decoded frames are the filtered ones (lossy codec: compare the mean level only).
@@ -113,19 +123,19 @@ TEST(AppOffline, Mp4HasTheInputsFrameCountAndRate) {
   EXPECT_NEAR(cv::mean(bGray)[0], cv::mean(reference(a))[0], 3.0);
 }
 
-TEST(AppOffline, CodecOptionAndMkvDefault) {
+TEST(AppOffline, CodecOptionAndContainerDefaults) {
   ASSERT_TRUE(haveFfprobe()) << "ffprobe not found: install the ffmpeg package";
   TempDir dir("offline_codec");
   auto r = runVidfilter(
       {"-i", kVideo, "--chain", "brightness=gain=1.2", "-o", dir / "a.avi", "--frames", "5"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(probe(dir / "a.avi").codec, "mjpeg");
+  EXPECT_EQ(probe(dir / "a.avi").codec, "mpeg4");
   r = runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "b.mkv", "--frames", "5"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(probe(dir / "b.mkv").codec, "ffv1");
+  EXPECT_EQ(probe(dir / "b.mkv").codec, "h264");
   EXPECT_EQ(probe(dir / "b.mkv").frames, 5);
   r = runVidfilter(
-      {"-i", kVideo, "--chain", "gray", "-o", dir / "c.mkv", "--codec", "MJPG", "--frames", "5"});
+      {"-i", kVideo, "--chain", "gray", "-o", dir / "c.mkv", "--codec", "mjpeg", "--frames", "5"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(probe(dir / "c.mkv").codec, "mjpeg");
 }
@@ -165,7 +175,7 @@ TEST(AppOffline, SigintLeavesAPlayableFile) {
   const std::string decodeErrors = shellOutput("ffmpeg -v error -i '" + out + "' -f null - 2>&1");
   EXPECT_EQ(decodeErrors, "");
   // The summary still comes: the frames done were measured.
-  EXPECT_NE(r.out.find("frames: "), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("frames: "), std::string::npos) << r.err;
 }
 
 TEST(AppOffline, TruncatedFileDecodesWhatItCan) {
@@ -178,8 +188,8 @@ TEST(AppOffline, TruncatedFileDecodesWhatItCan) {
   const auto r = runVidfilter({"-i", cut, "--chain", "gray", "--no-preview"});
   ASSERT_EQ(r.status, 0) << r.err;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("frames: ([0-9]+) in, ([0-9]+) out")))
-      << r.out;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("frames: ([0-9]+) in, ([0-9]+) out")))
+      << r.err;
   const long out = std::stol(m[2]);
   EXPECT_GT(out, 100);
   EXPECT_LT(out, 795);
@@ -222,7 +232,7 @@ TEST(AppOffline, DiskFullStopsWithAPlayableFile) {
   ASSERT_TRUE(
       std::regex_search(r.err, m,
                         std::regex("vidfilter: the disk holding .* is full \\([0-9]+ KiB left\\): "
-                                   "stopped after ([0-9]+) frames")))
+                                   "No space left on device; stopped after ([0-9]+) frames")))
       << r.err;
   const long written = std::stol(m[1]);
   EXPECT_GT(written, 10);
@@ -239,7 +249,8 @@ TEST(AppOffline, DiskFullDuringAnImageSequenceKeepsWholeImages) {
   EXPECT_EQ(r.status, 1) << r.err;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
-      r.err, m, std::regex("could not write .* \\(disk full.*the ([0-9]+) images before it")))
+      r.err, m,
+      std::regex("could not write .*: No space left on device; the ([0-9]+) images before it")))
       << r.err;
   const long written = std::stol(m[1]);
   EXPECT_GT(written, 3);
@@ -274,8 +285,8 @@ TEST(AppOffline, ReadmeMainChainRuns) {
       {"-i", kVideo, "--chain", "blur,sobel,hist,brightness", "-o", out, "--frames", "20"});
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* row : {"1 blur", "2 sobel", "3 hist", "4 brightness", "upload", "download"})
-    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
-  EXPECT_NE(r.out.find("frames: 20 in, 20 out, 0 dropped"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find(row), std::string::npos) << row << "\n" << r.err;
+  EXPECT_NE(r.err.find("frames: 20 in, 20 out, 0 dropped"), std::string::npos) << r.err;
   const Probe p = probe(out);
   EXPECT_EQ(p.frames, 20);
   EXPECT_EQ(p.rate, "10/1");

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,11 +59,13 @@ struct ProcResult {
 };
 
 struct ProcOptions {
-  std::vector<std::string> setEnv;    // "NAME=value"
-  std::vector<std::string> unsetEnv;  // "NAME": removed from the child's environment
-  bool keepDisplay = false;           // by default DISPLAY and WAYLAND_DISPLAY are removed
-  bool asNobody = false;              // run as uid/gid 65534 (permission tests when root)
-  double timeoutSec = 180;            // killed (SIGKILL) after this
+  std::vector<std::string> setEnv;      // "NAME=value"
+  std::vector<std::string> unsetEnv;    // "NAME": removed from the child's environment
+  bool keepDisplay = false;             // by default DISPLAY and WAYLAND_DISPLAY are removed
+  bool asNobody = false;                // run as uid/gid 65534 (permission tests when root)
+  double timeoutSec = 180;              // killed (SIGKILL) after this
+  std::string stdinPath = "/dev/null";  // never the test's terminal (no question is answered)
+  long long fileSizeLimit = -1;         // RLIMIT_FSIZE in bytes (ulimit -f), -1: unchanged
 };
 
 // A running child process with its stdout and stderr on pipes.
@@ -94,9 +97,20 @@ class Child {
 
     int out[2], err[2];
     if (pipe(out) != 0 || pipe(err) != 0) throw std::runtime_error("pipe failed");
+    const std::string stdinPath = opt.stdinPath;
     pid_ = fork();
     if (pid_ < 0) throw std::runtime_error("fork failed");
     if (pid_ == 0) {
+      const int in = open(stdinPath.c_str(), O_RDONLY);
+      if (in >= 0) {
+        dup2(in, STDIN_FILENO);
+        close(in);
+      }
+      if (opt.fileSizeLimit >= 0) {
+        struct rlimit lim;
+        lim.rlim_cur = lim.rlim_max = static_cast<rlim_t>(opt.fileSizeLimit);
+        setrlimit(RLIMIT_FSIZE, &lim);
+      }
       dup2(out[1], STDOUT_FILENO);
       dup2(err[1], STDERR_FILENO);
       close(out[0]);

@@ -24,6 +24,7 @@
 #include "app/bench/cv_peer.hpp"
 #include "app/bench/engine_bench.hpp"
 #include "app/bench/enqueue_cost.hpp"
+#include "app/bench/job_bench.hpp"
 #include "app/bench/size_table.hpp"
 #include "app/cli_error.hpp"
 #include "pipeline/chain.hpp"
@@ -747,6 +748,9 @@ int run(const Options& o) {
 }  // namespace
 
 int benchMain(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)  // a file job: its own benchmark (app/bench/job_bench.cpp)
+    if (std::string(argv[i]) == "--input" || std::string(argv[i]).rfind("--input=", 0) == 0)
+      return jobBenchMain(argc, argv);
   CLI::App app{
       "vidfilter bench: per-stage device time of a chain next to OpenCV on the CPU and through "
       "its T-API, in one run",

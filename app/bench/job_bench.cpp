@@ -1,0 +1,240 @@
+#include "app/bench/job_bench.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include "app/bench/job_parts.hpp"
+#include "app/media/av.hpp"
+#include "pipeline/chain.hpp"
+#include "pipeline/cl/error.hpp"
+
+namespace vf::bench {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The same job as ffmpeg filters: gray -> format=gray, blur -> gblur, sobel -> sobel; nothing
+// when a stage has no ffmpeg counterpart.
+std::optional<std::string> ffmpegFilters(const std::string& chainText, std::string* why) {
+  const Chain chain = Chain::parse(chainText);
+  std::string vf;
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    const Stage& s = chain.stage(i);
+    std::string f;
+    if (s.name() == "gray") {
+      f = "format=gray";
+    } else if (s.name() == "blur") {
+      char sigma[32];
+      std::snprintf(sigma, sizeof sigma, "%g", s.params().number("sigma"));
+      f = std::string("gblur=sigma=") + sigma;
+    } else if (s.name() == "sobel") {
+      f = "sobel";
+    } else {
+      *why = "stage " + s.name() + " has no ffmpeg filter here";
+      return std::nullopt;
+    }
+    vf += (vf.empty() ? "" : ",") + f;
+  }
+  return vf;
+}
+
+// Runs a command (no shell) and returns its wall time, or nothing when it fails.
+std::optional<double> timeCommand(const std::vector<std::string>& args) {
+  std::vector<char*> argv;
+  std::vector<std::string> copy = args;
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) return std::nullopt;
+  if (pid == 0) {
+    ::execvp(argv[0], argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+struct Options {
+  JobSetup setup;
+  std::string device, json, crf, preset, pixFmt, codec = "libx264";
+  bool noFfmpeg = false;
+};
+
+std::string describeSetup(const Options& o, const std::string& device) {
+  const auto& e = o.setup.encoder;
+  return "input " + o.setup.input + ", chain " + o.setup.chain + ", " +
+         std::to_string(o.setup.frames) + " frames, encoder " + e.codec +
+         (e.preset.empty() ? "" : " preset " + e.preset) +
+         (e.crf ? " crf " + std::to_string(static_cast<int>(*e.crf)) : "") +
+         (e.pixFmt.empty() ? "" : " " + e.pixFmt) + ", device " + device + ", " +
+         std::to_string(std::thread::hardware_concurrency()) + " cores";
+}
+
+void printRow(const PartResult& r) {
+  std::printf("  %-50s %7d %9.3f %9.1f\n", r.name.c_str(), r.frames, r.seconds, r.fps());
+}
+
+std::vector<std::string> ffmpegArgs(const Options& o, const std::string& vf,
+                                    const std::string& out) {
+  const auto& e = o.setup.encoder;
+  std::vector<std::string> a = {"ffmpeg", "-hide_banner", "-v", "error", "-nostdin", "-y"};
+  if (o.setup.hwdec != "none") a.insert(a.end(), {"-hwaccel", o.setup.hwdec});
+  a.insert(a.end(), {"-i", o.setup.input, "-frames:v", std::to_string(o.setup.frames), "-an", "-vf",
+                     vf, "-c:v", e.codec, "-pix_fmt", e.pixFmt.empty() ? "yuv420p" : e.pixFmt});
+  if (!e.preset.empty()) a.insert(a.end(), {"-preset", e.preset});
+  if (e.crf) a.insert(a.end(), {"-crf", std::to_string(*e.crf)});
+  a.push_back(out);
+  return a;
+}
+
+int run(Options& o) {
+  o.setup.encoder.codec = o.codec;
+  o.setup.encoder.preset = o.preset;
+  o.setup.encoder.pixFmt = o.pixFmt;
+  if (!o.crf.empty()) o.setup.encoder.crf = std::stod(o.crf);
+  const fs::path dir =
+      fs::temp_directory_path() / ("vidfilter-bench-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  struct Cleanup {
+    fs::path d;
+    ~Cleanup() {
+      std::error_code ec;
+      fs::remove_all(d, ec);
+    }
+  } cleanup{dir};
+  std::error_code ec;
+  if (!fs::is_regular_file(o.setup.input, ec))
+    throw media::MediaError("--input " + o.setup.input + ": not a file");
+  auto cl = ClContext::open(o.device);
+  std::printf("vidfilter bench --input: %s\n", describeSetup(o, cl->info().name).c_str());
+  std::printf(
+      "method: each part alone on the same frames, then the whole job as vidfilter -i -o runs "
+      "it (decode threads, the engine, the encoder's own thread, all at once), then the same job "
+      "through the ffmpeg command; wall time from the first frame to the output closed (opening "
+      "and kernel builds left out; the ffmpeg command's whole run); output files in %s\n",
+      dir.c_str());
+
+  std::vector<PartResult> parts;
+  ResidentFrames decoded, filtered;
+  parts.push_back(decodeOnly(o.setup, "none", &decoded));
+  if (o.setup.hwdec != "none") parts.push_back(decodeOnly(o.setup, o.setup.hwdec, nullptr));
+  o.setup.frames = std::min(o.setup.frames, parts[0].frames);
+  parts.push_back(chainOnly(o.setup, cl, decoded, &filtered));
+  parts.push_back(encodeOnly(o.setup, filtered, (dir / "encode_only.mp4").string()));
+  const PartResult slowest = *std::min_element(parts.begin(), parts.end(),
+                                               [](auto& a, auto& b) { return a.fps() < b.fps(); });
+  const PartResult whole = wholeJob(o.setup, cl, "none", (dir / "whole.mp4").string());
+  parts.push_back(whole);
+  std::optional<PartResult> hwWhole;
+  if (o.setup.hwdec != "none") {
+    hwWhole = wholeJob(o.setup, cl, o.setup.hwdec, (dir / "whole_hw.mp4").string());
+    parts.push_back(*hwWhole);
+  }
+  std::optional<PartResult> peer;
+  std::string why, command;
+  if (!o.noFfmpeg) {
+    if (auto vf = ffmpegFilters(o.setup.chain, &why)) {
+      const auto args = ffmpegArgs(o, *vf, (dir / "ffmpeg.mp4").string());
+      for (const auto& a : args) command += (command.empty() ? "" : " ") + a;
+      if (auto t = timeCommand(args)) {
+        peer = PartResult{"ffmpeg -vf " + *vf, o.setup.frames, *t};
+        parts.push_back(*peer);
+      } else {
+        why = "the ffmpeg command failed or is not installed";
+      }
+    }
+  } else {
+    why = "--no-ffmpeg";
+  }
+
+  std::printf("  %-50s %7s %9s %9s\n", "part", "frames", "seconds", "fps");
+  for (const auto& p : parts) printRow(p);
+  std::printf("whole job / slowest part alone (%s): %.2f (overlap: 1.00 would be perfect)\n",
+              slowest.name.c_str(), whole.fps() / slowest.fps());
+  if (peer)
+    std::printf("whole job / ffmpeg: %.2fx\nffmpeg command: %s\n", whole.fps() / peer->fps(),
+                command.c_str());
+  else
+    std::printf("ffmpeg peer: not run (%s)\n", why.c_str());
+  if (!o.json.empty()) {
+    std::ofstream j(o.json);
+    j << "{\"setup\":\"" << describeSetup(o, cl->info().name) << "\",\"parts\":[";
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      j << (i ? "," : "") << "{\"name\":\"" << parts[i].name << "\",\"frames\":" << parts[i].frames
+        << ",\"seconds\":" << parts[i].seconds << ",\"fps\":" << parts[i].fps() << "}";
+    j << "],\"overlap\":" << whole.fps() / slowest.fps() << "}\n";
+    if (!j) throw media::MediaError("could not write " + o.json);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int jobBenchMain(int argc, char** argv) {
+  CLI::App app{
+      "vidfilter bench --input: a file job end to end, each part alone, and the same "
+      "job through ffmpeg",
+      "vidfilter bench"};
+  app.footer(
+      "Example (1080p H.264 in and out):\n"
+      "  ffmpeg -i vtest.avi -vf scale=1920:1080 -c:v libx264 -crf 18 in1080.mp4\n"
+      "  vidfilter bench --input in1080.mp4 --chain gray,blur,sobel --frames 300\n"
+      "  vidfilter bench --input in1080.mp4 --hwdec cuda     (software and NVDEC in one run)\n"
+      "Exit status: 0 ok, 1 error, 2 usage.");
+  Options o;
+  o.setup.chain = "gray,blur,sobel";
+  app.add_option("--input", o.setup.input, "the video file (required)")->required();
+  app.add_option("--chain", o.setup.chain, "the chain")->capture_default_str();
+  app.add_option("--frames", o.setup.frames, "frames per part")->capture_default_str();
+  app.add_option("--resident", o.setup.resident, "distinct frames held in memory")
+      ->capture_default_str();
+  app.add_option("--codec", o.codec, "video encoder")->capture_default_str();
+  app.add_option("--crf", o.crf, "encoder constant quality (default: the encoder's)");
+  app.add_option("--preset", o.preset, "encoder preset (default: the encoder's)");
+  app.add_option("--pix-fmt", o.pixFmt, "output pixel format (default yuv420p)");
+  app.add_option("--hwdec", o.setup.hwdec, "also decode on cuda or vaapi (both in one run)")
+      ->capture_default_str();
+  app.add_option("--slots", o.setup.slots, "engine slots")->capture_default_str();
+  app.add_option("--device", o.device, "OpenCL device: P:D, gpu, cpu or a name substring");
+  app.add_option("--json", o.json, "write the numbers to this JSON file");
+  app.add_flag("--no-ffmpeg", o.noFfmpeg, "skip the ffmpeg command");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    std::replace(msg.begin(), msg.end(), '\n', ' ');
+    std::fprintf(stderr, "vidfilter bench: %s; see vidfilter bench --input x --help\n",
+                 msg.c_str());
+    return 2;
+  }
+  if (o.setup.frames < 1 || o.setup.resident < 1 || o.setup.slots < 1 || o.setup.slots > 8) {
+    std::fprintf(stderr, "vidfilter bench: --frames and --resident must be >= 1, --slots 1..8\n");
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::warn);
+  media::routeLogs();
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vidfilter bench: %s\n", e.what());
+  }
+  return 1;
+}
+
+}  // namespace vf::bench

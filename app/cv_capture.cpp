@@ -1,0 +1,243 @@
+#include "app/cv_capture.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/videoio.hpp>
+#include <opencv2/videoio/registry.hpp>
+#include <vector>
+
+#include "app/options.hpp"
+
+namespace vf::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string cameraList() {
+  std::vector<std::string> nodes;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/dev", ec)) {
+    const std::string n = e.path().filename().string();
+    if (n.rfind("video", 0) == 0) nodes.push_back(e.path().string());
+  }
+  std::sort(nodes.begin(), nodes.end());
+  if (nodes.empty()) return "no camera devices (/dev/video*) exist on this machine";
+  std::string s = "video devices here:";
+  for (const auto& n : nodes) s += " " + n;
+  return s;
+}
+
+PixelFormat formatOfMat(const cv::Mat& m) {
+  switch (m.channels()) {
+    case 1:
+      return PixelFormat::Gray8;
+    case 4:
+      return PixelFormat::BGRA8;
+    default:
+      return PixelFormat::BGR8;
+  }
+}
+
+// 8-bit with 1, 3 or 4 channels, as the pipeline takes it.
+cv::Mat toSupported(const cv::Mat& m) {
+  cv::Mat out = m;
+  if (out.depth() != CV_8U) {
+    double scale = out.depth() == CV_16U ? 1.0 / 257 : 1.0;
+    out.convertTo(out, CV_MAKETYPE(CV_8U, out.channels()), scale);
+  }
+  if (out.channels() == 2) cv::cvtColor(out, out, cv::COLOR_GRAY2BGR);  // rare: YUYV raw
+  return out;
+}
+
+class VideoCaptureSource : public CaptureSource {
+ public:
+  explicit VideoCaptureSource(const SourceSpec& spec) : spec_(spec) {
+    open();
+    cv::Mat first;
+    // A camera can need a few grabs before it delivers.
+    for (int i = 0; i < 5 && first.empty(); ++i) cap_.read(first);
+    if (first.empty())
+      throw UsageError(std::string(kindName(spec.kind)) + " '" + spec.text +
+                       "' opened but delivered no frame");
+    firstAt_ = Clock::now();
+    pending_ = toSupported(first);
+    last_ = {pending_.cols, pending_.rows, formatOfMat(pending_)};
+    const double fps = cap_.get(cv::CAP_PROP_FPS);
+    fps_ = (fps > 0 && fps < 1000) ? fps : 0;
+  }
+
+  ~VideoCaptureSource() override {
+    spdlog::debug("{}: {} of {} frames decoded straight into the engine's slots", spec_.text,
+                  direct_, delivered_);
+  }
+
+  bool live() const override { return true; }
+  double fps() const override { return fps_; }
+  FrameDesc firstFrameDesc() const override { return last_; }
+
+  std::string description() const override {
+    std::string s = std::string(kindName(spec_.kind)) + " " + spec_.text + " (" + last_.str();
+    if (fps_ > 0) s += ", " + cv::format("%.3g", fps_) + " fps";
+    return s + ")";
+  }
+
+  // Frames are stamped with the capture's clock (microseconds since the first frame), so a
+  // recording lasts as long as the capture did, whatever was dropped on the way.
+  bool next(const SlotFn& slot, FrameTime& time) override {
+    if (!pending_.empty()) {
+      deliver(pending_, slot);
+      pending_.release();
+      stamp(time, firstAt_);
+      ++delivered_;
+      return true;
+    }
+    for (int failures = 0;; ++failures) {
+      if (failures >= kMaxConsecutiveFailures || !cap_.grab()) return endOfStream();
+      const auto grabbed = Clock::now();
+      if (tryRetrieve(slot)) {
+        stamp(time, grabbed);
+        ++delivered_;
+        return true;
+      }
+    }
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static constexpr int kMaxConsecutiveFailures = 50;
+
+  // The time the driver or the pipeline gave the frame (CAP_PROP_POS_MSEC: V4L2's buffer time,
+  // GStreamer's position) when the source has one, else the time it was grabbed; counted in
+  // frames of the nominal rate when it is known (a dropped frame leaves a gap), else in us.
+  void stamp(FrameTime& time, Clock::time_point at) {
+    const double ms = cap_.get(cv::CAP_PROP_POS_MSEC);
+    if (delivered_ == 0) {
+      sourceTime_ = ms > 0;
+      firstMs_ = ms;
+    }
+    const double seconds =
+        sourceTime_ ? (ms - firstMs_) / 1000 : std::chrono::duration<double>(at - firstAt_).count();
+    if (fps_ > 0) {
+      const int den = static_cast<int>(std::lround(fps_ * 1000)), g = std::gcd(den, 1000);
+      time.num = 1000 / g;
+      time.den = den / g;
+      time.duration = 1;
+    } else {
+      time.num = 1;
+      time.den = 1000000;
+    }
+    time.pts = std::llround(seconds * time.den / time.num);
+    // Strictly increasing, whatever the clock's resolution.
+    if (time.pts <= lastPts_) time.pts = lastPts_ + 1;
+    lastPts_ = time.pts;
+  }
+
+  void open() {
+    const std::string& t = spec_.text;
+    switch (spec_.kind) {
+      case SourceKind::Camera:
+        cap_.open(spec_.cameraIndex, cv::CAP_ANY);
+        if (!cap_.isOpened())
+          throw UsageError("camera " + t + " (index " + std::to_string(spec_.cameraIndex) +
+                           ") could not be opened: it does not exist or is busy; " + cameraList());
+        return;
+      case SourceKind::GStreamer:
+        if (!cv::videoio_registry::hasBackend(cv::CAP_GSTREAMER))
+          throw UsageError(
+              "this OpenCV was built without GStreamer, so '-i ... ! appsink' cannot be opened; "
+              "use a file, a camera or a URL");
+        cap_.open(t, cv::CAP_GSTREAMER);
+        if (!cap_.isOpened())
+          throw UsageError("GStreamer pipeline '" + t +
+                           "' could not be started (an element missing or misspelt? check it "
+                           "with gst-launch-1.0 ... ! fakesink)");
+        return;
+      default:
+        throw std::logic_error("OpenCV capture takes cameras and GStreamer pipelines only");
+    }
+  }
+
+  static void copyInto(const cv::Mat& m, const FrameView& v) {
+    cv::Mat dst(v.height, v.width, m.type(), v.data, v.stride);
+    m.copyTo(dst);
+  }
+
+  void deliver(const cv::Mat& m, const std::function<FrameView(const FrameDesc&)>& slot) {
+    const FrameDesc d{m.cols, m.rows, formatOfMat(m)};
+    if (d != last_) {
+      spdlog::warn("{}: frame size changed from {} to {} at frame {}", spec_.text, last_.str(),
+                   d.str(), delivered_);
+      last_ = d;
+    }
+    copyInto(m, slot(d));
+  }
+
+  // Decodes straight into the engine's slot when the frame has the size and format of the
+  // previous one (the usual case); otherwise through a staging Mat.
+  bool tryRetrieve(const std::function<FrameView(const FrameDesc&)>& slot) {
+    const int w = static_cast<int>(cap_.get(cv::CAP_PROP_FRAME_WIDTH));
+    const int h = static_cast<int>(cap_.get(cv::CAP_PROP_FRAME_HEIGHT));
+    if (w == last_.width && h == last_.height && last_.format == PixelFormat::BGR8) {
+      const FrameView v = slot(last_);
+      cv::Mat dst(v.height, v.width, CV_8UC3, v.data, v.stride);
+      cv::Mat out = dst;  // retrieve writes into `out`; a different frame size reallocates it
+      if (!cap_.retrieve(out) || out.empty()) {
+        dst.setTo(cv::Scalar::all(0));  // the slot is taken: hand a black frame, never garbage
+        spdlog::warn("{}: frame {} could not be decoded; a black frame stands in", spec_.text,
+                     delivered_);
+        return true;
+      }
+      if (out.data == dst.data) ++direct_;
+      if (out.data != dst.data) {
+        // Size or format changed under us: this frame is fitted into the slot taken for the old
+        // size; the next one goes through the staging path with its own size.
+        cv::Mat fitted = toSupported(out);
+        if (fitted.channels() != 3)
+          cv::cvtColor(fitted, fitted,
+                       fitted.channels() == 1 ? cv::COLOR_GRAY2BGR : cv::COLOR_BGRA2BGR);
+        cv::resize(fitted, dst, dst.size(), 0, 0, cv::INTER_AREA);
+        if (!warnedResize_)
+          spdlog::warn("{}: frame size changed to {}x{} at frame {}", spec_.text, out.cols,
+                       out.rows, delivered_);
+        warnedResize_ = true;
+        last_ = {out.cols, out.rows, formatOfMat(fitted)};
+      }
+      return true;
+    }
+    if (!cap_.retrieve(staging_) || staging_.empty()) return false;
+    deliver(toSupported(staging_), slot);
+    return true;
+  }
+
+  bool endOfStream() {
+    spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
+                 kindName(spec_.kind), spec_.text, delivered_);
+    return false;
+  }
+
+  SourceSpec spec_;
+  cv::VideoCapture cap_;
+  cv::Mat pending_, staging_;
+  FrameDesc last_;
+  double fps_ = 0;
+  Clock::time_point firstAt_;
+  std::int64_t delivered_ = 0, direct_ = 0, lastPts_ = -1;
+  double firstMs_ = 0;       // the source's time of the first frame
+  bool sourceTime_ = false;  // the source times its frames (else: the grab clock)
+  bool warnedResize_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec) {
+  return std::make_unique<VideoCaptureSource>(spec);
+}
+
+}  // namespace vf::app

@@ -1,0 +1,62 @@
+#include "app/ffmpeg_args.hpp"
+
+#include <map>
+
+#include "app/options.hpp"
+
+namespace vf::app {
+
+std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>& args) {
+  static const std::map<std::string, std::string> anywhere = {{"-vf", "--chain"},
+                                                              {"-filter:v", "--chain"},
+                                                              {"-ss", "--ss"},
+                                                              {"-to", "--to"},
+                                                              {"-an", "--an"},
+                                                              {"-crf", "--crf"},
+                                                              {"-preset", "--preset"},
+                                                              {"-b:v", "--bitrate"},
+                                                              {"-c:v", "--codec"},
+                                                              {"-vcodec", "--codec"},
+                                                              {"-codec:v", "--codec"},
+                                                              {"-c:a", "--audio-codec"},
+                                                              {"-acodec", "--audio-codec"},
+                                                              {"-codec:a", "--audio-codec"},
+                                                              {"-hwaccel", "--hwdec"},
+                                                              {"-frames:v", "--frames"},
+                                                              {"-vframes", "--frames"}};
+  static const std::map<std::string, std::string> beforeInput = {{"-s", "--size"},
+                                                                 {"-video_size", "--size"},
+                                                                 {"-r", "--rate"},
+                                                                 {"-framerate", "--rate"},
+                                                                 {"-pix_fmt", "--input-pix-fmt"}};
+  std::vector<std::string> out;
+  bool inputSeen = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {  // everything after is an argument as written
+      out.insert(out.end(), args.begin() + static_cast<long>(i), args.end());
+      break;
+    }
+    if (a == "-i" || a == "--input" || a.rfind("--input=", 0) == 0) inputSeen = true;
+    if (a == "-c" || a == "-codec")
+      throw UsageError(
+          a +
+          " is ffmpeg's codec option for every stream; here -c:v NAME (or --codec) sets the "
+          "video encoder, -c:a NAME the audio's, and the chain is --chain or -vf");
+    if (auto it = anywhere.find(a); it != anywhere.end()) {
+      out.push_back(it->second);
+    } else if (auto b = beforeInput.find(a); b != beforeInput.end() && !inputSeen) {
+      out.push_back(b->second);
+    } else if (a == "-pix_fmt") {
+      out.push_back("--pix-fmt");
+    } else {
+      out.push_back(a);
+      // An option's value is never translated ("-i -vf.mp4" reads a file named -vf.mp4).
+      if ((a == "-i" || a == "-o" || a == "--input" || a == "--output") && i + 1 < args.size())
+        out.push_back(args[++i]);
+    }
+  }
+  return out;
+}
+
+}  // namespace vf::app

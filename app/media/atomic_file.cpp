@@ -1,0 +1,61 @@
+#include "app/media/atomic_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <random>
+
+namespace vf::media {
+
+namespace {
+
+std::string tempNameFor(const std::string& path, std::mt19937_64& rng) {
+  const auto slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+  std::string suffix;
+  for (int i = 0; i < 8; ++i) suffix.push_back(digits[rng() % 36]);
+  return dir + "." + base + "." + suffix + ".part";
+}
+
+std::string failed(const std::string& temp, int fd, int err) {
+  if (fd >= 0) ::close(fd);
+  ::unlink(temp.c_str());
+  return std::strerror(err);
+}
+
+}  // namespace
+
+std::string writeFileAtomically(const std::string& path, const std::uint8_t* data, std::size_t size,
+                                bool replace) {
+  thread_local std::mt19937_64 rng(std::random_device{}() ^ static_cast<unsigned>(::getpid()));
+  std::string temp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
+    temp = tempNameFor(path, rng);
+    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) return std::strerror(errno);
+  }
+  if (fd < 0) return std::strerror(EEXIST);
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return failed(temp, fd, n < 0 ? errno : EIO);
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) return failed(temp, -1, errno);
+  if (replace) {
+    if (::rename(temp.c_str(), path.c_str()) != 0) return failed(temp, -1, errno);
+  } else {
+    // link() fails when the name exists: nothing is ever replaced.
+    if (::link(temp.c_str(), path.c_str()) != 0) return failed(temp, -1, errno);
+    ::unlink(temp.c_str());
+  }
+  return "";
+}
+
+}  // namespace vf::media

@@ -1,0 +1,137 @@
+#include "app/media/audio_transcoder.hpp"
+
+#include "app/options.hpp"
+
+extern "C" {
+#include <libavutil/channel_layout.h>
+#include <libavutil/opt.h>
+}
+
+namespace vf::media {
+
+namespace {
+
+AVSampleFormat pickSampleFormat(const AVCodec* c, AVSampleFormat want) {
+  if (!c->sample_fmts) return want;
+  for (const AVSampleFormat* f = c->sample_fmts; *f != AV_SAMPLE_FMT_NONE; ++f)
+    if (*f == want) return want;
+  return c->sample_fmts[0];
+}
+
+int pickRate(const AVCodec* c, int want) {
+  if (!c->supported_samplerates) return want;
+  int best = c->supported_samplerates[0];
+  for (const int* r = c->supported_samplerates; *r; ++r) {
+    if (*r == want) return want;
+    if (std::abs(*r - want) < std::abs(best - want)) best = *r;
+  }
+  return best;
+}
+
+}  // namespace
+
+AudioTranscoder::AudioTranscoder(const AVStream* input, const AVCodec* encoder, bool globalHeader,
+                                 const std::string& shown)
+    : shown_(shown), in_(makeFrame()), out_(makeFrame()), pkt_(makePacket()) {
+  const AVCodec* decoder = avcodec_find_decoder(input->codecpar->codec_id);
+  if (!decoder)
+    throw MediaError(shown + ": no decoder for " + avcodec_get_name(input->codecpar->codec_id));
+  dec_.reset(avcodec_alloc_context3(decoder));
+  enc_.reset(avcodec_alloc_context3(encoder));
+  if (!dec_ || !enc_) outOfMemory("audio re-encoding");
+  avcodec_parameters_to_context(dec_.get(), input->codecpar);
+  dec_->pkt_timebase = input->time_base;
+  int err = avcodec_open2(dec_.get(), decoder, nullptr);
+  if (err < 0) throw MediaError(shown + ": the audio decoder did not open: " + avError(err));
+
+  enc_->sample_rate = pickRate(encoder, dec_->sample_rate > 0 ? dec_->sample_rate : 48000);
+  enc_->sample_fmt = pickSampleFormat(encoder, dec_->sample_fmt);
+  AVChannelLayout layout = dec_->ch_layout;
+  if (layout.nb_channels <= 0) av_channel_layout_default(&layout, 2);
+  if (layout.order != AV_CHANNEL_ORDER_NATIVE)
+    av_channel_layout_default(&layout, layout.nb_channels);
+  av_channel_layout_copy(&enc_->ch_layout, &layout);
+  enc_->time_base = {1, enc_->sample_rate};
+  enc_->bit_rate = 128000 * std::min(2, std::max(1, layout.nb_channels)) / 2 + 64000;
+  if (globalHeader) enc_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  err = avcodec_open2(enc_.get(), encoder, nullptr);
+  if (err < 0)
+    throw MediaError(shown + ": the " + codecName(encoder) +
+                     " audio encoder did not open: " + avError(err));
+  err = swr_alloc_set_opts2(&swr_, &enc_->ch_layout, enc_->sample_fmt, enc_->sample_rate,
+                            &dec_->ch_layout, dec_->sample_fmt, dec_->sample_rate, 0, nullptr);
+  if (err < 0 || swr_init(swr_) < 0)
+    throw MediaError(shown + ": no resampler for this audio (" + avError(err) + ")");
+  fifo_ = av_audio_fifo_alloc(enc_->sample_fmt, enc_->ch_layout.nb_channels, 1024);
+  if (!fifo_) outOfMemory("audio re-encoding");
+}
+
+AudioTranscoder::~AudioTranscoder() {
+  swr_free(&swr_);
+  if (fifo_) av_audio_fifo_free(fifo_);
+}
+
+void AudioTranscoder::process(const AVPacket* packet, const Sink& out) {
+  if (avcodec_send_packet(dec_.get(), packet) < 0) return;  // a damaged packet: skipped
+  while (avcodec_receive_frame(dec_.get(), in_.get()) >= 0) {
+    decoded(in_.get(), out);
+    av_frame_unref(in_.get());
+  }
+}
+
+void AudioTranscoder::decoded(AVFrame* f, const Sink& out) {
+  if (nextPts_ == AV_NOPTS_VALUE) {
+    const std::int64_t ts =
+        f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp : 0;
+    nextPts_ = av_rescale_q(ts, dec_->pkt_timebase, enc_->time_base);
+  }
+  const int maxOut = swr_get_out_samples(swr_, f->nb_samples);
+  std::uint8_t** planes = nullptr;
+  if (av_samples_alloc_array_and_samples(&planes, nullptr, enc_->ch_layout.nb_channels, maxOut,
+                                         enc_->sample_fmt, 0) < 0)
+    outOfMemory("audio re-encoding");
+  const int n = swr_convert(swr_, planes, maxOut,
+                            const_cast<const std::uint8_t**>(f->extended_data), f->nb_samples);
+  if (n > 0) av_audio_fifo_write(fifo_, reinterpret_cast<void**>(planes), n);
+  av_freep(&planes[0]);
+  av_freep(&planes);
+  encodeFromFifo(false, out);
+}
+
+void AudioTranscoder::encodeFromFifo(bool all, const Sink& out) {
+  const int frameSize = enc_->frame_size > 0 ? enc_->frame_size : 1024;
+  while (av_audio_fifo_size(fifo_) >= frameSize || (all && av_audio_fifo_size(fifo_) > 0)) {
+    const int n = std::min(frameSize, av_audio_fifo_size(fifo_));
+    av_frame_unref(out_.get());
+    out_->nb_samples = n;
+    out_->format = enc_->sample_fmt;
+    out_->sample_rate = enc_->sample_rate;
+    av_channel_layout_copy(&out_->ch_layout, &enc_->ch_layout);
+    if (av_frame_get_buffer(out_.get(), 0) < 0) outOfMemory("audio re-encoding");
+    av_audio_fifo_read(fifo_, reinterpret_cast<void**>(out_->data), n);
+    out_->pts = nextPts_ == AV_NOPTS_VALUE ? 0 : nextPts_;
+    nextPts_ = out_->pts + n;
+    const int err = avcodec_send_frame(enc_.get(), out_.get());
+    if (err < 0) throw MediaError(shown_ + ": audio encoding failed: " + avError(err));
+    drain(out);
+  }
+}
+
+void AudioTranscoder::drain(const Sink& out) {
+  for (;;) {
+    const int err = avcodec_receive_packet(enc_.get(), pkt_.get());
+    if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return;
+    if (err < 0) throw MediaError(shown_ + ": audio encoding failed: " + avError(err));
+    out(pkt_.get());
+    av_packet_unref(pkt_.get());
+  }
+}
+
+void AudioTranscoder::flush(const Sink& out) {
+  process(nullptr, out);
+  encodeFromFifo(true, out);
+  avcodec_send_frame(enc_.get(), nullptr);
+  drain(out);
+}
+
+}  // namespace vf::media

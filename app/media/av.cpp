@@ -1,0 +1,93 @@
+#include "app/media/av.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <mutex>
+
+#include "app/interrupt.hpp"
+
+extern "C" {
+#include <libavutil/log.h>
+}
+
+namespace vf::media {
+
+std::string avError(int code) {
+  char buf[AV_ERROR_MAX_STRING_SIZE] = {0};
+  if (av_strerror(code, buf, sizeof buf) < 0) return "error " + std::to_string(code);
+  return buf;
+}
+
+void outOfMemory(const std::string& what) {
+  throw MediaError(what + ": out of memory (" + avError(AVERROR(ENOMEM)) + ")");
+}
+
+FramePtr makeFrame() {
+  FramePtr f(av_frame_alloc());
+  if (!f) outOfMemory("allocating a frame");
+  return f;
+}
+
+PacketPtr makePacket() {
+  PacketPtr p(av_packet_alloc());
+  if (!p) outOfMemory("allocating a frame");
+  return p;
+}
+
+std::string Options::unused() const {
+  std::string s;
+  const AVDictionaryEntry* e = nullptr;
+  while ((e = av_dict_get(d_, "", e, AV_DICT_IGNORE_SUFFIX)))
+    s += (s.empty() ? "" : ", ") + std::string(e->key);
+  return s;
+}
+
+bool Interrupter::expired() const { return expired_.load(); }
+
+int Interrupter::check(void* self) {
+  auto* me = static_cast<Interrupter*>(self);
+  if (app::interruptSignal() != 0 || me->cancelled_.load()) return 1;
+  const Clock::rep d = me->deadline_.load();
+  if (d != 0 && Clock::now().time_since_epoch().count() > d) {
+    me->expired_.store(true);
+    return 1;
+  }
+  return 0;
+}
+
+namespace {
+
+void logLine(void* avcl, int level, const char* fmt, va_list vl) {
+  if (level > av_log_get_level()) return;
+  // FFmpeg formats its own message (fmt is FFmpeg's, never a user's string).
+  char line[1024];
+  int prefix = 1;
+  av_log_format_line2(avcl, level, fmt, vl, line, sizeof line, &prefix);
+  std::string s(line);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  if (s.empty()) return;
+  const auto lvl = level <= AV_LOG_WARNING ? spdlog::level::debug : spdlog::level::trace;
+  spdlog::log(lvl, "ffmpeg: {}", s);
+}
+
+}  // namespace
+
+void routeLogs() {
+  static std::once_flag once;
+  std::call_once(once, [] { av_log_set_callback(logLine); });
+  const auto our = spdlog::get_level();
+  int av = AV_LOG_QUIET;
+  if (our <= spdlog::level::debug) av = AV_LOG_WARNING;
+  if (our <= spdlog::level::trace) av = AV_LOG_VERBOSE;
+  av_log_set_level(av);
+}
+
+std::string codecName(const AVCodec* c) {
+  if (!c) return "?";
+  const char* family = avcodec_get_name(c->id);
+  if (std::string(family) == c->name) return c->name;
+  return std::string(family) + " (" + c->name + ")";
+}
+
+}  // namespace vf::media

@@ -1,0 +1,106 @@
+#pragma once
+// What every FFmpeg-facing file here shares: owning pointers for libav* objects, the error
+// type for failures while running (exit 1, with FFmpeg's or the OS's reason), the interrupt
+// callback that ends a blocking open or read on the first SIGINT/SIGTERM, and FFmpeg's log
+// routed through ours.
+extern "C" {
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/frame.h>
+#include <libswscale/swscale.h>
+}
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace vf::media {
+
+// A failure while running (reading, decoding, encoding, writing): exit status 1. What the user
+// wrote wrong is an app::UsageError instead (exit 2).
+class MediaError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A failed allocation, as a MediaError that says so ("decoding a frame: out of memory").
+[[noreturn]] void outOfMemory(const std::string& what);
+
+// FFmpeg's text for an AVERROR code ("No space left on device", "Invalid data found when
+// processing input").
+std::string avError(int code);
+
+struct FormatInputDeleter {
+  void operator()(AVFormatContext* c) const { avformat_close_input(&c); }
+};
+struct CodecDeleter {
+  void operator()(AVCodecContext* c) const { avcodec_free_context(&c); }
+};
+struct FrameDeleter {
+  void operator()(AVFrame* f) const { av_frame_free(&f); }
+};
+struct PacketDeleter {
+  void operator()(AVPacket* p) const { av_packet_free(&p); }
+};
+struct SwsDeleter {
+  void operator()(SwsContext* s) const { sws_freeContext(s); }
+};
+struct DictDeleter {
+  void operator()(AVDictionary* d) const { av_dict_free(&d); }
+};
+using InputPtr = std::unique_ptr<AVFormatContext, FormatInputDeleter>;
+using CodecPtr = std::unique_ptr<AVCodecContext, CodecDeleter>;
+using FramePtr = std::unique_ptr<AVFrame, FrameDeleter>;
+using PacketPtr = std::unique_ptr<AVPacket, PacketDeleter>;
+using SwsPtr = std::unique_ptr<SwsContext, SwsDeleter>;
+
+FramePtr makeFrame();
+PacketPtr makePacket();
+
+// An AVDictionary of options that frees itself; what FFmpeg did not consume can be listed.
+class Options {
+ public:
+  Options() = default;
+  Options(const Options&) = delete;
+  Options& operator=(const Options&) = delete;
+  ~Options() { av_dict_free(&d_); }
+  void set(const char* key, const std::string& value) { av_dict_set(&d_, key, value.c_str(), 0); }
+  AVDictionary** ptr() { return &d_; }
+  // Keys FFmpeg did not use (after an open that consumes them), comma-separated; "" if none.
+  std::string unused() const;
+
+ private:
+  AVDictionary* d_ = nullptr;
+};
+
+// Ends blocking FFmpeg I/O: on the first SIGINT/SIGTERM, and when a deadline set with arm()
+// passes (a network open that hangs). Give `callback()` to an AVFormatContext.
+class Interrupter {
+ public:
+  using Clock = std::chrono::steady_clock;
+  void arm(std::chrono::milliseconds within) {
+    expired_.store(false);
+    deadline_.store((Clock::now() + within).time_since_epoch().count());
+  }
+  void disarm() { deadline_.store(0); }
+  void cancel() { cancelled_.store(true); }  // ends reads from another thread (the source closes)
+  bool expired() const;                      // the deadline passed
+  AVIOInterruptCB callback() { return {&Interrupter::check, this}; }
+
+ private:
+  static int check(void* self);
+  std::atomic<Clock::rep> deadline_{0};
+  std::atomic<bool> cancelled_{false};
+  mutable std::atomic<bool> expired_{false};
+};
+
+// FFmpeg's log lines go to our logger: its warnings and errors at debug (our own messages say
+// what failed), its information at trace. Called when the log level changes.
+void routeLogs();
+
+// "h264 (libx264)" for messages.
+std::string codecName(const AVCodec* c);
+
+}  // namespace vf::media

@@ -1,0 +1,39 @@
+#pragma once
+// A video stream's decoder: frame and slice threads for files (several frames decode at once),
+// slice threads only for live sources (no added latency), optional hardware decoding. Frames
+// come back in presentation order with their timestamps (best effort) and, when decoded on a
+// device, already copied to the host.
+#include <string>
+
+#include "app/media/av.hpp"
+
+namespace vf::media {
+
+class VideoDecoder {
+ public:
+  // Throws UsageError when no decoder exists for the stream's codec.
+  VideoDecoder(const AVStream* stream, bool live, const std::string& hwdec,
+               const std::string& shown);
+
+  // Feeds one packet (nullptr: the end; the decoder then drains); call only after receive()
+  // returned false. A packet the decoder rejects as damaged is counted (failedPackets) and
+  // skipped; other errors throw MediaError.
+  void send(const AVPacket* packet);
+  // The next decoded frame into `out` (host memory). False when the decoder needs more input
+  // or has drained.
+  bool receive(AVFrame* out);
+  // Forgets everything buffered (after a seek).
+  void flush();
+
+  std::int64_t failedPackets() const { return failed_; }
+  const AVCodecContext* context() const { return ctx_.get(); }
+  const std::string& hwDevice() const { return hw_; }
+
+ private:
+  CodecPtr ctx_;
+  FramePtr hwFrame_;
+  std::string shown_, hw_;
+  std::int64_t failed_ = 0;
+};
+
+}  // namespace vf::media

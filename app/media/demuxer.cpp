@@ -1,0 +1,171 @@
+#include "app/media/demuxer.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "app/interrupt.hpp"
+#include "app/options.hpp"
+
+namespace vf::media {
+
+namespace {
+
+constexpr auto kOpenTimeout = std::chrono::milliseconds(10000);
+constexpr const char* kReadTimeoutUs = "5000000";
+constexpr auto kReadTimeout = std::chrono::milliseconds(5000);
+
+using app::UsageError;
+
+std::string openFailure(const DemuxRequest& r, int err) {
+  if (r.network)
+    return "stream '" + r.shown + "' could not be opened: " + avError(err) +
+           " (nothing is sending there, wrong address, or FFmpeg cannot read that protocol)";
+  if (r.url == "pipe:0")
+    return "stdin (-i -) holds no video FFmpeg can read (" + avError(err) +
+           "); send y4m (ffmpeg ... -f yuv4mpegpipe -) or raw video with --size and --pix-fmt";
+  if (err == AVERROR(EACCES))
+    return "input file '" + r.shown + "' is not readable (permission denied)";
+  if (err == AVERROR(ENOENT))
+    return "input file '" + r.shown + "' not found; check the path (cameras are cam0, cam1, ...)";
+  return "input file '" + r.shown + "' is not a video FFmpeg can read (wrong format or damaged)";
+}
+
+}  // namespace
+
+void Demuxer::IoDeleter::operator()(AVIOContext* io) const {
+  av_freep(&io->buffer);
+  avio_context_free(&io);
+}
+
+int Demuxer::readStdin(void* /*opaque*/, std::uint8_t* buf, int size) {
+  for (;;) {
+    if (app::interruptSignal()) return AVERROR_EXIT;
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    const int ready = ::poll(&p, 1, 100);
+    if (ready < 0 && errno != EINTR) return AVERROR(errno);
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(STDIN_FILENO, buf, static_cast<std::size_t>(size));
+    if (n > 0) return static_cast<int>(n);
+    if (n == 0) return AVERROR_EOF;
+    if (errno != EINTR && errno != EAGAIN) return AVERROR(errno);
+  }
+}
+
+Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
+  AVFormatContext* raw = avformat_alloc_context();
+  if (!raw) outOfMemory("opening the input");
+  raw->interrupt_callback = interrupter_.callback();
+  if (request.url == "pipe:0") {
+    auto* buffer = static_cast<std::uint8_t*>(av_malloc(1 << 16));
+    AVIOContext* io =
+        buffer ? avio_alloc_context(buffer, 1 << 16, 0, nullptr, readStdin, nullptr, nullptr)
+               : nullptr;
+    if (!io) {
+      av_free(buffer);
+      avformat_free_context(raw);
+      outOfMemory("opening the input");
+    }
+    stdinIo_.reset(io);
+    raw->pb = io;
+    raw->flags |= AVFMT_FLAG_CUSTOM_IO;
+  }
+  Options opts;
+  const AVInputFormat* format = nullptr;
+  if (!request.rawSize.empty() || !request.rawPixFmt.empty()) {
+    format = av_find_input_format("rawvideo");
+    if (!request.rawSize.empty()) opts.set("video_size", request.rawSize);
+    opts.set("pixel_format", request.rawPixFmt.empty() ? "yuv420p" : request.rawPixFmt);
+    opts.set("framerate", std::to_string(request.rawRate > 0 ? request.rawRate : 25.0));
+  }
+  if (request.network) {
+    opts.set("rw_timeout", kReadTimeoutUs);
+    interrupter_.arm(kOpenTimeout);
+  }
+  int err = avformat_open_input(&raw, request.url.c_str(), format, opts.ptr());
+  if (err < 0) {  // avformat_open_input freed the context
+    if (app::interruptSignal()) throw MediaError("interrupted while opening " + request.shown);
+    if (interrupter_.expired())
+      throw UsageError("stream '" + request.shown +
+                       "' could not be opened within 10 s (nothing is sending there, or the "
+                       "address is wrong)");
+    throw UsageError(openFailure(request, err));
+  }
+  ctx_.reset(raw);
+  err = avformat_find_stream_info(raw, nullptr);
+  interrupter_.disarm();
+  if (err < 0 && app::interruptSignal())
+    throw MediaError("interrupted while opening " + request.shown);
+  if (err < 0) throw UsageError(openFailure(request, err));
+  videoIndex_ = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
+  if (videoIndex_ < 0) {
+    if (request.network || request.url == "pipe:0")
+      throw UsageError(openFailure(request, AVERROR_STREAM_NOT_FOUND));
+    throw UsageError("input file '" + request.shown +
+                     "' is not a video FFmpeg can read (no video stream in it: an audio-only "
+                     "file, or damaged)");
+  }
+  for (unsigned i = 0; i < raw->nb_streams; ++i)
+    if (static_cast<int>(i) != videoIndex_ &&
+        raw->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO)
+      raw->streams[i]->discard = AVDISCARD_ALL;  // other video streams are not read
+}
+
+std::int64_t Demuxer::startTime() const {
+  return ctx_->start_time == AV_NOPTS_VALUE ? 0 : ctx_->start_time;
+}
+
+bool Demuxer::seekable() const {
+  return !request_.network && ctx_->pb && (ctx_->pb->seekable & AVIO_SEEKABLE_NORMAL);
+}
+
+bool Demuxer::read(AVPacket* packet) {
+  // A network read that gets nothing for 5 s ends (the interrupt callback's deadline works for
+  // every protocol; their own timeouts do not all apply to reads). Once it fired, the input
+  // stays ended (the demuxer may still hand out what it had buffered first).
+  if (request_.network && !stalled_) interrupter_.arm(kReadTimeout);
+  const int err = av_read_frame(ctx_.get(), packet);
+  if (request_.network) interrupter_.disarm();
+  if (request_.network && interrupter_.expired() && !stalled_) {
+    stalled_ = true;
+    spdlog::debug("{}: nothing received for 5 s", request_.shown);
+  }
+  if (err >= 0) return true;
+  if (app::interruptSignal()) {  // the run is stopping
+    interrupted_ = true;
+    return false;
+  }
+  if (err == AVERROR_EOF) return false;
+  if (request_.network) {  // a stream that stops sending: the source says so and ends
+    if (!stalled_) spdlog::debug("{}: read ended: {}", request_.shown, avError(err));
+    stalled_ = true;
+    return false;
+  }
+  if (err == AVERROR_EXIT) {
+    interrupted_ = true;
+    return false;
+  }
+  throw MediaError("reading " + request_.shown + " failed: " + avError(err));
+}
+
+void Demuxer::seek(std::int64_t ts) {
+  // As ffmpeg: containers that seek by decoding time (MPEG-TS, ...) land a little early when the
+  // video reorders frames, so that the frame presented at `ts` is decoded.
+  std::int64_t at = ts;
+  if (!(ctx_->iformat->flags & AVFMT_SEEK_TO_PTS)) {
+    for (unsigned i = 0; i < ctx_->nb_streams; ++i)
+      if (ctx_->streams[i]->codecpar->video_delay) {
+        at -= 3 * AV_TIME_BASE / 23;
+        break;
+      }
+  }
+  const int err = avformat_seek_file(ctx_.get(), -1, INT64_MIN, at, at, 0);
+  if (err < 0)
+    spdlog::warn("{}: could not seek to {:.3f} s ({}); reading from where it is", request_.shown,
+                 double(ts) / AV_TIME_BASE, avError(err));
+}
+
+}  // namespace vf::media

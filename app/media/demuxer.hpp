@@ -1,0 +1,62 @@
+#pragma once
+// An input opened with libavformat: a file, a URL (rtsp, udp, http, srt, ...) or a pipe. Picks
+// the video stream; reads packets in order; seeks. Blocking opens and reads end on the first
+// SIGINT/SIGTERM, network opens after 10 s and network reads after 5 s without data.
+#include <string>
+
+#include "app/media/av.hpp"
+
+namespace vf::media {
+
+struct DemuxRequest {
+  std::string url;       // a path, "pipe:0" or a URL
+  std::string shown;     // what the user wrote, for messages
+  bool network = false;  // bounded waits
+  // Raw video on a pipe (no header): size "WxH", pixel format, rate.
+  std::string rawSize, rawPixFmt;
+  double rawRate = 0;
+};
+
+class Demuxer {
+ public:
+  // Throws UsageError when the input cannot be opened or holds no video stream.
+  explicit Demuxer(const DemuxRequest& request);
+  Demuxer(const Demuxer&) = delete;
+  Demuxer& operator=(const Demuxer&) = delete;
+
+  AVFormatContext* context() const { return ctx_.get(); }
+  AVStream* video() const { return ctx_->streams[videoIndex_]; }
+  int videoIndex() const { return videoIndex_; }
+  // The input's start time in AV_TIME_BASE units (0 when unknown): output timestamps count
+  // from it, as ffmpeg's do.
+  std::int64_t startTime() const;
+  bool seekable() const;
+
+  // The next packet (any stream). False at the end, when a signal ended the read, or when a
+  // network stream failed or sent nothing for 5 s (then `stalled()`). Throws MediaError for a
+  // read error on a file or pipe (the OS's reason).
+  bool read(AVPacket* packet);
+  bool stalled() const { return stalled_; }
+  bool interrupted() const { return interrupted_; }  // a signal ended the reading
+  // Seeks so that the next packets start at the keyframe at or before `ts` (AV_TIME_BASE).
+  void seek(std::int64_t ts);
+  // Ends a read blocked in another thread.
+  void cancel() { interrupter_.cancel(); }
+
+ private:
+  // stdin: read through poll() so that a signal ends a blocked read whatever the handler's
+  // flags (SA_RESTART restarts a plain read()).
+  static int readStdin(void* opaque, std::uint8_t* buf, int size);
+  struct IoDeleter {
+    void operator()(AVIOContext* io) const;
+  };
+
+  DemuxRequest request_;
+  Interrupter interrupter_;
+  std::unique_ptr<AVIOContext, IoDeleter> stdinIo_;  // outlives ctx_ (declared first)
+  InputPtr ctx_;
+  int videoIndex_ = -1;
+  bool stalled_ = false, interrupted_ = false;
+};
+
+}  // namespace vf::media

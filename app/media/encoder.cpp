@@ -1,0 +1,210 @@
+#include "app/media/encoder.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+
+#include "app/options.hpp"
+
+extern "C" {
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+}
+
+namespace vf::media {
+
+namespace {
+
+bool is(const AVCodec* c, const char* name) { return std::string(c->name) == name; }
+
+// Consumer codecs whose players expect 4:2:0.
+bool prefers420(const AVCodec* c) {
+  switch (c->id) {
+    case AV_CODEC_ID_H264:
+    case AV_CODEC_ID_HEVC:
+    case AV_CODEC_ID_VP8:
+    case AV_CODEC_ID_VP9:
+    case AV_CODEC_ID_AV1:
+    case AV_CODEC_ID_MPEG4:
+    case AV_CODEC_ID_MPEG2VIDEO:
+    case AV_CODEC_ID_MPEG1VIDEO:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool supports(const AVCodec* c, AVPixelFormat f) {
+  if (!c->pix_fmts) return true;
+  for (const AVPixelFormat* p = c->pix_fmts; *p != AV_PIX_FMT_NONE; ++p)
+    if (*p == f) return true;
+  return false;
+}
+
+// Codecs whose time base must fit 16 bits (MPEG-4 part 2, H.263).
+bool shortTimeBase(AVCodecID id) {
+  return id == AV_CODEC_ID_MPEG4 || id == AV_CODEC_ID_H263 || id == AV_CODEC_ID_H263P ||
+         id == AV_CODEC_ID_MSMPEG4V2 || id == AV_CODEC_ID_MSMPEG4V3 || id == AV_CODEC_ID_FLV1;
+}
+
+bool qscaleCodec(AVCodecID id) {
+  return id == AV_CODEC_ID_MPEG4 || id == AV_CODEC_ID_MJPEG || id == AV_CODEC_ID_MPEG2VIDEO ||
+         id == AV_CODEC_ID_MPEG1VIDEO || id == AV_CODEC_ID_MSMPEG4V3 || id == AV_CODEC_ID_H263P ||
+         id == AV_CODEC_ID_FLV1;
+}
+
+}  // namespace
+
+AVPixelFormat VideoEncoder::choosePixFmt(const EncoderSettings& s, const EncoderInput& in) const {
+  if (!s.pixFmt.empty()) {
+    const AVPixelFormat f = av_get_pix_fmt(s.pixFmt.c_str());
+    if (!supports(codec_, f))
+      throw app::UsageError("--pix-fmt " + s.pixFmt + ": the " + codec_->name +
+                            " encoder cannot take it");
+    return f;
+  }
+  const AVPixelFormat src = avFormatOf(in.desc.format);
+  if (in.muxer == "yuv4mpegpipe")
+    return in.desc.format == PixelFormat::Gray8 ? AV_PIX_FMT_GRAY8 : AV_PIX_FMT_YUV420P;
+  if (prefers420(codec_) && supports(codec_, AV_PIX_FMT_YUV420P)) return AV_PIX_FMT_YUV420P;
+  if (!codec_->pix_fmts) return src;
+  const int alpha = in.desc.format == PixelFormat::BGRA8;
+  return avcodec_find_best_pix_fmt_of_list(codec_->pix_fmts, src, alpha, nullptr);
+}
+
+void VideoEncoder::applySettings(const EncoderSettings& s) {
+  void* priv = ctx_->priv_data;
+  if (!s.preset.empty() && av_opt_set(priv, "preset", s.preset.c_str(), 0) < 0)
+    throw app::UsageError("--preset " + s.preset + ": the " + codec_->name +
+                          " encoder has no such preset");
+  if (s.bitrate) {
+    ctx_->bit_rate = *s.bitrate;
+    rateText_ = std::to_string(*s.bitrate / 1000) + " kb/s";
+  } else if (s.crf) {
+    if (av_opt_set_double(priv, "crf", *s.crf, 0) < 0)
+      throw app::UsageError(std::string("--crf: the ") + codec_->name +
+                            " encoder has no constant-quality mode; give --bitrate instead");
+    if (ctx_->codec_id == AV_CODEC_ID_VP9 || ctx_->codec_id == AV_CODEC_ID_AV1) ctx_->bit_rate = 0;
+    rateText_ = "crf " + std::to_string(static_cast<int>(*s.crf));
+  } else if ((is(codec_, "libvpx-vp9") || is(codec_, "libaom-av1"))) {
+    av_opt_set_double(priv, "crf", 32, 0);  // their default is 256 kb/s
+    ctx_->bit_rate = 0;
+    rateText_ = "crf 32";
+  } else if (qscaleCodec(ctx_->codec_id)) {
+    ctx_->flags |= AV_CODEC_FLAG_QSCALE;  // their default is 200 kb/s
+    ctx_->global_quality = FF_QP2LAMBDA * 3;
+    rateText_ = "q 3";
+  }
+  const bool verbose = spdlog::get_level() <= spdlog::level::debug;
+  // These two log to stderr by themselves, not through FFmpeg's log.
+  if (is(codec_, "libx265"))
+    av_opt_set(priv, "x265-params", verbose ? "log-level=info" : "log-level=error", 0);
+  if (is(codec_, "libsvtav1")) ::setenv("SVT_LOG", verbose ? "3" : "1", 0);
+}
+
+VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& in,
+                           const std::string& shown)
+    : colour_(in.colour), shown_(shown), constantRate_(in.constantRate) {
+  codec_ = avcodec_find_encoder_by_name(settings.codec.c_str());
+  if (!codec_) throw app::UsageError("--codec " + settings.codec + ": no such encoder");
+  ctx_.reset(avcodec_alloc_context3(codec_));
+  if (!ctx_) outOfMemory("the encoder");
+  const AVPixelFormat pix = choosePixFmt(settings, in);
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pix);
+  // Sizes a multiple of the chroma subsampling (odd frames are padded by repeating the last
+  // column and row; an image sequence keeps the exact size).
+  const int mx = (1 << d->log2_chroma_w) - 1, my = (1 << d->log2_chroma_h) - 1;
+  ctx_->width = (in.desc.width + mx) & ~mx;
+  ctx_->height = (in.desc.height + my) & ~my;
+  if (ctx_->width != in.desc.width || ctx_->height != in.desc.height)
+    spdlog::warn(
+        "{}: {}x{} is odd; written as {}x{} with the last column/row repeated ({} "
+        "needs even sizes; an image sequence keeps the exact size)",
+        shown, in.desc.width, in.desc.height, ctx_->width, ctx_->height, av_get_pix_fmt_name(pix));
+  ctx_->pix_fmt = pix;
+  const AVRational rate = in.fps > 0 ? av_d2q(in.fps, 1001000) : AVRational{25, 1};
+  AVRational tb = in.timeBase;
+  if (constantRate_ || tb.num <= 0 || tb.den <= 0) {
+    constantRate_ = true;
+    tb = av_inv_q(rate);
+  }
+  if (in.rateTimeBase) tb = av_inv_q(rate);
+  if (codec_->supported_framerates)  // MPEG-1/2: a standard rate
+    tb = av_inv_q(
+        codec_->supported_framerates[av_find_nearest_q_idx(rate, codec_->supported_framerates)]);
+  if (shortTimeBase(codec_->id) && tb.den > 65535) tb = {1, 1000};
+  ctx_->time_base = tb;
+  ctx_->framerate = rate;
+  ctx_->sample_aspect_ratio = {1, 1};
+  ctx_->thread_count = 0;
+  ctx_->colorspace = colour_.space;
+  ctx_->color_range = d->flags & AV_PIX_FMT_FLAG_RGB ? AVCOL_RANGE_UNSPECIFIED : colour_.range;
+  ctx_->color_primaries = colour_.primaries;
+  ctx_->color_trc = colour_.transfer;
+  if (pix == AV_PIX_FMT_YUVJ420P || pix == AV_PIX_FMT_YUVJ422P || pix == AV_PIX_FMT_YUVJ444P)
+    ctx_->color_range = AVCOL_RANGE_JPEG;
+  colour_.range = ctx_->color_range;
+  if (in.globalHeader) ctx_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+  applySettings(settings);
+  const int err = avcodec_open2(ctx_.get(), codec_, nullptr);
+  // Settings the user chose can be what the encoder refuses (exit 2); without any, the encoder
+  // itself could not start (memory, a library fault: exit 1).
+  const bool chosen =
+      !settings.preset.empty() || !settings.pixFmt.empty() || settings.crf || settings.bitrate;
+  if (err < 0 && (err == AVERROR(ENOMEM) || !chosen))
+    throw MediaError(shown + ": the " + codecName(codec_) + " encoder could not start at " +
+                     std::to_string(ctx_->width) + "x" + std::to_string(ctx_->height) + " (" +
+                     avError(err) + ")");
+  if (err < 0)
+    throw app::UsageError(shown + ": the " + codecName(codec_) + " encoder refused " +
+                          av_get_pix_fmt_name(pix) + " " + std::to_string(ctx_->width) + "x" +
+                          std::to_string(ctx_->height) +
+                          (settings.preset.empty() ? "" : " with --preset " + settings.preset) +
+                          (settings.crf ? " with --crf" : "") + " (" + avError(err) + ")");
+}
+
+FramePtr VideoEncoder::allocFrame() const {
+  FramePtr f = makeFrame();
+  f->format = ctx_->pix_fmt;
+  f->width = ctx_->width;
+  f->height = ctx_->height;
+  if (av_frame_get_buffer(f.get(), 0) < 0) outOfMemory("the encoder");
+  return f;
+}
+
+std::int64_t VideoEncoder::ptsFor(const FrameTime& t) {
+  std::int64_t pts = counter_++;
+  if (!constantRate_ && t.known())
+    pts = av_rescale_q(t.pts, AVRational{t.num, t.den}, ctx_->time_base);
+  if (last_ != AV_NOPTS_VALUE && pts <= last_) pts = last_ + 1;
+  last_ = pts;
+  return pts;
+}
+
+void VideoEncoder::send(AVFrame* frame) {
+  if (frame) {
+    frame->colorspace = colour_.space;
+    frame->color_range = colour_.range;
+    frame->color_primaries = colour_.primaries;
+    frame->color_trc = colour_.transfer;
+  }
+  const int err = avcodec_send_frame(ctx_.get(), frame);
+  if (err < 0 && err != AVERROR_EOF)
+    throw MediaError(shown_ + ": the " + codecName(codec_) + " encoder failed: " + avError(err));
+}
+
+bool VideoEncoder::receive(AVPacket* out) {
+  const int err = avcodec_receive_packet(ctx_.get(), out);
+  if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return false;
+  if (err < 0)
+    throw MediaError(shown_ + ": the " + codecName(codec_) + " encoder failed: " + avError(err));
+  return true;
+}
+
+std::string VideoEncoder::summary() const {
+  std::string s = codecName(codec_) + " " + av_get_pix_fmt_name(ctx_->pix_fmt);
+  if (!rateText_.empty()) s += ", " + rateText_;
+  return s;
+}
+
+}  // namespace vf::media

@@ -1,0 +1,57 @@
+#pragma once
+// The video encoder of an output: any libavcodec encoder by name, with --crf, --preset,
+// --bitrate and --pix-fmt, sane defaults where libavcodec's are poor (VP9 and AV1 at constant
+// quality, not 256 kb/s; MPEG-4 part 2 at quality 3, not 200 kb/s), the frames' own timestamps
+// where the container keeps them (variable frame rates stay variable), the input's colour tags,
+// and encoder logs through ours.
+#include <string>
+
+#include "app/media/av.hpp"
+#include "app/media/frame_convert.hpp"
+#include "app/media/output_spec.hpp"
+#include "pipeline/frame.hpp"
+
+namespace vf::media {
+
+struct EncoderInput {
+  FrameDesc desc;             // the chain's output
+  AVRational timeBase;        // of the frames' FrameTime ({0, 0}: unknown)
+  double fps = 0;             // nominal (0: unknown)
+  bool constantRate = false;  // the container keeps no timestamps: frames are numbered
+  bool rateTimeBase = false;  // the container's time base is the frame rate (AVI): gaps stay
+  bool globalHeader = false;  // the container wants the codec's headers out of band
+  ColourTags colour;
+  std::string muxer;
+};
+
+class VideoEncoder {
+ public:
+  // Throws UsageError when the encoder refuses the settings, MediaError when it cannot start.
+  VideoEncoder(const EncoderSettings& settings, const EncoderInput& input,
+               const std::string& shown);
+
+  AVCodecContext* context() const { return ctx_.get(); }
+  // A frame of the encoder's size and pixel format, for the converter to fill.
+  FramePtr allocFrame() const;
+  // The frame's presentation time in the encoder's time base (strictly increasing).
+  std::int64_t ptsFor(const FrameTime& t);
+  // nullptr: the end (drain). Throws MediaError with the encoder's reason.
+  void send(AVFrame* frame);
+  // The next packet into `out` (time base: the encoder's). False when it needs more frames.
+  bool receive(AVPacket* out);
+  const ColourTags& colour() const { return colour_; }
+  std::string summary() const;  // "h264 (libx264) yuv420p, crf 23"
+
+ private:
+  void applySettings(const EncoderSettings& s);
+  AVPixelFormat choosePixFmt(const EncoderSettings& s, const EncoderInput& in) const;
+
+  const AVCodec* codec_ = nullptr;
+  CodecPtr ctx_;
+  ColourTags colour_;
+  std::string shown_, rateText_;
+  bool constantRate_ = false;
+  std::int64_t counter_ = 0, last_ = AV_NOPTS_VALUE;
+};
+
+}  // namespace vf::media

@@ -1,0 +1,46 @@
+#pragma once
+// Pixels between FFmpeg's frames and the engine's slots, through swscale, with the colour
+// matrix and range the frame is tagged with (BT.601 limited range when untagged, as ffmpeg).
+// Decoded frames are converted straight into the pinned slot; a chain that begins with gray
+// takes only the luma plane (no chroma is read).
+#include <vector>
+
+#include "app/media/av.hpp"
+#include "pipeline/frame.hpp"
+
+namespace vf::media {
+
+// The slot format a decoded frame of `src` is delivered in: Gray8 for gray sources, and for
+// YUV sources when `grayLuma`; BGRA8 when it has alpha; BGR8 otherwise.
+PixelFormat slotFormatFor(AVPixelFormat src, bool grayLuma);
+
+// Colour tags that travel from the input to the output (so the output decodes to the colours
+// the chain saw).
+struct ColourTags {
+  AVColorSpace space = AVCOL_SPC_UNSPECIFIED;
+  AVColorRange range = AVCOL_RANGE_UNSPECIFIED;
+  AVColorPrimaries primaries = AVCOL_PRI_UNSPECIFIED;
+  AVColorTransferCharacteristic transfer = AVCOL_TRC_UNSPECIFIED;
+};
+ColourTags tagsOf(const AVFrame* f);
+
+class FrameConverter {
+ public:
+  // Decoded frame -> slot (same size; the slot's format chosen by slotFormatFor).
+  void toSlot(const AVFrame* src, const FrameView& dst);
+
+  // Slot -> `dst` (allocated: format, width, height set). A view of `width` x `height` (the
+  // output's frame size) fills the frame's top left, and the padding an encoder needs beyond it
+  // repeats the last column and row; a view of another size (the input changed size) is
+  // scaled to the frame. `tags` give the matrix and range for YUV outputs.
+  void fromSlot(const FrameView& src, AVFrame* dst, const ColourTags& tags, int width, int height);
+
+ private:
+  SwsContext* context(int sw, int sh, AVPixelFormat sf, int dw, int dh, AVPixelFormat df);
+  SwsPtr ctx_;
+  std::vector<std::uint8_t> padded_;
+};
+
+AVPixelFormat avFormatOf(PixelFormat f);
+
+}  // namespace vf::media

@@ -1,0 +1,97 @@
+#include "app/media/hwdec.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <vector>
+
+extern "C" {
+#include <libavutil/hwcontext.h>
+#include <libavutil/pixdesc.h>
+}
+
+namespace vf::media {
+
+namespace {
+
+// The pixel format the decoder hands back frames in when it decodes on `type`.
+AVPixelFormat hwFormat(const AVCodec* codec, AVHWDeviceType type) {
+  for (int i = 0;; ++i) {
+    const AVCodecHWConfig* c = avcodec_get_hw_config(codec, i);
+    if (!c) return AV_PIX_FMT_NONE;
+    if ((c->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) && c->device_type == type)
+      return c->pix_fmt;
+  }
+}
+
+// get_format: the hardware format when offered, else software (the decoder may offer it only
+// for some streams, e.g. 4:4:4 on NVDEC).
+AVPixelFormat pickFormat(AVCodecContext* ctx, const AVPixelFormat* offered) {
+  const auto want = static_cast<AVPixelFormat>(reinterpret_cast<std::intptr_t>(ctx->opaque));
+  for (const AVPixelFormat* p = offered; *p != AV_PIX_FMT_NONE; ++p)
+    if (*p == want) return *p;
+  spdlog::warn("hardware decoding does not take this stream ({}); decoding in software",
+               av_get_pix_fmt_name(ctx->sw_pix_fmt));
+  for (const AVPixelFormat* p = offered; *p != AV_PIX_FMT_NONE; ++p) {
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(*p);
+    if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *p;
+  }
+  return AV_PIX_FMT_NONE;
+}
+
+bool tryDevice(AVCodecContext* dec, const AVCodec* codec, AVHWDeviceType type, std::string* why) {
+  const AVPixelFormat fmt = hwFormat(codec, type);
+  if (fmt == AV_PIX_FMT_NONE) {
+    *why = std::string(codec->name) + " has no " + av_hwdevice_get_type_name(type) + " decoder";
+    return false;
+  }
+  AVBufferRef* device = nullptr;
+  const int err = av_hwdevice_ctx_create(&device, type, nullptr, nullptr, 0);
+  if (err < 0) {
+    *why = std::string("no ") + av_hwdevice_get_type_name(type) + " device (" + avError(err) + ")";
+    return false;
+  }
+  dec->hw_device_ctx = device;  // the codec context owns the reference now
+  dec->opaque = reinterpret_cast<void*>(static_cast<std::intptr_t>(fmt));
+  dec->get_format = pickFormat;
+  return true;
+}
+
+}  // namespace
+
+std::string hwdecChoices() {
+  std::string s = "none, auto";
+  for (AVHWDeviceType t = av_hwdevice_iterate_types(AV_HWDEVICE_TYPE_NONE);
+       t != AV_HWDEVICE_TYPE_NONE; t = av_hwdevice_iterate_types(t))
+    if (t == AV_HWDEVICE_TYPE_CUDA || t == AV_HWDEVICE_TYPE_VAAPI)
+      s += std::string(", ") + av_hwdevice_get_type_name(t);
+  return s;
+}
+
+std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::string& mode,
+                          const std::string& shown) {
+  if (mode.empty() || mode == "none") return "";
+  std::vector<AVHWDeviceType> types;
+  if (mode == "auto") {
+    types = {AV_HWDEVICE_TYPE_CUDA, AV_HWDEVICE_TYPE_VAAPI};
+  } else {
+    types = {av_hwdevice_find_type_by_name(mode.c_str())};
+  }
+  std::string reasons;
+  for (AVHWDeviceType t : types) {
+    if (t == AV_HWDEVICE_TYPE_NONE) continue;
+    std::string why;
+    if (tryDevice(dec, codec, t, &why)) {
+      spdlog::info("{}: decoding on {} ({})", shown, av_hwdevice_get_type_name(t), codec->name);
+      return av_hwdevice_get_type_name(t);
+    }
+    reasons += (reasons.empty() ? "" : "; ") + why;
+  }
+  if (mode == "auto")
+    spdlog::info("{}: no hardware decoder ({}); decoding in software", shown, reasons);
+  else
+    spdlog::warn("{}: --hwdec {} is not available ({}); decoding in software", shown, mode,
+                 reasons);
+  return "";
+}
+
+}  // namespace vf::media

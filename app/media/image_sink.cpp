@@ -1,0 +1,125 @@
+#include "app/media/image_sink.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "app/media/atomic_file.hpp"
+#include "app/options.hpp"
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
+namespace vf::media {
+
+namespace {
+
+const AVCodec* imageEncoder(const std::string& ext) {
+  const char* name = ext == "png"                    ? "png"
+                     : ext == "bmp"                  ? "bmp"
+                     : ext == "tif" || ext == "tiff" ? "tiff"
+                     : ext == "ppm" || ext == "pnm"  ? "ppm"
+                     : ext == "pgm"                  ? "pgm"
+                     : ext == "jpg" || ext == "jpeg" ? "mjpeg"
+                     : ext == "webp"                 ? "libwebp"
+                                                     : "png";
+  return avcodec_find_encoder_by_name(name);
+}
+
+AVPixelFormat bestFormat(const AVCodec* c, PixelFormat f) {
+  const AVPixelFormat src = avFormatOf(f);
+  if (!c->pix_fmts) return src;
+  return avcodec_find_best_pix_fmt_of_list(c->pix_fmts, src, f == PixelFormat::BGRA8, nullptr);
+}
+
+}  // namespace
+
+ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc)
+    : spec_(spec), codec_(imageEncoder(spec.extension)), packet_(makePacket()) {
+  if (!codec_)
+    throw app::UsageError("output '" + spec.path + "': this FFmpeg has no encoder for ." +
+                          spec.extension + " images; use .png");
+  if (codec_->id == AV_CODEC_ID_MJPEG || codec_->id == AV_CODEC_ID_WEBP)
+    spdlog::warn("{}: {} is lossy; use .png for exact frames", spec.path,
+                 codec_->id == AV_CODEC_ID_MJPEG ? "JPEG" : "WebP");
+  openEncoder(desc.width, desc.height, bestFormat(codec_, desc.format));  // errors come now
+  spdlog::info("writing {} ({} {})", spec.path, codecName(codec_),
+               av_get_pix_fmt_name(ctx_->pix_fmt));
+  worker_ = std::make_unique<FrameWorker>([this](AVFrame* f) { write(f); });
+}
+
+ImageSink::~ImageSink() {
+  if (!finished_) {
+    try {
+      finish();
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+    }
+  }
+}
+
+void ImageSink::openEncoder(int width, int height, AVPixelFormat format) {
+  ctx_.reset(avcodec_alloc_context3(codec_));
+  if (!ctx_) outOfMemory("writing images");
+  ctx_->width = width;
+  ctx_->height = height;
+  ctx_->pix_fmt = format;
+  ctx_->time_base = {1, 25};
+  if (codec_->id == AV_CODEC_ID_PNG) ctx_->compression_level = 1;  // fast; lossless anyway
+  if (codec_->id == AV_CODEC_ID_MJPEG) {
+    ctx_->flags |= AV_CODEC_FLAG_QSCALE;
+    ctx_->global_quality = FF_QP2LAMBDA * 2;
+    ctx_->color_range = AVCOL_RANGE_JPEG;
+  }
+  const int err = avcodec_open2(ctx_.get(), codec_, nullptr);
+  if (err < 0)
+    throw MediaError(spec_.path + ": the " + codecName(codec_) +
+                     " encoder did not open: " + avError(err));
+}
+
+void ImageSink::consume(const FrameResult& frame) {
+  const FrameView& v = frame.output;
+  FramePtr f = worker_->acquire();
+  const AVPixelFormat want = bestFormat(codec_, v.format);
+  if (!f || f->width != v.width || f->height != v.height || f->format != want) {
+    f = makeFrame();
+    f->width = v.width;
+    f->height = v.height;
+    f->format = want;
+    if (av_frame_get_buffer(f.get(), 0) < 0) outOfMemory("writing images");
+  }
+  if (av_frame_make_writable(f.get()) < 0) outOfMemory("writing images");
+  converter_.fromSlot(v, f.get(), ColourTags{}, v.width, v.height);
+  f->pts = submitted_++;
+  worker_->submit(std::move(f));
+}
+
+void ImageSink::write(AVFrame* frame) {
+  const std::string name = spec_.pattern->name(frame->pts + 1);
+  if (frame->width != ctx_->width || frame->height != ctx_->height ||
+      frame->format != ctx_->pix_fmt) {
+    spdlog::warn("{}: image size changed to {}x{} at {}", spec_.path, frame->width, frame->height,
+                 name);
+    openEncoder(frame->width, frame->height, static_cast<AVPixelFormat>(frame->format));
+  }
+  int err = avcodec_send_frame(ctx_.get(), frame);
+  if (err >= 0) err = avcodec_receive_packet(ctx_.get(), packet_.get());
+  if (err < 0)
+    throw MediaError("could not encode " + name + ": " + avError(err) + "; the " +
+                     std::to_string(written_) + " images before it are complete");
+  const std::string why =
+      writeFileAtomically(name, packet_->data, static_cast<std::size_t>(packet_->size), true);
+  av_packet_unref(packet_.get());
+  if (!why.empty())
+    throw MediaError("could not write " + name + ": " + why + "; the " + std::to_string(written_) +
+                     " images before it are complete");
+  ++written_;
+}
+
+void ImageSink::finish() {
+  if (finished_) return;
+  finished_ = true;
+  worker_->finish();  // rethrows a failed write, after every image before it was written
+  spdlog::info("wrote {} images to {}", written_, spec_.path);
+}
+
+}  // namespace vf::media

@@ -1,0 +1,282 @@
+#include "app/media/media_source.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cmath>
+
+#include "app/options.hpp"
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
+namespace vf::media {
+
+namespace {
+
+DemuxRequest requestFor(const app::SourceSpec& spec, const app::InputOptions& o) {
+  DemuxRequest r;
+  r.shown = spec.kind == app::SourceKind::Pipe ? "stdin" : spec.text;
+  r.url = spec.kind == app::SourceKind::Pipe ? "pipe:0" : spec.text;
+  // A plain path is opened as a file even when it holds ':' (libavformat would take "a:b" for
+  // protocol a).
+  if (spec.kind == app::SourceKind::File) r.url = "file:" + spec.text;
+  r.network = spec.kind == app::SourceKind::Url;
+  r.rawSize = o.rawSize;
+  r.rawPixFmt = o.rawPixFmt;
+  r.rawRate = o.rate;
+  return r;
+}
+
+std::int64_t toUs(double seconds) { return std::llround(seconds * AV_TIME_BASE); }
+
+std::string secondsText(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", s);
+  return buf;
+}
+
+const char* kindOf(app::SourceKind k) {
+  return k == app::SourceKind::Url ? "stream" : k == app::SourceKind::Pipe ? "pipe" : "file";
+}
+
+}  // namespace
+
+MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& options)
+    : spec_(spec),
+      options_(options),
+      demuxer_(requestFor(spec, options)),
+      frame_(makeFrame()),
+      packet_(makePacket()) {
+  live_ = spec.kind == app::SourceKind::Url;
+  const AVStream* v = demuxer_.video();
+  tb_ = v->time_base;
+  decoder_ = std::make_unique<VideoDecoder>(v, live_, options.hwdec, spec.text);
+  // The nominal rate: the stream's base rate (a variable-rate file's usual step), else its
+  // average.
+  for (const AVRational rate : {v->r_frame_rate, v->avg_frame_rate})
+    if (fps_ == 0 && rate.num > 0 && rate.den > 0 && av_q2d(rate) <= 240) fps_ = av_q2d(rate);
+
+  const std::int64_t begin = demuxer_.startTime();
+  offset_ = begin + toUs(options.start);
+  startPts_ = av_rescale_q(offset_, AV_TIME_BASE_Q, tb_);
+  if (options.end) {
+    hasEnd_ = true;
+    endUs_ = begin + toUs(*options.end);
+    endPts_ = av_rescale_q(endUs_, AV_TIME_BASE_Q, tb_);
+  }
+  if (options.start > 0 && demuxer_.seekable()) seekBefore(offset_);
+
+  if (!live_) {
+    double seconds =
+        demuxer_.context()->duration > 0 ? double(demuxer_.context()->duration) / AV_TIME_BASE : 0;
+    exactCount_ = v->nb_frames > 0;
+    if (v->nb_frames > 0)
+      count_ = v->nb_frames;
+    else if (seconds > 0 && fps_ > 0)
+      count_ = std::llround(seconds * fps_);
+    if (count_ > 0 && fps_ > 0 && (options.start > 0 || hasEnd_)) {
+      const double to =
+          hasEnd_ ? std::min(*options.end, seconds > 0 ? seconds : *options.end) : seconds;
+      count_ = std::max<std::int64_t>(0, std::llround((to - options.start) * fps_));
+    }
+  }
+
+  if (!nextWanted()) {
+    if (options.start > 0 || hasEnd_)
+      throw app::UsageError("'" + spec.text + "' has no video frame in the span asked for (--ss " +
+                            secondsText(options.start) + " s" +
+                            (hasEnd_ ? ", to " + secondsText(*options.end) + " s" : "") + ")");
+    if (live_)
+      throw app::UsageError(std::string(kindOf(spec.kind)) + " '" + spec.text +
+                            "' opened but delivered no frame");
+    throw app::UsageError("'" + spec.text +
+                          "' opened but no video frame could be decoded from it (not a video, "
+                          "an audio-only file, or damaged)");
+  }
+  pending_ = true;
+  desc_ = {frame_->width, frame_->height,
+           slotFormatFor(static_cast<AVPixelFormat>(frame_->format), options.grayLuma)};
+  colour_ = tagsOf(frame_.get());
+}
+
+MediaSource::~MediaSource() = default;
+
+std::string MediaSource::description() const {
+  const AVFormatContext* f = demuxer_.context();
+  const AVCodecContext* d = decoder_->context();
+  const char* pix = av_get_pix_fmt_name(static_cast<AVPixelFormat>(frame_->format));
+  std::string s = std::string(kindOf(spec_.kind)) + " " +
+                  (spec_.kind == app::SourceKind::Pipe ? "stdin" : spec_.text) + " (" +
+                  std::to_string(desc_.width) + "x" + std::to_string(desc_.height) + " " +
+                  avcodec_get_name(d->codec_id) + " " + (pix ? pix : "?");
+  if (!decoder_->hwDevice().empty()) s += " on " + decoder_->hwDevice();
+  char buf[32];
+  if (fps_ > 0) {
+    std::snprintf(buf, sizeof buf, "%.4g", fps_);
+    s += std::string(", ") + buf + " fps";
+  }
+  if (count_ > 0) s += ", " + std::to_string(count_) + " frames";
+  for (unsigned i = 0; i < f->nb_streams; ++i) {
+    if (static_cast<int>(i) == demuxer_.videoIndex()) continue;
+    const AVCodecParameters* p = f->streams[i]->codecpar;
+    const char* type = av_get_media_type_string(p->codec_type);
+    s += std::string("; ") + (type ? type : "data") + " " + avcodec_get_name(p->codec_id);
+  }
+  return s + ")";
+}
+
+void MediaSource::attachRelay(std::shared_ptr<PacketRelay> relay) {
+  relay_ = std::move(relay);
+  recording_ = true;
+}
+
+void MediaSource::requestSeek(double seconds) { seekTo_.store(std::max(0.0, seconds)); }
+
+void MediaSource::applySeek() {
+  const double t = seekTo_.exchange(-1);
+  if (t < 0 || !demuxer_.seekable()) return;
+  const std::int64_t target = demuxer_.startTime() + toUs(t);
+  skipBelow_ = av_rescale_q(target, AV_TIME_BASE_Q, tb_);
+  seekBefore(target);
+}
+
+void MediaSource::relay(AVPacket* p) {
+  const AVStream* st = demuxer_.context()->streams[p->stream_index];
+  const std::int64_t off = av_rescale_q(offset_, AV_TIME_BASE_Q, st->time_base);
+  if (p->pts != AV_NOPTS_VALUE) {
+    // With --ss, what ends before the start is left out (without it, everything is kept,
+    // encoder priming with negative timestamps included).
+    if (options_.start > 0 && p->pts + std::max<std::int64_t>(p->duration, 1) <= off) return;
+    if (hasEnd_) {
+      const std::int64_t end = av_rescale_q(endPts_, tb_, st->time_base);
+      if (p->pts >= end) return;
+    }
+  }
+  PacketPtr copy = makePacket();
+  av_packet_move_ref(copy.get(), p);
+  if (copy->pts != AV_NOPTS_VALUE) copy->pts -= off;
+  if (copy->dts != AV_NOPTS_VALUE) copy->dts -= off;
+  if (!relayDecided_) {
+    early_.push_back(std::move(copy));
+  } else if (relay_ && relay_->wanted(copy->stream_index)) {
+    relay_->push(std::move(copy));
+  }
+}
+
+bool MediaSource::decodeNext() {
+  for (;;) {
+    if (decoder_->receive(frame_.get())) return true;
+    if (eof_) return false;
+    if (!demuxer_.read(packet_.get())) {
+      eof_ = true;
+      decoder_->send(nullptr);
+      continue;
+    }
+    if (packet_->stream_index == demuxer_.videoIndex())
+      decoder_->send(packet_.get());
+    else
+      relay(packet_.get());
+    av_packet_unref(packet_.get());
+  }
+}
+
+std::int64_t MediaSource::frameStep() const {
+  const AVRational rate = fps_ > 0 ? av_d2q(fps_, 1001000) : AVRational{25, 1};
+  return std::max<std::int64_t>(1, av_rescale_q(1, av_inv_q(rate), tb_));
+}
+
+std::int64_t MediaSource::timestampOf(const AVFrame* f) const {
+  const std::int64_t ts = f->best_effort_timestamp;
+  if (ts != AV_NOPTS_VALUE) return ts;
+  // No timestamp: one frame after the last (its duration, else the nominal rate).
+  if (lastPts_ == AV_NOPTS_VALUE) return startPts_;
+  return lastPts_ + (lastDuration_ > 0 ? lastDuration_ : frameStep());
+}
+
+bool MediaSource::nextWanted() {
+  for (;;) {
+    if (!held_ && !decodeNext()) return false;
+    held_ = false;
+    const std::int64_t ts = timestampOf(frame_.get());
+    if (ts < startPts_) continue;
+    if (skipBelow_ != AV_NOPTS_VALUE && ts < skipBelow_) continue;
+    if (hasEnd_ && ts >= endPts_) {
+      eof_ = true;
+      return false;
+    }
+    return true;
+  }
+}
+
+void MediaSource::seekBefore(std::int64_t targetUs) {
+  const std::int64_t target = av_rescale_q(targetUs, AV_TIME_BASE_Q, tb_);
+  for (std::int64_t back = 0;; back = back ? back * 2 : AV_TIME_BASE / 2) {
+    const std::int64_t at = targetUs - back;
+    demuxer_.seek(at);
+    decoder_->flush();
+    eof_ = pending_ = held_ = false;
+    lastPts_ = AV_NOPTS_VALUE;
+    if (!relayDecided_) early_.clear();  // side packets of the attempt before
+    if (!decodeNext()) return;           // nothing there: the caller sees the end
+    held_ = true;                        // the frame decoded is examined by nextWanted()
+    if (timestampOf(frame_.get()) <= target || at <= demuxer_.startTime()) return;
+    spdlog::debug("{}: the seek to {:.3f} s landed after it; seeking again from further back",
+                  spec_.text, double(targetUs) / AV_TIME_BASE);
+  }
+}
+
+void MediaSource::stamp(FrameTime& time) {
+  const std::int64_t ts = timestampOf(frame_.get());
+  std::int64_t duration = frame_->pkt_duration;
+  if (duration <= 0 && fps_ > 0) duration = frameStep();
+  lastPts_ = ts;
+  lastDuration_ = duration;
+  time.pts = ts - startPts_;
+  time.duration = std::max<std::int64_t>(duration, 0);
+  time.num = tb_.num;
+  time.den = tb_.den;
+}
+
+bool MediaSource::next(const SlotFn& slot, FrameTime& time) {
+  if (!relayDecided_) {
+    relayDecided_ = true;
+    for (PacketPtr& p : early_)
+      if (relay_ && relay_->wanted(p->stream_index)) relay_->push(std::move(p));
+    early_.clear();
+  }
+  applySeek();
+  if (!pending_ && !nextWanted()) return endOfStream();
+  pending_ = false;
+  const FrameDesc d{frame_->width, frame_->height,
+                    slotFormatFor(static_cast<AVPixelFormat>(frame_->format), options_.grayLuma)};
+  if (d != desc_) {
+    spdlog::warn("{}: frame size changed from {} to {} at frame {}", spec_.text, desc_.str(),
+                 d.str(), delivered_);
+    desc_ = d;
+  }
+  converter_.toSlot(frame_.get(), slot(d));
+  stamp(time);
+  ++delivered_;
+  return true;
+}
+
+bool MediaSource::endOfStream() {
+  if (demuxer_.interrupted()) return false;  // stopped early: the output trims at its end
+  if (relay_) relay_->markComplete();
+  if (live_) {
+    spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
+                 kindOf(spec_.kind), spec_.text, delivered_);
+    return false;
+  }
+  const std::int64_t failed = decoder_->failedPackets();
+  const bool trimmed = options_.start > 0 || hasEnd_;
+  if (!trimmed && exactCount_ && delivered_ + 2 < count_)
+    spdlog::warn(
+        "{}: decoded {} of {} frames; the rest could not be read (truncated or damaged file)",
+        spec_.text, delivered_, count_);
+  if (failed > 0) spdlog::warn("{}: {} frame(s) failed to decode", spec_.text, failed);
+  return false;
+}
+
+}  // namespace vf::media

@@ -1,0 +1,84 @@
+#pragma once
+// The frame source for everything libavformat reads: files, URLs and pipes. Frames decode (on
+// the decoder's threads) and are converted straight into the engine's pinned slot, each with
+// its presentation time on the output's timeline (the input's start and --ss taken off), so
+// variable frame rates and gaps survive. --ss/--to are frame-exact: the input seeks to the
+// keyframe before --ss, and frames before it decode but are not delivered. The other streams'
+// packets go to a PacketRelay when an output wants them.
+#include <atomic>
+#include <deque>
+#include <memory>
+
+#include "app/media/decoder.hpp"
+#include "app/media/demuxer.hpp"
+#include "app/media/frame_convert.hpp"
+#include "app/media/packet_relay.hpp"
+#include "app/sources.hpp"
+
+namespace vf::media {
+
+class MediaSource : public app::CaptureSource {
+ public:
+  MediaSource(const app::SourceSpec& spec, const app::InputOptions& options);
+  ~MediaSource() override;
+
+  bool live() const override { return live_; }
+  std::int64_t frameCount() const override { return count_; }
+  double fps() const override { return fps_; }
+  FrameDesc firstFrameDesc() const override { return desc_; }
+  std::string description() const override;
+  std::int64_t failedFrames() const override { return decoder_->failedPackets(); }
+  bool seekable() const override { return demuxer_.seekable() && !recording_; }
+  void requestSeek(double seconds) override;
+  bool next(const SlotFn& slot, FrameTime& time) override;
+
+  // For the output: the input as demuxed (streams, metadata, chapters), its video stream, the
+  // colour tags of its frames, and the offset taken off its timestamps (AV_TIME_BASE).
+  const AVFormatContext* format() const { return demuxer_.context(); }
+  int videoStream() const { return demuxer_.videoIndex(); }
+  ColourTags colour() const { return colour_; }
+  std::int64_t timelineOffset() const { return offset_; }
+  // Where --to/-t ends the input (AV_TIME_BASE, the input's own timeline), or INT64_MAX.
+  std::int64_t timelineEnd() const { return endUs_; }
+  // Side streams go to `relay` from the next frame on; a recorded input no longer seeks.
+  void attachRelay(std::shared_ptr<PacketRelay> relay);
+
+ private:
+  bool decodeNext();  // into frame_; false at the end
+  bool nextWanted();  // decodeNext() past what --ss, --to and a seek leave out
+  // Seeks so that the frame presented at `targetUs` gets decoded: again from further back when
+  // the container lands after it (MPEG-TS seeks by an estimate).
+  void seekBefore(std::int64_t targetUs);
+  std::int64_t timestampOf(const AVFrame* f) const;
+  std::int64_t frameStep() const;  // one frame at the nominal rate, in the stream's time base
+  void relay(AVPacket* p);
+  bool endOfStream();
+  void applySeek();
+  void stamp(FrameTime& time);
+
+  app::SourceSpec spec_;
+  app::InputOptions options_;
+  Demuxer demuxer_;
+  std::unique_ptr<VideoDecoder> decoder_;
+  FrameConverter converter_;
+  FramePtr frame_;
+  PacketPtr packet_;
+  std::shared_ptr<PacketRelay> relay_;
+  std::deque<PacketPtr> early_;  // side packets read before the output said what it takes
+  bool relayDecided_ = false;
+  FrameDesc desc_;
+  ColourTags colour_;
+  AVRational tb_{1, 1};
+  std::int64_t offset_ = 0;                  // AV_TIME_BASE: input start + --ss
+  std::int64_t endUs_ = INT64_MAX;           // AV_TIME_BASE: input start + --to
+  std::int64_t startPts_ = 0, endPts_ = 0;   // stream time base
+  std::int64_t skipBelow_ = AV_NOPTS_VALUE;  // a seek's target (stream time base)
+  bool held_ = false;        // frame_ holds a decoded frame nextWanted() has not examined
+  bool exactCount_ = false;  // count_ is the container's, not an estimate from the duration
+  bool hasEnd_ = false, live_ = false, pending_ = false, eof_ = false, recording_ = false;
+  double fps_ = 0;
+  std::int64_t count_ = -1, delivered_ = 0, lastPts_ = AV_NOPTS_VALUE, lastDuration_ = 0;
+  std::atomic<double> seekTo_{-1};
+};
+
+}  // namespace vf::media

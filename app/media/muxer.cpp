@@ -1,0 +1,204 @@
+#include "app/media/muxer.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "app/options.hpp"
+
+extern "C" {
+#include <libavutil/display.h>
+}
+
+namespace vf::media {
+
+namespace {
+
+void freeOutput(AVFormatContext* c) {
+  if (!c) return;
+  if (c->pb && !(c->oformat->flags & AVFMT_NOFILE)) avio_closep(&c->pb);
+  avformat_free_context(c);
+}
+
+bool isMp4Family(const std::string& m) {
+  return m == "mp4" || m == "mov" || m == "ipod" || m == "ismv" || m == "3gp" || m == "f4v";
+}
+
+}  // namespace
+
+Muxer::Muxer(const OutputSpec& spec) : spec_(spec), ctx_(nullptr, freeOutput) {
+  AVFormatContext* c = nullptr;
+  const int err = avformat_alloc_output_context2(&c, nullptr, spec.muxer.c_str(), spec.url.c_str());
+  if (err < 0 || !c)
+    throw app::UsageError("output '" + spec.path + "': the " + spec.muxer +
+                          " container cannot be written (" + avError(err) + ")");
+  ctx_.reset(c);
+}
+
+Muxer::~Muxer() = default;
+
+bool Muxer::wantsGlobalHeader() const { return (ctx_->oformat->flags & AVFMT_GLOBALHEADER) != 0; }
+
+void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
+  AVStream* st = avformat_new_stream(ctx_.get(), nullptr);
+  if (!st) outOfMemory("the output container");
+  int err = avcodec_parameters_from_context(st->codecpar, video);
+  if (err < 0) throw MediaError("output set-up failed: " + avError(err));
+  st->time_base = video->time_base;
+  st->avg_frame_rate = video->framerate;
+  st->r_frame_rate = video->framerate;
+  if (input.format && input.videoStream >= 0) {
+    const AVStream* in = input.format->streams[input.videoStream];
+    av_dict_copy(&st->metadata, in->metadata, 0);
+    av_dict_set(&st->metadata, "encoder", nullptr, 0);
+    std::size_t size = 0;
+    if (const std::uint8_t* m = av_stream_get_side_data(in, AV_PKT_DATA_DISPLAYMATRIX, &size)) {
+      if (std::uint8_t* out = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, size))
+        std::copy(m, m + size, out);
+    }
+    side_ = std::make_unique<SideStreams>(input.format, input.videoStream, ctx_.get(), spec_);
+    copyTags(input);
+  }
+}
+
+void Muxer::copyTags(const MuxerInput& input) {
+  const AVFormatContext* in = input.format;
+  av_dict_copy(&ctx_->metadata, in->metadata, 0);
+  av_dict_set(&ctx_->metadata, "encoder", nullptr, 0);  // the muxer names itself
+  for (unsigned i = 0; i < in->nb_chapters; ++i) {
+    const AVChapter* c = in->chapters[i];
+    const std::int64_t off = av_rescale_q(input.offsetUs, AV_TIME_BASE_Q, c->time_base);
+    const std::int64_t end = input.endUs == INT64_MAX
+                                 ? INT64_MAX
+                                 : av_rescale_q(input.endUs, AV_TIME_BASE_Q, c->time_base);
+    if (c->end <= off || c->start >= end) continue;
+    auto* out = static_cast<AVChapter*>(av_mallocz(sizeof(AVChapter)));
+    if (!out) outOfMemory("the output container");
+    out->id = c->id;
+    out->time_base = c->time_base;
+    out->start = std::max<std::int64_t>(0, c->start - off);
+    out->end = std::min(c->end, end) - off;
+    av_dict_copy(&out->metadata, c->metadata, 0);
+    if (av_dynarray_add_nofree(&ctx_->chapters, reinterpret_cast<int*>(&ctx_->nb_chapters), out) <
+        0) {
+      av_dict_free(&out->metadata);
+      av_free(out);
+      outOfMemory("the output container");
+    }
+  }
+}
+
+void Muxer::open() {
+  if (!(ctx_->oformat->flags & AVFMT_NOFILE)) {
+    const int err = avio_open2(&ctx_->pb, spec_.url.c_str(), AVIO_FLAG_WRITE, nullptr, nullptr);
+    if (err < 0)
+      throw MediaError("cannot open " + std::string(spec_.network ? "" : "'") + spec_.path +
+                       (spec_.network ? "" : "'") + " for writing: " + avError(err));
+  }
+  Options opts;
+  const bool seekable = ctx_->pb && (ctx_->pb->seekable & AVIO_SEEKABLE_NORMAL);
+  if (isMp4Family(spec_.muxer) && !seekable)  // a pipe or a stream: fragments, index first
+    opts.set("movflags", "frag_keyframe+empty_moov+default_base_moof");
+  const int err = avformat_write_header(ctx_.get(), opts.ptr());
+  if (err < 0) throw MediaError("writing the header of " + spec_.path + " failed: " + avError(err));
+  opened_ = true;
+}
+
+void Muxer::checkRoom(std::int64_t next) {
+  if (spec_.toStdout || spec_.network || !ctx_->pb || finishing_) return;
+  // After this packet there must still be room for the container's index (mp4's moov: up to
+  // about 48 bytes a packet), what the interleaver holds back, and the I/O buffer.
+  biggestPacket_ = std::max(biggestPacket_, next);
+  const std::int64_t need = next + (96 << 10) + 2 * biggestPacket_ + 48 * (packets_ + 1);
+  const std::int64_t written = avio_tell(ctx_->pb);
+  struct rlimit lim {};
+  if (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+      written + need > static_cast<std::int64_t>(lim.rlim_cur))
+    throw MediaError("writing " + spec_.path +
+                     ": File too large: the file size limit (ulimit -f, " +
+                     std::to_string(lim.rlim_cur / 1024) + " KiB) is reached; stopped after " +
+                     std::to_string(videoPackets_) +
+                     " frames and closed the file, which plays; raise the limit or write less");
+  const std::string dir = std::filesystem::path(spec_.path).parent_path().string();
+  struct statvfs fs {};
+  if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) != 0) return;
+  const double avail = double(fs.f_bavail) * double(fs.f_frsize);
+  if (avail < double(need))
+    throw MediaError("the disk holding " + spec_.path + " is full (" +
+                     std::to_string(static_cast<long long>(avail / 1024)) +
+                     " KiB left): No space left on device; stopped after " +
+                     std::to_string(videoPackets_) +
+                     " frames and closed the file, which plays; free some space or write "
+                     "elsewhere");
+}
+
+void Muxer::write(AVPacket* p) {
+  checkRoom(p->size);
+  ++packets_;
+  const int err = av_interleaved_write_frame(ctx_.get(), p);
+  const int ioErr = ctx_->pb ? ctx_->pb->error : 0;
+  if (err < 0 || ioErr < 0)
+    throw MediaError("writing " + spec_.path + " failed: " + avError(ioErr < 0 ? ioErr : err));
+}
+
+void Muxer::writeVideo(AVPacket* p, AVRational tb) {
+  const AVStream* st = ctx_->streams[0];
+  const std::int64_t endUs =
+      av_rescale_q(p->pts + std::max<std::int64_t>(p->duration, 0), tb, AV_TIME_BASE_Q);
+  p->stream_index = 0;
+  av_packet_rescale_ts(p, tb, st->time_base);
+  write(p);
+  videoEndUs_ = std::max(videoEndUs_, endUs);
+  ++videoPackets_;
+}
+
+void Muxer::writeSide(AVPacket* p, bool complete) {
+  if (!side_) return;
+  side_->handle(p, complete ? INT64_MAX : videoEndUs_, [this](AVPacket* q) { write(q); });
+}
+
+void Muxer::finish(bool flushSide) {
+  if (!opened_ || finished_) return;
+  finished_ = true;
+  finishing_ = true;
+  if (side_ && flushSide) side_->flush([this](AVPacket* q) { write(q); });
+  int err = av_write_trailer(ctx_.get());
+  if (err >= 0 && ctx_->pb && ctx_->pb->error < 0) err = ctx_->pb->error;
+  if (ctx_->pb && !(ctx_->oformat->flags & AVFMT_NOFILE)) {
+    const int closeErr = avio_closep(&ctx_->pb);
+    if (err >= 0) err = closeErr;
+  }
+  if (err < 0) throw MediaError("finishing " + spec_.path + " failed: " + avError(err));
+  if (!spec_.toStdout && !spec_.network) verify();
+}
+
+void Muxer::verify() const {
+  struct stat st {};
+  if (::stat(spec_.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || videoPackets_ == 0) return;
+  AVFormatContext* raw = nullptr;
+  int err = avformat_open_input(&raw, spec_.url.c_str(), nullptr, nullptr);
+  if (err < 0)
+    throw MediaError(spec_.path + " was written but does not open again (" + avError(err) +
+                     "): the file is damaged");
+  InputPtr in(raw);
+  for (unsigned i = 1; i < in->nb_streams; ++i) in->streams[i]->discard = AVDISCARD_ALL;
+  PacketPtr p = makePacket();
+  std::int64_t frames = 0;
+  while ((err = av_read_frame(in.get(), p.get())) >= 0) {
+    if (p->stream_index == 0) ++frames;
+    av_packet_unref(p.get());
+  }
+  if (frames != videoPackets_)
+    throw MediaError(spec_.path + " was written but reads back " + std::to_string(frames) +
+                     " of the " + std::to_string(videoPackets_) + " frames written" +
+                     (err != AVERROR_EOF ? " (" + avError(err) + ")" : "") +
+                     ": the file is damaged");
+  spdlog::debug("{}: read back {} frames, {} bytes", spec_.path, frames,
+                static_cast<long long>(st.st_size));
+}
+
+}  // namespace vf::media

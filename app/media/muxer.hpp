@@ -1,0 +1,65 @@
+#pragma once
+// The output container: the encoded video, the input's other streams (SideStreams), metadata,
+// chapters and rotation from the input, written to a file, stdout or a network URL. Every
+// write and the close are checked: a failure ends the run with the OS's reason (exit 1), never
+// as success. On a file, the run stops while there is still room for the container's index
+// (disk nearly full, or the file size limit of ulimit -f), so what was written plays; at the
+// end the file is read back and must hold every frame written.
+#include <memory>
+#include <string>
+
+#include "app/media/av.hpp"
+#include "app/media/output_spec.hpp"
+#include "app/media/side_streams.hpp"
+
+namespace vf::media {
+
+struct MuxerInput {
+  const AVFormatContext* format = nullptr;  // the input, when demuxed by FFmpeg
+  int videoStream = -1;
+  std::int64_t offsetUs = 0;       // taken off the input's timestamps (start, --ss)
+  std::int64_t endUs = INT64_MAX;  // where --to ends the input (chapters are cut there)
+};
+
+class Muxer {
+ public:
+  // Allocates the container (no file yet). Throws UsageError for a container FFmpeg lacks.
+  explicit Muxer(const OutputSpec& spec);
+  ~Muxer();
+  Muxer(const Muxer&) = delete;
+  Muxer& operator=(const Muxer&) = delete;
+
+  AVFormatContext* context() const { return ctx_.get(); }
+  bool wantsGlobalHeader() const;
+  // The video stream from the opened encoder, then the input's other streams and its tags.
+  void addStreams(const AVCodecContext* video, const MuxerInput& input);
+  SideStreams* side() const { return side_.get(); }
+  // Creates the file (or connects) and writes the header. Throws MediaError.
+  void open();
+
+  // One video packet (time base: the encoder's) or relayed side packet. Throws MediaError.
+  void writeVideo(AVPacket* p, AVRational tb);
+  void writeSide(AVPacket* p, bool complete);
+  std::int64_t videoPackets() const { return videoPackets_; }
+  std::int64_t videoEndUs() const { return videoEndUs_; }
+
+  // From here on writes use the room kept in reserve (the run is ending).
+  void beginFinishing() { finishing_ = true; }
+  // The re-encoded side streams' last packets (unless `flushSide` is false: after a failure),
+  // trailer, close, and for a file the read-back of the frame count. Throws MediaError.
+  void finish(bool flushSide = true);
+
+ private:
+  void write(AVPacket* p);
+  void checkRoom(std::int64_t nextPacketBytes);
+  void copyTags(const MuxerInput& input);
+  void verify() const;
+
+  OutputSpec spec_;
+  std::unique_ptr<AVFormatContext, void (*)(AVFormatContext*)> ctx_;
+  std::unique_ptr<SideStreams> side_;
+  bool opened_ = false, finished_ = false, finishing_ = false;
+  std::int64_t videoPackets_ = 0, videoEndUs_ = 0, packets_ = 0, biggestPacket_ = 0;
+};
+
+}  // namespace vf::media

@@ -1,0 +1,214 @@
+#include "app/media/output_spec.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "app/media/av.hpp"
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+#include "app/options.hpp"
+
+namespace vf::media {
+
+namespace fs = std::filesystem;
+using app::UsageError;
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+const char* const kImageExtensions[] = {"png", "bmp", "tif", "tiff", "ppm",
+                                        "pgm", "pnm", "jpg", "jpeg", "webp"};
+
+bool isImageExtension(const std::string& ext) {
+  return std::find(std::begin(kImageExtensions), std::end(kImageExtensions), ext) !=
+         std::end(kImageExtensions);
+}
+
+// Directory exists, is a directory, and is writable; `what` names the path in messages.
+void checkDirectory(const fs::path& file, const std::string& what) {
+  fs::path dir = file.parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::exists(dir, ec))
+    throw UsageError("output directory '" + dir.string() +
+                     "' does not exist; create it first (mkdir -p " + dir.string() + ")");
+  if (!fs::is_directory(dir, ec))
+    throw UsageError("output " + what + ": '" + dir.string() + "' is not a directory");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw UsageError("output directory '" + dir.string() + "' is not writable (permission denied)");
+  if (fs::exists(file, ec)) {
+    if (fs::is_directory(file, ec))
+      throw UsageError("output '" + file.string() + "' is a directory; give a file name");
+    if (::access(file.c_str(), W_OK) != 0)
+      throw UsageError("output '" + file.string() + "' exists and is not writable");
+  }
+}
+
+// The scheme of a URL ("udp" for "udp://host:port"), or "".
+std::string schemeOf(const std::string& path) {
+  const auto p = path.find("://");
+  if (p == std::string::npos || p == 0) return "";
+  const std::string s = lower(path.substr(0, p));
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(c) || c == '+'; }) ? s
+                                                                                             : "";
+}
+
+// The muxer a network output gets without -f (as ffmpeg users pass it: -f mpegts udp://...).
+std::string networkMuxer(const std::string& scheme) {
+  if (scheme == "rtmp" || scheme == "rtmps") return "flv";
+  if (scheme == "rtsp") return "rtsp";
+  if (scheme == "rtp") return "rtp_mpegts";
+  return "mpegts";  // udp, srt, tcp, ...
+}
+
+bool isOutputProtocol(const std::string& scheme) {
+  if (scheme == "rtsp") return true;  // a muxer of its own
+  void* opaque = nullptr;
+  while (const char* name = avio_enum_protocols(&opaque, 1))
+    if (scheme == name) return true;
+  return false;
+}
+
+const AVOutputFormat* findMuxer(const OutputSpec& s, const std::optional<std::string>& format) {
+  if (format) {
+    const AVOutputFormat* f = av_guess_format(format->c_str(), nullptr, nullptr);
+    if (!f || lower(f->name) != lower(*format))
+      throw UsageError("-f " + *format +
+                       ": no such container (muxer) in this FFmpeg; ffmpeg -muxers lists them");
+    return f;
+  }
+  return av_guess_format(nullptr, s.path.c_str(), nullptr);
+}
+
+void classifyImages(OutputSpec& s, const fs::path& p) {
+  PatternProblem problem;
+  auto pattern = parseFramePattern(s.path, &problem);
+  if (!problem.what.empty())
+    throw UsageError("output '" + s.path + "': " + problem.what + " (at column " +
+                     std::to_string(problem.column) + ")");
+  if (!isImageExtension(s.extension))
+    throw UsageError("output '" + s.path +
+                     "': an image pattern needs an image type (.png, .bmp, "
+                     ".tiff, .ppm/.pgm, .jpg, .webp); .png is lossless");
+  if (!pattern)
+    throw UsageError("output '" + s.path + "' names a single image; for one image per frame use " +
+                     "a pattern such as '" + (p.parent_path() / p.stem()).string() + "_%05d." +
+                     s.extension + "'");
+  if (pattern->suffix.find('/') != std::string::npos)
+    throw UsageError("output '" + s.path +
+                     "': the frame number must be in the file name, not in a directory name");
+  if (pattern->name(1).size() >= 4000) throw UsageError("output '" + s.path + "': names too long");
+  s.kind = OutputKind::ImageSequence;
+  s.muxer = "image2";
+  s.pattern = pattern;
+  checkDirectory(fs::path(pattern->name(1)), "pattern");
+}
+
+void checkEncoder(OutputSpec& s, const AVOutputFormat* f) {
+  if (s.encoder.codec.empty()) s.encoder.codec = defaultEncoder(f->name, s.path);
+  if (s.encoder.codec.empty())
+    throw UsageError("output '" + s.path + "': the " + f->name +
+                     " container takes no video; choose another (-f, or the name's extension)");
+  const AVCodec* c = avcodec_find_encoder_by_name(s.encoder.codec.c_str());
+  if (!c) {
+    const AVCodecDescriptor* d = avcodec_descriptor_get_by_name(s.encoder.codec.c_str());
+    const AVCodec* byFamily = d ? avcodec_find_encoder(d->id) : nullptr;
+    if (byFamily) {
+      s.encoder.codec = byFamily->name;
+      c = byFamily;
+    }
+  }
+  if (!c || c->type != AVMEDIA_TYPE_VIDEO)
+    throw UsageError("--codec " + s.encoder.codec +
+                     ": no such video encoder in this FFmpeg (libx264, libx265, libvpx-vp9, "
+                     "libsvtav1, ffv1, mpeg4, ...; ffmpeg -encoders lists them)");
+  if (avformat_query_codec(f, c->id, FF_COMPLIANCE_NORMAL) == 0)
+    throw UsageError("cannot write '" + s.path + "' with codec " + s.encoder.codec + " in a " +
+                     f->name + " container; try --codec " + defaultEncoder(f->name, s.path) +
+                     ", or another container (.mkv takes almost any codec)");
+  if (!s.encoder.pixFmt.empty() && av_get_pix_fmt(s.encoder.pixFmt.c_str()) == AV_PIX_FMT_NONE)
+    throw UsageError(
+        "--pix-fmt " + s.encoder.pixFmt +
+        ": no such pixel format (yuv420p, yuv444p, gray, nv12, ...; ffmpeg -pix_fmts)");
+}
+
+}  // namespace
+
+std::string defaultEncoder(const std::string& muxer, const std::string& path) {
+  const AVOutputFormat* f = av_guess_format(muxer.c_str(), path.c_str(), nullptr);
+  if (!f) return "";
+  const AVCodecID id = av_guess_codec(f, nullptr, path.c_str(), nullptr, AVMEDIA_TYPE_VIDEO);
+  if (id == AV_CODEC_ID_NONE) return "";
+  const AVCodec* c = avcodec_find_encoder(id);
+  return c ? c->name : "";
+}
+
+OutputSpec classifyOutput(const OutputRequest& r) {
+  OutputSpec s;
+  if (!r.path) return s;
+  s.path = *r.path;
+  s.encoder = r.encoder;
+  s.audioCodec = r.audioCodec;
+  s.audio = r.audio;
+  const fs::path p(s.path);
+  s.extension = lower(p.extension().string());
+  if (!s.extension.empty()) s.extension = s.extension.substr(1);
+  const std::string scheme = schemeOf(s.path);
+
+  if (s.path == "-") {
+    s.toStdout = true;
+    s.url = "pipe:1";
+    if (::isatty(STDOUT_FILENO) == 1)
+      throw UsageError(
+          "-o - writes video to stdout, but stdout is a terminal; pipe it on, e.g. "
+          "vidfilter ... -o - | ffplay -");
+  } else if (!scheme.empty() && scheme != "file") {
+    if (!isOutputProtocol(scheme))
+      throw UsageError("output '" + s.path + "': unknown protocol '" + scheme +
+                       "'; FFmpeg here writes udp, tcp, rtp, rtmp, srt, rtsp and more "
+                       "(ffmpeg -protocols lists them)");
+    s.network = true;
+    s.url = s.path;
+  } else {
+    if (scheme == "file") s.path = s.path.substr(7);
+    s.url = "file:" + s.path;
+    // A frame number, or an image type: an image pattern (a name that merely holds a % is a
+    // video file's name, as ffmpeg takes it).
+    const bool numbered = parseFramePattern(s.path, nullptr).has_value();
+    if ((numbered || isImageExtension(s.extension)) && (!r.format || *r.format == "image2")) {
+      classifyImages(s, fs::path(s.path));
+      if (!r.encoder.codec.empty())
+        spdlog::warn("--codec {} is ignored for an image sequence", r.encoder.codec);
+      return s;
+    }
+  }
+  const AVOutputFormat* f =
+      s.toStdout && !r.format  ? av_guess_format("yuv4mpegpipe", nullptr, nullptr)
+      : s.network && !r.format ? av_guess_format(networkMuxer(scheme).c_str(), nullptr, nullptr)
+                               : findMuxer(s, r.format);
+  if (!f)
+    throw UsageError("output '" + s.path + "': unknown container '" +
+                     (s.extension.empty() ? "" : "." + s.extension) +
+                     "'; use .mp4, .mkv, .mov, .webm, .avi, an image pattern such as "
+                     "out/frame_%05d.png, or name the container with -f");
+  if (std::string(f->name) == "image2")
+    throw UsageError("output '" + s.path +
+                     "': image outputs need a pattern such as "
+                     "out/frame_%05d.png");
+  s.muxer = f->name;
+  s.kind = OutputKind::Video;
+  checkEncoder(s, f);
+  if (!s.toStdout && !s.network) checkDirectory(p, "file");
+  return s;
+}
+
+}  // namespace vf::media

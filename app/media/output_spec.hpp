@@ -1,0 +1,51 @@
+#pragma once
+// What `-o` names, worked out before anything opens: a video file (its container from -f or
+// the name, as ffmpeg guesses it), an image pattern, stdout (-), or a network URL; with the
+// encoder settings and what happens to the input's other streams.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "app/media/pattern.hpp"
+
+namespace vf::media {
+
+enum class OutputKind { None, Video, ImageSequence };
+
+struct EncoderSettings {
+  std::string codec;  // libavcodec encoder name; "" for the container's default
+  std::string preset, pixFmt;
+  std::optional<double> crf;
+  std::optional<std::int64_t> bitrate;  // bits per second
+};
+
+struct OutputSpec {
+  OutputKind kind = OutputKind::None;
+  std::string path;       // as written ("-" for stdout)
+  std::string url;        // what libavformat opens ("file:out.mp4", "pipe:1", the URL)
+  std::string muxer;      // format name (mp4, matroska, image2, yuv4mpegpipe, mpegts, ...)
+  std::string extension;  // lower case, without the dot
+  bool toStdout = false, network = false;
+  std::optional<FramePattern> pattern;  // image sequences
+  EncoderSettings encoder;
+  std::string audioCodec;  // "" or "copy": copied where the container takes it; else an encoder
+  bool audio = true;       // false: -an
+};
+
+struct OutputRequest {
+  std::optional<std::string> path, format;
+  EncoderSettings encoder;
+  std::string audioCodec;
+  bool audio = true;
+};
+
+// Checks the request: a known container (from -f or the name) or image type, the directory
+// exists and is writable, a pattern has exactly one frame number, the encoder exists and suits
+// the container. Throws UsageError saying what to do.
+OutputSpec classifyOutput(const OutputRequest& request);
+
+// The encoder a container gets by default (ffmpeg's choice: libx264 for mp4/mkv/mov, VP9 for
+// webm, PNG for .png patterns, ...), by name; "" when the container takes no video.
+std::string defaultEncoder(const std::string& muxer, const std::string& path);
+
+}  // namespace vf::media

@@ -1,0 +1,131 @@
+#include "app/media/path_safety.hpp"
+
+#include <dirent.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "app/interrupt.hpp"
+#include "app/options.hpp"
+
+namespace vf::media {
+
+namespace fs = std::filesystem;
+using app::UsageError;
+
+PathGuard::Use PathGuard::describe(const std::string& path, const std::string& role) {
+  Use u;
+  u.path = path;
+  u.role = role;
+  u.shown = role + " '" + path + "'";
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) {  // follows links: a link is the file it names
+    u.exists = true;
+    u.regular = S_ISREG(st.st_mode);
+    u.id = {st.st_dev, st.st_ino};
+  }
+  // The name as written, made absolute (links are not followed: a link is told apart).
+  std::error_code ec;
+  const fs::path c = fs::absolute(path, ec).lexically_normal();
+  u.canonical = ec ? path : c.string();
+  return u;
+}
+
+void PathGuard::reads(const std::string& path, const std::string& role) {
+  Use u = describe(path, role);
+  if (u.exists) reads_.push_back(std::move(u));
+}
+
+void PathGuard::checkAgainstReads(const Use& w) const {
+  for (const Use& r : reads_)
+    if (w.exists && w.id == r.id)
+      throw UsageError(w.shown + " is " + r.shown + " (the same file" +
+                       (w.canonical == r.canonical ? "" : ", through a link") +
+                       "): writing it would destroy what is read; choose another name");
+  for (const Use& o : writes_) {
+    const bool same = (w.exists && o.exists) ? w.id == o.id : w.canonical == o.canonical;
+    if (same) throw UsageError(w.shown + " is also " + o.shown + "; give each output its own name");
+  }
+}
+
+void PathGuard::writes(const std::string& path, const std::string& role) {
+  Use u = describe(path, role);
+  checkAgainstReads(u);
+  writes_.push_back(std::move(u));
+}
+
+void PathGuard::writesPattern(const std::string& text, const FramePattern& pattern,
+                              const std::string& role) {
+  if (pattern.suffix.find('/') != std::string::npos)
+    throw UsageError(role + " '" + text +
+                     "': the frame number must be in the file name, not in a directory name");
+  const auto slash = pattern.prefix.rfind('/');
+  const std::string dirPrefix =
+      slash == std::string::npos ? "" : pattern.prefix.substr(0, slash + 1);
+  const std::string dir = dirPrefix.empty() ? "." : dirPrefix;
+  PatternUse use{text, "", 0};
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  while (d) {
+    const dirent* e = ::readdir(d.get());
+    if (!e) break;
+    const std::string full = dirPrefix + e->d_name;
+    if (!pattern.match(full)) continue;
+    Use u = describe(full, role);
+    u.member = true;
+    u.shown = role + " '" + text + "' (its file '" + full + "')";
+    if (!u.exists) continue;
+    checkAgainstReads(u);
+    if (u.regular && (use.first.empty() || full < use.first)) use.first = full;
+    if (u.regular) ++use.existing;
+    writes_.push_back(std::move(u));
+  }
+  // A member that does not exist yet can still collide with another output by name.
+  Use first = describe(pattern.name(1), role);
+  first.shown = role + " '" + text + "' (its file '" + first.path + "')";
+  if (!first.exists) checkAgainstReads(first);
+  patterns_.push_back(use);
+}
+
+namespace {
+
+// "y" or "n" from the terminal; a signal ends the wait (the handler restarts reads).
+bool askYes(const std::string& question) {
+  std::fprintf(stderr, "%s", question.c_str());
+  std::fflush(stderr);
+  std::string answer;
+  for (;;) {
+    if (app::interruptSignal()) return false;
+    pollfd p{STDIN_FILENO, POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    char c = 0;
+    if (::read(STDIN_FILENO, &c, 1) != 1 || c == '\n') break;
+    answer.push_back(c);
+  }
+  return !answer.empty() && (answer[0] == 'y' || answer[0] == 'Y');
+}
+
+}  // namespace
+
+void PathGuard::checkOverwrite(Overwrite policy, bool canAsk) const {
+  if (policy == Overwrite::Always) return;
+  std::vector<std::string> existing;
+  for (const Use& w : writes_)
+    if (w.exists && w.regular && !w.member) existing.push_back(w.shown + " already exists");
+  for (const PatternUse& p : patterns_)
+    if (p.existing > 0)
+      existing.push_back("output pattern '" + p.text + "' already has " +
+                         std::to_string(p.existing) + " file" + (p.existing > 1 ? "s" : "") + " (" +
+                         p.first + (p.existing > 1 ? ", ..." : "") + ")");
+  for (const std::string& what : existing) {
+    if (policy == Overwrite::Never)
+      throw UsageError(what + ", and -n says never overwrite; nothing was written");
+    if (!canAsk) throw UsageError(what + "; give -y to overwrite, or -n to never overwrite");
+    if (!askYes("vidfilter: " + what + ". Overwrite? [y/N] "))
+      throw UsageError("not overwriting: " + what + "; give another name, or -y");
+  }
+}
+
+}  // namespace vf::media

@@ -1,0 +1,60 @@
+#pragma once
+// Nothing the program reads is ever written over. Every path a run writes (the output, an
+// image pattern's members, --stats) is checked, before anything is opened for writing,
+// against every path it reads (the input, an input sequence's images, the config file) by
+// identity: the same device and inode, so a symbolic or hard link to an input is caught. Then
+// an existing output is replaced only as ffmpeg would: -y yes, -n never, neither: ask on a
+// terminal, refuse (naming -y) without one.
+#include <sys/types.h>
+#include <string>
+#include <vector>
+
+#include "app/media/pattern.hpp"
+
+namespace vf::media {
+
+enum class Overwrite { Ask, Always, Never };
+
+class PathGuard {
+ public:
+  // A path the run reads; `role` names it in messages ("the input", "the config file").
+  // Paths that do not exist (a camera, a URL) are ignored.
+  void reads(const std::string& path, const std::string& role);
+
+  // A file the run writes. Throws UsageError when it is a file read, or another output.
+  void writes(const std::string& path, const std::string& role);
+
+  // The members of an output pattern (in its directory) that exist now, as writes() does for
+  // each. Throws UsageError when the frame number is in a directory name.
+  void writesPattern(const std::string& text, const FramePattern& pattern, const std::string& role);
+
+  // Existing regular files among the writes, against the policy. `canAsk`: stdin is a terminal
+  // that the run does not read video from. Throws UsageError when the run must not go on.
+  void checkOverwrite(Overwrite policy, bool canAsk) const;
+
+ private:
+  struct Id {
+    dev_t dev = 0;
+    ino_t ino = 0;
+    bool operator==(const Id& o) const { return dev == o.dev && ino == o.ino; }
+  };
+  struct Use {
+    std::string path, role;
+    std::string shown;  // for messages: "the output 'o.mp4'"
+    bool exists = false, regular = false;
+    bool member = false;  // of an output pattern (counted per pattern)
+    Id id;
+    std::string canonical;  // absolute and normalised, links not followed
+  };
+  static Use describe(const std::string& path, const std::string& role);
+  void checkAgainstReads(const Use& w) const;
+
+  std::vector<Use> reads_, writes_;
+  struct PatternUse {
+    std::string text, first;  // the pattern, its first existing member
+    long existing = 0;
+  };
+  std::vector<PatternUse> patterns_;
+};
+
+}  // namespace vf::media

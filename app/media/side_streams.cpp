@@ -1,0 +1,155 @@
+#include "app/media/side_streams.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "app/options.hpp"
+
+namespace vf::media {
+
+namespace {
+
+std::string describe(const AVStream* st) {
+  const char* type = av_get_media_type_string(st->codecpar->codec_type);
+  std::string s = std::string(type ? type : "data") + " stream #" + std::to_string(st->index) +
+                  " (" + avcodec_get_name(st->codecpar->codec_id);
+  if (const AVDictionaryEntry* lang = av_dict_get(st->metadata, "language", nullptr, 0))
+    s += std::string(", ") + lang->value;
+  return s + ")";
+}
+
+// 1: the container takes the codec; 0: it does not; -1: it cannot say (try).
+int takes(const AVOutputFormat* f, AVCodecID id) {
+  return avformat_query_codec(f, id, FF_COMPLIANCE_NORMAL);
+}
+
+AVStream* newStream(AVFormatContext* out, const AVStream* in) {
+  AVStream* st = avformat_new_stream(out, nullptr);
+  if (!st) outOfMemory("the output container");
+  av_dict_copy(&st->metadata, in->metadata, 0);
+  st->disposition = in->disposition;
+  return st;
+}
+
+}  // namespace
+
+SideStreams::SideStreams(const AVFormatContext* in, int videoIndex, AVFormatContext* out,
+                         const OutputSpec& spec)
+    : out_(out) {
+  if (!in) return;
+  for (unsigned i = 0; i < in->nb_streams; ++i)
+    if (static_cast<int>(i) != videoIndex && in->streams[i]->discard != AVDISCARD_ALL)
+      plan(in, static_cast<int>(i), out, spec);
+  for (const std::string& n : notes_) spdlog::info("{}: {}", spec.path, n);
+}
+
+SideStreams::~SideStreams() = default;
+
+void SideStreams::plan(const AVFormatContext* in, int index, AVFormatContext* out,
+                       const OutputSpec& spec) {
+  const AVStream* ist = in->streams[index];
+  const AVMediaType type = ist->codecpar->codec_type;
+  const std::string what = describe(ist);
+  if (type == AVMEDIA_TYPE_AUDIO && !spec.audio) {
+    notes_.push_back(what + " left out (-an)");
+    return;
+  }
+  const bool copy = spec.audioCodec.empty() || spec.audioCodec == "copy";
+  const int ok = takes(out->oformat, ist->codecpar->codec_id);
+  if (type != AVMEDIA_TYPE_AUDIO || copy) {
+    if (ok != 0) {
+      AVStream* ost = newStream(out, ist);
+      avcodec_parameters_copy(ost->codecpar, ist->codecpar);
+      ost->codecpar->codec_tag = 0;
+      ost->time_base = ist->time_base;
+      routes_.push_back({index, ost->index, ist->time_base, nullptr});
+      notes_.push_back(what + " copied");
+      return;
+    }
+    if (type != AVMEDIA_TYPE_AUDIO || spec.audioCodec == "copy") {
+      spdlog::warn("{}: {} dropped: the {} container cannot hold {}{}", spec.path, what,
+                   out->oformat->name, avcodec_get_name(ist->codecpar->codec_id),
+                   type == AVMEDIA_TYPE_AUDIO ? " as it is (leave out -c:a copy to re-encode it)"
+                                              : " (.mkv holds almost anything)");
+      return;
+    }
+  }
+  // Audio re-encoded: with -c:a NAME, else the container's own audio codec.
+  const AVCodec* enc = nullptr;
+  if (!copy) {
+    enc = avcodec_find_encoder_by_name(spec.audioCodec.c_str());
+    if (!enc || enc->type != AVMEDIA_TYPE_AUDIO)
+      throw app::UsageError("-c:a " + spec.audioCodec +
+                            ": no such audio encoder in this FFmpeg (aac, libopus, libmp3lame, "
+                            "flac, ...; or copy)");
+  } else if (out->oformat->audio_codec != AV_CODEC_ID_NONE) {
+    enc = avcodec_find_encoder(out->oformat->audio_codec);
+  }
+  if (!enc || takes(out->oformat, enc->id) == 0) {
+    spdlog::warn("{}: {} dropped: the {} container takes no audio this FFmpeg can encode",
+                 spec.path, what, out->oformat->name);
+    return;
+  }
+  auto t = std::make_unique<AudioTranscoder>(
+      ist, enc, (out->oformat->flags & AVFMT_GLOBALHEADER) != 0, spec.path);
+  AVStream* ost = newStream(out, ist);
+  avcodec_parameters_from_context(ost->codecpar, t->encoder());
+  ost->time_base = t->timeBase();
+  notes_.push_back(what + " re-encoded as " + codecName(enc));
+  routes_.push_back({index, ost->index, ist->time_base, std::move(t)});
+}
+
+std::vector<int> SideStreams::inputs() const {
+  std::vector<int> v;
+  for (const Route& r : routes_) v.push_back(r.input);
+  return v;
+}
+
+SideStreams::Route* SideStreams::route(int input) {
+  for (Route& r : routes_)
+    if (r.input == input) return &r;
+  return nullptr;
+}
+
+void SideStreams::handle(AVPacket* p, std::int64_t endUs, const Write& write) {
+  Route* r = route(p->stream_index);
+  if (!r) return;
+  if (p->pts != AV_NOPTS_VALUE && endUs != INT64_MAX &&
+      av_rescale_q(p->pts, r->inTb, AV_TIME_BASE_Q) >= endUs)
+    return;
+  const AVStream* ost = out_->streams[r->output];
+  if (r->transcoder) {
+    const AVRational tb = r->transcoder->timeBase();
+    const int index = r->output;
+    r->transcoder->process(p, [&](AVPacket* q) {
+      q->stream_index = index;
+      av_packet_rescale_ts(q, tb, ost->time_base);
+      write(q);
+    });
+    return;
+  }
+  p->stream_index = r->output;
+  av_packet_rescale_ts(p, r->inTb, ost->time_base);
+  p->pos = -1;
+  write(p);
+}
+
+void SideStreams::flush(const Write& write) {
+  for (Route& r : routes_) {
+    if (!r.transcoder) continue;
+    const AVStream* ost = out_->streams[r.output];
+    const AVRational tb = r.transcoder->timeBase();
+    r.transcoder->flush([&](AVPacket* q) {
+      q->stream_index = r.output;
+      av_packet_rescale_ts(q, tb, ost->time_base);
+      write(q);
+    });
+  }
+}
+
+std::string SideStreams::summary() const {
+  std::string s;
+  for (const std::string& n : notes_) s += (s.empty() ? "" : "; ") + n;
+  return s;
+}
+
+}  // namespace vf::media

@@ -1,0 +1,51 @@
+#pragma once
+// The input's streams other than the video, in the output: each is copied when the container
+// takes its codec (stream copy: the packets as they are), audio is re-encoded when it cannot
+// (AAC for mp4/mov, Opus for webm, or -c:a NAME), and a stream that fits neither way is
+// dropped with a warning that names it. -an drops audio on purpose. Stream metadata and
+// dispositions come along.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/media/audio_transcoder.hpp"
+#include "app/media/av.hpp"
+#include "app/media/output_spec.hpp"
+
+namespace vf::media {
+
+class SideStreams {
+ public:
+  using Write = std::function<void(AVPacket*)>;  // a packet for the muxer, stream index set
+
+  // Adds the output streams to `out` (before its header is written).
+  SideStreams(const AVFormatContext* in, int videoIndex, AVFormatContext* out,
+              const OutputSpec& spec);
+  ~SideStreams();
+
+  // The input streams to relay.
+  std::vector<int> inputs() const;
+  // One relayed packet (input stream index set; timestamps on the output's timeline in the
+  // input stream's time base). `endUs`: packets starting at or after it are left out (the run
+  // stopped early; INT64_MAX otherwise).
+  void handle(AVPacket* p, std::int64_t endUs, const Write& write);
+  // Re-encoded streams: what their encoders still hold.
+  void flush(const Write& write);
+  std::string summary() const;  // "audio aac copied; subtitle ass dropped"
+
+ private:
+  struct Route {
+    int input = -1, output = -1;
+    AVRational inTb{1, 1};
+    std::unique_ptr<AudioTranscoder> transcoder;
+  };
+  void plan(const AVFormatContext* in, int index, AVFormatContext* out, const OutputSpec& spec);
+  Route* route(int input);
+
+  std::vector<Route> routes_;
+  AVFormatContext* out_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace vf::media

@@ -1,0 +1,140 @@
+#include "app/media/video_sink.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+#include "app/media/media_source.hpp"
+
+namespace vf::media {
+
+VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const OutputTiming& timing,
+                     MediaSource* input)
+    : spec_(spec), desc_(desc), muxer_(spec), packet_(makePacket()) {
+  EncoderInput in;
+  in.desc = desc;
+  in.timeBase = timing.timeBase;
+  in.fps = timing.fps;
+  in.muxer = spec.muxer;
+  const int flags = muxer_.context()->oformat->flags;
+  in.constantRate = (flags & AVFMT_NOTIMESTAMPS) != 0;
+  in.rateTimeBase = spec.muxer == "avi";
+  in.globalHeader = muxer_.wantsGlobalHeader();
+  if (input) in.colour = input->colour();
+  if (timing.fps <= 0 && in.constantRate)
+    spdlog::warn("input frame rate unknown; {} is written at 25 fps", spec.path);
+  encoder_ = std::make_unique<VideoEncoder>(spec.encoder, in, spec.path);
+  MuxerInput mi;
+  if (input) {
+    mi.format = input->format();
+    mi.videoStream = input->videoStream();
+    mi.offsetUs = input->timelineOffset();
+    mi.endUs = input->timelineEnd();
+  }
+  muxer_.addStreams(encoder_->context(), mi);
+  if (input && muxer_.side()) {
+    relay_ = std::make_shared<PacketRelay>();
+    for (int i : muxer_.side()->inputs()) relay_->want(i);
+    input->attachRelay(relay_);
+  }
+  muxer_.open();
+  spdlog::info(
+      "writing {} ({}x{} {}, {}{})", spec.toStdout ? "stdout" : spec.path, desc.width, desc.height,
+      spec.muxer, encoder_->summary(),
+      muxer_.side() && !muxer_.side()->summary().empty() ? "; " + muxer_.side()->summary() : "");
+  worker_ = std::make_unique<FrameWorker>([this](AVFrame* f) { encode(f); });
+}
+
+VideoSink::~VideoSink() {
+  if (!finished_) {
+    try {
+      finish();
+    } catch (const std::exception& e) {
+      spdlog::error("{}", e.what());
+    }
+  }
+}
+
+void VideoSink::consume(const FrameResult& frame) {
+  FramePtr f = worker_->acquire();  // rethrows the worker's failure: the engine stops
+  if (!f) f = encoder_->allocFrame();
+  if (av_frame_make_writable(f.get()) < 0) outOfMemory("encoding a frame");
+  FrameView view = frame.output;
+  if (view.desc() != desc_ && !warnedSize_) {
+    spdlog::warn("{}: frame size changed to {}; frames are scaled to {}x{}", spec_.path,
+                 view.desc().str(), desc_.width, desc_.height);
+    warnedSize_ = true;
+  }
+  converter_.fromSlot(view, f.get(), encoder_->colour(), desc_.width, desc_.height);
+  f->pts = encoder_->ptsFor(frame.time);
+  worker_->submit(std::move(f));
+  ++frames_;
+}
+
+void VideoSink::encode(AVFrame* frame) {
+  encoder_->send(frame);
+  drainPackets();
+  drainRelay(true);
+}
+
+void VideoSink::drainPackets() {
+  const AVRational tb = encoder_->context()->time_base;
+  const AVRational rate = encoder_->context()->framerate;
+  while (encoder_->receive(packet_.get())) {
+    // Encoders that leave it out: one frame at the nominal rate (the container's duration
+    // then counts the last frame).
+    if (packet_->duration <= 0 && rate.num > 0)
+      packet_->duration = std::max<std::int64_t>(1, av_rescale_q(1, av_inv_q(rate), tb));
+    muxer_.writeVideo(packet_.get(), tb);
+    av_packet_unref(packet_.get());
+  }
+}
+
+void VideoSink::drainRelay(bool complete) {
+  if (!relay_) return;
+  while (PacketPtr p = relay_->pop()) muxer_.writeSide(p.get(), complete);
+}
+
+void VideoSink::finish() {
+  if (finished_) return;
+  finished_ = true;
+  std::exception_ptr failure;
+  try {
+    worker_->finish();
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  close(failure);
+}
+
+void VideoSink::close(std::exception_ptr failure) {
+  if (!failure) {
+    try {
+      encoder_->send(nullptr);
+      drainPackets();
+      drainRelay(relay_ && relay_->complete());
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  muxer_.beginFinishing();
+  try {
+    muxer_.finish(!failure);
+  } catch (...) {
+    if (!failure) failure = std::current_exception();
+  }
+  const std::int64_t written = muxer_.videoPackets();
+  if (written == 0 && !spec_.toStdout && !spec_.network) {
+    // A container with no frame does not play (no stream in it): better no file at all.
+    std::error_code ec;
+    std::filesystem::remove(spec_.path, ec);
+    spdlog::warn("no frame reached {}; the empty file was removed", spec_.path);
+  } else if (!failure) {
+    spdlog::info("wrote {} frames to {}", written, spec_.toStdout ? "stdout" : spec_.path);
+  } else if (written > 0) {
+    spdlog::warn("{} keeps the {} frames written before the failure", spec_.path, written);
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace vf::media

@@ -1,0 +1,54 @@
+#pragma once
+// The engine's sink for video outputs (files, stdout, network): each filtered frame is
+// converted to the encoder's pixel format on the sink thread and encoded and muxed on a worker
+// thread of its own, so encoding overlaps decoding and the device. The input's other streams
+// come through a PacketRelay from the source. finish() always closes the container so that
+// what was written plays, then reports any failure.
+#include <memory>
+
+#include "app/media/encoder.hpp"
+#include "app/media/frame_worker.hpp"
+#include "app/media/muxer.hpp"
+#include "app/media/packet_relay.hpp"
+#include "pipeline/engine.hpp"
+
+namespace vf::media {
+
+class MediaSource;
+
+struct OutputTiming {
+  AVRational timeBase{0, 0};  // of the frames' FrameTime ({0, 0}: unknown)
+  double fps = 0;             // nominal
+};
+
+class VideoSink : public FrameSink {
+ public:
+  // Opens the encoder and the output (the file is created here, so errors come before the
+  // first frame). `input`: the FFmpeg source, whose other streams, tags and chapters are
+  // carried over (null for cameras and image sequences).
+  VideoSink(const OutputSpec& spec, const FrameDesc& desc, const OutputTiming& timing,
+            MediaSource* input);
+  ~VideoSink() override;
+
+  void consume(const FrameResult& frame) override;
+  void finish() override;
+
+ private:
+  void encode(AVFrame* frame);  // on the worker thread
+  void drainPackets();
+  void drainRelay(bool complete);
+  void close(std::exception_ptr failure);
+
+  OutputSpec spec_;
+  FrameDesc desc_;
+  Muxer muxer_;
+  std::unique_ptr<VideoEncoder> encoder_;
+  std::shared_ptr<PacketRelay> relay_;
+  FrameConverter converter_;
+  PacketPtr packet_;
+  std::unique_ptr<FrameWorker> worker_;
+  std::int64_t frames_ = 0;
+  bool warnedSize_ = false, finished_ = false;
+};
+
+}  // namespace vf::media

@@ -1,0 +1,31 @@
+#pragma once
+// Values of the media options, parsed and checked the same way from the command line and from
+// config files. Each returns the value, or fills `why` with the complaint (without the
+// option's name) and returns nothing.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace vf::app {
+
+// A time as ffmpeg writes one: "[HH:]MM:SS[.m...]" or "S[.m...][s|ms|us]" ("90", "1:30",
+// "0:01:30.5", "1500ms"). Negative times are refused.
+std::optional<double> parseTime(const std::string& text, std::string* why);
+
+// Bits per second: "2M", "800k", "1500000" (k and M are 1000 and 1000000, as ffmpeg's).
+std::optional<std::int64_t> parseBitrate(const std::string& text, std::string* why);
+
+// A frame rate: "25", "29.97", "30000/1001".
+std::optional<double> parseRate(const std::string& text, std::string* why);
+
+// "1920x1080" (each side 1..16384).
+bool checkSize(const std::string& text, std::string* why);
+
+// "" when fine: crf in [0, 63]; hwdec one of auto, none, cuda, vaapi; drop never or oldest;
+// a name (encoder, preset, muxer, pixel format) of letters, digits, '_', '-', '.'.
+std::string checkCrf(double crf);
+std::string checkHwdec(const std::string& v);
+std::string checkDrop(const std::string& v);
+std::string checkName(const std::string& v);
+
+}  // namespace vf::app

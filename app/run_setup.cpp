@@ -1,0 +1,64 @@
+#include "app/run_setup.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "app/media/image_sequence.hpp"
+#include "app/media/path_safety.hpp"
+#include "pipeline/quote.hpp"
+
+namespace vf::app {
+
+namespace fs = std::filesystem;
+
+void checkPaths(const Settings& s, const std::string& configPath, const SourceSpec& src,
+                const OutputSpec& out) {
+  media::PathGuard g;
+  if (!configPath.empty()) g.reads(configPath, "the config file");
+  if (src.kind == SourceKind::File) g.reads(src.text, "the input");
+  if (src.kind == SourceKind::ImageSequence)
+    for (const std::string& m : media::listSequence(src.text)) g.reads(m, "input image");
+  if (out.kind == OutputKind::Video && !out.toStdout && !out.network)
+    g.writes(out.path, "the output");
+  if (out.kind == OutputKind::ImageSequence)
+    g.writesPattern(out.path, *out.pattern, "the output pattern");
+  if (s.statsPath) g.writes(*s.statsPath, "--stats");
+  const media::Overwrite policy = !s.overwrite   ? media::Overwrite::Ask
+                                  : *s.overwrite ? media::Overwrite::Always
+                                                 : media::Overwrite::Never;
+  const bool canAsk = ::isatty(STDIN_FILENO) == 1 && src.kind != SourceKind::Pipe;
+  g.checkOverwrite(policy, canAsk);
+}
+
+void checkStatsPath(const std::string& path) {
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw UsageError("--stats " + printable(path) + ": directory " + quote(dir.string()) +
+                     " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw UsageError("--stats " + printable(path) + ": directory " + quote(dir.string()) +
+                     " is not writable");
+  if (fs::is_directory(path, ec))
+    throw UsageError("--stats " + printable(path) + " is a directory; give a file name");
+}
+
+InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
+  InputOptions o;
+  o.start = s.start.value_or(0);
+  if (s.to) o.end = *s.to;
+  if (s.duration) o.end = o.start + *s.duration;
+  if (o.end && *o.end <= o.start)
+    throw UsageError("--to " + std::to_string(*o.end) + " s is not after --ss " +
+                     std::to_string(o.start) + " s: nothing to process");
+  o.rate = s.rate.value_or(0);
+  o.rawSize = s.size.value_or("");
+  o.rawPixFmt = s.inputPixFmt.value_or("");
+  o.hwdec = s.hwdec.value_or("none");
+  o.grayLuma = !preview && chain.size() > 0 && chain.stage(0).name() == "gray";
+  return o;
+}
+
+}  // namespace vf::app

@@ -1,0 +1,26 @@
+#pragma once
+// What a run checks and derives before anything opens: the paths it reads and writes (no
+// output over an input, existing outputs only with -y), the --stats directory, and how the
+// input is read.
+#include <string>
+
+#include "app/options.hpp"
+#include "app/sinks.hpp"
+#include "app/sources.hpp"
+#include "pipeline/chain.hpp"
+
+namespace vf::app {
+
+// Nothing read is written over, and an existing output is replaced only as ffmpeg would
+// (-y, -n, or a question on a terminal). Throws UsageError.
+void checkPaths(const Settings& s, const std::string& configPath, const SourceSpec& src,
+                const OutputSpec& out);
+
+// The --stats file's directory exists and is writable. Throws UsageError.
+void checkStatsPath(const std::string& path);
+
+// How the input is read, from the settings. A chain that begins with gray takes the luma plane,
+// unless the preview may switch that stage off. Throws UsageError for an empty span.
+InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview);
+
+}  // namespace vf::app

@@ -1,0 +1,300 @@
+// Media I/O through FFmpeg's libraries, end to end with the real binary, on media the ffmpeg
+// command makes at test time; ffprobe and ffmpeg read the results back (the reference):
+// nothing lost (audio packets, timestamps, tags), trimming, pipes, encoder defaults, network
+// output, live recordings.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/support/test_support.hpp"
+#include "tests/test_app_process.hpp"
+#include "tests/test_media.hpp"
+
+using namespace vf::mediatest;
+using vf::test::runVidfilter;
+using vf::test::TempDir;
+
+namespace {
+
+// A 4 s testsrc2 clip (25 fps) with a 440 Hz tone: `video`, `audio` are codec options.
+std::string avClip(const TempDir& dir, const std::string& name, const std::string& codecs) {
+  const std::string path = dir / name;
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25 -f lavfi -i sine=frequency=440:sample_rate="
+      "48000 -t 4 " +
+      codecs + " " + q(path));
+  return path;
+}
+
+// The audio stream's packets as ffmpeg copies them (timestamps, sizes, payload hash).
+std::string audioPackets(const std::string& path) {
+  return shellOutput(
+      "ffprobe -v error -select_streams a:0 -show_entries packet=pts,dts,duration,"
+      "size -of csv " +
+      q(path) + " 2>/dev/null; ffmpeg -nostdin -v error -i " + q(path) +
+      " -map 0:a:0 -c copy -f md5 - 2>/dev/null");
+}
+
+void expectOk(const vf::test::ProcResult& r) { ASSERT_EQ(r.status, 0) << r.err; }
+
+}  // namespace
+
+// --- nothing lost ---------------------------------------------------------------------------
+
+TEST(MediaIo, CopiedAudioPacketsEqualTheInputs) {
+  TempDir dir("media_audio");
+  const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
+  const std::string out = dir / "out.mp4";
+  const auto r = runVidfilter({"-i", in, "--chain", "blur,sobel", "-c:a", "copy", "-o", out});
+  expectOk(r);
+  EXPECT_NE(r.err.find("audio stream #1 (aac, und) copied"), std::string::npos) << r.err;
+  const std::string a = audioPackets(in), b = audioPackets(out);
+  ASSERT_GT(a.size(), 100u);
+  EXPECT_EQ(a, b);
+  EXPECT_NEAR(durationOf(out), durationOf(in), 0.04);
+}
+
+TEST(MediaIo, Ac3InAviIsCopiedIntoMp4) {
+  // The reported case: an AVI with an AC3 track came out as video only.
+  TempDir dir("media_ac3");
+  const std::string in = avClip(dir, "in.avi", "-c:v mpeg4 -q:v 3 -c:a ac3");
+  const std::string out = dir / "out.mp4";
+  expectOk(runVidfilter({"-i", in, "--chain", "gray", "-o", out}));
+  EXPECT_EQ(probeValue(out, "-select_streams a", "stream=codec_name"), "ac3");
+  EXPECT_EQ(
+      shellOutput("ffmpeg -nostdin -v error -i " + q(in) + " -map 0:a -c copy -f md5 - 2>&1"),
+      shellOutput("ffmpeg -nostdin -v error -i " + q(out) + " -map 0:a -c copy -f md5 - 2>&1"));
+}
+
+TEST(MediaIo, AudioTheContainerCannotTakeIsReencodedAndAnDropsIt) {
+  TempDir dir("media_pcm");
+  const std::string in = avClip(dir, "in.mov", "-c:v libx264 -c:a pcm_s16le");
+  const std::string out = dir / "out.mp4";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+  expectOk(r);
+  EXPECT_NE(r.err.find("re-encoded as aac"), std::string::npos) << r.err;
+  EXPECT_EQ(probeValue(out, "-select_streams a", "stream=codec_name"), "aac");
+  const std::string inDur = probeValue(in, "-select_streams a", "stream=duration");
+  const std::string outDur = probeValue(out, "-select_streams a", "stream=duration");
+  EXPECT_NEAR(std::stod(outDur), std::stod(inDur), 0.05);
+  // -an (ffmpeg's spelling) drops it on purpose; --an is the same.
+  expectOk(runVidfilter({"-i", in, "-vf", "gray", "-an", "-o", dir / "silent.mp4"}));
+  EXPECT_EQ(probeValue(dir / "silent.mp4", "-select_streams a", "stream=codec_name"), "");
+  EXPECT_EQ(countFrames(dir / "silent.mp4"), 100);
+}
+
+TEST(MediaIo, VariableFrameRateKeepsItsTimestamps) {
+  // 75 frames at 25 fps with a 1 s gap after frame 50: 4.0 s long (FFV1: exact timestamps).
+  TempDir dir("media_vfr");
+  const std::string in = dir / "vfr.mkv";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25 -vf 'setpts=(N+25*gte(N\\,50))/25/TB' "
+      "-frames:v 75 -fps_mode passthrough -c:v ffv1 " +
+      q(in));
+  const std::vector<double> want = frameTimes(in);
+  ASSERT_EQ(want.size(), 75u);
+  ASSERT_NEAR(want[50] - want[49], 1.04, 1e-6);
+  for (const char* ext : {"mp4", "mkv", "mov"}) {
+    SCOPED_TRACE(ext);
+    const std::string out = dir / (std::string("out.") + ext);
+    expectOk(runVidfilter({"-i", in, "--chain", "gray,sobel", "-o", out}));
+    const std::vector<double> got = frameTimes(out);
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      EXPECT_NEAR(got[i] - got[0], want[i] - want[0], 0.001) << "frame " << i;
+    EXPECT_NEAR(durationOf(out), durationOf(in), 0.04);
+  }
+}
+
+TEST(MediaIo, TagsChaptersAndRotationAreCopied) {
+  TempDir dir("media_tags");
+  const std::string meta = dir / "chapters.txt";
+  {
+    std::ofstream f(meta);
+    f << ";FFMETADATA1\ntitle=Harbour at dawn\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=2000\n"
+         "title=One\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=2000\nEND=4000\ntitle=Two\n";
+  }
+  const std::string mkv = dir / "in.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -i " + q(meta) +
+         " -map_metadata 1 -map_chapters 1 -t 4 -c:v libx264 " + q(mkv));
+  expectOk(runVidfilter({"-i", mkv, "--chain", "gray", "-o", dir / "out.mkv"}));
+  EXPECT_EQ(probeValue(dir / "out.mkv", "", "format_tags=title"), "Harbour at dawn");
+  EXPECT_EQ(probeValue(dir / "out.mkv", "", "chapter=start_time,end_time"),
+            "0.000000\n2.000000\n2.000000\n4.000000");
+  // --ss 1 moves the chapters with the timeline and cuts what is left out; --to 3 too.
+  expectOk(runVidfilter({"-i", mkv, "--chain", "gray", "--ss", "1", "-o", dir / "cut.mkv"}));
+  EXPECT_EQ(probeValue(dir / "cut.mkv", "", "chapter=start_time,end_time"),
+            "0.000000\n1.000000\n1.000000\n3.000000");
+  expectOk(runVidfilter(
+      {"-i", mkv, "--chain", "gray", "--ss", "1", "--to", "3", "-o", dir / "mid.mkv"}));
+  EXPECT_EQ(probeValue(dir / "mid.mkv", "", "chapter=start_time,end_time"),
+            "0.000000\n1.000000\n1.000000\n2.000000");
+  // A phone video's rotation (display matrix) stays with the stream.
+  const std::string plain = dir / "plain.mp4", mp4 = dir / "rot.mp4";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 1 -c:v libx264 " + q(plain));
+  ffmpeg("-i " + q(plain) + " -c copy -metadata:s:v:0 rotate=90 " + q(mp4));
+  ASSERT_EQ(probeValue(mp4, "-select_streams v", "stream_side_data=rotation"), "90");
+  expectOk(runVidfilter({"-i", mp4, "--chain", "sobel", "-o", dir / "rot_out.mp4"}));
+  EXPECT_EQ(probeValue(dir / "rot_out.mp4", "-select_streams v", "stream_side_data=rotation"),
+            "90");
+}
+
+// --- trimming -----------------------------------------------------------------------------------
+
+namespace {
+
+// Our gray frames of `out` against ffmpeg's decode of `in` with the same trim (after -i: the
+// accurate, frame-exact seek).
+void expectSameFrames(const std::string& out, const std::string& in, const std::string& trim) {
+  const auto got = ffmpegFrames(out, "gray");
+  const auto want = ffmpegFrames(in, "gray", "", trim);
+  ASSERT_EQ(got.size(), want.size()) << trim;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_LE(vf::test::maxAbsDiff(got[i], want[i]), 1) << trim << " frame " << i;
+}
+
+}  // namespace
+
+TEST(MediaIo, TrimIsFrameExact) {
+  TempDir dir("media_trim");
+  const std::string in = dir / "in.mp4";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 5 -c:v libx264 -g 50 " + q(in));
+  // --ss 1 -t 2: exactly the 50 frames presented in [1, 3), the first at 0.
+  const std::string out = dir / "a.mkv";
+  expectOk(runVidfilter(
+      {"-i", in, "--chain", "gray", "--ss", "1", "-t", "2", "-o", out, "--codec", "ffv1"}));
+  EXPECT_EQ(countFrames(out), 50);
+  EXPECT_NEAR(frameTimes(out).front(), 0.0, 1e-6);
+  expectSameFrames(out, in, "-ss 1 -t 2");
+  // Between frames, and the end given as --to (ffmpeg's spelling -to, and -ss): [0.52, 1.47).
+  expectOk(runVidfilter({"-i", in, "-vf", "gray", "-ss", "0.52", "-to", "1.47", "-o", dir / "b.mkv",
+                         "--codec", "ffv1"}));
+  EXPECT_EQ(countFrames(dir / "b.mkv"), 24);  // frames 13..36 (13 is at 0.52 s)
+  expectSameFrames(dir / "b.mkv", in, "-ss 0.52 -to 1.47");
+  // An image sequence trims on its --rate: frames 6..15 of 20 at 10 fps.
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=10 -frames:v 20 " + q(dir / "img_%03d.png"));
+  expectOk(runVidfilter({"-i", dir / "img_%03d.png", "--rate", "10", "--ss", "0:00.5", "-t", "1",
+                         "--chain", "gray", "-o", dir / "seq_%02d.png"}));
+  for (int i = 1; i <= 10; ++i) {
+    const auto a = ffmpegFrames(
+        dir / ("seq_" + std::string(i < 10 ? "0" : "") + std::to_string(i) + ".png"), "gray");
+    const std::string src =
+        "img_" + std::string(i + 5 < 10 ? "00" : "0") + std::to_string(i + 5) + ".png";
+    const auto b = ffmpegFrames(dir / src, "gray");
+    ASSERT_EQ(a.size(), 1u) << i;
+    EXPECT_LE(vf::test::maxAbsDiff(a[0], b[0]), 1) << i;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "seq_11.png"));
+}
+
+// --- pipes and outputs ------------------------------------------------------------------------
+
+TEST(MediaIo, PipeRoundTripEqualsTheFilePath) {
+  TempDir dir("media_pipe");
+  const std::string in = dir / "in.mp4";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 2 -c:v libx264 " + q(in));
+  const std::string bin = vf::test::vidfilterBinary();
+  // ffmpeg | vidfilter -i - -o - | ffmpeg, against vidfilter on the file.
+  const std::string piped = dir / "piped.mkv";
+  const std::string log =
+      shellOutput("ffmpeg -nostdin -v error -i " + q(in) + " -f yuv4mpegpipe - | " + q(bin) +
+                  " -i - --chain blur,sobel -o - 2>" + q(dir / "err.txt") +
+                  " | ffmpeg -v error -y -i - -c:v ffv1 " + q(piped) + " 2>&1");
+  const std::string file = dir / "file.mkv";
+  expectOk(runVidfilter(
+      {"-i", in, "--chain", "blur,sobel", "-o", file, "--codec", "ffv1", "--pix-fmt", "yuv420p"}));
+  const auto a = frameHashes(piped), b = frameHashes(file);
+  EXPECT_EQ(a.size(), 50u) << log;
+  EXPECT_EQ(a, b);
+  // Only video on stdout: the summary went to stderr.
+  std::ifstream err(dir / "err.txt");
+  const std::string errText((std::istreambuf_iterator<char>(err)), {});
+  EXPECT_NE(errText.find("frames: 50 in, 50 out"), std::string::npos) << errText;
+  // Raw video on stdin (--size, --input-pix-fmt, --rate; or ffmpeg's -s, -pix_fmt, -r before
+  // -i), and any container to stdout with -f: gray frames pass through a gray chain unchanged.
+  const std::string raw = dir / "raw.mkv";
+  shellOutput("ffmpeg -nostdin -v error -i " + q(in) + " -f rawvideo -pix_fmt gray - | " + q(bin) +
+              " -s 160x120 -pix_fmt gray -r 25 -i - --chain gray -o - -f matroska --codec ffv1 "
+              "2>/dev/null > " +
+              q(raw));
+  const auto got = ffmpegFrames(raw, "gray"), want = ffmpegFrames(in, "gray");
+  ASSERT_EQ(got.size(), 50u);
+  ASSERT_EQ(want.size(), 50u);
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_EQ(vf::test::maxAbsDiff(got[i], want[i]), 0) << i;
+}
+
+TEST(MediaIo, DefaultEncodersAreFfmpegs) {
+  TempDir dir("media_codec");
+  const std::string in = dir / "in.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 1 -c:v ffv1 " + q(in));
+  auto codec = [&](const std::string& name, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"-i", in, "--chain", "blur", "-o", dir / name};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = runVidfilter(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return probeValue(dir / name, "-select_streams v", "stream=codec_name,pix_fmt");
+  };
+  EXPECT_EQ(codec("a.mp4"), "h264\nyuv420p");
+  EXPECT_EQ(codec("a.mkv"), "h264\nyuv420p");
+  EXPECT_EQ(codec("a.mov"), "h264\nyuv420p");
+  EXPECT_EQ(codec("a.webm"), "vp9\nyuv420p");
+  EXPECT_EQ(codec("b.mp4", {"-c:v", "libx265", "-crf", "30"}), "hevc\nyuv420p");
+  EXPECT_EQ(codec("c.mkv", {"--codec", "ffv1", "--pix-fmt", "yuv444p"}), "ffv1\nyuv444p");
+  // --crf means what it says: a higher value, a smaller file.
+  codec("q18.mp4", {"--crf", "18"});
+  codec("q40.mp4", {"--crf", "40"});
+  EXPECT_LT(std::filesystem::file_size(dir / "q40.mp4"),
+            std::filesystem::file_size(dir / "q18.mp4"));
+  EXPECT_EQ(countFrames(dir / "q40.mp4"), 25);
+}
+
+TEST(MediaIo, NetworkOutput) {
+  TempDir dir("media_udp");
+  const std::string in = dir / "in.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 2 -c:v ffv1 " + q(in));
+  const int port = 21000 + static_cast<int>(::getpid() % 20000);
+  const std::string url = "udp://127.0.0.1:" + std::to_string(port);
+  vf::test::Child receiver(
+      "/usr/bin/env", {"ffmpeg", "-nostdin", "-v", "error", "-y", "-i", url + "?timeout=8000000",
+                       "-c", "copy", dir / "got.ts"});
+  ::usleep(500 * 1000);
+  const auto r = runVidfilter({"-i", in, "--chain", "sobel", "-o", url, "-f", "mpegts"});
+  expectOk(r);
+  EXPECT_NE(r.err.find("wrote 50 frames to " + url), std::string::npos) << r.err;
+  receiver.wait();
+  EXPECT_EQ(countFrames(dir / "got.ts"), 50);
+}
+
+TEST(MediaIo, LiveRecordingLastsAsLongAsTheCapture) {
+  // A live source at 30 fps recorded for 60 frames: 2 s, stamped by the source's clock.
+  TempDir dir("media_live");
+  const std::string out = dir / "live.mkv";
+  const auto r =
+      runVidfilter({"-i",
+                    "videotestsrc is-live=true ! video/x-raw,width=160,height=120,framerate=30/1 ! "
+                    "videoconvert ! appsink",
+                    "--chain", "gray,blur", "-o", out, "--frames", "60"});
+  expectOk(r);
+  EXPECT_EQ(countFrames(out), 60);
+  EXPECT_NEAR(durationOf(out), 2.0, 1.0 / 30 + 1e-6);
+  EXPECT_EQ(shellOutput("ffmpeg -nostdin -v error -i " + q(out) + " -f null - 2>&1"), "");
+}
+
+TEST(MediaIo, BenchInputReportsEveryPartAndTheFfmpegJob) {
+  TempDir dir("media_bench");
+  const std::string in = dir / "in.mp4";
+  ffmpeg("-f lavfi -i testsrc2=size=320x240:rate=25 -t 1 -c:v libx264 " + q(in));
+  const auto r = runVidfilter({"bench", "--input", in, "--frames", "20", "--preset", "ultrafast",
+                               "--json", dir / "b.json"});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  for (const char* row :
+       {"decode only", "chain only (resident frames)", "encode only (resident filtered frames)",
+        "whole job", "ffmpeg -vf format=gray,gblur=sigma=1.5,sobel", "whole job / slowest"})
+    EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
+  std::ifstream j(dir / "b.json");
+  const std::string json((std::istreambuf_iterator<char>(j)), {});
+  EXPECT_NE(json.find("\"overlap\":"), std::string::npos) << json;
+}
