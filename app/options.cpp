@@ -21,6 +21,8 @@ void Settings::fillFrom(const Settings& lower) {
   take(logLevel, lower.logLevel);
   take(snapshotDir, lower.snapshotDir);
   take(title, lower.title);
+  take(window, lower.window);
+  take(exitAtEnd, lower.exitAtEnd);
   take(preview, lower.preview);
   take(compare, lower.compare);
   take(overlay, lower.overlay);
@@ -55,6 +57,21 @@ std::string checkCodec(const std::string& fourcc) {
   if (!ok)
     return "must be a four-character code such as mp4v, avc1, MJPG, FFV1 or XVID; got '" + fourcc +
            "'";
+  return "";
+}
+
+WindowSize parseWindow(const std::string& size) {
+  static const std::regex form("([0-9]{1,5})x([0-9]{1,5})");
+  std::smatch m;
+  if (!std::regex_match(size, m, form)) return {};
+  return {std::stoi(m[1].str()), std::stoi(m[2].str())};
+}
+
+std::string checkWindow(const std::string& size) {
+  const WindowSize w = parseWindow(size);
+  if (w.width < 160 || w.height < 120 || w.width > 16384 || w.height > 16384)
+    return "must be WIDTHxHEIGHT in pixels, from 160x120 to 16384x16384, e.g. 1280x720; got '" +
+           size + "'";
   return "";
 }
 
@@ -138,13 +155,19 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
   auto* oDevice =
       app.add_option("-d,--device", device, "OpenCL device: P:D, gpu, cpu, or part of a name")
           ->type_name("SEL");
-  bool noPreview = false, noProgress = false, noOverlay = false;
+  bool noPreview = false, noProgress = false, noOverlay = false, exitAtEnd = false;
+  std::string window;
   auto* oPreview = app.add_flag(
       "--preview", preview, "show the preview window (default: when a display exists and no -o)");
   auto* oNoPreview = app.add_flag("--no-preview", noPreview, "never open a window");
   auto* oCompare = app.add_flag("--compare", compare, "preview original and filtered side by side");
   auto* oNoOverlay =
-      app.add_flag("--no-overlay", noOverlay, "start the preview without the timing overlay");
+      app.add_flag("--no-overlay", noOverlay, "start the preview without its panel of timings");
+  auto* oWindow = app.add_option("--window", window,
+                                 "the preview window's first size (default: fit the screen)")
+                      ->type_name("WxH");
+  auto* oExitAtEnd = app.add_flag("--exit-at-end", exitAtEnd,
+                                  "close the preview at the end of a file (default: wait for q)");
   auto* oFrames =
       app.add_option("-n,--frames", frames, "stop after N input frames")->type_name("N");
   auto* oSlots =
@@ -188,6 +211,11 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
   if (oNoPreview->count()) s.preview = false;
   if (oCompare->count()) s.compare = compare;
   if (oNoOverlay->count()) s.overlay = false;
+  if (oExitAtEnd->count()) s.exitAtEnd = true;
+  if (oWindow->count()) {
+    if (auto why = checkWindow(window); !why.empty()) throw UsageError("--window " + why);
+    s.window = window;
+  }
   if (oStats->count()) s.statsPath = stats;
   if (oProgress->count()) s.progress = true;
   if (oNoProgress->count()) s.progress = false;

@@ -16,7 +16,9 @@
 #include <thread>
 
 #include "app/config.hpp"
+#include "app/display.hpp"
 #include "app/interrupt.hpp"
+#include "app/playback.hpp"
 #include "app/preview.hpp"
 #include "app/report.hpp"
 #include "app/sinks.hpp"
@@ -55,44 +57,7 @@ void setLogLevel(const std::string& level) {
   }
 }
 
-bool displayAvailable() {
-  for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY"})
-    if (const char* v = std::getenv(var); v && *v) return true;
-  return false;
-}
-
 namespace {
-
-// A file shown in the preview plays at its own frame rate, as a player would (795 frames of a
-// 10 fps clip take 80 s, not 5); with an output file, or no window, it runs as fast as the
-// device allows. When the consumer falls behind (a paused preview), the schedule restarts
-// instead of bursting to catch up.
-class PacedSource : public FrameSource {
- public:
-  PacedSource(FrameSource& inner, double fps)
-      : inner_(inner),
-        period_(
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / fps))) {
-  }
-  bool live() const override { return inner_.live(); }
-  std::int64_t frameCount() const override { return inner_.frameCount(); }
-  double fps() const override { return inner_.fps(); }
-  bool next(const SlotFn& slot, FrameTime& time) override {
-    const auto now = Clock::now();
-    if (due_ == Clock::time_point{} || now > due_ + period_)
-      due_ = now;
-    else
-      std::this_thread::sleep_until(due_);
-    due_ += period_;
-    return inner_.next(slot, time);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  FrameSource& inner_;
-  Clock::duration period_;
-  Clock::time_point due_{};
-};
 
 // Hands each frame to the output file and/or the preview, and counts what was delivered
 // (the progress line reads the count from the watcher thread).
@@ -258,12 +223,7 @@ int runCommandLine(const CommandLine& cl) {
       sameFile(sourceSpec.text, output.path))
     throw UsageError("output '" + output.path + "' is the input file; choose another name");
   if (s.statsPath) checkStatsPath(*s.statsPath);
-  const bool display = displayAvailable();
-  const bool preview = s.preview ? *s.preview : (display && output.kind == OutputKind::None);
-  if (preview && !display)
-    throw UsageError(
-        "--preview needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set; write a "
-        "file with -o, or run under xvfb-run");
+  const bool preview = decidePreview(s.preview, output.kind != OutputKind::None);
 
   std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
   std::unique_ptr<CaptureSource> source = openSource(sourceSpec);
@@ -293,6 +253,13 @@ int runCommandLine(const CommandLine& cl) {
   eo.timingEvery = preview ? 1 : 8;
   Engine engine(ctx, std::move(chain), eo);
 
+  // A file in the preview plays at its own rate, takes seeks and stays open at its end; with an
+  // output it runs as fast as the device allows, every frame once, in order.
+  const bool player = preview && !outputSink && !source->live();
+  PlaybackSource::Options pbo;
+  pbo.paceFps = player ? source->fps() : 0;
+  pbo.seekable = player;
+  PlaybackSource playback(*source, pbo);
   std::unique_ptr<FrameSink> previewSink;
   if (preview) {
     PreviewOptions po;
@@ -302,7 +269,13 @@ int runCommandLine(const CommandLine& cl) {
     po.chainText = chainText;
     if (s.snapshotDir) po.snapshotDir = *s.snapshotDir;
     if (s.title) po.title = *s.title;
-    previewSink = makePreviewSink(engine, po);
+    if (s.window) po.window = {parseWindow(*s.window).width, parseWindow(*s.window).height};
+    po.exitAtEnd = s.exitAtEnd.value_or(false);
+    po.sourceFps = source->fps();
+    po.frameCount = source->live() ? -1 : source->frameCount();
+    previewSink = makePreviewSink(engine, po, &playback);
+    if (player && !po.exitAtEnd)
+      playback.holdAtEnd([p = previewSink.get()] { return !p->wantsStop() && !interruptSignal(); });
   } else if (output.kind == OutputKind::None) {
     spdlog::info("no output and no preview: frames are processed and discarded (timing run)");
   }
@@ -326,12 +299,7 @@ int runCommandLine(const CommandLine& cl) {
   {
     Watcher watcher(engine, sink, base, progressLive, output.path);
     try {
-      if (previewSink && !outputSink && !source->live() && source->fps() > 0) {
-        PacedSource paced(*source, source->fps());
-        engine.run(paced, sink);
-      } else {
-        engine.run(*source, sink);
-      }
+      engine.run(playback, sink);
     } catch (...) {
       error = std::current_exception();
     }

@@ -52,6 +52,7 @@ struct FrameResult {
   FrameTime time;    // as the source set it
   FrameStats stats;
   const std::vector<std::vector<std::uint8_t>>* side = nullptr;  // chain.sideOutputs() data
+  const std::vector<SideOutputInfo>* sideInfo = nullptr;         // what each entry of side is
 };
 
 // Where frames go. consume() runs on the engine's sink thread, strictly in input order.

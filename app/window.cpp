@@ -1,0 +1,233 @@
+#include "app/window.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <QGuiApplication>
+#include <QImage>
+#include <QKeyEvent>
+#include <QPainter>
+#include <QRasterWindow>
+#include <QScreen>
+#include <clocale>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace vf::app {
+
+namespace {
+
+// Qt's own messages ("XDG_RUNTIME_DIR not set") are noise to a user: debug level.
+void qtMessage(QtMsgType type, const QMessageLogContext&, const QString& msg) {
+  const std::string text = msg.toStdString();
+  if (type == QtFatalMsg)
+    spdlog::error("Qt: {}", text);
+  else
+    spdlog::debug("Qt: {}", text);
+}
+
+int mapKey(const QKeyEvent* e) {
+  switch (e->key()) {
+    case Qt::Key_Left:
+      return key::kLeft;
+    case Qt::Key_Right:
+      return key::kRight;
+    case Qt::Key_Up:
+      return key::kUp;
+    case Qt::Key_Down:
+      return key::kDown;
+    case Qt::Key_Home:
+      return key::kHome;
+    case Qt::Key_End:
+      return key::kEnd;
+    case Qt::Key_PageUp:
+      return key::kPageUp;
+    case Qt::Key_PageDown:
+      return key::kPageDown;
+    case Qt::Key_F11:
+      return key::kF11;
+    case Qt::Key_Escape:
+      return key::kEscape;
+    case Qt::Key_Tab:
+      return '\t';
+    case Qt::Key_Backtab:
+      return '[';
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+      return '\r';
+    default:
+      break;
+  }
+  const QString t = e->text();
+  if (t.size() == 1 && t[0].unicode() >= 32 && t[0].unicode() < 127) return t[0].unicode();
+  return -1;  // a modifier alone, or a key the preview has no use for
+}
+
+}  // namespace
+
+struct PreviewWindow::Gui {
+  Handlers handlers;
+  std::string title;
+  bool startFullScreen = false;
+  std::thread thread;
+
+  std::mutex mu;  // guards everything below
+  std::condition_variable cv;
+  bool ready = false;
+  std::string error;
+  QGuiApplication* app = nullptr;  // lives on the GUI thread; null once it is gone
+  QRasterWindow* window = nullptr;
+  cv::Mat shown;
+  cv::Size size;
+  std::atomic<bool> refreshPending{false};
+
+  // Runs `f` on the GUI thread (dropped when the GUI is gone).
+  template <class F>
+  void post(F f) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (app) QMetaObject::invokeMethod(app, std::move(f), Qt::QueuedConnection);
+  }
+  void run();
+};
+
+namespace {
+
+class Window : public QRasterWindow {
+ public:
+  explicit Window(PreviewWindow::Gui& gui) : gui_(gui) {}
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    gui_.refreshPending = false;
+    const qreal dpr = devicePixelRatio();
+    const cv::Size size(int(width() * dpr), int(height() * dpr));
+    if (size.width <= 0 || size.height <= 0) return;
+    cv::Mat img = gui_.handlers.render(size);
+    QPainter p(this);
+    if (img.type() != CV_8UC3 || img.size() != size) {
+      p.fillRect(QRect(0, 0, width(), height()), Qt::black);
+      return;
+    }
+    QImage q(img.data, img.cols, img.rows, int(img.step), QImage::Format_BGR888);
+    q.setDevicePixelRatio(dpr);
+    p.drawImage(0, 0, q);
+    std::lock_guard<std::mutex> lock(gui_.mu);
+    gui_.shown = img;
+    gui_.size = size;
+  }
+  void keyPressEvent(QKeyEvent* e) override {
+    const int k = mapKey(e);
+    if (k >= 0) gui_.handlers.key(k);
+  }
+  bool event(QEvent* e) override {
+    if (e->type() == QEvent::Close && gui_.handlers.closed) gui_.handlers.closed();
+    return QRasterWindow::event(e);
+  }
+
+ private:
+  PreviewWindow::Gui& gui_;
+};
+
+}  // namespace
+
+void PreviewWindow::Gui::run() {
+  static int argc = 1;
+  static char name[] = "vidfilter";
+  static char* argv[] = {name, nullptr};
+  qInstallMessageHandler(qtMessage);
+  QGuiApplication qapp(argc, argv);
+  std::setlocale(LC_NUMERIC, "C");  // Qt set the user's locale; numbers stay "1.5"
+  QGuiApplication::setQuitOnLastWindowClosed(false);
+  QScreen* screen = QGuiApplication::primaryScreen();
+  if (!screen) {
+    std::lock_guard<std::mutex> lock(mu);
+    error = "the display has no screen";
+    ready = true;
+    cv.notify_all();
+    return;
+  }
+  // The work area less a window frame's usual size (title bar, borders).
+  const QRect avail = screen->availableGeometry();
+  const qreal dpr = screen->devicePixelRatio();
+  const cv::Size work(std::max(160, int((avail.width() - 16) * dpr)),
+                      std::max(120, int((avail.height() - 40) * dpr)));
+  const cv::Size first = handlers.firstSize(work);
+  Window w(*this);
+  w.setTitle(QString::fromStdString(title));
+  w.setMinimumSize(QSize(240, 160));
+  const QSize logical(int(first.width / dpr), int(first.height / dpr));
+  w.resize(logical);
+  w.setPosition(avail.x() + std::max(0, (avail.width() - logical.width()) / 2),
+                avail.y() + std::max(0, (avail.height() - logical.height() - 24) / 2));
+  if (startFullScreen)
+    w.showFullScreen();
+  else
+    w.show();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    app = &qapp;
+    window = &w;
+    ready = true;
+  }
+  cv.notify_all();
+  qapp.exec();
+  std::lock_guard<std::mutex> lock(mu);
+  app = nullptr;
+  window = nullptr;
+}
+
+PreviewWindow::PreviewWindow(const std::string& title, Handlers handlers, bool fullScreen)
+    : gui_(std::make_shared<Gui>()) {
+  gui_->handlers = std::move(handlers);
+  gui_->title = title;
+  gui_->startFullScreen = fullScreen;
+  fullScreen_ = fullScreen;
+  gui_->thread = std::thread([g = gui_] { g->run(); });
+  std::unique_lock<std::mutex> lock(gui_->mu);
+  gui_->cv.wait(lock, [&] { return gui_->ready; });
+  if (!gui_->error.empty()) {
+    const std::string why = gui_->error;
+    lock.unlock();
+    gui_->thread.join();
+    throw std::runtime_error("preview window: " + why);
+  }
+}
+
+PreviewWindow::~PreviewWindow() {
+  gui_->post([] { QGuiApplication::quit(); });
+  if (gui_->thread.joinable()) gui_->thread.join();
+}
+
+void PreviewWindow::refresh() {
+  if (gui_->refreshPending.exchange(true)) return;  // one already on its way
+  Gui* g = gui_.get();
+  g->post([g] {
+    if (g->window) g->window->update();
+  });
+}
+
+void PreviewWindow::toggleFullScreen() {
+  const bool full = !fullScreen_;
+  fullScreen_ = full;
+  Gui* g = gui_.get();
+  g->post([g, full] {
+    if (!g->window) return;
+    if (full)
+      g->window->showFullScreen();
+    else
+      g->window->showNormal();
+  });
+}
+
+cv::Size PreviewWindow::size() const {
+  std::lock_guard<std::mutex> lock(gui_->mu);
+  return gui_->size;
+}
+
+cv::Mat PreviewWindow::lastShown() const {
+  std::lock_guard<std::mutex> lock(gui_->mu);
+  return gui_->shown;
+}
+
+}  // namespace vf::app
