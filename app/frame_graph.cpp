@@ -66,11 +66,14 @@ void dashed(cv::Mat& m, int x0, int x1, int y, const cv::Scalar& c, int thicknes
 
 }  // namespace
 
-double drawFrameGraph(cv::Mat& m, cv::Rect r, const FrameHistory& history, double now,
+double drawFrameGraph(cv::Mat& canvas, cv::Rect area, const FrameHistory& history, double now,
                       const GraphStyle& style, const Text& small) {
-  r &= cv::Rect(0, 0, m.cols, m.rows);
-  if (r.width < 40 || r.height < 24) return 0;
-  cv::rectangle(m, r, theme::kSection, cv::FILLED);
+  area &= cv::Rect(0, 0, canvas.cols, canvas.rows);
+  if (area.width < 40 || area.height < 24) return 0;
+  // Drawn in the plot's own view of the canvas: nothing reaches outside it.
+  cv::Mat m = canvas(area);
+  const cv::Rect r(0, 0, area.width, area.height);
+  m.setTo(theme::kSection);
   const int w = r.width;
   const double span = std::max(0.5, style.windowSec);
   auto colOf = [&](double t) {
@@ -136,21 +139,30 @@ double drawFrameGraph(cv::Mat& m, cv::Rect r, const FrameHistory& history, doubl
     run.emplace_back(r.x + c, yOf(lat[c]));
   }
   flush();
-  // The budget, over everything: a dashed line, or off the scale a mark along the top edge.
+  // Labels on a patch of the plot's background, so the curves never cross them.
   const int pad = std::max(3, small.px() / 3);
+  auto label = [&](const std::string& t, int x, int baseline, const cv::Scalar& c, Align a) {
+    const int tw = small.width(t);
+    const int left = a == Align::Right ? x - tw : x;
+    cv::rectangle(m, cv::Rect(left - 3, baseline - small.ascent() - 3, tw + 6, small.ascent() + 6),
+                  theme::kSection, cv::FILLED);
+    small.draw(m, t, x, baseline, c, a);
+  };
+  // The budget, over everything: a dashed line, or off the scale a mark along the top edge.
   if (budgetOnScale) {
     const int yb = yOf(style.budgetMs);
     dashed(m, r.x, r.x + w - 1, yb, theme::kBudget, 2);
     const bool above = yb - small.lineHeight() > r.y;
-    small.draw(m, "budget " + msLabel(style.budgetMs) + " ms", r.x + w - pad,
-               above ? yb - pad : yb + small.ascent() + pad, theme::kBudget, Align::Right);
+    label("budget " + msLabel(style.budgetMs) + " ms", r.x + w - pad,
+          above ? yb - pad - 1 : yb + small.ascent() + pad + 1, theme::kBudget, Align::Right);
   } else if (style.budgetMs > 0) {
     dashed(m, r.x, r.x + w - 1, r.y, theme::kBudget, 1);
-    small.draw(m, "budget " + msLabel(style.budgetMs) + " ms above", r.x + w - pad,
-               r.y + small.ascent() + pad, theme::kBudget, Align::Right);
+    label("budget " + msLabel(style.budgetMs) + " ms above", r.x + w - pad,
+          r.y + small.ascent() + pad, theme::kBudget, Align::Right);
   }
-  small.draw(m, msLabel(yMax) + " ms", r.x + pad, yOf(yMax) + small.ascent() + pad, theme::kDim);
-  small.draw(m, msLabel(yMax / 2), r.x + pad, yOf(yMax / 2) + small.ascent() + pad, theme::kDim);
+  for (const double v : {yMax, yMax / 2})
+    label(msLabel(v) + (v == yMax ? " ms" : ""), r.x + pad, yOf(v) + small.ascent() + pad,
+          theme::kDim, Align::Left);
   return yMax;
 }
 

@@ -136,8 +136,9 @@ PanelParts drawPanel(cv::Mat& m, cv::Rect r, const PanelInfo& in, const PanelFon
   const int fixedPart =
       headerHeight(f) + positionHeight(f) + f.font.lineHeight() + table + footer + 4 * g;
   const bool showHist = in.hasHistogram && r.height >= fixedPart + graphPlotHeight(f) + hist + g;
+  // Room to spare goes to the graph, up to half as tall again.
   int graphH = r.height - fixedPart - (showHist ? hist + g : 0);
-  graphH = std::clamp(graphH, f.font.px() * 3, graphPlotHeight(f));
+  graphH = std::clamp(graphH, f.font.px() * 3, graphPlotHeight(f) * 3 / 2);
 
   int y = r.y + 4;
   drawHeader(m, cv::Rect(r.x, y, r.width, headerHeight(f)), in, f);

@@ -126,6 +126,14 @@ PanelParts PreviewSink::lastParts() const {
   return parts_;
 }
 
+PanelInfo PreviewSink::currentPanel() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!shown_) return {};
+  PanelInfo in = panelInfo(*shown_, nowSeconds());
+  in.histogram.bins = nullptr;
+  return in;
+}
+
 void PreviewSink::showChanged() {
   if (window_) {
     window_->refresh();
@@ -179,10 +187,11 @@ cv::Mat PreviewSink::renderFor(cv::Size size) {
   parts_ = renderer_.parts();
   if (s) {
     std::lock_guard<std::mutex> l(mu_);
-    if (!s->painted) {  // capture to screen: its latency to the preview plus the time since
-      s->painted = true;
+    // Capture to screen: its latency to the preview plus the time since. (Not for the frame
+    // that opened the window: it waited for the window, not for the pipeline.)
+    if (!s->painted && !s->opening)
       history_.markShown(s->stats.index, s->stats.latencyMs + (nowSeconds() - s->arrived) * 1e3);
-    }
+    s->painted = true;
   }
   return img;
 }
@@ -232,10 +241,17 @@ void PreviewSink::consume(const FrameResult& f) {
     s->arrived = now;
     shown_ = std::move(s);
     lastShownAt_ = Clock::now();
+    release_ = false;  // a release was for the frame held before this one
     if (pauseAfter) paused_ = true;
   }
   ++rendered_;
-  if (showWindow_ && !window_) openWindow({f.output.width, f.output.height});
+  if (showWindow_ && !window_) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      shown_->opening = true;
+    }
+    openWindow({f.output.width, f.output.height});
+  }
   if (!showWindow_ && viewSize_.empty()) {
     ViewContent c;
     {

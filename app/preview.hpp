@@ -83,6 +83,8 @@ class PreviewSink : public FrameSink {
   cv::Size windowSize() const { return window_ ? window_->size() : viewSize_; }
   ViewLayout lastLayout() const;
   PanelParts lastParts() const;
+  // What the panel shows now, for the frame on show (history and histogram left out).
+  PanelInfo currentPanel() const;
 
   // Per stage, as mirrored from the chain.
   struct StageState {
@@ -105,6 +107,7 @@ class PreviewSink : public FrameSink {
     FrameStats stats;
     double arrived = 0;  // steady seconds
     bool painted = false;
+    bool opening = false;  // the frame that opened the window
   };
 
   // preview.cpp

@@ -202,7 +202,9 @@ void PreviewSink::stepBack() {
   seeking_ = true;
   seekPause_ = true;
   seekFrom_ = from;
-  seekTarget_ = std::max(0.0, to);
+  // A little before it: the first frame at or after the target is that frame, however its
+  // time rounds.
+  seekTarget_ = std::max(0.0, to - (opts_.sourceFps > 0 ? 0.1 / opts_.sourceFps : 1e-3));
   seekSkipped_ = 0;
   paused_ = true;
   release_ = true;

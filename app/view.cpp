@@ -60,7 +60,7 @@ void place(cv::Mat& canvas, const cv::Mat& frame, cv::Rect at, double scale) {
   } else if (scale < 1) {
     // Area averaging is OpenCV's fast path at whole factors and 10x slower in between: average
     // by the whole factor, then interpolate the rest (less than 2x) linearly.
-    const int k = int(1 / scale);
+    const int k = std::min({int(1 / scale), frame.cols, frame.rows});
     cv::Mat mid = frame;
     if (k >= 2) cv::resize(frame, mid, {frame.cols / k, frame.rows / k}, 0, 0, cv::INTER_AREA);
     cv::resize(mid, dst, dst.size(), 0, 0, cv::INTER_LINEAR);

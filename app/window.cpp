@@ -103,7 +103,13 @@ class Window : public QRasterWindow {
     const qreal dpr = devicePixelRatio();
     const cv::Size size(int(width() * dpr), int(height() * dpr));
     if (size.width <= 0 || size.height <= 0) return;
-    cv::Mat img = gui_.handlers.render(size);
+    cv::Mat img;
+    try {
+      img = gui_.handlers.render(size);
+    } catch (const std::exception& e) {  // a picture not drawn is no reason to end the run
+      spdlog::warn("preview: could not draw a {}x{} picture: {}", size.width, size.height,
+                   e.what());
+    }
     QPainter p(this);
     if (img.type() != CV_8UC3 || img.size() != size) {
       p.fillRect(QRect(0, 0, width(), height()), Qt::black);

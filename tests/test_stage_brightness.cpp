@@ -337,7 +337,7 @@ TEST(BrightnessAuto, FramesInFlightEachGetTheirOwnStretch) {
         queue().enqueueReadBuffer(dOut[k], CL_TRUE, 0, bytes, out.data);
         EXPECT_LE(maxAbsDiff(out, autoReference(in[k], 1)), 1) << text << " frame " << k;
         if (chain.size() == 2) {
-          ASSERT_EQ(side[k].size(), 1u);
+          ASSERT_EQ(side[k].size(), 2u) << "the histogram, then the levels";
           std::vector<std::uint32_t> h(side[k][0].size() / 4);
           std::memcpy(h.data(), side[k][0].data(), side[k][0].size());
           for (int c = 0; c < in[k].channels(); ++c) {
