@@ -42,8 +42,11 @@ ViewLayout layoutView(cv::Size canvas, cv::Size frame, bool compare, int panelWi
   const Arrangement a = bestFit(area.size(), frame, compare);
   v.scale = a.scale;
   v.stacked = compare && a.down == 2;
-  const int w = std::max(1, int(std::floor(frame.width * a.scale)));
-  const int h = std::max(1, int(std::floor(frame.height * a.scale)));
+  // Never past the area (a canvas a few pixels wide leaves empty pictures, not stray ones).
+  const int w =
+      std::min(area.width / a.across, std::max(1, int(std::floor(frame.width * a.scale))));
+  const int h =
+      std::min(area.height / a.down, std::max(1, int(std::floor(frame.height * a.scale))));
   // The block of pictures, centred in its area.
   const int x0 = area.x + (area.width - a.across * w) / 2;
   const int y0 = area.y + (area.height - a.down * h) / 2;

@@ -78,7 +78,8 @@ void label(cv::Mat& canvas, cv::Rect picture, const std::string& text, const Tex
          theme::kText);
 }
 
-void drawHelp(cv::Mat& canvas, const PanelFonts& f) {
+// The key list, centred over `area` (the pictures: the panel stays in view).
+void drawHelp(cv::Mat& canvas, cv::Rect area, const PanelFonts& f) {
   const auto& keys = helpKeys();
   int keyW = 0, textW = 0;
   for (const auto& [k, d] : keys) {
@@ -87,8 +88,8 @@ void drawHelp(cv::Mat& canvas, const PanelFonts& f) {
   }
   const int pad = f.font.px(), lh = f.font.lineHeight() + 2;
   const cv::Size box(keyW + textW + 3 * pad + pad, lh * int(keys.size() + 1) + 2 * pad);
-  const cv::Rect r((canvas.cols - box.width) / 2, (canvas.rows - box.height) / 2, box.width,
-                   box.height);
+  const cv::Rect r(area.x + std::max(0, (area.width - box.width) / 2),
+                   area.y + std::max(0, (area.height - box.height) / 2), box.width, box.height);
   shade(canvas, r, 0.15);
   cv::rectangle(canvas, r & cv::Rect(0, 0, canvas.cols, canvas.rows), theme::kRule, 1);
   int y = r.y + pad + f.bold.ascent();
@@ -124,7 +125,10 @@ cv::Mat ViewRenderer::render(cv::Size canvas, const ViewContent& c) {
     label(out, layout_.filtered, "filtered", f.small);
   }
   if (layout_.panel.area() > 0) parts_ = drawPanel(out, layout_.panel, c.panel, f);
-  if (c.help) drawHelp(out, f);
+  if (c.help) {
+    const int pictures = layout_.panel.area() > 0 ? layout_.panel.x : out.cols;
+    drawHelp(out, cv::Rect(0, 0, pictures, out.rows), f);
+  }
   return out;
 }
 

@@ -78,6 +78,7 @@ struct PreviewWindow::Gui {
   std::string error;
   QGuiApplication* app = nullptr;  // lives on the GUI thread; null once it is gone
   QRasterWindow* window = nullptr;
+  QRect normal;  // the window's place before full screen (GUI thread)
   cv::Mat shown;
   cv::Size size;
   std::atomic<bool> refreshPending{false};
@@ -218,11 +219,18 @@ void PreviewWindow::toggleFullScreen() {
   fullScreen_ = full;
   Gui* g = gui_.get();
   g->post([g, full] {
-    if (!g->window) return;
-    if (full)
-      g->window->showFullScreen();
-    else
-      g->window->showNormal();
+    QRasterWindow* w = g->window;
+    if (!w) return;
+    // The geometry too: without a window manager (or with one that ignores the request) the
+    // fullscreen state alone changes nothing.
+    if (full) {
+      g->normal = w->geometry();
+      w->showFullScreen();
+      if (QScreen* s = w->screen()) w->setGeometry(s->geometry());
+    } else {
+      w->showNormal();
+      if (g->normal.isValid()) w->setGeometry(g->normal);
+    }
   });
 }
 

@@ -357,14 +357,14 @@ TEST(View, AnyCanvasAndFrameSizeRenders) {
   auto history = std::make_shared<FrameHistory>();
   for (int i = 0; i < 20; ++i) history->add(std::uint64_t(i), i * 0.05, 1.0, 5.0);
   for (int i = 0; i < 120; ++i) {
-    const cv::Size canvas = i < 20 ? cv::Size(1 + i % 5, 1 + i / 5)
+    const cv::Size canvas = i < 40 ? cv::Size(1 + i % 5, 1 + i / 5 % 4)
                                    : cv::Size(1 + int(rng() % 1600), 1 + int(rng() % 1000));
     const cv::Size frame(1 + int(rng() % 2000), 1 + int(rng() % 1200));
     ViewContent c;
     c.filtered = cv::Mat(frame, CV_8UC3, cv::Scalar(10, 20, 30));
     c.original = cv::Mat(frame, CV_8UC3, cv::Scalar(30, 20, 10));
-    c.compare = rng() % 2;
-    c.overlay = rng() % 2;
+    c.compare = i < 40 ? i % 2 : rng() % 2;
+    c.overlay = i < 40 ? i / 20 : rng() % 2;
     c.help = rng() % 4 == 0;
     c.panel.hasHistogram = true;
     c.panel.histogram = {bins.data(), 1, "2 hist", true};

@@ -122,6 +122,49 @@ TEST(PreviewWindow, KeysInABurstAreAllApplied) {
   EXPECT_DOUBLE_EQ(seen.load(), want) << "five presses, five steps";
 }
 
+// f: the whole screen, the picture drawn at the screen's size; f again: back as it was.
+TEST(PreviewWindow, FullScreenAndBack) {
+  REQUIRE_TOOLS();
+  Xvfb x("1280x800x24");
+  ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
+  ::setenv("DISPLAY", x.display().c_str(), 1);
+  ::setenv("QT_QPA_PLATFORM", "xcb", 1);
+  const std::string env = "DISPLAY=" + x.display() + " ";
+  const std::string title = "vf-full-" + std::to_string(::getpid());
+  Chain chain = Chain::parse("gray");
+  PreviewOptions opts;
+  opts.title = title;
+  opts.window = {640, 400};
+  PreviewSink sink(std::make_unique<FakeHost>(chain, nullptr), chain, opts);
+  sink.setMinRenderInterval(0s);
+  TestFrame f(test::realFrame(1, CV_8UC3), test::realFrame(1, CV_8UC1));
+  cv::Size first, full, back;
+  std::thread person([&] {
+    const std::string id = findWindow(env, "^" + title + "$");
+    if (id.empty()) return;
+    sh(env + "xdotool windowfocus --sync " + id);
+    std::this_thread::sleep_for(700ms);
+    first = sink.lastRendered().size();
+    sh(env + "xdotool key f");
+    std::this_thread::sleep_for(1200ms);
+    full = sink.lastRendered().size();
+    sh(env + "xdotool key f");
+    std::this_thread::sleep_for(1200ms);
+    back = sink.lastRendered().size();
+    sh(env + "xdotool key q");
+  });
+  const auto deadline = std::chrono::steady_clock::now() + 60s;
+  while (!sink.wantsStop() && std::chrono::steady_clock::now() < deadline) {
+    sink.consume(f.result);
+    std::this_thread::sleep_for(50ms);
+  }
+  person.join();
+  sink.finish();
+  EXPECT_EQ(first, cv::Size(640, 400)) << "--window sets the first size";
+  EXPECT_EQ(full, cv::Size(1280, 800));
+  EXPECT_EQ(back, cv::Size(640, 400));
+}
+
 // The graph, the bars and the histogram on the screen, in their colours, where the panel says
 // it drew them; and the screen shows exactly the picture rendered.
 TEST(PreviewWindow, GraphBarsAndHistogramOnTheScreen) {
