@@ -44,7 +44,9 @@ cv::Rect drawHistogramPanel(cv::Mat& m, cv::Rect r, const HistogramView& h, cons
              theme::kDim);
   small.draw(m, scale, r.x + r.width - pad, y, theme::kText, Align::Right);
 
-  const cv::Rect plot(r.x + pad, r.y + font.lineHeight(), r.width - 2 * pad, plotHeight(font));
+  // The plot takes what `r` has below the title and above the axis labels.
+  const int plotH = std::max(font.px() * 3, r.height - font.lineHeight() - small.lineHeight() - 4);
+  const cv::Rect plot(r.x + pad, r.y + font.lineHeight(), r.width - 2 * pad, plotH);
   if (plot.width < 32 || plot.br().y > m.rows) return {};
   cv::rectangle(m, plot, theme::kSection, cv::FILLED);
   for (int v : {64, 128, 192}) {

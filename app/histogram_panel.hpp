@@ -17,6 +17,7 @@ struct HistogramView {
   bool log = true;     // log(1 + count) heights, else linear
 };
 
+// The height it would like (a taller `r` makes the plot taller).
 int histogramPanelHeight(const Text& font, const Text& small);
 
 // Draws it into `r`; returns the plot's rectangle (inside its axes).

@@ -160,7 +160,8 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
   auto* oPreview = app.add_flag(
       "--preview", preview, "show the preview window (default: when a display exists and no -o)");
   auto* oNoPreview = app.add_flag("--no-preview", noPreview, "never open a window");
-  auto* oCompare = app.add_flag("--compare", compare, "preview original and filtered side by side");
+  auto* oCompare = app.add_flag("--compare", compare,
+                                "preview the original beside (or above) the filtered frame");
   auto* oNoOverlay =
       app.add_flag("--no-overlay", noOverlay, "start the preview without its panel of timings");
   auto* oWindow = app.add_option("--window", window,

@@ -150,9 +150,11 @@ PanelParts drawPanel(cv::Mat& m, cv::Rect r, const PanelInfo& in, const PanelFon
   parts.bars = drawStageTable(m, cv::Rect(r.x, y, r.width, table), in.table, f.font, f.small);
   y += table + g;
   if (showHist) {
+    // Room left over makes the histogram taller, up to half again.
+    const int room = r.br().y - footer - g - (y + hist);
+    const int h = hist + std::clamp(room, 0, hist / 2);
     parts.histogram =
-        drawHistogramPanel(m, cv::Rect(r.x, y, r.width, hist), in.histogram, f.font, f.small);
-    y += hist + g;
+        drawHistogramPanel(m, cv::Rect(r.x, y, r.width, h), in.histogram, f.font, f.small);
   }
   const int fy = r.br().y - 6 - (f.font.lineHeight() - f.font.ascent()) / 2;
   if (!in.message.empty())
