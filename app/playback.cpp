@@ -5,7 +5,7 @@
 namespace vf::app {
 
 PlaybackSource::PlaybackSource(CaptureSource& inner, Options options)
-    : inner_(inner), opts_(std::move(options)), seekable_(opts_.seekable && inner.seekable()) {
+    : inner_(inner), opts_(options), seekable_(opts_.seekable && inner.seekable()) {
   if (opts_.paceFps > 0)
     period_ = std::chrono::duration_cast<Clock::duration>(
         std::chrono::duration<double>(1.0 / opts_.paceFps));

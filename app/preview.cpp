@@ -84,7 +84,13 @@ PreviewSink::PreviewSink(std::unique_ptr<PreviewHost> host, const Chain& chain, 
   }
 }
 
-PreviewSink::~PreviewSink() { window_.reset(); }
+PreviewSink::~PreviewSink() {
+  std::unique_ptr<PreviewWindow> w;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    w = std::move(window_);
+  }
+}
 
 std::vector<PreviewSink::StageState> PreviewSink::stages() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -111,7 +117,10 @@ void PreviewSink::interrupt() {
 }
 
 cv::Mat PreviewSink::lastRendered() const {
-  if (window_) return window_->lastShown().clone();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (window_) return window_->lastShown().clone();
+  }
   std::lock_guard<std::mutex> lock(renderMu_);
   return last_.clone();
 }
@@ -135,8 +144,13 @@ PanelInfo PreviewSink::currentPanel() const {
 }
 
 void PreviewSink::showChanged() {
-  if (window_) {
-    window_->refresh();
+  PreviewWindow* win = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    win = window_.get();
+  }
+  if (win) {
+    win->refresh();
     return;
   }
   bool any = false;
@@ -165,7 +179,9 @@ void PreviewSink::openWindow(cv::Size frame) {
     quit_ = true;
     cv_.notify_all();
   };
-  window_ = std::make_unique<PreviewWindow>(opts_.title, std::move(h));
+  auto w = std::make_unique<PreviewWindow>(opts_.title, std::move(h));
+  std::lock_guard<std::mutex> lock(mu_);
+  window_ = std::move(w);
 }
 
 cv::Mat PreviewSink::renderFor(cv::Size size) {
@@ -230,28 +246,27 @@ void PreviewSink::consume(const FrameResult& f) {
       force = pauseAfter = true;
     }
     if (!force && shown_ && Clock::now() - lastShownAt_ < minInterval_) return;
-    auto s = std::make_shared<Shown>();
-    s->filtered = toBgr(f.output);
-    if (f.input.data) s->original = toBgr(f.input);
-    s->raw = f.output.format == PixelFormat::BGR8 ? s->filtered : rawMat(f.output);
-    if (f.side) s->side = *f.side;
-    if (f.sideInfo) s->sideInfo = *f.sideInfo;
-    s->time = f.time;
-    s->stats = f.stats;
-    s->arrived = now;
-    shown_ = std::move(s);
     lastShownAt_ = Clock::now();
+  }
+  // The copies are made without the lock (the window goes on drawing the frame before).
+  auto s = std::make_shared<Shown>();
+  s->filtered = toBgr(f.output);
+  if (f.input.data) s->original = toBgr(f.input);
+  s->raw = f.output.format == PixelFormat::BGR8 ? s->filtered : rawMat(f.output);
+  if (f.side) s->side = *f.side;
+  if (f.sideInfo) s->sideInfo = *f.sideInfo;
+  s->time = f.time;
+  s->stats = f.stats;
+  s->arrived = now;
+  s->opening = showWindow_ && !window_;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    shown_ = std::move(s);
     release_ = false;  // a release was for the frame held before this one
     if (pauseAfter) paused_ = true;
   }
   ++rendered_;
-  if (showWindow_ && !window_) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      shown_->opening = true;
-    }
-    openWindow({f.output.width, f.output.height});
-  }
+  if (showWindow_ && !window_) openWindow({f.output.width, f.output.height});
   if (!showWindow_ && viewSize_.empty()) {
     ViewContent c;
     {
@@ -294,7 +309,14 @@ void PreviewSink::finish() {
     window_->refresh();
     waitWhile([] { return true; });  // until q, a closed window or a signal
   }
-  window_.reset();
+  // Out from under the lock first: a key handled meanwhile on the GUI thread finds no window
+  // (the destructor waits for that thread to end).
+  std::unique_ptr<PreviewWindow> w;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    w = std::move(window_);
+  }
+  w.reset();
 }
 
 }  // namespace vf::app

@@ -80,7 +80,6 @@ class PreviewSink : public FrameSink {
   // false: never open a window; each shown frame is rendered at viewSize() on the spot.
   void setShowWindow(bool show) { showWindow_ = show; }
   void setViewSize(cv::Size s) { viewSize_ = s; }
-  cv::Size windowSize() const { return window_ ? window_->size() : viewSize_; }
   ViewLayout lastLayout() const;
   PanelParts lastParts() const;
   // What the panel shows now, for the frame on show (history and histogram left out).

@@ -1,6 +1,6 @@
 // The preview as a user sees it, on an Xvfb screen: real key presses (xdotool), screenshots of
-// the X display (ImageMagick's import) checked for what must be there; and what happens with a
-// display that is dead or missing.
+// the X display (ImageMagick's import) checked for what must be there. (A dead or missing
+// display: tests/test_app_display.cpp.)
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -26,49 +26,6 @@ namespace {
   ASSERT_TRUE(have(tool)) << tool << " not found: install xvfb, xdotool, imagemagick, ffmpeg"
 
 const char* const kVideo = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
-
-struct Geometry {
-  cv::Rect window;
-  cv::Size screen;
-};
-
-// The window's place on the screen (xdotool) and a screenshot of the whole screen.
-cv::Mat screenshot(const std::string& env, const std::string& id, const std::string& path,
-                   Geometry* g) {
-  const auto geo = sh(env + "xdotool getwindowgeometry --shell " + id).second;
-  auto field = [&](const std::string& k) {
-    const auto p = geo.find(k + "=");
-    return p == std::string::npos ? -1 : std::atoi(geo.c_str() + p + k.size() + 1);
-  };
-  g->window = cv::Rect(field("X"), field("Y"), field("WIDTH"), field("HEIGHT"));
-  sh(env + "import -window root " + path);
-  const cv::Mat screen = cv::imread(path, cv::IMREAD_COLOR);
-  g->screen = screen.size();
-  return screen;
-}
-
-cv::Mat windowPart(const cv::Mat& screen, const Geometry& g) {
-  if (screen.empty() || (g.window & cv::Rect(0, 0, screen.cols, screen.rows)) != g.window)
-    return {};
-  return screen(g.window).clone();
-}
-
-// A display number with no server behind it.
-std::string deadDisplay() {
-  for (int n = 90; n < 400; ++n) {
-    std::error_code ec;
-    if (!std::filesystem::exists("/tmp/.X11-unix/X" + std::to_string(n), ec) &&
-        !std::filesystem::exists("/tmp/.X" + std::to_string(n) + "-lock", ec))
-      return ":" + std::to_string(n);
-  }
-  return ":399";
-}
-
-// Finds the window titled `title` (a regex), waiting up to 60 s.
-std::string findWindow(const std::string& env, const std::string& title) {
-  return sh(env + "timeout 60 xdotool search --sync --onlyvisible --name '" + title + "' | head -1")
-      .second;
-}
 
 }  // namespace
 
@@ -435,56 +392,4 @@ TEST(PreviewWindow, SignalWhilePausedStopsTheProgram) {
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;  // the clean stop's status, not SIGKILL's
   EXPECT_LT(secs, 10) << r.err;
-}
-
-// ---- dead and missing displays
-// ---------------------------------------------------------------------
-
-// DISPLAY set but no server (an ssh session's forwarded display gone): with --preview one
-// clear message, exit 2, and no output file created.
-TEST(Display, DeadDisplayWithPreviewIsOneClearErrorAndCreatesNothing) {
-  TempDir dir("dead_display");
-  const std::string dead = deadDisplay();
-  for (const std::string& out : {std::string("x.mkv"), std::string("f_%03d.png")}) {
-    ProcOptions po;
-    po.setEnv = {"DISPLAY=" + dead};
-    const ProcResult r = runVidfilter(
-        {"-i", kVideo, "--chain", "gray", "-n", "5", "--preview", "-o", dir / out}, po);
-    EXPECT_EQ(r.status, 2) << r.err;
-    const std::string err = errorLines(r.err);
-    EXPECT_NE(err.find("--preview needs a display"), std::string::npos) << err;
-    EXPECT_NE(err.find("'" + dead + "'"), std::string::npos) << err;
-    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line: " << err;
-    EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "an output was created";
-  }
-}
-
-// Without --preview a dead display means no preview: the run goes on headless (no abort),
-// and with -o the display is never contacted.
-TEST(Display, DeadDisplayWithoutPreviewRunsHeadless) {
-  TempDir dir("dead_headless");
-  ProcOptions po;
-  po.setEnv = {"DISPLAY=" + deadDisplay()};
-  ProcResult r = runVidfilter({"-i", kVideo, "--chain", "gray", "-n", "5"}, po);
-  EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("no preview: "), std::string::npos) << r.err;
-  EXPECT_NE(r.out.find("frames: 5 in, 5 out"), std::string::npos) << r.out;
-  r = runVidfilter({"-i", kVideo, "--chain", "gray", "-n", "5", "-o", dir / "x.mkv"}, po);
-  EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_GT(std::filesystem::file_size(dir / "x.mkv"), 0u);
-  EXPECT_EQ(r.err.find("preview"), std::string::npos) << "the display was looked at: " << r.err;
-}
-
-TEST(Display, WaylandWithoutXOrAMissingQtPluginIsOneClearError) {
-  ProcOptions po;
-  po.setEnv = {"WAYLAND_DISPLAY=wayland-vf-none"};
-  ProcResult r = runVidfilter({"-i", kVideo, "--chain", "gray", "--preview"}, po);
-  EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_NE(errorLines(r.err).find("DISPLAY is not"), std::string::npos) << r.err;
-  // Asked for Qt's Wayland platform: either its plugin is missing, or the socket is dead.
-  po.setEnv = {"WAYLAND_DISPLAY=wayland-vf-none", "QT_QPA_PLATFORM=wayland",
-               "XDG_RUNTIME_DIR=" + std::filesystem::temp_directory_path().string()};
-  r = runVidfilter({"-i", kVideo, "--chain", "gray", "--preview"}, po);
-  EXPECT_EQ(r.status, 2) << r.err;
-  EXPECT_NE(errorLines(r.err).find("--preview needs a display"), std::string::npos) << r.err;
 }

@@ -10,7 +10,9 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
+#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <string>
 #include <utility>
@@ -202,5 +204,48 @@ class Xvfb {
   pid_t pid_ = -1;
   std::string display_;
 };
+
+struct Geometry {
+  cv::Rect window;
+  cv::Size screen;
+};
+
+// The window's place on the screen (xdotool) and a screenshot of the whole screen.
+inline cv::Mat screenshot(const std::string& env, const std::string& id, const std::string& path,
+                          Geometry* g) {
+  const auto geo = sh(env + "xdotool getwindowgeometry --shell " + id).second;
+  auto field = [&](const std::string& k) {
+    const auto p = geo.find(k + "=");
+    return p == std::string::npos ? -1 : std::atoi(geo.c_str() + p + k.size() + 1);
+  };
+  g->window = cv::Rect(field("X"), field("Y"), field("WIDTH"), field("HEIGHT"));
+  sh(env + "import -window root " + path);
+  const cv::Mat screen = cv::imread(path, cv::IMREAD_COLOR);
+  g->screen = screen.size();
+  return screen;
+}
+
+inline cv::Mat windowPart(const cv::Mat& screen, const Geometry& g) {
+  if (screen.empty() || (g.window & cv::Rect(0, 0, screen.cols, screen.rows)) != g.window)
+    return {};
+  return screen(g.window).clone();
+}
+
+// A display number with no server behind it.
+inline std::string deadDisplay() {
+  for (int n = 90; n < 400; ++n) {
+    std::error_code ec;
+    if (!std::filesystem::exists("/tmp/.X11-unix/X" + std::to_string(n), ec) &&
+        !std::filesystem::exists("/tmp/.X" + std::to_string(n) + "-lock", ec))
+      return ":" + std::to_string(n);
+  }
+  return ":399";
+}
+
+// Finds the window titled `title` (a regex), waiting up to 60 s.
+inline std::string findWindow(const std::string& env, const std::string& title) {
+  return sh(env + "timeout 60 xdotool search --sync --onlyvisible --name '" + title + "' | head -1")
+      .second;
+}
 
 }  // namespace vf::test
