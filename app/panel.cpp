@@ -51,8 +51,11 @@ void drawHeader(cv::Mat& m, cv::Rect r, const PanelInfo& in, const PanelFonts& f
   f.small.draw(m, f.small.fit(in.device, r.br().x - x - 2 * pad), x + pad, y, theme::kDim);
   y += f.font.lineHeight();
   std::vector<Run> rate{{fixed(in.fps, 1), theme::kText}, {" fps", theme::kDim}};
-  if (in.sourceFps > 0)
-    rate.push_back({" of " + fixed(in.sourceFps, 3 - 2 * (in.sourceFps >= 10)), theme::kDim});
+  if (in.sourceFps > 0) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.4g", in.sourceFps);  // 10, 29.97, 59.94
+    rate.push_back({std::string(" of ") + b, theme::kDim});
+  }
   int xx = runs(m, f.font, r.x + pad, y, rate);
   xx = runs(
       m, f.font, xx + f.font.px(), y,

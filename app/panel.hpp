@@ -28,7 +28,7 @@ struct PanelInfo {
   double fps = 0;                         // frames reaching the preview per second
   double sourceFps = 0;                   // the source's own rate (0: unknown)
   double latencyP50 = 0, latencyP99 = 0;  // capture to the preview
-  std::uint64_t frames = 0, dropped = 0;
+  std::uint64_t dropped = 0;
   PlayState state = PlayState::Playing;
   // Files: the shown frame's place. seconds < 0: unknown.
   double seconds = -1, duration = 0;

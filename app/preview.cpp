@@ -255,6 +255,8 @@ void PreviewSink::consume(const FrameResult& f) {
   s->raw = f.output.format == PixelFormat::BGR8 ? s->filtered : rawMat(f.output);
   if (f.side) s->side = *f.side;
   if (f.sideInfo) s->sideInfo = *f.sideInfo;
+  s->inDesc = f.input.desc();
+  s->outDesc = f.output.desc();
   s->time = f.time;
   s->stats = f.stats;
   s->arrived = now;

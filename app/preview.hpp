@@ -37,6 +37,7 @@ struct PreviewOptions {
   bool exitAtEnd = false;  // close at the end of the input instead of waiting for q
   double sourceFps = 0;    // the source's rate: the frame budget and the timecode (0: unknown)
   std::int64_t frameCount = -1;  // frames in the file (-1: unknown)
+  bool live = false;             // a camera or a stream: no position, no seeking
 };
 
 // What the preview needs from the engine and the playback (an Engine, or a fake in tests).
@@ -100,6 +101,7 @@ class PreviewSink : public FrameSink {
   // The frame being shown: what the picture and the panel are drawn from.
   struct Shown {
     cv::Mat filtered, original, raw;  // BGR, BGR, as the chain made it (for 's')
+    FrameDesc inDesc, outDesc;
     std::vector<std::vector<std::uint8_t>> side;
     std::vector<SideOutputInfo> sideInfo;
     FrameTime time;

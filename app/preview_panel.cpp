@@ -50,12 +50,9 @@ PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
   const bool rolling = es.framesOut > 0;
   PanelInfo in;
   in.device = opts_.deviceName;
-  in.formats = std::to_string(s.original.cols) + "x" + std::to_string(s.original.rows) + " -> " +
-               std::to_string(s.raw.cols) + "x" + std::to_string(s.raw.rows) + " " +
-               (s.raw.channels() == 1   ? "gray"
-                : s.raw.channels() == 3 ? "bgr"
-                                        : "bgra");
-  if (s.original.empty()) in.formats = in.formats.substr(in.formats.find("-> ") + 3);
+  in.formats = s.outDesc.str();
+  if (!s.original.empty() && s.inDesc != s.outDesc)
+    in.formats = s.inDesc.str() + " -> " + in.formats;
   in.fps = es.fps;
   in.sourceFps = opts_.sourceFps;
   // Capture to screen, as the graph shows it; until a frame was painted, capture to preview.
@@ -63,12 +60,11 @@ PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
     in.latencyP50 = rolling ? es.latencyMs.p50 : s.stats.latencyMs;
     in.latencyP99 = rolling ? es.latencyMs.p99 : s.stats.latencyMs;
   }
-  in.frames = rolling ? es.framesOut : s.stats.index + 1;
   in.dropped = es.dropped;
   const bool atEnd = ended_ || host_->atEnd();
   in.state = atEnd ? PlayState::Ended : paused_ ? PlayState::Paused : PlayState::Playing;
   in.seekable = host_->seekable() && !ended_;
-  if (opts_.frameCount > 0 || s.time.known()) {  // a file (a live source has no frame count)
+  if (!opts_.live) {  // a file: where in it (a live source's clock says nothing of the kind)
     in.seconds = secondsOf(s);
     if (opts_.frameCount > 0 && opts_.sourceFps > 0)
       in.duration = double(opts_.frameCount) / opts_.sourceFps;

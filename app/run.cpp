@@ -272,7 +272,8 @@ int runCommandLine(const CommandLine& cl) {
     if (s.window) po.window = {parseWindow(*s.window).width, parseWindow(*s.window).height};
     po.exitAtEnd = s.exitAtEnd.value_or(false);
     po.sourceFps = source->fps();
-    po.frameCount = source->live() ? -1 : source->frameCount();
+    po.live = source->live();
+    po.frameCount = po.live ? -1 : source->frameCount();
     previewSink = makePreviewSink(engine, po, &playback);
     if (player && !po.exitAtEnd)
       playback.holdAtEnd([p = previewSink.get()] { return !p->wantsStop() && !interruptSignal(); });
