@@ -31,6 +31,7 @@ class EngineHost : public PreviewHost {
     if (playback_) playback_->seek(s);
   }
   bool atEnd() const override { return playback_ && playback_->atEnd(); }
+  bool failed() const override { return engine_.failed(); }
 
  private:
   Engine& engine_;
@@ -233,7 +234,10 @@ void PreviewSink::consume(const FrameResult& f) {
       for (double ms : f.stats.stageMs) device += ms;
     }
     history_.add(f.stats.index, now, device, f.stats.latencyMs);
-    if (f.time.known() && seenTimes_.size() < 100000) seenTimes_.insert(f.time.seconds());
+    if (f.time.known() && host_->seekable()) {  // for stepping back (bounded)
+      if (seenTimes_.size() >= 100000) seenTimes_.clear();
+      seenTimes_.insert(f.time.seconds());
+    }
     bool force = false;
     if (seeking_) {
       if (!seekArrived(f.time)) return;
@@ -302,7 +306,9 @@ bool PreviewSink::waitWhile(const std::function<bool()>& keep) {
 }
 
 void PreviewSink::finish() {
-  if (window_ && !opts_.exitAtEnd) {
+  // The end of the input: the window stays until q. Not after an error: the message waits in
+  // the terminal.
+  if (window_ && !opts_.exitAtEnd && !host_->failed()) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       ended_ = true;

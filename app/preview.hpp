@@ -51,7 +51,8 @@ class PreviewHost {
   virtual bool stopping() const { return false; }
   virtual bool seekable() const { return false; }
   virtual void seek(double /*seconds*/) {}
-  virtual bool atEnd() const { return false; }  // the source is held at the end of the file
+  virtual bool atEnd() const { return false; }   // the source is held at the end of the file
+  virtual bool failed() const { return false; }  // the run ends with an error
 };
 
 std::unique_ptr<vf::FrameSink> makePreviewSink(vf::Engine& engine, const PreviewOptions& opts,

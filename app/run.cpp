@@ -276,7 +276,9 @@ int runCommandLine(const CommandLine& cl) {
     po.frameCount = po.live ? -1 : source->frameCount();
     previewSink = makePreviewSink(engine, po, &playback);
     if (player && !po.exitAtEnd)
-      playback.holdAtEnd([p = previewSink.get()] { return !p->wantsStop() && !interruptSignal(); });
+      playback.holdAtEnd([p = previewSink.get(), &engine] {
+        return !p->wantsStop() && !interruptSignal() && !engine.failed();
+      });
   } else if (output.kind == OutputKind::None) {
     spdlog::info("no output and no preview: frames are processed and discarded (timing run)");
   }

@@ -121,6 +121,9 @@ class Engine {
   void post(std::function<void(Chain&)> change);
 
   EngineStats stats() const;  // thread-safe snapshot
+  // True once the current run() has an error to rethrow (thread-safe): a sink's finish() can
+  // tell a failed run from an ended one (the preview then does not wait at the end).
+  bool failed() const;
   // The engine's chain. While run() runs, only the submit thread may touch it: read it from
   // elsewhere only before or after run(), and change it through post().
   const Chain& chain() const;
