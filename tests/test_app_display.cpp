@@ -22,7 +22,7 @@ TEST(Display, DeadDisplayWithPreviewIsOneClearErrorAndCreatesNothing) {
     ProcOptions po;
     po.setEnv = {"DISPLAY=" + dead};
     const ProcResult r = runVidfilter(
-        {"-i", kVideo, "--chain", "gray", "-n", "5", "--preview", "-o", dir / out}, po);
+        {"-i", kVideo, "--chain", "gray", "--frames", "5", "--preview", "-o", dir / out}, po);
     EXPECT_EQ(r.status, 2) << r.err;
     const std::string err = errorLines(r.err);
     EXPECT_NE(err.find("--preview needs a display"), std::string::npos) << err;
@@ -38,11 +38,11 @@ TEST(Display, DeadDisplayWithoutPreviewRunsHeadless) {
   TempDir dir("dead_headless");
   ProcOptions po;
   po.setEnv = {"DISPLAY=" + deadDisplay()};
-  ProcResult r = runVidfilter({"-i", kVideo, "--chain", "gray", "-n", "5"}, po);
+  ProcResult r = runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "5"}, po);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("no preview: "), std::string::npos) << r.err;
-  EXPECT_NE(r.out.find("frames: 5 in, 5 out"), std::string::npos) << r.out;
-  r = runVidfilter({"-i", kVideo, "--chain", "gray", "-n", "5", "-o", dir / "x.mkv"}, po);
+  EXPECT_NE((r.out + r.err).find("frames: 5 in, 5 out"), std::string::npos) << r.out << r.err;
+  r = runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "5", "-o", dir / "x.mkv"}, po);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_GT(std::filesystem::file_size(dir / "x.mkv"), 0u);
   EXPECT_EQ(r.err.find("preview"), std::string::npos) << "the display was looked at: " << r.err;

@@ -282,7 +282,7 @@ TEST(PreviewWindow, ProgramStaysOpenAtTheEndUntilQ) {
     const ProcResult r = program.wait();
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
-    EXPECT_NE(r.out.find("frames: 12 in, 12 out"), std::string::npos) << r.out;
+    EXPECT_NE((r.out + r.err).find("frames: 12 in, 12 out"), std::string::npos) << r.out << r.err;
   }
   const ProcResult r =
       runVidfilter({"-i", clip, "--chain", "gray", "--preview", "--exit-at-end"}, po);
