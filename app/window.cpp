@@ -69,27 +69,30 @@ int mapKey(const QKeyEvent* e) {
 struct PreviewWindow::Gui {
   Handlers handlers;
   std::string title;
-  bool startFullScreen = false;
   std::thread thread;
 
   std::mutex mu;  // guards everything below
   std::condition_variable cv;
   bool ready = false;
   std::string error;
-  QGuiApplication* app = nullptr;  // lives on the GUI thread; null once it is gone
-  QRasterWindow* window = nullptr;
-  QRect normal;  // the window's place before full screen (GUI thread)
+  QRasterWindow* window = nullptr;  // lives on the GUI thread; null once it is gone
+  QRect normal;                     // the window's place before full screen (GUI thread)
   cv::Mat shown;
   cv::Size size;
-  std::atomic<bool> refreshPending{false};
+  // What other threads ask of the GUI thread, done when it wakes (wake()).
+  std::atomic<bool> refreshPending{false}, quitWanted{false};
+  std::atomic<int> fullScreenWanted{-1};  // 1 full screen, 0 back, -1 nothing asked
 
-  // Runs `f` on the GUI thread (dropped when the GUI is gone).
-  template <class F>
-  void post(F f) {
+  // Wakes the GUI thread to look at what was asked (dropped when the GUI is gone). An event,
+  // which Qt owns once posted, rather than a posted functor.
+  void wake() {
     std::lock_guard<std::mutex> lock(mu);
-    if (app) QMetaObject::invokeMethod(app, std::move(f), Qt::QueuedConnection);
+    if (window) QCoreApplication::postEvent(window, new QEvent(kWake));
   }
+  void onWake();  // GUI thread
   void run();
+
+  static constexpr QEvent::Type kWake = static_cast<QEvent::Type>(QEvent::User + 1);
 };
 
 namespace {
@@ -128,6 +131,10 @@ class Window : public QRasterWindow {
     if (k >= 0) gui_.handlers.key(k);
   }
   bool event(QEvent* e) override {
+    if (e->type() == PreviewWindow::Gui::kWake) {
+      gui_.onWake();
+      return true;
+    }
     if (e->type() == QEvent::Close && gui_.handlers.closed) gui_.handlers.closed();
     return QRasterWindow::event(e);
   }
@@ -167,29 +174,22 @@ void PreviewWindow::Gui::run() {
   w.resize(logical);
   w.setPosition(avail.x() + std::max(0, (avail.width() - logical.width()) / 2),
                 avail.y() + std::max(0, (avail.height() - logical.height() - 24) / 2));
-  if (startFullScreen)
-    w.showFullScreen();
-  else
-    w.show();
+  w.show();
   {
     std::lock_guard<std::mutex> lock(mu);
-    app = &qapp;
     window = &w;
     ready = true;
   }
   cv.notify_all();
   qapp.exec();
   std::lock_guard<std::mutex> lock(mu);
-  app = nullptr;
   window = nullptr;
 }
 
-PreviewWindow::PreviewWindow(const std::string& title, Handlers handlers, bool fullScreen)
+PreviewWindow::PreviewWindow(const std::string& title, Handlers handlers)
     : gui_(std::make_shared<Gui>()) {
   gui_->handlers = std::move(handlers);
   gui_->title = title;
-  gui_->startFullScreen = fullScreen;
-  fullScreen_ = fullScreen;
   gui_->thread = std::thread([g = gui_] { g->run(); });
   std::unique_lock<std::mutex> lock(gui_->mu);
   gui_->cv.wait(lock, [&] { return gui_->ready; });
@@ -201,37 +201,43 @@ PreviewWindow::PreviewWindow(const std::string& title, Handlers handlers, bool f
   }
 }
 
+void PreviewWindow::Gui::onWake() {
+  if (quitWanted) {
+    QGuiApplication::quit();
+    return;
+  }
+  const int full = fullScreenWanted.exchange(-1);
+  if (full >= 0 && window) {
+    // The geometry too: without a window manager (or with one that ignores the request) the
+    // fullscreen state alone changes nothing.
+    if (full) {
+      normal = window->geometry();
+      window->showFullScreen();
+      if (QScreen* s = window->screen()) window->setGeometry(s->geometry());
+    } else {
+      window->showNormal();
+      if (normal.isValid()) window->setGeometry(normal);
+    }
+  }
+  if (refreshPending && window) window->update();
+}
+
 PreviewWindow::~PreviewWindow() {
-  gui_->post([] { QGuiApplication::quit(); });
+  gui_->quitWanted = true;
+  gui_->wake();
   if (gui_->thread.joinable()) gui_->thread.join();
 }
 
 void PreviewWindow::refresh() {
   if (gui_->refreshPending.exchange(true)) return;  // one already on its way
-  Gui* g = gui_.get();
-  g->post([g] {
-    if (g->window) g->window->update();
-  });
+  gui_->wake();
 }
 
 void PreviewWindow::toggleFullScreen() {
   const bool full = !fullScreen_;
   fullScreen_ = full;
-  Gui* g = gui_.get();
-  g->post([g, full] {
-    QRasterWindow* w = g->window;
-    if (!w) return;
-    // The geometry too: without a window manager (or with one that ignores the request) the
-    // fullscreen state alone changes nothing.
-    if (full) {
-      g->normal = w->geometry();
-      w->showFullScreen();
-      if (QScreen* s = w->screen()) w->setGeometry(s->geometry());
-    } else {
-      w->showNormal();
-      if (g->normal.isValid()) w->setGeometry(g->normal);
-    }
-  });
+  gui_->fullScreenWanted = full ? 1 : 0;
+  gui_->wake();
 }
 
 cv::Size PreviewWindow::size() const {

@@ -33,7 +33,7 @@ class PreviewWindow {
 
   // Starts the GUI thread and returns once the window is on the screen. Throws
   // std::runtime_error when Qt has no screen.
-  PreviewWindow(const std::string& title, Handlers handlers, bool fullScreen = false);
+  PreviewWindow(const std::string& title, Handlers handlers);
   ~PreviewWindow();  // closes the window and ends the GUI thread
   PreviewWindow(const PreviewWindow&) = delete;
   PreviewWindow& operator=(const PreviewWindow&) = delete;
