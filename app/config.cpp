@@ -313,12 +313,18 @@ Settings readSettings(const toml::table& root, const std::string& file) {
   }
 
   if (const toml::table* pv = top.subtable("preview")) {
-    Reader r(file, "preview.", *pv, {"enabled", "compare", "overlay", "snapshot_dir", "title"});
+    Reader r(file, "preview.", *pv,
+             {"enabled", "compare", "overlay", "snapshot_dir", "title", "window", "exit_at_end"});
     s.preview = r.boolean("enabled");
     s.compare = r.boolean("compare");
     s.overlay = r.boolean("overlay");
     s.snapshotDir = r.string("snapshot_dir");
     s.title = r.string("title");
+    s.window = r.string("window");
+    if (s.window)
+      if (auto why = checkWindow(*s.window); !why.empty())
+        r.fail(*pv->get("window"), "window", why);
+    s.exitAtEnd = r.boolean("exit_at_end");
   }
   if (const toml::table* en = top.subtable("engine")) {
     Reader r(file, "engine.", *en, {"slots", "stats"});

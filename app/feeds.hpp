@@ -1,6 +1,6 @@
 #pragma once
-// Adapters between the run's source and sinks and the engine: a file previewed at its own
-// rate, a live source that waits instead of dropping (--drop never), and the tee that hands
+// Adapters between the run's source and sinks and the engine (the preview's playback is
+// app/playback.hpp): a live source that waits instead of dropping (--drop never), and the tee that hands
 // each frame to the output and the preview and counts them for the progress line.
 #include <atomic>
 #include <chrono>
@@ -10,37 +10,6 @@
 #include "pipeline/engine.hpp"
 
 namespace vf::app {
-
-// A file shown in the preview plays at its own frame rate, as a player would (795 frames of a
-// 10 fps clip take 80 s, not 5); with an output file, or no window, it runs as fast as the
-// device allows. When the consumer falls behind (a paused preview), the schedule restarts
-// instead of bursting to catch up.
-class PacedSource : public FrameSource {
- public:
-  PacedSource(FrameSource& inner, double fps)
-      : inner_(inner),
-        period_(
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / fps))) {
-  }
-  bool live() const override { return inner_.live(); }
-  std::int64_t frameCount() const override { return inner_.frameCount(); }
-  double fps() const override { return inner_.fps(); }
-  bool next(const SlotFn& slot, FrameTime& time) override {
-    const auto now = Clock::now();
-    if (due_ == Clock::time_point{} || now > due_ + period_)
-      due_ = now;
-    else
-      std::this_thread::sleep_until(due_);
-    due_ += period_;
-    return inner_.next(slot, time);
-  }
-
- private:
-  using Clock = std::chrono::steady_clock;
-  FrameSource& inner_;
-  Clock::duration period_;
-  Clock::time_point due_{};
-};
 
 // --drop never: a live source waits for a free slot instead of dropping (a recording keeps
 // every frame the source delivers).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <regex>
 
 #include "app/cli_error.hpp"
 #include "app/ffmpeg_args.hpp"
@@ -26,6 +27,8 @@ void Settings::fillFrom(const Settings& lower) {
   take(logLevel, lower.logLevel);
   take(snapshotDir, lower.snapshotDir);
   take(title, lower.title);
+  take(window, lower.window);
+  take(exitAtEnd, lower.exitAtEnd);
   take(preview, lower.preview);
   take(compare, lower.compare);
   take(overlay, lower.overlay);
@@ -77,6 +80,21 @@ std::string checkLogLevel(const std::string& level) {
 
 std::string checkCodec(const std::string& name) { return checkName(name); }
 
+WindowSize parseWindow(const std::string& size) {
+  static const std::regex form("([0-9]{1,5})x([0-9]{1,5})");
+  std::smatch m;
+  if (!std::regex_match(size, m, form)) return {};
+  return {std::stoi(m[1].str()), std::stoi(m[2].str())};
+}
+
+std::string checkWindow(const std::string& size) {
+  const WindowSize w = parseWindow(size);
+  if (w.width < 160 || w.height < 120 || w.width > 16384 || w.height > 16384)
+    return "must be WIDTHxHEIGHT in pixels, from 160x120 to 16384x16384, e.g. 1280x720; got " +
+           quote(size);
+  return "";
+}
+
 std::string helpFooter() {
   return R"(
 Sources (-i):
@@ -127,13 +145,14 @@ namespace {
 
 // The raw values CLI11 fills; unset ones stay out of Settings.
 struct RawOptions {
-  std::string input, output, chain, device, stats, codec, logLevel, config;
+  std::string input, output, chain, device, stats, codec, logLevel, config, window;
   std::string ss, to, duration, rate, size, inputPixFmt, pixFmt, preset, bitrate, format,
       audioCodec, hwdec, drop;
   double crf = 0;
   std::int64_t frames = 0, slots = 0;
   bool preview = false, noPreview = false, compare = false, noOverlay = false, progress = false,
-       noProgress = false, yes = false, no = false, an = false, quiet = false;
+       noProgress = false, yes = false, no = false, an = false, quiet = false,
+       exitAtEnd = false;
 };
 
 using OptionMap = std::map<std::string, CLI::Option*>;
@@ -196,8 +215,10 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   flag("--preview", o.preview,
        "show the preview window (default: when a display exists and no -o)");
   flag("--no-preview", o.noPreview, "never open a window");
-  flag("--compare", o.compare, "preview original and filtered side by side");
-  flag("--no-overlay", o.noOverlay, "start the preview without the timing overlay");
+  flag("--compare", o.compare, "preview the original beside (or above) the filtered frame");
+  flag("--no-overlay", o.noOverlay, "start the preview without its panel of timings");
+  opt("--window", o.window, "the preview window's first size (default: fit the screen)", "WxH");
+  flag("--exit-at-end", o.exitAtEnd, "close the preview at the end of a file (default: wait for q)");
   opt("--slots", o.slots, "frames in flight (pinned host slots, 1..8; default 2)", "N");
   opt("--stats", o.stats, "write per-frame timings as JSON lines to FILE", "FILE");
   flag("--progress", o.progress, "progress line on stderr (default: when stderr is a terminal)");
@@ -279,6 +300,11 @@ void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
   if (given(m, "--no-preview")) s.preview = false;
   if (given(m, "--compare")) s.compare = o.compare;
   if (given(m, "--no-overlay")) s.overlay = false;
+  if (given(m, "--exit-at-end")) s.exitAtEnd = true;
+  if (given(m, "--window")) {
+    if (auto why = checkWindow(o.window); !why.empty()) throw UsageError("--window " + why);
+    s.window = o.window;
+  }
   if (given(m, "--stats")) s.statsPath = o.stats;
   if (given(m, "--progress")) s.progress = true;
   if (given(m, "--no-progress")) s.progress = false;

@@ -27,8 +27,8 @@ enum ExitCode : int {
 // Everything a run can be configured with. Unset (nullopt) means "not said here".
 struct Settings {
   std::optional<std::string> input, output, chain, device, statsPath, codec, logLevel;
-  std::optional<std::string> snapshotDir, title;
-  std::optional<bool> preview, compare, overlay, progress;
+  std::optional<std::string> snapshotDir, title, window;
+  std::optional<bool> preview, compare, overlay, progress, exitAtEnd;
   std::optional<std::int64_t> frames;
   std::optional<int> slots;
   // Media: trimming (seconds), rates, raw input, encoder, muxer, overwriting, decoding.
@@ -62,6 +62,13 @@ std::string checkFrames(std::int64_t n);
 std::string checkSlots(std::int64_t n);
 std::string checkLogLevel(const std::string& level);
 std::string checkCodec(const std::string& name);
+std::string checkWindow(const std::string& size);  // "1280x720"
+
+// The width and height of a size checkWindow() accepted.
+struct WindowSize {
+  int width = 0, height = 0;
+};
+WindowSize parseWindow(const std::string& size);
 
 // Help footer: examples, sources, outputs, exit statuses.
 std::string helpFooter();

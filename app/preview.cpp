@@ -1,14 +1,11 @@
 #include "app/preview.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <opencv2/highgui.hpp>
-#include <opencv2/imgcodecs.hpp>
-#include <opencv2/imgproc.hpp>
 
 #include "app/interrupt.hpp"
 #include "app/media/atomic_file.hpp"
@@ -17,324 +14,319 @@ namespace vf::app {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+double nowSeconds() {
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
 class EngineHost : public PreviewHost {
  public:
-  explicit EngineHost(Engine& e) : engine_(e) {}
+  EngineHost(Engine& e, PlaybackControl* p) : engine_(e), playback_(p) {}
   EngineStats stats() const override { return engine_.stats(); }
   void post(std::function<void(Chain&)> change) override { engine_.post(std::move(change)); }
   // The program stops the engine on SIGINT/SIGTERM; a paused preview must let go then, or the
   // engine would wait for it. (Engine has no "stop requested" accessor to ask instead.)
   bool stopping() const override { return interruptSignal() != 0; }
+  bool seekable() const override { return playback_ && playback_->seekable(); }
+  void seek(double s) override {
+    if (playback_) playback_->seek(s);
+  }
+  bool atEnd() const override { return playback_ && playback_->atEnd(); }
+  bool failed() const override { return engine_.failed(); }
 
  private:
   Engine& engine_;
+  PlaybackControl* playback_;
 };
 
-// The histogram in the side outputs: 256 uint32 bins per channel, so 1024, 3072 or 4096 bytes.
-// (The hist stage is the only producer of side outputs.)
-const std::vector<std::uint8_t>* findHistogram(const FrameResult& f) {
-  if (!f.side) return nullptr;
-  for (const auto& s : *f.side)
-    if (!s.empty() && s.size() % 1024 == 0 && s.size() / 1024 <= 4) return &s;
+cv::Mat rawMat(const FrameView& f) {
+  static const int types[] = {CV_8UC1, CV_8UC3, CV_8UC4};
+  return cv::Mat(f.height, f.width, types[static_cast<int>(f.format)], f.data, f.stride).clone();
+}
+
+// The live parameter +/- moves: the first live number; for brightness=auto its clip (gain and
+// bias are what the stage computes then).
+const ParamSpec* mainParam(const Stage& st) {
+  const auto& specs = st.params().specs();
+  const bool autoMode = std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& s) {
+    return s.name == "mode" && st.params().text("mode") == "auto";
+  });
+  for (const auto& spec : specs)
+    if (spec.live && (spec.type == ParamType::Float || spec.type == ParamType::Int) &&
+        (!autoMode || spec.name == "clip"))
+      return &spec;
   return nullptr;
-}
-
-// The step +/- moves a parameter by: 1 for integers; for reals about 5% of the value, never
-// less than 1/200 of the range (so 0 can move), rounded to 1, 2 or 5 times a power of ten.
-double stepFor(const ParamSpec& s, double v) {
-  if (s.type == ParamType::Int) return 1;
-  const double range = (s.max > s.min) ? s.max - s.min : 1;
-  const double raw = std::max(std::abs(v) * 0.05, range / 200);
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  const double m = raw / p;
-  return p * (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10);
-}
-
-std::string numberText(const ParamSpec& s, double v) {
-  if (s.type == ParamType::Int) return std::to_string(static_cast<long long>(std::lround(v)));
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
 }
 
 }  // namespace
 
-std::unique_ptr<FrameSink> makePreviewSink(Engine& engine, const PreviewOptions& opts) {
-  return std::make_unique<PreviewSink>(std::make_unique<EngineHost>(engine), engine.chain(), opts);
+std::unique_ptr<FrameSink> makePreviewSink(Engine& engine, const PreviewOptions& opts,
+                                           PlaybackControl* playback) {
+  return std::make_unique<PreviewSink>(std::make_unique<EngineHost>(engine, playback),
+                                       engine.chain(), opts);
 }
 
 PreviewSink::PreviewSink(std::unique_ptr<PreviewHost> host, const Chain& chain, PreviewOptions opts)
     : host_(std::move(host)), opts_(std::move(opts)) {
   overlay_ = opts_.overlay;
   compare_ = opts_.compare;
+  viewSize_ = opts_.window;
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const Stage& st = chain.stage(i);
     StageState s;
     s.name = st.name();
     s.enabled = chain.enabled(i);
-    for (const auto& spec : st.params().specs()) {
-      if (spec.live && (spec.type == ParamType::Float || spec.type == ParamType::Int)) {
-        s.param = spec.name;
-        s.spec = spec;
-        s.value = st.params().number(spec.name);
-        break;
-      }
+    if (const ParamSpec* spec = mainParam(st)) {
+      s.param = spec->name;
+      s.spec = *spec;
+      s.value = st.params().number(spec->name);
     }
     if (selected_ < 0 && !s.param.empty()) selected_ = static_cast<int>(i);
     stages_.push_back(std::move(s));
   }
 }
 
-PreviewSink::~PreviewSink() = default;
-
-void PreviewSink::pressKey(int key) {
-  std::lock_guard<std::mutex> lock(mu_);
-  keys_.push_back(key);
+PreviewSink::~PreviewSink() {
+  std::unique_ptr<PreviewWindow> w;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    w = std::move(window_);
+  }
 }
 
-void PreviewSink::interrupt() { interrupted_ = true; }
+std::vector<PreviewSink::StageState> PreviewSink::stages() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stages_;
+}
+
+int PreviewSink::selected() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return selected_;
+}
+
+void PreviewSink::pressKey(int key) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    handleKey(key);
+  }
+  cv_.notify_all();
+  showChanged();
+}
+
+void PreviewSink::interrupt() {
+  interrupted_ = true;
+  cv_.notify_all();
+}
 
 cv::Mat PreviewSink::lastRendered() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (window_) return window_->lastShown().clone();
+  }
+  std::lock_guard<std::mutex> lock(renderMu_);
   return last_.clone();
 }
 
-void PreviewSink::setMessage(const std::string& m) {
-  message_ = m;
-  messageUntil_ = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+ViewLayout PreviewSink::lastLayout() const {
+  std::lock_guard<std::mutex> lock(renderMu_);
+  return layout_;
 }
 
-int PreviewSink::pollKey(int waitMs) {
+PanelParts PreviewSink::lastParts() const {
+  std::lock_guard<std::mutex> lock(renderMu_);
+  return parts_;
+}
+
+PanelInfo PreviewSink::currentPanel() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!shown_) return {};
+  PanelInfo in = panelInfo(*shown_, nowSeconds());
+  in.histogram.bins = nullptr;
+  return in;
+}
+
+void PreviewSink::showChanged() {
+  PreviewWindow* win = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!keys_.empty()) {
-      const int k = keys_.front();
-      keys_.pop_front();
-      if (windowOpen_) cv::waitKey(1);  // keep the window's events flowing
-      return k;
-    }
+    win = window_.get();
   }
-  if (windowOpen_) return cv::waitKey(waitMs);
-  if (waitMs > 0) std::this_thread::sleep_for(std::chrono::milliseconds(waitMs));
-  return -1;
-}
-
-cv::Mat PreviewSink::compose(const FrameResult& f) {
-  cv::Mat view = toBgr(f.output);
-  if (compare_ && f.input.data) view = composeCompare(toBgr(f.input), view);
-  const int k = displayScale(view.cols);
-  if (k > 1) cv::resize(view, view, {}, k, k, cv::INTER_NEAREST);
-  if (overlay_) {
-    const EngineStats es = host_->stats();
-    OverlayInfo info;
-    info.device = opts_.deviceName;
-    const bool rolling = es.framesOut > 0;
-    info.uploadMs = rolling ? es.uploadMs.p50 : f.stats.uploadMs;
-    info.downloadMs = rolling ? es.downloadMs.p50 : f.stats.downloadMs;
-    info.latencyMs = rolling ? es.latencyMs.p50 : f.stats.latencyMs;
-    info.fps = es.fps;
-    info.frames = rolling ? es.framesOut : f.stats.index + 1;
-    info.dropped = es.dropped;
-    info.frameDesc = f.output.desc().str();
-    info.paused = paused_;
-    if (!message_.empty() && std::chrono::steady_clock::now() < messageUntil_)
-      info.message = message_;
-    for (std::size_t i = 0; i < stages_.size(); ++i) {
-      const auto& s = stages_[i];
-      OverlayStage o;
-      o.name = s.name;
-      o.enabled = s.enabled;
-      o.selected = static_cast<int>(i) == selected_;
-      if (!s.param.empty()) o.param = s.param + "=" + numberText(s.spec, s.value);
-      if (i < es.stageMs.size() && rolling)
-        o.ms = es.stageMs[i].p50;
-      else if (i < f.stats.stageMs.size())
-        o.ms = f.stats.stageMs[i];
-      info.stages.push_back(std::move(o));
-    }
-    drawOverlay(view, info);
-    if (const auto* h = findHistogram(f)) {
-      bool histOn = false;
-      for (const auto& s : stages_) histOn |= (s.name == "hist" && s.enabled);
-      if (histOn)
-        drawHistogram(view, reinterpret_cast<const std::uint32_t*>(h->data()),
-                      static_cast<int>(h->size() / 1024));
-    }
-  }
-  if (help_) drawHelp(view);
-  return view;
-}
-
-void PreviewSink::render(const FrameResult& f) {
-  cv::Mat view = compose(f);
-  if (showWindow_) {
-    if (!windowOpen_) {
-      guiThread_ = std::this_thread::get_id();
-      cv::namedWindow(opts_.title, cv::WINDOW_AUTOSIZE | cv::WINDOW_GUI_NORMAL);
-      windowOpen_ = true;
-    }
-    cv::imshow(opts_.title, view);
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    last_ = view;
-  }
-  ++rendered_;
-  lastRender_ = std::chrono::steady_clock::now();
-}
-
-void PreviewSink::consume(const FrameResult& frame) {
-  if (quit_) return;  // the engine drains the frames in flight after a quit
-  const auto now = std::chrono::steady_clock::now();
-  if (rendered_ > 0 && now - lastRender_ < minInterval_) return;
-  render(frame);
-  int key = pollKey(1);
-  if (key != -1) {
-    handleKey(key, frame);
-    if (!quit_) render(frame);  // show the key's effect now (overlay off, PAUSED, ...)
-  }
-  // Paused: stay inside consume() (the frame's views stay valid, the engine holds further
-  // frames back), redraw on every key, and leave on space, q, a closed window or a shutdown.
-  while (paused_ && !quit_ && !interrupted_ && !host_->stopping()) {
-    key = pollKey(30);
-    if (key != -1) {
-      handleKey(key, frame);
-      if (!quit_) render(frame);
-    }
-    if (windowClosed()) quit_ = true;
-  }
-  if (!quit_ && windowClosed()) quit_ = true;
-  if (quit_) closeWindow();  // at once; the engine drains the frames in flight meanwhile
-}
-
-bool PreviewSink::windowClosed() const {
-  // The user closed it (window manager's close button): Qt hides it.
-  return windowOpen_ && cv::getWindowProperty(opts_.title, cv::WND_PROP_VISIBLE) < 1;
-}
-
-void PreviewSink::closeWindow() {
-  // highgui calls stay on the thread that opened the window (Qt's GUI thread). The engine calls
-  // finish() from another thread; the window then goes with the process.
-  if (windowOpen_ && std::this_thread::get_id() == guiThread_) {
-    cv::destroyWindow(opts_.title);
-    cv::waitKey(1);
-    windowOpen_ = false;
-  }
-}
-
-void PreviewSink::toggleStage(int i) {
-  if (i < 0 || i >= static_cast<int>(stages_.size())) return;
-  auto& s = stages_[i];
-  s.enabled = !s.enabled;
-  selected_ = i;
-  const bool on = s.enabled;
-  // Explicit target state (not "flip"), so this mirror and the chain cannot drift apart.
-  host_->post([i, on](Chain& c) { c.setEnabled(static_cast<std::size_t>(i), on); });
-  setMessage(s.name + (on ? " on" : " off"));
-}
-
-void PreviewSink::adjust(int direction) {
-  if (selected_ < 0 || selected_ >= static_cast<int>(stages_.size())) return;
-  auto& s = stages_[selected_];
-  if (s.param.empty()) {
-    setMessage(s.name + " has no live parameter");
+  if (win) {
+    win->refresh();
     return;
   }
-  double v = s.value + direction * stepFor(s.spec, s.value);
-  // Keep inside the declared range (an open end stays one step inside).
-  const double st = stepFor(s.spec, s.value);
-  if (s.spec.max > s.spec.min) {
-    const double lo = s.spec.minOpen ? s.spec.min + st * 0.01 : s.spec.min;
-    const double hi = s.spec.maxOpen ? s.spec.max - st * 0.01 : s.spec.max;
-    v = std::clamp(v, lo, hi);
+  bool any = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    any = shown_ != nullptr;
   }
-  if (std::abs(v) < 1e-9) v = 0;
-  const std::string text = numberText(s.spec, v);
-  s.value = std::stod(text);
-  const std::size_t i = static_cast<std::size_t>(selected_);
-  const std::string name = s.param;
-  host_->post([i, name, text](Chain& c) {
-    try {
-      c.stage(i).params().set(name, text);
-      c.stage(i).update();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "vidfilter: preview: %s\n", e.what());
-    }
-  });
-  setMessage(s.name + ": " + name + "=" + text);
+  if (any) renderFor(viewSize_);
 }
 
-void PreviewSink::snapshot(const FrameResult& f) {
-  static const int types[] = {CV_8UC1, CV_8UC3, CV_8UC4};
-  const cv::Mat out(f.output.height, f.output.width, types[static_cast<int>(f.output.format)],
-                    f.output.data, f.output.stride);
-  // A new name each time (a -N suffix when taken): a snapshot never replaces a file, so it can
-  // never write over an input either; the image is written whole or not at all.
-  std::string number = std::to_string(f.stats.index);
-  if (number.size() < 6) number.insert(0, 6 - number.size(), '0');
-  const std::string stem =
-      (std::filesystem::path(opts_.snapshotDir) / ("vidfilter-" + number)).string();
-  std::string path = stem + ".png", why = "could not encode the frame";
-  bool ok = false;
-  std::vector<std::uint8_t> png;
-  try {
-    if (cv::imencode(".png", out, png)) {
-      for (int n = 1; n < 1000; ++n) {
-        why = media::writeFileAtomically(path, png.data(), png.size(), /*replace=*/false);
-        if (why != std::strerror(EEXIST)) break;
-        path = stem + "-" + std::to_string(n) + ".png";
-      }
-      ok = why.empty();
+void PreviewSink::openWindow(cv::Size frame) {
+  PreviewWindow::Handlers h;
+  h.firstSize = [this, frame](cv::Size work) {
+    if (!opts_.window.empty()) return opts_.window;
+    ViewContent c;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      c = content(nowSeconds());
     }
-  } catch (const cv::Exception&) {
-    ok = false;
-  }
-  setMessage(ok ? "saved " + path : "could not write " + path + ": " + why);
-  std::fprintf(stderr, "vidfilter: %s\n", message_.c_str());
+    std::lock_guard<std::mutex> lock(renderMu_);
+    return renderer_.initialSize(c, frame, work);
+  };
+  h.render = [this](cv::Size size) { return renderFor(size); };
+  h.key = [this](int k) { pressKey(k); };
+  h.closed = [this] {
+    quit_ = true;
+    cv_.notify_all();
+  };
+  auto w = std::make_unique<PreviewWindow>(opts_.title, std::move(h));
+  std::lock_guard<std::mutex> lock(mu_);
+  window_ = std::move(w);
 }
 
-void PreviewSink::handleKey(int key, const FrameResult& frame) {
-  const int k = key & 0xff;
-  switch (k) {
-    case 'q':
-    case 'Q':
-    case 27:
-      quit_ = true;
-      break;
-    case ' ':
-      paused_ = !paused_;
-      break;
-    case 'o':
-      overlay_ = !overlay_;
-      break;
-    case 'h':
-    case 'H':
-      help_ = !help_;
-      break;
-    case 's':
-      snapshot(frame);
-      break;
-    case '+':
-    case '=':
-      adjust(+1);
-      break;
-    case '-':
-    case '_':
-      adjust(-1);
-      break;
-    case '\t':
-    case ']':
-    case '[': {
-      const int n = static_cast<int>(stages_.size());
-      if (n > 0) selected_ = ((selected_ < 0 ? 0 : selected_) + (k == '[' ? n - 1 : 1)) % n;
-      break;
+cv::Mat PreviewSink::renderFor(cv::Size size) {
+  const double now = nowSeconds();
+  ViewContent c;
+  std::shared_ptr<Shown> s;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    c = content(now);
+    s = shown_;
+  }
+  std::lock_guard<std::mutex> lock(renderMu_);
+  const auto t0 = Clock::now();
+  cv::Mat img = renderer_.render(size, c);
+  spdlog::trace("preview: drew {}x{} in {:.1f} ms", size.width, size.height,
+                std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+  last_ = img;
+  layout_ = renderer_.layout();
+  parts_ = renderer_.parts();
+  if (s) {
+    std::lock_guard<std::mutex> l(mu_);
+    // Capture to screen: its latency to the preview plus the time since. (Not for the frame
+    // that opened the window: it waited for the window, not for the pipeline.)
+    if (!s->painted && !s->opening)
+      history_.markShown(s->stats.index, s->stats.latencyMs + (nowSeconds() - s->arrived) * 1e3);
+    s->painted = true;
+  }
+  return img;
+}
+
+bool PreviewSink::seekArrived(const FrameTime& t) {
+  if (!t.known() || ++seekSkipped_ > 64) return true;  // cannot tell, or never coming
+  const double tol = opts_.sourceFps > 0 ? 0.25 / opts_.sourceFps : 1e-3;
+  const double at = t.seconds();
+  // Frames already on their way when the seek was asked for lie on the far side of the frame
+  // it was asked from; the sought one on the near side.
+  return seekTarget_ > seekFrom_ ? at >= seekTarget_ - tol : at < seekFrom_ - tol;
+}
+
+void PreviewSink::consume(const FrameResult& f) {
+  if (quit_) return;  // the engine drains the frames in flight after a quit
+  const double now = nowSeconds();
+  bool pauseAfter = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    double device = -1;
+    if (!f.stats.stageMs.empty()) {
+      device = f.stats.uploadMs + f.stats.downloadMs;
+      for (double ms : f.stats.stageMs) device += ms;
     }
-    default:
-      if (k >= '1' && k <= '9') toggleStage(k - '1');
-      break;
+    history_.add(f.stats.index, now, device, f.stats.latencyMs);
+    if (f.time.known() && host_->seekable()) {  // for stepping back (bounded)
+      if (seenTimes_.size() >= 100000) seenTimes_.clear();
+      seenTimes_.insert(f.time.seconds());
+    }
+    bool force = false;
+    if (seeking_) {
+      if (!seekArrived(f.time)) return;
+      seeking_ = false;
+      force = true;
+      pauseAfter = seekPause_;
+    }
+    if (stepPending_) {
+      stepPending_ = false;
+      force = pauseAfter = true;
+    }
+    if (!force && shown_ && Clock::now() - lastShownAt_ < minInterval_) return;
+    lastShownAt_ = Clock::now();
+  }
+  // The copies are made without the lock (the window goes on drawing the frame before).
+  auto s = std::make_shared<Shown>();
+  s->filtered = toBgr(f.output);
+  if (f.input.data) s->original = toBgr(f.input);
+  s->raw = f.output.format == PixelFormat::BGR8 ? s->filtered : rawMat(f.output);
+  if (f.side) s->side = *f.side;
+  if (f.sideInfo) s->sideInfo = *f.sideInfo;
+  s->inDesc = f.input.desc();
+  s->outDesc = f.output.desc();
+  s->time = f.time;
+  s->stats = f.stats;
+  s->arrived = now;
+  s->opening = showWindow_ && !window_;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    shown_ = std::move(s);
+    release_ = false;  // a release was for the frame held before this one
+    if (pauseAfter) paused_ = true;
+  }
+  ++rendered_;
+  if (showWindow_ && !window_) openWindow({f.output.width, f.output.height});
+  if (!showWindow_ && viewSize_.empty()) {
+    ViewContent c;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      c = content(now);
+    }
+    std::lock_guard<std::mutex> lock(renderMu_);
+    viewSize_ = renderer_.initialSize(c, {f.output.width, f.output.height}, {1264, 760});
+  }
+  showChanged();
+  // Paused: stay inside consume() (the engine holds further frames back) until play, a step or
+  // a seek, a quit, or a shutdown.
+  waitWhile([this] { return paused_ && !release_; });
+  std::lock_guard<std::mutex> lock(mu_);
+  release_ = false;
+}
+
+// Waits while `keep` holds (mu_ taken for it), a quit, an interrupt or a shutdown ending it.
+// Returns true when it ended because `keep` turned false.
+bool PreviewSink::waitWhile(const std::function<bool()>& keep) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    if (quit_ || interrupted_) return false;
+    if (!keep()) return true;
+    lock.unlock();
+    const bool stop = host_->stopping();
+    lock.lock();
+    if (stop) return false;
+    cv_.wait_for(lock, std::chrono::milliseconds(30));
   }
 }
 
-void PreviewSink::finish() { closeWindow(); }
+void PreviewSink::finish() {
+  // The end of the input: the window stays until q. Not after an error: the message waits in
+  // the terminal.
+  if (window_ && !opts_.exitAtEnd && !host_->failed()) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ended_ = true;
+      paused_ = false;
+    }
+    window_->refresh();
+    waitWhile([] { return true; });  // until q, a closed window or a signal
+  }
+  // Out from under the lock first: a key handled meanwhile on the GUI thread finds no window
+  // (the destructor waits for that thread to end).
+  std::unique_ptr<PreviewWindow> w;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    w = std::move(window_);
+  }
+  w.reset();
+}
 
 }  // namespace vf::app

@@ -1,50 +1,62 @@
 #pragma once
-// The live preview window (OpenCV highgui): the filtered frame with a timing overlay, keys to
-// pause, toggle stages and move parameters. A FrameSink: consume() runs on the engine's sink
-// thread, which also owns the window (highgui calls stay on that one thread).
+// The live preview: a FrameSink that shows the filtered frame (and the original, in compare
+// mode) in a window of its own (app/window.hpp) with the panel of measurements (app/panel.hpp),
+// and keys that pause, step, seek, toggle stages and move parameters.
+//
+// Threads: consume() runs on the engine's sink thread and only stores the frame to show; the
+// window's GUI thread renders it at the window's size and handles each key as it comes. A
+// paused preview holds the engine inside consume(). finish() keeps the window open at the end
+// until the user quits (unless exitAtEnd).
 #include <atomic>
 #include <chrono>
-#include <deque>
+#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <opencv2/core.hpp>
+#include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "app/overlay.hpp"
+#include "app/frame_graph.hpp"
+#include "app/playback.hpp"
+#include "app/view.hpp"
+#include "app/window.hpp"
 #include "pipeline/engine.hpp"
 
 namespace vf::app {
 
 struct PreviewOptions {
-  bool compare = false;  // original and filtered side by side
-  bool overlay = true;   // timing overlay on at start ('o' toggles)
+  bool compare = false;  // original and filtered together
+  bool overlay = true;   // the panel on at start ('o' toggles)
   std::string deviceName;
   std::string chainText;
   std::string snapshotDir = ".";  // where 's' writes PNG snapshots
   std::string title = "vidfilter";
+  cv::Size window;         // the window's first size (--window); empty: fit the screen
+  bool exitAtEnd = false;  // close at the end of the input instead of waiting for q
+  double sourceFps = 0;    // the source's rate: the frame budget and the timecode (0: unknown)
+  std::int64_t frameCount = -1;  // frames in the file (-1: unknown)
+  bool live = false;             // a camera or a stream: no position, no seeking
 };
 
-std::unique_ptr<vf::FrameSink> makePreviewSink(vf::Engine& engine, const PreviewOptions& opts);
-
-}  // namespace vf::app
-
-// ---------------------------------------------------------------------------------------------
-// The sink itself, public so tests can drive it without an engine or a real keyboard.
-namespace vf::app {
-
-// What the preview needs from the engine (an Engine, or a fake in tests).
+// What the preview needs from the engine and the playback (an Engine, or a fake in tests).
 class PreviewHost {
  public:
   virtual ~PreviewHost() = default;
   virtual EngineStats stats() const = 0;
   // Runs `change` on the chain between two frames (Engine::post).
   virtual void post(std::function<void(Chain&)> change) = 0;
-  // True once the engine is shutting down: a paused preview stops waiting for a key.
+  // True once the engine is shutting down: a paused or ended preview stops waiting for a key.
   virtual bool stopping() const { return false; }
+  virtual bool seekable() const { return false; }
+  virtual void seek(double /*seconds*/) {}
+  virtual bool atEnd() const { return false; }   // the source is held at the end of the file
+  virtual bool failed() const { return false; }  // the run ends with an error
 };
+
+std::unique_ptr<vf::FrameSink> makePreviewSink(vf::Engine& engine, const PreviewOptions& opts,
+                                               PlaybackControl* playback = nullptr);
 
 class PreviewSink : public FrameSink {
  public:
@@ -57,17 +69,23 @@ class PreviewSink : public FrameSink {
   void finish() override;
   bool wantsStop() const override { return quit_; }
 
-  // Test hooks (thread-safe). pressKey() queues a key as if typed in the window; it is handled
-  // at the next key poll. interrupt() ends a pause at once, as an engine shutdown does.
+  // Handles a key as if typed in the window (any thread; key codes of app/window.hpp).
   void pressKey(int key);
+
+  // Test hooks. interrupt() ends a pause or the wait at the end at once, as a shutdown does.
   void interrupt();
   bool paused() const { return paused_; }
-  cv::Mat lastRendered() const;  // the image last shown (overlay included)
+  cv::Mat lastRendered() const;  // the picture last shown (or, without a window, rendered)
   std::uint64_t framesRendered() const { return rendered_; }
-  // Render at most this often (default 1/60 s; 0 renders every frame).
+  // Show a new frame at most this often (default 1/60 s; 0: every frame).
   void setMinRenderInterval(std::chrono::duration<double> d) { minInterval_ = d; }
-  // false: draw and handle keys, but never open a window (tests without a display).
+  // false: never open a window; each shown frame is rendered at viewSize() on the spot.
   void setShowWindow(bool show) { showWindow_ = show; }
+  void setViewSize(cv::Size s) { viewSize_ = s; }
+  ViewLayout lastLayout() const;
+  PanelParts lastParts() const;
+  // What the panel shows now, for the frame on show (history and histogram left out).
+  PanelInfo currentPanel() const;
 
   // Per stage, as mirrored from the chain.
   struct StageState {
@@ -77,37 +95,77 @@ class PreviewSink : public FrameSink {
     ParamSpec spec;     // its declaration
     double value = 0;   // its current value
   };
-  const std::vector<StageState>& stages() const { return stages_; }
-  int selected() const { return selected_; }
+  std::vector<StageState> stages() const;
+  int selected() const;
 
  private:
-  void render(const FrameResult& frame);
-  cv::Mat compose(const FrameResult& frame);
-  void handleKey(int key, const FrameResult& frame);
-  int pollKey(int waitMs);
+  // The frame being shown: what the picture and the panel are drawn from.
+  struct Shown {
+    cv::Mat filtered, original, raw;  // BGR, BGR, as the chain made it (for 's')
+    FrameDesc inDesc, outDesc;
+    std::vector<std::vector<std::uint8_t>> side;
+    std::vector<SideOutputInfo> sideInfo;
+    FrameTime time;
+    FrameStats stats;
+    double arrived = 0;  // steady seconds
+    bool painted = false;
+    bool opening = false;  // the frame that opened the window
+  };
+
+  // preview.cpp
+  void openWindow(cv::Size frame);
+  cv::Mat renderFor(cv::Size size);
+  ViewContent content(double now);                        // mu_ held
+  PanelInfo panelInfo(const Shown& s, double now) const;  // mu_ held
+  void showChanged();  // repaint (window) or render now (no window)
+  bool waitWhile(const std::function<bool()>& keep);
+  bool seekArrived(const FrameTime& t);  // mu_ held
+  double secondsOf(const Shown& s) const;
+
+  // preview_keys.cpp
+  void handleKey(int key);  // mu_ held
   void toggleStage(int i);
   void adjust(int direction);
-  void snapshot(const FrameResult& frame);
+  void select(int step);
+  void seekBy(double seconds);
+  void stepBack();
+  void stepForward();
+  void snapshot();
   void setMessage(const std::string& m);
-  bool windowClosed() const;
-  void closeWindow();
 
   std::unique_ptr<PreviewHost> host_;
   PreviewOptions opts_;
+  mutable std::mutex mu_;  // guards everything below that is not atomic
+  std::condition_variable cv_;
   std::vector<StageState> stages_;
   int selected_ = -1;
-  bool overlay_ = true, help_ = false, compare_ = false;
-  bool showWindow_ = true, windowOpen_ = false;
-  std::thread::id guiThread_;
+  bool overlay_ = true, help_ = false, compare_ = false, histLog_ = true;
+  bool ended_ = false;  // finish() came: nothing more will arrive
+  std::shared_ptr<Shown> shown_;
+  FrameHistory history_{7};     // seconds: the graph's 5 and some
+  std::set<double> seenTimes_;  // presentation times seen (stepping back finds the previous)
+  // A seek under way: frames are skipped until the one sought arrives.
+  bool seeking_ = false, seekPause_ = false;
+  double seekTarget_ = 0, seekFrom_ = 0;
+  int seekSkipped_ = 0;
+  bool stepPending_ = false;  // '.': show the next frame, then pause
+  bool release_ = false;      // leave the paused consume() (a step or a seek)
+  std::string message_;
+  std::chrono::steady_clock::time_point messageUntil_{};
+
   std::atomic<bool> quit_{false}, paused_{false}, interrupted_{false};
   std::atomic<std::uint64_t> rendered_{0};
   std::chrono::duration<double> minInterval_{1.0 / 60};
-  std::chrono::steady_clock::time_point lastRender_{};
-  std::string message_;
-  std::chrono::steady_clock::time_point messageUntil_{};
-  mutable std::mutex mu_;  // guards keys_ and last_
-  std::deque<int> keys_;
+  std::chrono::steady_clock::time_point lastShownAt_{};
+  bool showWindow_ = true;
+  cv::Size viewSize_;
+  std::unique_ptr<PreviewWindow> window_;
+
+  mutable std::mutex renderMu_;  // one render at a time; guards renderer_ and what it made
+  ViewRenderer renderer_;
   cv::Mat last_;
+  ViewLayout layout_;
+  PanelParts parts_;
 };
 
 }  // namespace vf::app

@@ -16,9 +16,11 @@
 #include <thread>
 
 #include "app/config.hpp"
+#include "app/display.hpp"
 #include "app/feeds.hpp"
 #include "app/interrupt.hpp"
 #include "app/media/av.hpp"
+#include "app/playback.hpp"
 #include "app/preview.hpp"
 #include "app/report.hpp"
 #include "app/run_setup.hpp"
@@ -57,12 +59,6 @@ void setLogLevel(const std::string& level) {
     if (level == "off") av = "-8";    // AV_LOG_QUIET
     ::setenv("OPENCV_FFMPEG_LOGLEVEL", av, 1);
   }
-}
-
-bool displayAvailable() {
-  for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY"})
-    if (const char* v = std::getenv(var); v && *v) return true;
-  return false;
 }
 
 namespace {
@@ -170,7 +166,8 @@ Settings resolveSettings(const CommandLine& cl) {
 }
 
 std::unique_ptr<FrameSink> previewFor(const Settings& s, Engine& engine, const ClContext& ctx,
-                                      const std::string& chainText) {
+                                      const std::string& chainText, PlaybackSource& playback,
+                                      const CaptureSource& source) {
   PreviewOptions po;
   po.compare = s.compare.value_or(false);
   po.overlay = s.overlay.value_or(true);
@@ -178,7 +175,12 @@ std::unique_ptr<FrameSink> previewFor(const Settings& s, Engine& engine, const C
   po.chainText = chainText;
   if (s.snapshotDir) po.snapshotDir = *s.snapshotDir;
   if (s.title) po.title = *s.title;
-  return makePreviewSink(engine, po);
+  if (s.window) po.window = {parseWindow(*s.window).width, parseWindow(*s.window).height};
+  po.exitAtEnd = s.exitAtEnd.value_or(false);
+  po.sourceFps = source.fps();
+  po.live = source.live();
+  po.frameCount = po.live ? -1 : source.frameCount();
+  return makePreviewSink(engine, po, &playback);
 }
 
 // What the run has opened, for the engine's part.
@@ -186,6 +188,7 @@ struct Job {
   const Settings& s;
   const OutputSpec& output;
   CaptureSource& source;
+  PlaybackSource& playback;  // the source as the preview plays it (paced, seekable)
   FrameSink* outputSink;
   FrameSink* previewSink;
   std::string deviceName;
@@ -217,15 +220,10 @@ int runEngine(Engine& engine, const Job& job) {
       // Live sources drop the oldest waiting frame when behind, unless --drop never (the
       // default when recording).
       const bool dropNever = s.drop ? *s.drop == "never" : job.outputSink != nullptr;
-      WaitingSource waiting(job.source);
-      if (preview && !job.outputSink && !job.source.live() && job.source.fps() > 0) {
-        PacedSource paced(job.source, job.source.fps());
-        engine.run(paced, sink);
-      } else {
-        engine.run(job.source.live() && dropNever ? static_cast<FrameSource&>(waiting)
-                                                  : static_cast<FrameSource&>(job.source),
-                   sink);
-      }
+      WaitingSource waiting(job.playback);
+      engine.run(job.source.live() && dropNever ? static_cast<FrameSource&>(waiting)
+                                                : static_cast<FrameSource&>(job.playback),
+                 sink);
     } catch (...) {
       error = std::current_exception();
     }
@@ -280,12 +278,7 @@ int runCommandLine(const CommandLine& cl) {
   checkSourceAccess(sourceSpec);
   if (s.statsPath) checkStatsPath(*s.statsPath);
   checkPaths(s, cl.configPath, sourceSpec, output);
-  const bool display = displayAvailable();
-  const bool preview = s.preview ? *s.preview : (display && output.kind == OutputKind::None);
-  if (preview && !display)
-    throw UsageError(
-        "--preview needs a display, but neither DISPLAY nor WAYLAND_DISPLAY is set; write a "
-        "file with -o, or run under xvfb-run");
+  const bool preview = decidePreview(s.preview, output.kind != OutputKind::None);
 
   std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
   keepSigquitDefault();
@@ -318,13 +311,26 @@ int runCommandLine(const CommandLine& cl) {
   // get every frame (the engine sees to that).
   eo.timingEvery = preview ? 1 : 8;
   Engine engine(ctx, std::move(chain), eo);
+
+  // A file in the preview plays at its own rate, takes seeks and stays open at its end; with an
+  // output it runs as fast as the device allows, every frame once, in order.
+  const bool player = preview && !outputSink && !source->live();
+  PlaybackSource::Options pbo;
+  pbo.paceFps = player ? source->fps() : 0;
+  pbo.seekable = player;
+  PlaybackSource playback(*source, pbo);
   std::unique_ptr<FrameSink> previewSink;
-  if (preview)
-    previewSink = previewFor(s, engine, *ctx, chainText);
-  else if (output.kind == OutputKind::None)
+  if (preview) {
+    previewSink = previewFor(s, engine, *ctx, chainText, playback, *source);
+    if (player && !s.exitAtEnd.value_or(false))
+      playback.holdAtEnd([p = previewSink.get(), &engine] {
+        return !p->wantsStop() && !interruptSignal() && !engine.failed();
+      });
+  } else if (output.kind == OutputKind::None) {
     spdlog::info("no output and no preview: frames are processed and discarded (timing run)");
-  return runEngine(engine,
-                   {s, output, *source, outputSink.get(), previewSink.get(), ctx->info().name});
+  }
+  return runEngine(engine, {s, output, *source, playback, outputSink.get(), previewSink.get(),
+                            ctx->info().name});
 }
 
 }  // namespace vf::app

@@ -11,9 +11,6 @@ namespace vf::app {
 // Applies --log-level to spdlog and OpenCV's own logging.
 void setLogLevel(const std::string& level);
 
-// True when a preview window can open ($DISPLAY or $WAYLAND_DISPLAY set).
-bool displayAvailable();
-
 // Runs the command line (after parseCommandLine). Returns the exit status; throws on errors
 // (main turns them into one message: UserError -> 2, anything else -> 1).
 int runCommandLine(const CommandLine& cl);

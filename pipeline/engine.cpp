@@ -126,6 +126,7 @@ void Engine::Impl::run(FrameSource& source, FrameSink& sink) {
   {
     std::lock_guard<std::mutex> lock(m);
     error = firstError;
+    firstError = nullptr;  // rethrown below; failed() is about the run under way
     running = false;
   }
   stopRequested.store(false);
@@ -218,6 +219,11 @@ Engine::~Engine() = default;
 void Engine::run(FrameSource& source, FrameSink& sink) { impl_->run(source, sink); }
 
 void Engine::stop() { impl_->stopRequested.store(true); }
+
+bool Engine::failed() const {
+  std::lock_guard<std::mutex> lock(impl_->m);
+  return impl_->firstError != nullptr;
+}
 
 void Engine::post(std::function<void(Chain&)> change) {
   {

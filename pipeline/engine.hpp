@@ -52,6 +52,7 @@ struct FrameResult {
   FrameTime time;    // as the source set it
   FrameStats stats;
   const std::vector<std::vector<std::uint8_t>>* side = nullptr;  // chain.sideOutputs() data
+  const std::vector<SideOutputInfo>* sideInfo = nullptr;         // what each entry of side is
 };
 
 // Where frames go. consume() runs on the engine's sink thread, strictly in input order.
@@ -120,6 +121,9 @@ class Engine {
   void post(std::function<void(Chain&)> change);
 
   EngineStats stats() const;  // thread-safe snapshot
+  // True once the current run() has an error to rethrow (thread-safe): a sink's finish() can
+  // tell a failed run from an ended one (the preview then does not wait at the end).
+  bool failed() const;
   // The engine's chain. While run() runs, only the submit thread may touch it: read it from
   // elsewhere only before or after run(), and change it through post().
   const Chain& chain() const;

@@ -69,6 +69,7 @@ void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
   r.output = {s.hostOut.data(), s.out.width, s.out.height, s.out.rowBytes(), s.out.format};
   r.input = {s.hostIn.data(), s.in.width, s.in.height, s.in.rowBytes(), s.in.format};
   r.side = s.side.empty() ? nullptr : &s.side;
+  r.sideInfo = s.side.empty() ? nullptr : &s.sideInfo;
   r.time = s.time;
   st.latencyMs = msBetween(s.captured, Clock::now());
   r.stats = st;

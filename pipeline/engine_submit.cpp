@@ -132,6 +132,7 @@ cl::Event Engine::Impl::readSideOutputs(Slot& s, const cl::Event& after) {
   // This frame's buffers: a stage may alternate between buffers (the double-buffered histogram).
   const std::vector<SideOutput> outs = chain.sideOutputs();
   s.sideBytes.clear();
+  s.sideInfo.clear();
   if (outs.empty()) return after;
   if (s.sideHost.size() < outs.size()) s.sideHost.resize(outs.size());
   std::vector<std::uint8_t*> dst;
@@ -139,6 +140,7 @@ cl::Event Engine::Impl::readSideOutputs(Slot& s, const cl::Event& after) {
     s.sideHost[k].reserve(cl->context(), mapQueue, std::max<std::size_t>(outs[k].bytes, 1));
     dst.push_back(s.sideHost[k].data());
     s.sideBytes.push_back(outs[k].bytes);
+    s.sideInfo.push_back({outs[k].stage, outs[k].name});
   }
   return chain.readSideOutputs(computeQueue, dst, after);
 }

@@ -37,6 +37,7 @@ struct Slot {
   std::vector<std::vector<std::uint8_t>> side;  // handed to the sink
   std::vector<PinnedBuffer> sideHost;           // where the device writes them (pinned)
   std::vector<std::size_t> sideBytes;           // this frame's side output sizes
+  std::vector<SideOutputInfo> sideInfo;         // and what they are
   std::uint64_t index = 0;
   FrameTime time;       // as the source set it
   double submitMs = 0;  // host time spent enqueueing this frame

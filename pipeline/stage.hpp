@@ -56,6 +56,13 @@ struct SideOutput {
   std::size_t bytes = 0;
 };
 
+// Which side output an entry of FrameResult::side (pipeline/engine.hpp) is: the stage that
+// made it (its index in the chain) and its name ("histogram", "levels").
+struct SideOutputInfo {
+  int stage = 0;
+  std::string name;
+};
+
 // One filter. Anatomy: parameters (declared in its StageInfo) -> validate() -> configure()
 // (programs built, buffers allocated, once per input size/format) -> enqueue() per frame.
 class Stage {

@@ -281,6 +281,9 @@ TEST(Engine, SideOutputsReachTheSinkWithTheirFrame) {
       reference.runOnce(context(), queue(), view(in), view(out), &side);
       ASSERT_EQ(side.size(), 1u);
       ASSERT_EQ(f.side.size(), 1u) << "frame " << f.index;
+      ASSERT_EQ(f.sideInfo.size(), 1u) << "frame " << f.index;
+      EXPECT_EQ(f.sideInfo[0].name, "histogram");
+      EXPECT_EQ(f.sideInfo[0].stage, 1) << "hist is the chain's second stage";
       ASSERT_EQ(f.side[0].size(), 256 * sizeof(std::uint32_t));
       ASSERT_EQ(f.side[0], side[0]) << "frame " << f.index << " has another frame's histogram";
     }

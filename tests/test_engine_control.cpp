@@ -355,6 +355,42 @@ TEST(EngineErrors, FinishErrorIsRethrown) {
   EXPECT_EQ(sink.finishCalls(), 1);
 }
 
+// failed() says, in finish(), whether run() is about to rethrow: a source's error, a sink's; a
+// clean end or a stop is not a failure.
+TEST(EngineErrors, FailedIsKnownInFinish) {
+  struct Recorder : CollectSink {
+    Engine* engine = nullptr;
+    bool failedInFinish = false;
+    void finish() override {
+      failedInFinish = engine->failed();
+      CollectSink::finish();
+    }
+  };
+  for (int scenario = 0; scenario < 4; ++scenario) {
+    SCOPED_TRACE(scenario);
+    TestSource source(StreamPlan::uniform(40, kSmall));
+    if (scenario == 1) source.throwAt = 10;
+    Recorder sink;
+    if (scenario == 2) sink.throwAt = 10;
+    if (scenario == 3) sink.wantsStopAfter = 5;
+    Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2));
+    sink.engine = &engine;
+    EXPECT_FALSE(engine.failed());
+    Watchdog dog(30s);
+    const bool threw = [&] {
+      try {
+        engine.run(source, sink);
+      } catch (const std::runtime_error&) {
+        return true;
+      }
+      return false;
+    }();
+    EXPECT_EQ(threw, scenario == 1 || scenario == 2);
+    EXPECT_EQ(sink.failedInFinish, threw);
+    EXPECT_FALSE(engine.failed()) << "cleared when run() returns";
+  }
+}
+
 TEST(EngineErrors, BadOptionsAreUserErrors) {
   EXPECT_THROW(Engine(sharedContext(), Chain::parse(kChain), engineOptions(0)), UserError);
   EXPECT_THROW(Engine(sharedContext(), Chain::parse(kChain), engineOptions(9)), UserError);

@@ -172,6 +172,7 @@ class CollectSink : public FrameSink {
     FrameStats stats;
     std::vector<std::vector<std::uint8_t>> side;
     FrameTime time;
+    std::vector<SideOutputInfo> sideInfo;
   };
 
   std::chrono::microseconds delay{0};  // slow sink: sleep per frame
@@ -186,8 +187,9 @@ class CollectSink : public FrameSink {
     if (onConsume) onConsume(r);
     if (n == throwAt) throw std::runtime_error("test sink failed at frame " + std::to_string(n));
     if (keep) {
-      Frame f{r.stats.index, copyOut(r.output), copyOut(r.input), r.stats, {}, r.time};
+      Frame f{r.stats.index, copyOut(r.output), copyOut(r.input), r.stats, {}, r.time, {}};
       if (r.side) f.side = *r.side;
+      if (r.sideInfo) f.sideInfo = *r.sideInfo;
       std::lock_guard<std::mutex> lock(mu_);
       frames_.push_back(std::move(f));
     }

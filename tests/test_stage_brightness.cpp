@@ -1,4 +1,5 @@
 // brightness (manual) against cv::Mat::convertTo(dst, -1, gain, bias).
+#include <cstring>
 #include <opencv2/imgproc.hpp>
 
 #include "tests/test_engine_util.hpp"
@@ -76,13 +77,14 @@ namespace {
 // The definition, on the CPU: per channel (alpha of bgra excepted), with N pixels and
 // t = clip% of N, low = the smallest v with cum[v] > t, high = the largest v with more than t
 // pixels >= v; the channel becomes convertTo(255/(high-low), -low*255/(high-low)), or stays as
-// it is when high <= low.
-cv::Mat autoReference(const cv::Mat& in, double clip) {
+// it is when high <= low. Returns each channel's {gain, bias}.
+std::vector<std::pair<double, double>> autoLevels(const cv::Mat& in, double clip) {
   std::vector<cv::Mat> planes;
   cv::split(in, planes);
   const int stretch = in.channels() == 4 ? 3 : in.channels();
   const double n = double(in.total());
   const double t = clip / 100.0 * n;
+  std::vector<std::pair<double, double>> levels(planes.size(), {1.0, 0.0});
   for (int c = 0; c < stretch; ++c) {
     cv::Mat h;
     const int bins[] = {256};
@@ -99,9 +101,19 @@ cv::Mat autoReference(const cv::Mat& in, double clip) {
     while (!(n - (high > 0 ? cum[high - 1] : 0) > t)) --high;
     if (high > low) {
       const double gain = 255.0 / (high - low);
-      planes[c].convertTo(planes[c], -1, gain, -low * gain);
+      levels[c] = {gain, -low * gain};
     }
   }
+  return levels;
+}
+
+cv::Mat autoReference(const cv::Mat& in, double clip) {
+  const auto levels = autoLevels(in, clip);
+  std::vector<cv::Mat> planes;
+  cv::split(in, planes);
+  for (std::size_t c = 0; c < planes.size(); ++c)
+    if (levels[c] != std::pair<double, double>{1.0, 0.0})
+      planes[c].convertTo(planes[c], -1, levels[c].first, levels[c].second);
   cv::Mat out;
   cv::merge(planes, out);
   return out;
@@ -172,6 +184,45 @@ TEST(BrightnessAuto, ConstantImageUnchanged) {
       }
     }
   }
+}
+
+// The gain and bias each frame got come back as the side output "levels" (channels gains, then
+// channels biases), as the reference computes them, with or without an upstream hist.
+TEST(BrightnessAuto, LevelsSideOutputIsTheGainAndBiasApplied) {
+  for (int type : {CV_8UC1, CV_8UC3, CV_8UC4}) {
+    cv::Mat in = realFrame(60, type);
+    in.convertTo(in, -1, 0.5, 70);  // squeezed: every channel is stretched
+    for (bool withHist : {false, true}) {
+      Chain chain = Chain::parse(autoChain(2, withHist));
+      chain.configure(context(), view(in).desc());
+      const auto outs = chain.sideOutputs();
+      ASSERT_EQ(outs.size(), withHist ? 2u : 1u);
+      EXPECT_EQ(outs.back().name, "levels");
+      EXPECT_EQ(outs.back().stage, withHist ? 1 : 0);
+      std::vector<std::vector<std::uint8_t>> side;
+      cv::Mat out = makeMat(chain.output());
+      chain.runOnce(context(), queue(), view(in), view(out), &side);
+      const int c = in.channels();
+      ASSERT_EQ(side.back().size(), 2 * c * sizeof(float));
+      std::vector<float> got(2 * c);
+      std::memcpy(got.data(), side.back().data(), side.back().size());
+      const auto want = autoLevels(in, 2);
+      for (int k = 0; k < c; ++k) {
+        EXPECT_NEAR(got[k], want[k].first, 1e-4) << "gain, channel " << k << " of " << c;
+        EXPECT_NEAR(got[c + k], want[k].second, 1e-2) << "bias, channel " << k << " of " << c;
+      }
+      if (c == 4) {
+        EXPECT_EQ(got[3], 1.0f);
+        EXPECT_EQ(got[7], 0.0f);
+      } else {
+        EXPECT_GT(got[0], 1.5f) << "the squeezed frame is stretched";
+      }
+    }
+  }
+  // Manual mode has nothing to report: gain and bias are the parameters.
+  Chain manual = Chain::parse("brightness=gain=1.5");
+  manual.configure(context(), {64, 48, PixelFormat::Gray8});
+  EXPECT_TRUE(manual.sideOutputs().empty());
 }
 
 TEST(BrightnessAuto, AlphaIsLeftAlone) {
@@ -286,7 +337,7 @@ TEST(BrightnessAuto, FramesInFlightEachGetTheirOwnStretch) {
         queue().enqueueReadBuffer(dOut[k], CL_TRUE, 0, bytes, out.data);
         EXPECT_LE(maxAbsDiff(out, autoReference(in[k], 1)), 1) << text << " frame " << k;
         if (chain.size() == 2) {
-          ASSERT_EQ(side[k].size(), 1u);
+          ASSERT_EQ(side[k].size(), 2u) << "the histogram, then the levels";
           std::vector<std::uint32_t> h(side[k][0].size() / 4);
           std::memcpy(h.data(), side[k][0].data(), side[k][0].size());
           for (int c = 0; c < in[k].channels(); ++c) {

@@ -8,6 +8,9 @@
 // chain has one ("hist,brightness=auto": the chain publishes it), else this stage runs the same
 // histogram kernel itself. On bgra frames alpha is left unchanged. clip is live (a kernel
 // argument); switching mode needs configure().
+//
+// In auto mode the gain and bias each frame got are a side output, "levels": channels floats
+// of gain, then channels floats of bias (the preview shows them as applied).
 #include <cmath>
 
 #include "pipeline/cl/build_options.hpp"
@@ -112,6 +115,11 @@ class BrightnessStage : public Stage {
     ev.last = launchKernel(q, apply_, cl::NDRange(roundUp(applyItems_, kLocal)),
                            cl::NDRange(kLocal), {levels});
     return ev;
+  }
+
+  std::vector<SideOutput> sideOutputs() const override {
+    if (!autoMode_) return {};
+    return {{0, "levels", gainBias_, 2 * std::size_t(in_.channels()) * sizeof(cl_float)}};
   }
 
   // Bytes per work-item of brightness_auto_apply: 16, or 48 for bgr (whole pixels).

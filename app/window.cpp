@@ -1,0 +1,253 @@
+#include "app/window.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <QGuiApplication>
+#include <QImage>
+#include <QKeyEvent>
+#include <QPainter>
+#include <QRasterWindow>
+#include <QScreen>
+#include <clocale>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace vf::app {
+
+namespace {
+
+// Qt's own messages ("XDG_RUNTIME_DIR not set") are noise to a user: debug level.
+void qtMessage(QtMsgType type, const QMessageLogContext&, const QString& msg) {
+  const std::string text = msg.toStdString();
+  if (type == QtFatalMsg)
+    spdlog::error("Qt: {}", text);
+  else
+    spdlog::debug("Qt: {}", text);
+}
+
+int mapKey(const QKeyEvent* e) {
+  switch (e->key()) {
+    case Qt::Key_Left:
+      return key::kLeft;
+    case Qt::Key_Right:
+      return key::kRight;
+    case Qt::Key_Up:
+      return key::kUp;
+    case Qt::Key_Down:
+      return key::kDown;
+    case Qt::Key_Home:
+      return key::kHome;
+    case Qt::Key_End:
+      return key::kEnd;
+    case Qt::Key_PageUp:
+      return key::kPageUp;
+    case Qt::Key_PageDown:
+      return key::kPageDown;
+    case Qt::Key_F11:
+      return key::kF11;
+    case Qt::Key_Escape:
+      return key::kEscape;
+    case Qt::Key_Tab:
+      return '\t';
+    case Qt::Key_Backtab:
+      return '[';
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+      return '\r';
+    default:
+      break;
+  }
+  const QString t = e->text();
+  if (t.size() == 1 && t[0].unicode() >= 32 && t[0].unicode() < 127) return t[0].unicode();
+  return -1;  // a modifier alone, or a key the preview has no use for
+}
+
+}  // namespace
+
+struct PreviewWindow::Gui {
+  Handlers handlers;
+  std::string title;
+  std::thread thread;
+
+  std::mutex mu;  // guards everything below
+  std::condition_variable cv;
+  bool ready = false;
+  std::string error;
+  QRasterWindow* window = nullptr;  // lives on the GUI thread; null once it is gone
+  QRect normal;                     // the window's place before full screen (GUI thread)
+  cv::Mat shown;
+  cv::Size size;
+  // What other threads ask of the GUI thread, done when it wakes (wake()).
+  std::atomic<bool> refreshPending{false}, quitWanted{false};
+  std::atomic<int> fullScreenWanted{-1};  // 1 full screen, 0 back, -1 nothing asked
+
+  // Wakes the GUI thread to look at what was asked (dropped when the GUI is gone). An event,
+  // which Qt owns once posted, rather than a posted functor.
+  void wake() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (window) QCoreApplication::postEvent(window, new QEvent(kWake));
+  }
+  void onWake();  // GUI thread
+  void run();
+
+  static constexpr QEvent::Type kWake = static_cast<QEvent::Type>(QEvent::User + 1);
+};
+
+namespace {
+
+class Window : public QRasterWindow {
+ public:
+  explicit Window(PreviewWindow::Gui& gui) : gui_(gui) {}
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    gui_.refreshPending = false;
+    const qreal dpr = devicePixelRatio();
+    const cv::Size size(int(width() * dpr), int(height() * dpr));
+    if (size.width <= 0 || size.height <= 0) return;
+    cv::Mat img;
+    try {
+      img = gui_.handlers.render(size);
+    } catch (const std::exception& e) {  // a picture not drawn is no reason to end the run
+      spdlog::warn("preview: could not draw a {}x{} picture: {}", size.width, size.height,
+                   e.what());
+    }
+    QPainter p(this);
+    if (img.type() != CV_8UC3 || img.size() != size) {
+      p.fillRect(QRect(0, 0, width(), height()), Qt::black);
+      return;
+    }
+    QImage q(img.data, img.cols, img.rows, int(img.step), QImage::Format_BGR888);
+    q.setDevicePixelRatio(dpr);
+    p.drawImage(0, 0, q);
+    std::lock_guard<std::mutex> lock(gui_.mu);
+    gui_.shown = img;
+    gui_.size = size;
+  }
+  void keyPressEvent(QKeyEvent* e) override {
+    const int k = mapKey(e);
+    if (k >= 0) gui_.handlers.key(k);
+  }
+  bool event(QEvent* e) override {
+    if (e->type() == PreviewWindow::Gui::kWake) {
+      gui_.onWake();
+      return true;
+    }
+    if (e->type() == QEvent::Close && gui_.handlers.closed) gui_.handlers.closed();
+    return QRasterWindow::event(e);
+  }
+
+ private:
+  PreviewWindow::Gui& gui_;
+};
+
+}  // namespace
+
+void PreviewWindow::Gui::run() {
+  static int argc = 1;
+  static char name[] = "vidfilter";
+  static char* argv[] = {name, nullptr};
+  qInstallMessageHandler(qtMessage);
+  QGuiApplication qapp(argc, argv);
+  std::setlocale(LC_NUMERIC, "C");  // Qt set the user's locale; numbers stay "1.5"
+  QGuiApplication::setQuitOnLastWindowClosed(false);
+  QScreen* screen = QGuiApplication::primaryScreen();
+  if (!screen) {
+    std::lock_guard<std::mutex> lock(mu);
+    error = "the display has no screen";
+    ready = true;
+    cv.notify_all();
+    return;
+  }
+  // The work area less a window frame's usual size (title bar, borders).
+  const QRect avail = screen->availableGeometry();
+  const qreal dpr = screen->devicePixelRatio();
+  const cv::Size work(std::max(160, int((avail.width() - 16) * dpr)),
+                      std::max(120, int((avail.height() - 40) * dpr)));
+  const cv::Size first = handlers.firstSize(work);
+  Window w(*this);
+  w.setTitle(QString::fromStdString(title));
+  w.setMinimumSize(QSize(240, 160));
+  const QSize logical(int(first.width / dpr), int(first.height / dpr));
+  w.resize(logical);
+  w.setPosition(avail.x() + std::max(0, (avail.width() - logical.width()) / 2),
+                avail.y() + std::max(0, (avail.height() - logical.height() - 24) / 2));
+  w.show();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    window = &w;
+    ready = true;
+  }
+  cv.notify_all();
+  qapp.exec();
+  std::lock_guard<std::mutex> lock(mu);
+  window = nullptr;
+}
+
+PreviewWindow::PreviewWindow(const std::string& title, Handlers handlers)
+    : gui_(std::make_shared<Gui>()) {
+  gui_->handlers = std::move(handlers);
+  gui_->title = title;
+  gui_->thread = std::thread([g = gui_] { g->run(); });
+  std::unique_lock<std::mutex> lock(gui_->mu);
+  gui_->cv.wait(lock, [&] { return gui_->ready; });
+  if (!gui_->error.empty()) {
+    const std::string why = gui_->error;
+    lock.unlock();
+    gui_->thread.join();
+    throw std::runtime_error("preview window: " + why);
+  }
+}
+
+void PreviewWindow::Gui::onWake() {
+  if (quitWanted) {
+    QGuiApplication::quit();
+    return;
+  }
+  const int full = fullScreenWanted.exchange(-1);
+  if (full >= 0 && window) {
+    // The geometry too: without a window manager (or with one that ignores the request) the
+    // fullscreen state alone changes nothing.
+    if (full) {
+      normal = window->geometry();
+      window->showFullScreen();
+      if (QScreen* s = window->screen()) window->setGeometry(s->geometry());
+    } else {
+      window->showNormal();
+      if (normal.isValid()) window->setGeometry(normal);
+    }
+  }
+  if (refreshPending && window) window->update();
+}
+
+PreviewWindow::~PreviewWindow() {
+  gui_->quitWanted = true;
+  gui_->wake();
+  if (gui_->thread.joinable()) gui_->thread.join();
+}
+
+void PreviewWindow::refresh() {
+  if (gui_->refreshPending.exchange(true)) return;  // one already on its way
+  gui_->wake();
+}
+
+void PreviewWindow::toggleFullScreen() {
+  const bool full = !fullScreen_;
+  fullScreen_ = full;
+  gui_->fullScreenWanted = full ? 1 : 0;
+  gui_->wake();
+}
+
+cv::Size PreviewWindow::size() const {
+  std::lock_guard<std::mutex> lock(gui_->mu);
+  return gui_->size;
+}
+
+cv::Mat PreviewWindow::lastShown() const {
+  std::lock_guard<std::mutex> lock(gui_->mu);
+  return gui_->shown;
+}
+
+}  // namespace vf::app

@@ -1,0 +1,63 @@
+// A display that is dead or missing: one clear error and nothing created when the preview was
+// asked for, a run without a window when it was not (never the abort Qt gives).
+#include <filesystem>
+
+#include "tests/test_preview_util.hpp"
+
+using namespace vf;
+using namespace vf::test;
+
+namespace {
+const char* const kVideo = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
+}  // namespace
+
+// ---------------------------------------------------------------------
+
+// DISPLAY set but no server (an ssh session's forwarded display gone): with --preview one
+// clear message, exit 2, and no output file created.
+TEST(Display, DeadDisplayWithPreviewIsOneClearErrorAndCreatesNothing) {
+  TempDir dir("dead_display");
+  const std::string dead = deadDisplay();
+  for (const std::string& out : {std::string("x.mkv"), std::string("f_%03d.png")}) {
+    ProcOptions po;
+    po.setEnv = {"DISPLAY=" + dead};
+    const ProcResult r = runVidfilter(
+        {"-i", kVideo, "--chain", "gray", "--frames", "5", "--preview", "-o", dir / out}, po);
+    EXPECT_EQ(r.status, 2) << r.err;
+    const std::string err = errorLines(r.err);
+    EXPECT_NE(err.find("--preview needs a display"), std::string::npos) << err;
+    EXPECT_NE(err.find("'" + dead + "'"), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "one line: " << err;
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "an output was created";
+  }
+}
+
+// Without --preview a dead display means no preview: the run goes on headless (no abort),
+// and with -o the display is never contacted.
+TEST(Display, DeadDisplayWithoutPreviewRunsHeadless) {
+  TempDir dir("dead_headless");
+  ProcOptions po;
+  po.setEnv = {"DISPLAY=" + deadDisplay()};
+  ProcResult r = runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "5"}, po);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("no preview: "), std::string::npos) << r.err;
+  EXPECT_NE((r.out + r.err).find("frames: 5 in, 5 out"), std::string::npos) << r.out << r.err;
+  r = runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "5", "-o", dir / "x.mkv"}, po);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_GT(std::filesystem::file_size(dir / "x.mkv"), 0u);
+  EXPECT_EQ(r.err.find("preview"), std::string::npos) << "the display was looked at: " << r.err;
+}
+
+TEST(Display, WaylandWithoutXOrAMissingQtPluginIsOneClearError) {
+  ProcOptions po;
+  po.setEnv = {"WAYLAND_DISPLAY=wayland-vf-none"};
+  ProcResult r = runVidfilter({"-i", kVideo, "--chain", "gray", "--preview"}, po);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(errorLines(r.err).find("DISPLAY is not"), std::string::npos) << r.err;
+  // Asked for Qt's Wayland platform: either its plugin is missing, or the socket is dead.
+  po.setEnv = {"WAYLAND_DISPLAY=wayland-vf-none", "QT_QPA_PLATFORM=wayland",
+               "XDG_RUNTIME_DIR=" + std::filesystem::temp_directory_path().string()};
+  r = runVidfilter({"-i", kVideo, "--chain", "gray", "--preview"}, po);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(errorLines(r.err).find("--preview needs a display"), std::string::npos) << r.err;
+}

@@ -1,0 +1,251 @@
+#pragma once
+// Shared by the preview tests: an engine stand-in, frames as the engine hands them over, a
+// preview sink without a window, pixel counts, and an Xvfb server with shell helpers.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/preview.hpp"
+#include "tests/support/test_support.hpp"
+#include "tests/test_app_process.hpp"
+
+namespace vf::test {
+
+// Pixels that differ between two same-size BGR images (any channel).
+inline int differing(const cv::Mat& a, const cv::Mat& b) {
+  cv::Mat d, g;
+  cv::absdiff(a, b, d);
+  cv::cvtColor(d, g, cv::COLOR_BGR2GRAY);
+  return cv::countNonZero(g);
+}
+
+inline double meanDiff(const cv::Mat& a, const cv::Mat& b) {
+  cv::Mat d;
+  cv::absdiff(a, b, d);
+  const cv::Scalar m = cv::mean(d);
+  return (m[0] + m[1] + m[2]) / 3;
+}
+
+// Near-white pixels (text) in a BGR region.
+inline int whitish(const cv::Mat& bgr) {
+  cv::Mat mask;
+  cv::inRange(bgr, cv::Scalar(200, 200, 200), cv::Scalar(255, 255, 255), mask);
+  return cv::countNonZero(mask);
+}
+
+// Pixels within `tol` of `colour` in every channel.
+inline int pixelsOf(const cv::Mat& bgr, const cv::Scalar& colour, int tol = 6) {
+  cv::Mat mask;
+  cv::inRange(bgr, colour - cv::Scalar::all(tol), colour + cv::Scalar::all(tol), mask);
+  return cv::countNonZero(mask);
+}
+
+// Pixels whose channels are not all equal (colour, not gray).
+inline int colourPixels(const cv::Mat& m) {
+  std::vector<cv::Mat> ch;
+  cv::split(m, ch);
+  cv::Mat d1, d2;
+  cv::absdiff(ch[0], ch[1], d1);
+  cv::absdiff(ch[1], ch[2], d2);
+  return cv::countNonZero(d1 + d2);
+}
+
+// Stands in for the engine and the playback: fixed statistics; post() applies the change to its
+// chain at once (the engine would between two frames); seeks are recorded.
+class FakeHost : public app::PreviewHost {
+ public:
+  struct Shared {
+    std::atomic<bool> stopping{false}, seekable{false}, atEnd{false};
+    std::vector<double> seeks;
+  };
+  FakeHost(Chain& chain, Shared* shared) : chain_(chain), shared_(shared) {
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      stats_.stageNames.push_back(chain.stage(i).name());
+      stats_.stageMs.push_back({0.2 + 0.1 * double(i), 0.2 + 0.1 * double(i), 0.5 + double(i)});
+    }
+    stats_.uploadMs = {0.5, 0.5, 0.6};
+    stats_.downloadMs = {0.4, 0.4, 0.5};
+    stats_.latencyMs = {2.0, 2.0, 3.0};
+    stats_.fps = 59.9;
+    stats_.framesIn = stats_.framesOut = 100;
+    stats_.dropped = 2;
+  }
+  EngineStats stats() const override { return stats_; }
+  void post(std::function<void(Chain&)> change) override { change(chain_); }
+  bool stopping() const override { return shared_ && shared_->stopping; }
+  bool seekable() const override { return shared_ && shared_->seekable; }
+  void seek(double s) override {
+    if (shared_) shared_->seeks.push_back(s);
+  }
+  bool atEnd() const override { return shared_ && shared_->atEnd; }
+
+ private:
+  Chain& chain_;
+  Shared* shared_;
+  EngineStats stats_;
+};
+
+// A frame as the engine hands it over: `out` filtered, `in` as captured, and the histogram of
+// `out` as the hist stage's side output (stage 1).
+struct TestFrame {
+  cv::Mat in, out;
+  std::vector<std::vector<std::uint8_t>> side;
+  std::vector<SideOutputInfo> sideInfo;
+  FrameResult result;
+
+  TestFrame(const cv::Mat& input, const cv::Mat& output, std::uint64_t index = 7)
+      : in(input), out(output) {
+    result.stats.index = index;
+    result.stats.stageMs = {0.2, 0.1, 0.3};
+    result.stats.latencyMs = 2.5;
+    std::vector<cv::Mat> planes;
+    cv::split(out, planes);
+    side.emplace_back(256 * 4 * planes.size());
+    auto* bins = reinterpret_cast<std::uint32_t*>(side[0].data());
+    for (std::size_t c = 0; c < planes.size(); ++c)
+      for (auto it = planes[c].begin<std::uint8_t>(); it != planes[c].end<std::uint8_t>(); ++it)
+        ++bins[c * 256 + *it];
+    sideInfo = {{1, "histogram"}};
+    bind();
+  }
+  TestFrame(const TestFrame& o)
+      : in(o.in), out(o.out), side(o.side), sideInfo(o.sideInfo), result(o.result) {
+    bind();
+  }
+  TestFrame& operator=(const TestFrame&) = delete;
+  // Points the result at this object's own data (after a copy).
+  void bind() {
+    result.input = view(in);
+    result.output = view(out);
+    result.side = &side;
+    result.sideInfo = &sideInfo;
+  }
+};
+
+// A preview sink without a window, drawing every frame at a fixed size.
+inline std::unique_ptr<app::PreviewSink> makeSink(Chain& chain, app::PreviewOptions opts = {},
+                                                  FakeHost::Shared* shared = nullptr,
+                                                  cv::Size view = {1000, 600}) {
+  opts.deviceName = "Test Device";
+  auto sink =
+      std::make_unique<app::PreviewSink>(std::make_unique<FakeHost>(chain, shared), chain, opts);
+  sink->setShowWindow(false);
+  sink->setMinRenderInterval(std::chrono::seconds(0));
+  sink->setViewSize(view);
+  return sink;
+}
+
+// Runs a shell command: its exit status and stdout (trimmed).
+inline std::pair<int, std::string> sh(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (!p) return {-1, ""};
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  const int rc = ::pclose(p);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
+}
+
+inline bool have(const char* tool) {
+  return sh(std::string("command -v ") + tool + " >/dev/null").first == 0;
+}
+
+// An Xvfb server on a free display (-displayfd picks it), stopped by the destructor.
+class Xvfb {
+ public:
+  explicit Xvfb(const std::string& screen = "1280x1024x24") {
+    int fds[2];
+    if (::pipe(fds) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::close(fds[0]);
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+      const std::string fd = std::to_string(fds[1]);
+      ::execlp("Xvfb", "Xvfb", "-displayfd", fd.c_str(), "-screen", "0", screen.c_str(),
+               "-nolisten", "tcp", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    pollfd pfd{fds[0], POLLIN, 0};
+    std::string num;
+    while (::poll(&pfd, 1, 15000) > 0) {
+      char c;
+      if (::read(fds[0], &c, 1) != 1 || c == '\n') break;
+      num += c;
+    }
+    ::close(fds[0]);
+    if (!num.empty()) display_ = ":" + num;
+  }
+  ~Xvfb() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  const std::string& display() const { return display_; }
+
+ private:
+  pid_t pid_ = -1;
+  std::string display_;
+};
+
+struct Geometry {
+  cv::Rect window;
+  cv::Size screen;
+};
+
+// The window's place on the screen (xdotool) and a screenshot of the whole screen.
+inline cv::Mat screenshot(const std::string& env, const std::string& id, const std::string& path,
+                          Geometry* g) {
+  const auto geo = sh(env + "xdotool getwindowgeometry --shell " + id).second;
+  auto field = [&](const std::string& k) {
+    const auto p = geo.find(k + "=");
+    return p == std::string::npos ? -1 : std::atoi(geo.c_str() + p + k.size() + 1);
+  };
+  g->window = cv::Rect(field("X"), field("Y"), field("WIDTH"), field("HEIGHT"));
+  sh(env + "import -window root " + path);
+  const cv::Mat screen = cv::imread(path, cv::IMREAD_COLOR);
+  g->screen = screen.size();
+  return screen;
+}
+
+inline cv::Mat windowPart(const cv::Mat& screen, const Geometry& g) {
+  if (screen.empty() || (g.window & cv::Rect(0, 0, screen.cols, screen.rows)) != g.window)
+    return {};
+  return screen(g.window).clone();
+}
+
+// A display number with no server behind it.
+inline std::string deadDisplay() {
+  for (int n = 90; n < 400; ++n) {
+    std::error_code ec;
+    if (!std::filesystem::exists("/tmp/.X11-unix/X" + std::to_string(n), ec) &&
+        !std::filesystem::exists("/tmp/.X" + std::to_string(n) + "-lock", ec))
+      return ":" + std::to_string(n);
+  }
+  return ":399";
+}
+
+// Finds the window titled `title` (a regex), waiting up to 60 s.
+inline std::string findWindow(const std::string& env, const std::string& title) {
+  return sh(env + "timeout 60 xdotool search --sync --onlyvisible --name '" + title + "' | head -1")
+      .second;
+}
+
+}  // namespace vf::test
