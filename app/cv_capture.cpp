@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::app {
 
@@ -64,8 +65,8 @@ class VideoCaptureSource : public CaptureSource {
     // A camera can need a few grabs before it delivers.
     for (int i = 0; i < 5 && first.empty(); ++i) cap_.read(first);
     if (first.empty())
-      throw UsageError(std::string(kindName(spec.kind)) + " '" + spec.text +
-                       "' opened but delivered no frame");
+      throw UsageError(std::string(kindName(spec.kind)) + " " + quote(spec.text) +
+                       " opened but delivered no frame");
     firstAt_ = Clock::now();
     pending_ = toSupported(first);
     last_ = {pending_.cols, pending_.rows, formatOfMat(pending_)};
@@ -155,8 +156,8 @@ class VideoCaptureSource : public CaptureSource {
               "use a file, a camera or a URL");
         cap_.open(t, cv::CAP_GSTREAMER);
         if (!cap_.isOpened())
-          throw UsageError("GStreamer pipeline '" + t +
-                           "' could not be started (an element missing or misspelt? check it "
+          throw UsageError("GStreamer pipeline " + quote(t) +
+                           " could not be started (an element missing or misspelt? check it "
                            "with gst-launch-1.0 ... ! fakesink)");
         return;
       default:

@@ -1,4 +1,5 @@
 #include "app/option_values.hpp"
+#include "pipeline/quote.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -41,10 +42,10 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 std::optional<double> parseTime(const std::string& text, std::string* why) {
   const std::string form =
-      "must be a time such as 90, 1:30, 0:01:30.5 or 1500ms (seconds, or [HH:]MM:SS[.m]); got '" +
-      text + "'";
+      "must be a time such as 90, 1:30, 0:01:30.5 or 1500ms (seconds, or [HH:]MM:SS[.m]); got " +
+      quote(text);
   if (!text.empty() && text[0] == '-') {
-    *why = "must not be negative; got '" + text + "'";
+    *why = "must not be negative; got " + quote(text);
     return std::nullopt;
   }
   if (text.find(':') != std::string::npos) {
@@ -94,8 +95,8 @@ std::optional<std::int64_t> parseBitrate(const std::string& text, std::string* w
   const auto v = number(digits);
   const double bits = v ? *v * scale : 0;
   if (!v || bits < 1000 || bits > 1e10) {
-    *why = "must be bits per second from 1k to 10000M, such as 2M, 800k or 1500000; got '" + text +
-           "'";
+    *why = "must be bits per second from 1k to 10000M, such as 2M, 800k or 1500000; got " +
+           quote(text) + "";
     return std::nullopt;
   }
   return static_cast<std::int64_t>(std::llround(bits));
@@ -111,8 +112,8 @@ std::optional<double> parseRate(const std::string& text, std::string* why) {
     if (n && d && *d > 0) v = *n / *d;
   }
   if (!v || !(*v >= 0.001 && *v <= 1000)) {
-    *why = "must be frames per second in [0.001, 1000], such as 25, 29.97 or 30000/1001; got '" +
-           text + "'";
+    *why = "must be frames per second in [0.001, 1000], such as 25, 29.97 or 30000/1001; got " +
+           quote(text);
     return std::nullopt;
   }
   return v;
@@ -124,7 +125,7 @@ bool checkSize(const std::string& text, std::string* why) {
   const auto h = x == std::string::npos ? std::nullopt : number(text.substr(x + 1));
   const bool ok = w && h && text.find('.') == std::string::npos && *w >= 1 && *h >= 1 &&
                   *w <= 16384 && *h <= 16384;
-  if (!ok) *why = "must be WxH with each side in [1, 16384], such as 1920x1080; got '" + text + "'";
+  if (!ok) *why = "must be WxH with each side in [1, 16384], such as 1920x1080; got " + quote(text);
   return ok;
 }
 
@@ -137,21 +138,21 @@ std::string checkCrf(double crf) {
 std::string checkHwdec(const std::string& v) {
   for (const char* ok : {"auto", "none", "cuda", "vaapi"})
     if (v == ok) return "";
-  return "must be auto, none, cuda or vaapi; got '" + v + "'";
+  return "must be auto, none, cuda or vaapi; got " + quote(v);
 }
 
 std::string checkDrop(const std::string& v) {
   if (v == "never" || v == "oldest") return "";
   return "must be never (every frame is processed, the source waits) or oldest (a live source "
-         "drops its oldest waiting frame when the device falls behind); got '" +
-         v + "'";
+         "drops its oldest waiting frame when the device falls behind); got " +
+         quote(v);
 }
 
 std::string checkName(const std::string& v) {
   bool ok = !v.empty() && v.size() <= 64;
   for (char c : v)
     ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.');
-  if (!ok) return "must be a name of letters, digits, '_', '-' or '.'; got '" + v + "'";
+  if (!ok) return "must be a name of letters, digits, '_', '-' or '.'; got " + quote(v);
   return "";
 }
 

@@ -16,6 +16,7 @@ extern "C" {
 #include "app/media/media_source.hpp"
 #include "app/media/pattern.hpp"
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::app {
 
@@ -81,15 +82,15 @@ void checkSourceAccess(const SourceSpec& spec) {
   const std::string& t = spec.text;
   std::error_code ec;
   if (!fs::exists(t, ec))
-    throw UsageError("input file '" + t +
-                     "' not found; check the path (cameras are cam0, cam1, ...)");
+    throw UsageError("input file " + quote(t) +
+                     " not found; check the path (cameras are cam0, cam1, ...)");
   if (fs::is_directory(t, ec))
-    throw UsageError("input '" + t + "' is a directory; give a video file");
+    throw UsageError("input " + quote(t) + " is a directory; give a video file");
   if (::access(t.c_str(), R_OK) != 0)
-    throw UsageError("input file '" + t + "' is not readable (permission denied)");
+    throw UsageError("input file " + quote(t) + " is not readable (permission denied)");
   if (fs::is_regular_file(t, ec) && fs::file_size(t, ec) == 0 && !ec)
-    throw UsageError("input file '" + t +
-                     "' is empty (0 bytes): no video in it; check the path or copy it again");
+    throw UsageError("input file " + quote(t) +
+                     " is empty (0 bytes): no video in it; check the path or copy it again");
 }
 
 SourceSpec classifySource(const std::string& textIn) {
@@ -123,8 +124,8 @@ SourceSpec classifySource(const std::string& textIn) {
       s.kind = SourceKind::Url;
       return s;
     }
-    throw UsageError("input '" + t + "': unsupported protocol '" + proto +
-                     "'; FFmpeg here reads rtsp, rtmp, http(s), udp, tcp, rtp, srt and more "
+    throw UsageError("input " + quote(t) + ": unsupported protocol " + quote(proto) +
+                     "; FFmpeg here reads rtsp, rtmp, http(s), udp, tcp, rtp, srt and more "
                      "(ffmpeg -protocols lists them)");
   }
   if (t.find('!') != std::string::npos) {
@@ -132,9 +133,9 @@ SourceSpec classifySource(const std::string& textIn) {
     const std::string last = trim(t.substr(t.rfind('!') + 1));
     if (last.rfind("appsink", 0) != 0)
       throw UsageError("GStreamer pipeline must end in appsink, e.g. '" +
-                       trim(t.substr(0, t.rfind('!'))) +
-                       " ! videoconvert ! appsink'; it ends in '" + last +
-                       "' (a file whose "
+                       trim(t.substr(0, t.rfind('!'))) + " ! videoconvert ! appsink'; it ends in " +
+                       quote(last) +
+                       " (a file whose "
                        "name holds '!' is read as a file only when it exists)");
     return s;
   }
@@ -145,8 +146,9 @@ SourceSpec classifySource(const std::string& textIn) {
       return s;
     }
     if (!problem.what.empty())
-      throw UsageError("input '" + textIn + "' is not a file, and not a valid image pattern: " +
-                       problem.what + " (at column " + std::to_string(problem.column) + ")");
+      throw UsageError("input " + quote(textIn) +
+                       " is not a file, and not a valid image pattern: " + problem.what +
+                       " (at column " + std::to_string(problem.column) + ")");
   }
   if (media::isGlob(textIn)) s.kind = SourceKind::ImageSequence;
   return s;

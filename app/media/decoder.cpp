@@ -4,6 +4,7 @@
 
 #include "app/media/hwdec.hpp"
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::media {
 
@@ -12,7 +13,7 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
     : hwFrame_(makeFrame()), shown_(shown) {
   const AVCodec* codec = avcodec_find_decoder(stream->codecpar->codec_id);
   if (!codec)
-    throw app::UsageError("'" + shown + "': no decoder for its video codec (" +
+    throw app::UsageError(quote(shown) + ": no decoder for its video codec (" +
                           avcodec_get_name(stream->codecpar->codec_id) + ") in this FFmpeg");
   ctx_.reset(avcodec_alloc_context3(codec));
   if (!ctx_) outOfMemory("the decoder");

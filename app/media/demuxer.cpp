@@ -9,6 +9,7 @@
 
 #include "app/interrupt.hpp"
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::media {
 
@@ -22,16 +23,18 @@ using app::UsageError;
 
 std::string openFailure(const DemuxRequest& r, int err) {
   if (r.network)
-    return "stream '" + r.shown + "' could not be opened: " + avError(err) +
+    return "stream " + quote(r.shown) + " could not be opened: " + avError(err) +
            " (nothing is sending there, wrong address, or FFmpeg cannot read that protocol)";
   if (r.url == "pipe:0")
     return "stdin (-i -) holds no video FFmpeg can read (" + avError(err) +
            "); send y4m (ffmpeg ... -f yuv4mpegpipe -) or raw video with --size and --pix-fmt";
   if (err == AVERROR(EACCES))
-    return "input file '" + r.shown + "' is not readable (permission denied)";
+    return "input file " + quote(r.shown) + " is not readable (permission denied)";
   if (err == AVERROR(ENOENT))
-    return "input file '" + r.shown + "' not found; check the path (cameras are cam0, cam1, ...)";
-  return "input file '" + r.shown + "' is not a video FFmpeg can read (wrong format or damaged)";
+    return "input file " + quote(r.shown) +
+           " not found; check the path (cameras are cam0, cam1, ...)";
+  return "input file " + quote(r.shown) +
+         " is not a video FFmpeg can read (wrong format or damaged)";
 }
 
 }  // namespace
@@ -89,8 +92,8 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   if (err < 0) {  // avformat_open_input freed the context
     if (app::interruptSignal()) throw MediaError("interrupted while opening " + request.shown);
     if (interrupter_.expired())
-      throw UsageError("stream '" + request.shown +
-                       "' could not be opened within 10 s (nothing is sending there, or the "
+      throw UsageError("stream " + quote(request.shown) +
+                       " could not be opened within 10 s (nothing is sending there, or the "
                        "address is wrong)");
     throw UsageError(openFailure(request, err));
   }
@@ -104,8 +107,8 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   if (videoIndex_ < 0) {
     if (request.network || request.url == "pipe:0")
       throw UsageError(openFailure(request, AVERROR_STREAM_NOT_FOUND));
-    throw UsageError("input file '" + request.shown +
-                     "' is not a video FFmpeg can read (no video stream in it: an audio-only "
+    throw UsageError("input file " + quote(request.shown) +
+                     " is not a video FFmpeg can read (no video stream in it: an audio-only "
                      "file, or damaged)");
   }
   for (unsigned i = 0; i < raw->nb_streams; ++i)

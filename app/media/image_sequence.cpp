@@ -11,6 +11,7 @@
 
 #include "app/media/pattern.hpp"
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::media {
 
@@ -31,7 +32,8 @@ std::vector<std::string> globMembers(const std::string& text) {
     for (std::size_t i = 0; i < g.gl_pathc; ++i)
       if (isFile(g.gl_pathv[i])) files.emplace_back(g.gl_pathv[i]);
   ::globfree(&g);
-  if (files.empty()) throw app::UsageError("input '" + text + "': no file matches this pattern");
+  if (files.empty())
+    throw app::UsageError("input " + quote(text) + ": no file matches this pattern");
   return files;
 }
 
@@ -39,7 +41,7 @@ std::vector<std::string> numberedMembers(const std::string& text) {
   PatternProblem problem;
   const auto p = parseFramePattern(text, &problem);
   if (!p)
-    throw app::UsageError("input '" + text + "': " +
+    throw app::UsageError("input " + quote(text) + ": " +
                           (problem.what.empty() ? "no frame number (%d) in it"
                                                 : problem.what + " (at column " +
                                                       std::to_string(problem.column) + ")"));
@@ -47,7 +49,7 @@ std::vector<std::string> numberedMembers(const std::string& text) {
   std::int64_t n = 0;
   while (n < 5 && !isFile(p->name(n))) ++n;
   if (n == 5)
-    throw app::UsageError("input '" + text + "': no image found (looked for " + p->name(0) +
+    throw app::UsageError("input " + quote(text) + ": no image found (looked for " + p->name(0) +
                           " to " + p->name(4) + ")");
   std::vector<std::string> files;
   for (; isFile(p->name(n)); ++n) files.push_back(p->name(n));
@@ -112,7 +114,7 @@ ImageSequenceSource::ImageSequenceSource(const app::SourceSpec& spec,
     last_ = std::min(
         last_, static_cast<std::size_t>(std::max(0.0, std::ceil(*options.end * rate_ - 1e-6))));
   if (first_ >= last_)
-    throw app::UsageError("image sequence '" + spec.text + "' has " +
+    throw app::UsageError("image sequence " + quote(spec.text) + " has " +
                           std::to_string(files_.size()) +
                           " images; none lies in the span asked "
                           "for with --ss/--to at " +
@@ -134,9 +136,9 @@ std::string ImageSequenceSource::description() const {
 void ImageSequenceSource::load(std::size_t i) {
   const std::string why = decodeImage(files_[i], frame_.get());
   if (why.empty()) return;
-  throw MediaError("image sequence '" + spec_.text + "': frame " + std::to_string(i - first_ + 1) +
-                   " (" + files_[i] + ") " + why + "; stopped there, after " +
-                   std::to_string(i - first_) + " frames");
+  throw MediaError("image sequence " + quote(spec_.text) + ": frame " +
+                   std::to_string(i - first_ + 1) + " (" + files_[i] + ") " + why +
+                   "; stopped there, after " + std::to_string(i - first_) + " frames");
 }
 
 void ImageSequenceSource::requestSeek(double seconds) { seekTo_.store(std::max(0.0, seconds)); }

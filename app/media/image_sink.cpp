@@ -4,6 +4,7 @@
 
 #include "app/media/atomic_file.hpp"
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 extern "C" {
 #include <libavutil/pixdesc.h>
@@ -36,7 +37,7 @@ AVPixelFormat bestFormat(const AVCodec* c, PixelFormat f) {
 ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc)
     : spec_(spec), codec_(imageEncoder(spec.extension)), packet_(makePacket()) {
   if (!codec_)
-    throw app::UsageError("output '" + spec.path + "': this FFmpeg has no encoder for ." +
+    throw app::UsageError("output " + quote(spec.path) + ": this FFmpeg has no encoder for ." +
                           spec.extension + " images; use .png");
   if (codec_->id == AV_CODEC_ID_MJPEG || codec_->id == AV_CODEC_ID_WEBP)
     spdlog::warn("{}: {} is lossy; use .png for exact frames", spec.path,

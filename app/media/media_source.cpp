@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 extern "C" {
 #include <libavutil/pixdesc.h>
@@ -84,14 +85,14 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
 
   if (!nextWanted()) {
     if (options.start > 0 || hasEnd_)
-      throw app::UsageError("'" + spec.text + "' has no video frame in the span asked for (--ss " +
+      throw app::UsageError(quote(spec.text) + " has no video frame in the span asked for (--ss " +
                             secondsText(options.start) + " s" +
                             (hasEnd_ ? ", to " + secondsText(*options.end) + " s" : "") + ")");
     if (live_)
-      throw app::UsageError(std::string(kindOf(spec.kind)) + " '" + spec.text +
-                            "' opened but delivered no frame");
-    throw app::UsageError("'" + spec.text +
-                          "' opened but no video frame could be decoded from it (not a video, "
+      throw app::UsageError(std::string(kindOf(spec.kind)) + " " + quote(spec.text) +
+                            " opened but delivered no frame");
+    throw app::UsageError(quote(spec.text) +
+                          " opened but no video frame could be decoded from it (not a video, "
                           "an audio-only file, or damaged)");
   }
   pending_ = true;

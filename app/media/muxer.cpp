@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 extern "C" {
 #include <libavutil/display.h>
@@ -34,7 +35,7 @@ Muxer::Muxer(const OutputSpec& spec) : spec_(spec), ctx_(nullptr, freeOutput) {
   AVFormatContext* c = nullptr;
   const int err = avformat_alloc_output_context2(&c, nullptr, spec.muxer.c_str(), spec.url.c_str());
   if (err < 0 || !c)
-    throw app::UsageError("output '" + spec.path + "': the " + spec.muxer +
+    throw app::UsageError("output " + quote(spec.path) + ": the " + spec.muxer +
                           " container cannot be written (" + avError(err) + ")");
   ctx_.reset(c);
 }

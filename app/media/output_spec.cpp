@@ -12,6 +12,7 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::media {
 
@@ -39,17 +40,18 @@ void checkDirectory(const fs::path& file, const std::string& what) {
   if (dir.empty()) dir = ".";
   std::error_code ec;
   if (!fs::exists(dir, ec))
-    throw UsageError("output directory '" + dir.string() +
-                     "' does not exist; create it first (mkdir -p " + dir.string() + ")");
+    throw UsageError("output directory " + quote(dir.string()) +
+                     " does not exist; create it first (mkdir -p " + dir.string() + ")");
   if (!fs::is_directory(dir, ec))
-    throw UsageError("output " + what + ": '" + dir.string() + "' is not a directory");
+    throw UsageError("output " + what + ": " + quote(dir.string()) + " is not a directory");
   if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError("output directory '" + dir.string() + "' is not writable (permission denied)");
+    throw UsageError("output directory " + quote(dir.string()) +
+                     " is not writable (permission denied)");
   if (fs::exists(file, ec)) {
     if (fs::is_directory(file, ec))
-      throw UsageError("output '" + file.string() + "' is a directory; give a file name");
+      throw UsageError("output " + quote(file.string()) + " is a directory; give a file name");
     if (::access(file.c_str(), W_OK) != 0)
-      throw UsageError("output '" + file.string() + "' exists and is not writable");
+      throw UsageError("output " + quote(file.string()) + " exists and is not writable");
   }
 }
 
@@ -93,20 +95,21 @@ void classifyImages(OutputSpec& s, const fs::path& p) {
   PatternProblem problem;
   auto pattern = parseFramePattern(s.path, &problem);
   if (!problem.what.empty())
-    throw UsageError("output '" + s.path + "': " + problem.what + " (at column " +
+    throw UsageError("output " + quote(s.path) + ": " + problem.what + " (at column " +
                      std::to_string(problem.column) + ")");
   if (!isImageExtension(s.extension))
-    throw UsageError("output '" + s.path +
-                     "': an image pattern needs an image type (.png, .bmp, "
+    throw UsageError("output " + quote(s.path) +
+                     ": an image pattern needs an image type (.png, .bmp, "
                      ".tiff, .ppm/.pgm, .jpg, .webp); .png is lossless");
   if (!pattern)
-    throw UsageError("output '" + s.path + "' names a single image; for one image per frame use " +
-                     "a pattern such as '" + (p.parent_path() / p.stem()).string() + "_%05d." +
-                     s.extension + "'");
+    throw UsageError("output " + quote(s.path) +
+                     " names a single image; for one image per frame use " + "a pattern such as '" +
+                     (p.parent_path() / p.stem()).string() + "_%05d." + s.extension + "'");
   if (pattern->suffix.find('/') != std::string::npos)
-    throw UsageError("output '" + s.path +
-                     "': the frame number must be in the file name, not in a directory name");
-  if (pattern->name(1).size() >= 4000) throw UsageError("output '" + s.path + "': names too long");
+    throw UsageError("output " + quote(s.path) +
+                     ": the frame number must be in the file name, not in a directory name");
+  if (pattern->name(1).size() >= 4000)
+    throw UsageError("output " + quote(s.path) + ": names too long");
   s.kind = OutputKind::ImageSequence;
   s.muxer = "image2";
   s.pattern = pattern;
@@ -116,7 +119,7 @@ void classifyImages(OutputSpec& s, const fs::path& p) {
 void checkEncoder(OutputSpec& s, const AVOutputFormat* f) {
   if (s.encoder.codec.empty()) s.encoder.codec = defaultEncoder(f->name, s.path);
   if (s.encoder.codec.empty())
-    throw UsageError("output '" + s.path + "': the " + f->name +
+    throw UsageError("output " + quote(s.path) + ": the " + f->name +
                      " container takes no video; choose another (-f, or the name's extension)");
   const AVCodec* c = avcodec_find_encoder_by_name(s.encoder.codec.c_str());
   if (!c) {
@@ -132,7 +135,7 @@ void checkEncoder(OutputSpec& s, const AVOutputFormat* f) {
                      ": no such video encoder in this FFmpeg (libx264, libx265, libvpx-vp9, "
                      "libsvtav1, ffv1, mpeg4, ...; ffmpeg -encoders lists them)");
   if (avformat_query_codec(f, c->id, FF_COMPLIANCE_NORMAL) == 0)
-    throw UsageError("cannot write '" + s.path + "' with codec " + s.encoder.codec + " in a " +
+    throw UsageError("cannot write " + quote(s.path) + " with codec " + s.encoder.codec + " in a " +
                      f->name + " container; try --codec " + defaultEncoder(f->name, s.path) +
                      ", or another container (.mkv takes almost any codec)");
   if (!s.encoder.pixFmt.empty() && av_get_pix_fmt(s.encoder.pixFmt.c_str()) == AV_PIX_FMT_NONE)
@@ -173,8 +176,8 @@ OutputSpec classifyOutput(const OutputRequest& r) {
           "vidfilter ... -o - | ffplay -");
   } else if (!scheme.empty() && scheme != "file") {
     if (!isOutputProtocol(scheme))
-      throw UsageError("output '" + s.path + "': unknown protocol '" + scheme +
-                       "'; FFmpeg here writes udp, tcp, rtp, rtmp, srt, rtsp and more "
+      throw UsageError("output " + quote(s.path) + ": unknown protocol " + quote(scheme) +
+                       "; FFmpeg here writes udp, tcp, rtp, rtmp, srt, rtsp and more "
                        "(ffmpeg -protocols lists them)");
     s.network = true;
     s.url = s.path;
@@ -196,13 +199,13 @@ OutputSpec classifyOutput(const OutputRequest& r) {
       : s.network && !r.format ? av_guess_format(networkMuxer(scheme).c_str(), nullptr, nullptr)
                                : findMuxer(s, r.format);
   if (!f)
-    throw UsageError("output '" + s.path + "': unknown container '" +
+    throw UsageError("output " + quote(s.path) + ": unknown container '" +
                      (s.extension.empty() ? "" : "." + s.extension) +
                      "'; use .mp4, .mkv, .mov, .webm, .avi, an image pattern such as "
                      "out/frame_%05d.png, or name the container with -f");
   if (std::string(f->name) == "image2")
-    throw UsageError("output '" + s.path +
-                     "': image outputs need a pattern such as "
+    throw UsageError("output " + quote(s.path) +
+                     ": image outputs need a pattern such as "
                      "out/frame_%05d.png");
   s.muxer = f->name;
   s.kind = OutputKind::Video;

@@ -10,6 +10,7 @@
 
 #include "app/interrupt.hpp"
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::media {
 
@@ -20,7 +21,7 @@ PathGuard::Use PathGuard::describe(const std::string& path, const std::string& r
   Use u;
   u.path = path;
   u.role = role;
-  u.shown = role + " '" + path + "'";
+  u.shown = role + " " + quote(path);
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0) {  // follows links: a link is the file it names
     u.exists = true;
@@ -60,8 +61,8 @@ void PathGuard::writes(const std::string& path, const std::string& role) {
 void PathGuard::writesPattern(const std::string& text, const FramePattern& pattern,
                               const std::string& role) {
   if (pattern.suffix.find('/') != std::string::npos)
-    throw UsageError(role + " '" + text +
-                     "': the frame number must be in the file name, not in a directory name");
+    throw UsageError(role + " " + quote(text) +
+                     ": the frame number must be in the file name, not in a directory name");
   const auto slash = pattern.prefix.rfind('/');
   const std::string dirPrefix =
       slash == std::string::npos ? "" : pattern.prefix.substr(0, slash + 1);
@@ -75,7 +76,7 @@ void PathGuard::writesPattern(const std::string& text, const FramePattern& patte
     if (!pattern.match(full)) continue;
     Use u = describe(full, role);
     u.member = true;
-    u.shown = role + " '" + text + "' (its file '" + full + "')";
+    u.shown = role + " " + quote(text) + " (its file " + quote(full) + ")";
     if (!u.exists) continue;
     checkAgainstReads(u);
     if (u.regular && (use.first.empty() || full < use.first)) use.first = full;
@@ -84,7 +85,7 @@ void PathGuard::writesPattern(const std::string& text, const FramePattern& patte
   }
   // A member that does not exist yet can still collide with another output by name.
   Use first = describe(pattern.name(1), role);
-  first.shown = role + " '" + text + "' (its file '" + first.path + "')";
+  first.shown = role + " " + quote(text) + " (its file " + quote(first.path) + ")";
   if (!first.exists) checkAgainstReads(first);
   patterns_.push_back(use);
 }
@@ -116,7 +117,7 @@ void PathGuard::checkOverwrite(Overwrite policy, bool canAsk) const {
     if (w.exists && w.regular && !w.member) existing.push_back(w.shown + " already exists");
   for (const PatternUse& p : patterns_)
     if (p.existing > 0)
-      existing.push_back("output pattern '" + p.text + "' already has " +
+      existing.push_back("output pattern " + quote(p.text) + " already has " +
                          std::to_string(p.existing) + " file" + (p.existing > 1 ? "s" : "") + " (" +
                          p.first + (p.existing > 1 ? ", ..." : "") + ")");
   for (const std::string& what : existing) {
