@@ -1,7 +1,7 @@
 #pragma once
 // Adapters between the run's source and sinks and the engine (the preview's playback is
-// app/playback.hpp): a live source that waits instead of dropping (--drop never), and the tee that hands
-// each frame to the output and the preview and counts them for the progress line.
+// app/playback.hpp): a live source that waits instead of dropping (--drop never), and the tee that
+// hands each frame to the output and the preview and counts them for the progress line.
 #include <atomic>
 #include <chrono>
 #include <exception>

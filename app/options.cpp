@@ -151,8 +151,7 @@ struct RawOptions {
   double crf = 0;
   std::int64_t frames = 0, slots = 0;
   bool preview = false, noPreview = false, compare = false, noOverlay = false, progress = false,
-       noProgress = false, yes = false, no = false, an = false, quiet = false,
-       exitAtEnd = false;
+       noProgress = false, yes = false, no = false, an = false, quiet = false, exitAtEnd = false;
 };
 
 using OptionMap = std::map<std::string, CLI::Option*>;
@@ -218,7 +217,8 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   flag("--compare", o.compare, "preview the original beside (or above) the filtered frame");
   flag("--no-overlay", o.noOverlay, "start the preview without its panel of timings");
   opt("--window", o.window, "the preview window's first size (default: fit the screen)", "WxH");
-  flag("--exit-at-end", o.exitAtEnd, "close the preview at the end of a file (default: wait for q)");
+  flag("--exit-at-end", o.exitAtEnd,
+       "close the preview at the end of a file (default: wait for q)");
   opt("--slots", o.slots, "frames in flight (pinned host slots, 1..8; default 2)", "N");
   opt("--stats", o.stats, "write per-frame timings as JSON lines to FILE", "FILE");
   flag("--progress", o.progress, "progress line on stderr (default: when stderr is a terminal)");

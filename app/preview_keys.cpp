@@ -1,8 +1,8 @@
 // The preview's keys (part of PreviewSink; see preview.hpp). Each runs with mu_ held, on the
 // thread the key came from (the window's GUI thread), as soon as it is pressed.
 #include <algorithm>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>

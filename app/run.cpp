@@ -284,7 +284,8 @@ int runCommandLine(const CommandLine& cl) {
   keepSigquitDefault();
   std::unique_ptr<CaptureSource> source;
   try {
-    source = openOrExitOnSignal([&] { return openSource(sourceSpec, inputOptions(s, chain, preview)); });
+    source =
+        openOrExitOnSignal([&] { return openSource(sourceSpec, inputOptions(s, chain, preview)); });
   } catch (const std::exception&) {
     if (!interruptSignal()) throw;  // a signal ended the open: not an error of the input
   }

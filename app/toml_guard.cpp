@@ -12,7 +12,8 @@ void checkTomlPlusPlusSafe(const std::string& text, const std::string& file) {
   enum class In { Code, Comment, Basic, Literal, MultiBasic, MultiLiteral } in = In::Code;
   std::size_t line = 1, col = 0;
   auto fail = [&](const std::string& what) {
-    throw UsageError(printable(file) + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + what);
+    throw UsageError(printable(file) + ":" + std::to_string(line) + ":" + std::to_string(col) +
+                     ": " + what);
   };
   auto nonAscii = [](char c) { return static_cast<unsigned char>(c) >= 0x80; };
   auto oneOf = [](const char* set, char c) { return c != '\0' && std::strchr(set, c); };
