@@ -97,7 +97,8 @@ std::vector<JobSpec> planJobs(const Settings& s) {
   const std::size_t n = inputs.size();
   if (outputs.size() > 1 && outputs.size() != n)
     throw UsageError(std::to_string(outputs.size()) + " outputs (-o) for " + std::to_string(n) +
-                     " inputs: give one -o per input, in the same order, or one name with "
+                     (n == 1 ? " input" : " inputs") +
+                     ": give one -o per input, in the same order, or one name with "
                      "{name} or {index}, e.g. -o 'out/{name}_edges.mp4'");
   if (outputs.size() == 1 && n > 1 && !hasJobFields(outputs[0]))
     throw UsageError("one output " + quote(outputs[0]) + " for " + std::to_string(n) +
