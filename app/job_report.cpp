@@ -44,8 +44,8 @@ double chainMs(const EngineStats& st) {
 std::string formatJobTable(const RunReport& r) {
   std::string s;
   char line[512];
-  std::snprintf(line, sizeof line, "%4s %8s %9s %10s %-12s  %-8s %s\n", "#", "frames", "fps",
-                "device ms", "time", "status", "input -> output");
+  std::snprintf(line, sizeof line, "%4s %-5s %8s %9s %10s %-12s  %-8s %s\n", "#", "dev", "frames",
+                "fps", "device ms", "time", "status", "input -> output");
   s += line;
   std::uint64_t frames = 0;
   int count[5] = {};
@@ -61,7 +61,8 @@ std::string formatJobTable(const RunReport& r) {
       std::snprintf(fps, sizeof fps, "%.1f", averageFps(j.stats));
       std::snprintf(ms, sizeof ms, "%.3f", chainMs(j.stats));
     }
-    std::snprintf(line, sizeof line, "%4d %8llu %9s %10s %-12s  %-8s ", j.spec.index,
+    std::snprintf(line, sizeof line, "%4d %-5s %8llu %9s %10s %-12s  %-8s ", j.spec.index,
+                  j.device.empty() ? "-" : j.device.c_str(),
                   static_cast<unsigned long long>(j.stats.framesOut), fps, ms,
                   ran ? formatDuration(j.stats.elapsedSec).c_str() : "-", statusName(j.status));
     s += line;
@@ -91,6 +92,7 @@ std::string jobReportJson(const RunReport& r) {
               {"input", j.spec.input},
               {"output", j.spec.output.empty() ? json(nullptr) : json(j.spec.output)},
               {"status", statusName(j.status)},
+              {"device", j.device.empty() ? json(nullptr) : json(j.device)},
               {"error", j.error.empty() ? json(nullptr) : json(j.error)},
               {"source", j.description},
               {"frames_in", j.stats.framesIn},

@@ -17,12 +17,14 @@ struct JobResult {
   JobSpec spec;
   JobStatus status = JobStatus::Waiting;
   std::string error;        // why it failed, or why it was skipped
+  std::string device;       // "P:D" of the device it ran on ("" when it never ran)
   std::string description;  // the source as opened ("a.mp4 (768x576 bgr, 10 fps, 795 frames)")
   EngineStats stats;        // at its end (empty when it never ran)
 };
 
 struct RunReport {
-  std::string device, chain;
+  std::string device;  // every device of the run: "0:0 NAME, 0:1 NAME"
+  std::string chain;
   double elapsedSec = 0;
   int exitStatus = 0;
   int atOnce = 1;     // inputs run at once

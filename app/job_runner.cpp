@@ -30,15 +30,19 @@ using Clock = std::chrono::steady_clock;
 
 // What every worker shares: the jobs' counters, the engines running now (Ctrl-C stops them).
 struct Shared {
-  Shared(const std::shared_ptr<ClContext>& c, const Settings& settings,
+  Shared(const std::vector<std::shared_ptr<ClContext>>& c, const Settings& settings,
          const std::vector<PlannedJob>& j)
-      : ctx(c),
+      : devices(c),
         s(settings),
         jobs(j),
         frames(std::make_unique<std::atomic<std::int64_t>[]>(j.size())) {
-    for (const PlannedJob& job : j) results.push_back({job.spec, JobStatus::Waiting, "", "", {}});
+    for (const PlannedJob& job : j) {
+      JobResult r;
+      r.spec = job.spec;
+      results.push_back(std::move(r));
+    }
   }
-  const std::shared_ptr<ClContext>& ctx;
+  const std::vector<std::shared_ptr<ClContext>>& devices;
   const Settings& s;
   const std::vector<PlannedJob>& jobs;
   std::vector<JobResult> results;
@@ -70,17 +74,18 @@ std::string describe(const std::exception& e) {
   return e.what();
 }
 
-void runOne(Shared& sh, std::size_t k) {
+void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   const PlannedJob& job = sh.jobs[k];
   JobResult& r = sh.results[k];
+  r.device = ctx->info().index();
   const Settings& s = sh.s;
   Chain chain = Chain::parse(*s.chain);
   injectFaultsFromEnvironment(chain);
   std::unique_ptr<CaptureSource> source =
       openInterruptibly([&] { return openSource(job.source, inputOptions(s, chain, false)); });
   r.description = source->description();
-  chain.configure(*sh.ctx, source->firstFrameDesc());
-  spdlog::info("input {}: {} -> {}", job.spec.index, r.description,
+  chain.configure(*ctx, source->firstFrameDesc());
+  spdlog::info("input {} on {}: {} -> {}", job.spec.index, r.device, r.description,
                job.output.kind == OutputKind::None ? std::string("(no output)") : job.spec.output);
   std::unique_ptr<FrameSink> out;
   if (job.output.kind != OutputKind::None) {
@@ -99,7 +104,7 @@ void runOne(Shared& sh, std::size_t k) {
   eo.statsPath = job.spec.statsPath;
   eo.maxFrames = s.frames.value_or(-1);
   eo.timingEvery = 8;
-  Engine engine(sh.ctx, std::move(chain), eo);
+  Engine engine(ctx, std::move(chain), eo);
   // A counting tee: the progress line reads how many frames this input delivered.
   struct Counting : FrameSink {
     FrameSink& inner;
@@ -137,7 +142,7 @@ void runOne(Shared& sh, std::size_t k) {
   r.status = JobStatus::Done;
 }
 
-void worker(Shared& sh) {
+void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
   for (;;) {
     const std::size_t k = sh.next.fetch_add(1);
     if (k >= sh.jobs.size() || interruptSignal()) return;
@@ -153,7 +158,7 @@ void worker(Shared& sh) {
     }
     ++sh.running;
     try {
-      runOne(sh, k);
+      runOne(sh, k, ctx);
     } catch (const Interrupted&) {
       r.status = JobStatus::Stopped;
     } catch (const std::exception& e) {
@@ -201,14 +206,16 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
 
 }  // namespace
 
-std::vector<JobResult> runPlannedJobs(const std::shared_ptr<ClContext>& ctx, const Settings& s,
-                                      const std::vector<PlannedJob>& jobs, const RunnerOptions& o) {
-  Shared sh(ctx, s, jobs);
+std::vector<JobResult> runPlannedJobs(const std::vector<std::shared_ptr<ClContext>>& devices,
+                                      const Settings& s, const std::vector<PlannedJob>& jobs,
+                                      const RunnerOptions& o) {
+  Shared sh(devices, s, jobs);
   std::atomic<bool> done{false};
   std::thread watcher([&] { watch(sh, o, done); });
   std::vector<std::thread> workers;
   const int n = std::max(1, std::min<int>(o.atOnce, static_cast<int>(jobs.size())));
-  for (int i = 0; i < n; ++i) workers.emplace_back([&] { worker(sh); });
+  for (int i = 0; i < n; ++i)
+    workers.emplace_back([&sh, &devices, i] { worker(sh, devices[i % devices.size()]); });
   for (auto& w : workers) w.join();
   done = true;
   watcher.join();

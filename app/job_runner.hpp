@@ -31,8 +31,9 @@ struct RunnerOptions {
 };
 
 // Runs every job (at most `atOnce` at a time, in list order) and returns their results in the
-// same order.
-std::vector<JobResult> runPlannedJobs(const std::shared_ptr<ClContext>& ctx, const Settings& s,
-                                      const std::vector<PlannedJob>& jobs, const RunnerOptions& o);
+// same order. // Worker i runs its jobs on device i modulo the number of devices.
+std::vector<JobResult> runPlannedJobs(const std::vector<std::shared_ptr<ClContext>>& devices,
+                                      const Settings& s, const std::vector<PlannedJob>& jobs,
+                                      const RunnerOptions& o);
 
 }  // namespace vf::app

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "app/config.hpp"
+#include "app/device_set.hpp"
 #include "app/display.hpp"
 #include "app/feeds.hpp"
 #include "app/interrupt.hpp"
@@ -270,7 +271,9 @@ int runCommandLine(const CommandLine& cl) {
   // instead of killing the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
   const Settings s = resolveSettings(cl);
-  if (cl.batch || s.inputs || s.inputsList || s.outputs) return runJobs(cl, s);
+  if (cl.batch || s.inputs || s.inputsList || s.outputs ||
+      (s.device && namesSeveralDevices(*s.device)))
+    return runJobs(cl, s);
 
   // Everything the user wrote is checked before a device or a file is opened.
   Chain chain = Chain::parse(*s.chain);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "app/device_set.hpp"
 #include "app/interrupt.hpp"
 #include "app/job_runner.hpp"
 #include "app/media/image_sequence.hpp"
@@ -134,7 +135,7 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   for (const JobSpec& spec : specs) jobs.push_back(plan(spec, s, cl.batch));
   checkJobPaths(settings, cl.configPath, jobs, cl.batch);
 
-  std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
+  const auto devices = openDevices(s.device.value_or(""));
   keepSigquitDefault();
   RunnerOptions ro;
   ro.atOnce = s.jobs.value_or(std::min<int>(8, static_cast<int>(jobs.size())));
@@ -142,10 +143,11 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   ro.progress = !quiet && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
   const auto start = std::chrono::steady_clock::now();
   RunReport report;
-  report.jobs = runPlannedJobs(ctx, s, jobs, ro);
+  report.jobs = runPlannedJobs(devices, s, jobs, ro);
   report.elapsedSec =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  report.device = ctx->info().name;
+  for (const auto& d : devices)
+    report.device += (report.device.empty() ? "" : ", ") + d->info().index() + " " + d->info().name;
   report.chain = chain.str();
   report.atOnce = ro.atOnce;
   report.shard = shardText;

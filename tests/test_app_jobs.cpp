@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include "tests/test_app_process.hpp"
 #include "tests/test_media.hpp"
@@ -50,7 +51,7 @@ nlohmann::json readJson(const std::string& path) {
 
 }  // namespace
 
-TEST(AppJobs, FourInputsAtOnceEqualFourSeparateRuns) {
+TEST(AppJobs, FourInputsAtOnceOnOneOrTwoDevicesEqualFourSeparateRuns) {
   TempDir dir("jobs_four");
   const auto clips = makeClips(dir);
   fs::create_directories(dir / "one");
@@ -86,8 +87,27 @@ TEST(AppJobs, FourInputsAtOnceEqualFourSeparateRuns) {
     EXPECT_EQ(in["frames_out"], frames);
     EXPECT_GT(in["fps"].get<double>(), 0);
   }
-  // The summary names each input with its frame count.
   EXPECT_NE(r.err.find("4 done"), std::string::npos) << r.err;
+
+  // Two PoCL devices (--device all): the inputs spread over both, the frames are the same.
+  fs::create_directories(dir / "two");
+  ProcOptions two;
+  two.setEnv = {"POCL_DEVICES=pthread pthread"};
+  const auto r2 = runVidfilter(
+      {"-i", clips[0], "-i", clips[1], "-i", clips[2], "-i", clips[3], "--chain", kChain, "--codec",
+       "ffv1", "-o", dir / "two/{name}.mkv", "--device", "all", "--json", dir / "two.json"},
+      two);
+  ASSERT_EQ(r2.status, 0) << r2.err;
+  const auto doc2 = readJson(dir / "two.json");
+  std::set<std::string> used;
+  for (std::size_t k = 0; k < clips.size(); ++k) {
+    const std::string name = fs::path(clips[k]).stem().string();
+    EXPECT_EQ(frameHashes((dir.path() / "one" / (name + ".mkv")).string()),
+              frameHashes((dir.path() / "two" / (name + ".mkv")).string()))
+        << name << ": two devices differ from one";
+    used.insert(doc2["inputs"][k]["device"].get<std::string>());
+  }
+  EXPECT_EQ(used, (std::set<std::string>{"0:0", "0:1"})) << doc2.dump();
 }
 
 TEST(AppJobs, ABadInputFailsAloneAndTheOthersFinish) {
