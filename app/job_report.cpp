@@ -102,6 +102,11 @@ std::string jobReportJson(const RunReport& r) {
               {"elapsed_s", j.stats.elapsedSec},
               {"device_ms", stages},
               {"latency_ms", {{"p50", j.stats.latencyMs.p50}, {"p99", j.stats.latencyMs.p99}}}};
+    if (!j.framesPerDevice.empty()) {
+      json per = json::object();
+      for (const auto& [dev, n] : j.framesPerDevice) per[dev] = n;
+      o["frames_per_device"] = per;
+    }
     inputs.push_back(std::move(o));
   }
   const json doc = {

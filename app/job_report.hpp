@@ -2,7 +2,9 @@
 // What a run with several inputs tells at its end: a table with one line per input (frames,
 // fps, device time, what happened) on stderr, and the same as a JSON document (--json) for
 // batch tools.
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/job_list.hpp"
@@ -20,6 +22,8 @@ struct JobResult {
   std::string device;       // "P:D" of the device it ran on ("" when it never ran)
   std::string description;  // the source as opened ("a.mp4 (768x576 bgr, 10 fps, 795 frames)")
   EngineStats stats;        // at its end (empty when it never ran)
+  // One input over several devices: the frames each delivered, by "P:D".
+  std::vector<std::pair<std::string, std::uint64_t>> framesPerDevice;
 };
 
 struct RunReport {

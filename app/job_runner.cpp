@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "app/feeds.hpp"
+#include "app/frame_split.hpp"
 #include "app/interrupt.hpp"
 #include "app/report.hpp"
 #include "app/run_setup.hpp"
@@ -51,6 +52,7 @@ struct Shared {
   std::atomic<int> running{0}, finished{0};
   std::mutex m;
   std::vector<Engine*> engines;
+  FrameSplit* split = nullptr;  // one input over several devices
 
   void add(Engine* e) {
     std::lock_guard<std::mutex> lock(m);
@@ -64,6 +66,12 @@ struct Shared {
   void stopAll() {
     std::lock_guard<std::mutex> lock(m);
     for (Engine* e : engines) e->stop();
+    if (split) split->abort();
+  }
+  void setSplit(FrameSplit* f) {
+    std::lock_guard<std::mutex> lock(m);
+    split = f;
+    if (split && interruptSignal()) split->abort();
   }
 };
 
@@ -74,60 +82,91 @@ std::string describe(const std::exception& e) {
   return e.what();
 }
 
+// Counts the frames an input delivered (the progress line reads it from the watcher thread).
+class CountingSink : public FrameSink {
+ public:
+  CountingSink(FrameSink& inner, std::atomic<std::int64_t>& n) : inner_(inner), n_(n) {}
+  void consume(const FrameResult& f) override {
+    inner_.consume(f);
+    n_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void finish() override { inner_.finish(); }
+
+ private:
+  FrameSink& inner_;
+  std::atomic<std::int64_t>& n_;
+};
+
+std::unique_ptr<FrameSink> openJobOutput(const PlannedJob& job, const FrameDesc& desc,
+                                         CaptureSource& source) {
+  if (job.output.kind == OutputKind::None) return makeNullSink();
+  OutputSpec spec = job.output;
+  if (!job.writePath.empty()) {
+    spec.path = job.writePath;
+    spec.url = "file:" + job.writePath;
+  }
+  return openInterruptibly([&] { return openOutput(spec, desc, source); });
+}
+
+// One engine on `ctx`: the input's source through `chain` into `sink`.
+EngineStats runSingle(Shared& sh, const PlannedJob& job, const std::shared_ptr<ClContext>& ctx,
+                      Chain chain, CaptureSource& source, FrameSink& sink,
+                      const EngineOptions& eo) {
+  Engine engine(ctx, std::move(chain), eo);
+  const Settings& s = sh.s;
+  const bool dropNever = s.drop ? *s.drop == "never" : job.output.kind != OutputKind::None;
+  WaitingSource waiting(source);
+  sh.add(&engine);
+  try {
+    engine.run(source.live() && dropNever ? static_cast<FrameSource&>(waiting) : source, sink);
+  } catch (...) {
+    sh.remove(&engine);
+    throw;
+  }
+  sh.remove(&engine);
+  return engine.stats();
+}
+
 void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   const PlannedJob& job = sh.jobs[k];
   JobResult& r = sh.results[k];
   r.device = ctx->info().index();
   const Settings& s = sh.s;
-  Chain chain = Chain::parse(*s.chain);
-  injectFaultsFromEnvironment(chain);
+  auto makeChain = [&] {
+    Chain c = Chain::parse(*s.chain);
+    injectFaultsFromEnvironment(c);
+    return c;
+  };
+  Chain chain = makeChain();
   std::unique_ptr<CaptureSource> source =
       openInterruptibly([&] { return openSource(job.source, inputOptions(s, chain, false)); });
   r.description = source->description();
   chain.configure(*ctx, source->firstFrameDesc());
+  // One input and several devices: its frames are shared among them (files; a live source
+  // stays on one device).
+  const bool split = sh.jobs.size() == 1 && sh.devices.size() > 1 && !source->live();
+  if (split)
+    for (std::size_t d = 1; d < sh.devices.size(); ++d)
+      r.device += "+" + sh.devices[d]->info().index();
   spdlog::info("input {} on {}: {} -> {}", job.spec.index, r.device, r.description,
                job.output.kind == OutputKind::None ? std::string("(no output)") : job.spec.output);
-  std::unique_ptr<FrameSink> out;
-  if (job.output.kind != OutputKind::None) {
-    OutputSpec spec = job.output;
-    if (!job.writePath.empty()) {
-      spec.path = job.writePath;
-      spec.url = "file:" + job.writePath;
-    }
-    const FrameDesc outDesc = chain.output();
-    out = openInterruptibly([&] { return openOutput(spec, outDesc, *source); });
-  } else {
-    out = makeNullSink();
-  }
+  std::unique_ptr<FrameSink> out = openJobOutput(job, chain.output(), *source);
+  CountingSink sink(*out, sh.frames[k]);
   EngineOptions eo;
   eo.slots = s.slots.value_or(2);
   eo.statsPath = job.spec.statsPath;
   eo.maxFrames = s.frames.value_or(-1);
   eo.timingEvery = 8;
-  Engine engine(ctx, std::move(chain), eo);
-  // A counting tee: the progress line reads how many frames this input delivered.
-  struct Counting : FrameSink {
-    FrameSink& inner;
-    std::atomic<std::int64_t>& n;
-    Counting(FrameSink& i, std::atomic<std::int64_t>& c) : inner(i), n(c) {}
-    void consume(const FrameResult& f) override {
-      inner.consume(f);
-      n.fetch_add(1, std::memory_order_relaxed);
-    }
-    void finish() override { inner.finish(); }
-  } sink(*out, sh.frames[k]);
-  const bool dropNever = s.drop ? *s.drop == "never" : job.output.kind != OutputKind::None;
-  WaitingSource waiting(*source);
-  sh.add(&engine);
-  try {
-    engine.run(source->live() && dropNever ? static_cast<FrameSource&>(waiting) : *source, sink);
-  } catch (...) {
-    sh.remove(&engine);
-    r.stats = engine.stats();
-    throw;
-  }
-  sh.remove(&engine);
-  r.stats = engine.stats();
+  if (split) {
+    std::vector<std::uint64_t> per;
+    r.stats = runSplit(
+        sh.devices, makeChain, source->firstFrameDesc(), *source, sink, eo,
+        [&](Engine* e, bool add) { add ? sh.add(e) : sh.remove(e); },
+        [&](FrameSplit* f) { sh.setSplit(f); }, &per);
+    for (std::size_t d = 0; d < per.size(); ++d)
+      r.framesPerDevice.emplace_back(sh.devices[d]->info().index(), per[d]);
+  } else
+    r.stats = runSingle(sh, job, ctx, std::move(chain), *source, sink, eo);
   if (interruptSignal()) {
     r.status = JobStatus::Stopped;
     return;

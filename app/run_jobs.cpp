@@ -136,6 +136,10 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   checkJobPaths(settings, cl.configPath, jobs, cl.batch);
 
   const auto devices = openDevices(s.device.value_or(""));
+  if (s.statsPath && jobs.size() == 1 && devices.size() > 1)
+    throw UsageError("--stats writes one engine's frames; one input over " +
+                     std::to_string(devices.size()) +
+                     " devices runs one engine each: leave --stats out or give one device");
   keepSigquitDefault();
   RunnerOptions ro;
   ro.atOnce = s.jobs.value_or(std::min<int>(8, static_cast<int>(jobs.size())));

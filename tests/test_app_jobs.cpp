@@ -179,3 +179,35 @@ TEST(AppJobs, OutputsThatDoNotMatchTheInputsAreRefusedBeforeAnything) {
   EXPECT_EQ(countFrames(a), 3);  // the inputs are untouched
   EXPECT_EQ(countFrames(xa), 3);
 }
+
+TEST(AppJobs, OneInputOverTwoDevicesKeepsItsFramesInOrder) {
+  // Every frame differs (moving pattern, temporal noise): a frame out of place changes the list
+  // of hashes.
+  TempDir dir("jobs_split");
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=199x147:rate=25 -vf noise=alls=30:allf=t -frames:v 60 "
+      "-c:v ffv1 " +
+      q(dir / "in.mkv"));
+  const auto one = runVidfilter(
+      {"-i", dir / "in.mkv", "--chain", kChain, "--codec", "ffv1", "-o", dir / "one.mkv"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  ProcOptions two;
+  two.setEnv = {"POCL_DEVICES=pthread pthread"};
+  const auto r = runVidfilter(
+      {"-i", dir / "in.mkv", "--chain", kChain, "--codec", "ffv1", "-o", dir / "two.mkv",
+       "--device", "0:0,0:1", "--slots", "3", "--json", dir / "run.json"},
+      two);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto a = frameHashes(dir / "one.mkv");
+  ASSERT_EQ(a.size(), 60u);
+  EXPECT_EQ(a, frameHashes(dir / "two.mkv"));
+  const auto doc = readJson(dir / "run.json");
+  const auto& in = doc["inputs"][0];
+  EXPECT_EQ(in["device"], "0:0+0:1");
+  EXPECT_EQ(in["frames_out"], 60);
+  EXPECT_EQ(in["frames_per_device"]["0:0"].get<int>() + in["frames_per_device"]["0:1"].get<int>(),
+            60);
+  // Both devices took frames (each asks for the next one as soon as it has a free slot).
+  EXPECT_GT(in["frames_per_device"]["0:0"].get<int>(), 0) << in.dump();
+  EXPECT_GT(in["frames_per_device"]["0:1"].get<int>(), 0) << in.dump();
+}
