@@ -22,8 +22,9 @@ struct FrameSplit::Part : FrameSource, FrameSink {
   void consume(const FrameResult& frame) override { split.deliver(index, frame); }
 };
 
-FrameSplit::FrameSplit(FrameSource& source, FrameSink& out, int ways, std::int64_t maxFrames)
-    : source_(source), out_(out), maxFrames_(maxFrames) {
+FrameSplit::FrameSplit(FrameSource& source, FrameSink& out, int ways, std::int64_t maxFrames,
+                       bool staged)
+    : source_(source), out_(out), maxFrames_(maxFrames), staged_(staged) {
   for (int i = 0; i < ways; ++i) parts_.push_back(std::make_unique<Part>(*this, i));
 }
 
@@ -50,8 +51,8 @@ bool FrameSplit::take(int part, const FrameSource::SlotFn& slot, FrameTime& time
   };
   bool ok = false;
   try {
-    ok = source_.next(toStaging, time);
-    if (ok) {
+    ok = source_.next(staged_ ? toStaging : slot, time);
+    if (ok && staged_) {
       const FrameView v = slot(desc);
       std::memcpy(v.data, staging_.get(), desc.bytes());
     }

@@ -19,8 +19,11 @@ namespace vf::app {
 class FrameSplit {
  public:
   // `ways` engines read `source` (an offline one: it never drops) and write `out`, at most
-  // `maxFrames` frames in all (-1: every frame).
-  FrameSplit(FrameSource& source, FrameSink& out, int ways, std::int64_t maxFrames);
+  // `maxFrames` frames in all (-1: every frame). `staged`: decoded into one staging buffer,
+  // then copied into the slot (below); false: straight into the slot (a source whose frames do
+  // not depend on where they are written, the benchmark's).
+  FrameSplit(FrameSource& source, FrameSink& out, int ways, std::int64_t maxFrames,
+             bool staged = true);
   ~FrameSplit();
   FrameSplit(const FrameSplit&) = delete;
   FrameSplit& operator=(const FrameSplit&) = delete;
@@ -53,6 +56,7 @@ class FrameSplit {
   };
   std::unique_ptr<std::uint8_t, FreeAligned> staging_;
   std::size_t stagingBytes_ = 0;
+  bool staged_ = true;
   bool ended_ = false;
   mutable std::mutex m_;  // the turn
   std::condition_variable turn_;
