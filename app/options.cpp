@@ -140,11 +140,15 @@ Examples:
   vidfilter -i in.avi --chain gray,brightness=gain=1.5:bias=-20 -o 'out/frame_%05d.png'
   ffmpeg -i in.mp4 -f yuv4mpegpipe - | vidfilter -i - -vf blur,sobel -o - | ffmpeg -i - out.mkv
   vidfilter -i cam0 --chain sobel -o udp://239.0.0.1:1234 -f mpegts
+  vidfilter -i a.mp4 -i b.mp4 --chain gray,sobel -o 'out/{name}_edges.mp4'   (several inputs)
+  vidfilter --inputs list.txt --device all --chain sobel -o 'out/{index}.mkv' --json run.json
+  vidfilter batch --inputs list.txt --shard 0/4 --chain sobel -o 'out/{name}.mp4'
   vidfilter --config config/offline.toml --frames 100
   vidfilter bench --chain blur,sobel,hist,brightness --size 3840x2160   (vidfilter bench --help)
   vidfilter bench --input in.mp4 --chain gray,blur,sobel                (decode/chain/encode)
 
-Exit status: 0 done; 1 the run failed (device, decode, encode, disk: the OS's reason);
+Exit status: 0 done; 1 the run failed (device, decode, encode, disk: the OS's reason; with
+  several inputs, one of them failed);
   2 bad options, config, chain or path; 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the
   output file is finalised and plays).
 )";
