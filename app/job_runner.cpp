@@ -167,6 +167,9 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
       r.framesPerDevice.emplace_back(sh.devices[d]->info().index(), per[d]);
   } else
     r.stats = runSingle(sh, job, ctx, std::move(chain), *source, sink, eo);
+  // What reached the output (one input over several devices: after a stop, frames past a gap
+  // in the order are not written).
+  r.stats.framesOut = static_cast<std::uint64_t>(sh.frames[k].load());
   if (interruptSignal()) {
     r.status = JobStatus::Stopped;
     return;

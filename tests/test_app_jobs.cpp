@@ -5,11 +5,14 @@
 // outputs skipped, partial ones redone.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <thread>
 
 #include "tests/test_app_process.hpp"
 #include "tests/test_media.hpp"
@@ -210,4 +213,60 @@ TEST(AppJobs, OneInputOverTwoDevicesKeepsItsFramesInOrder) {
   // Both devices took frames (each asks for the next one as soon as it has a free slot).
   EXPECT_GT(in["frames_per_device"]["0:0"].get<int>(), 0) << in.dump();
   EXPECT_GT(in["frames_per_device"]["0:1"].get<int>(), 0) << in.dump();
+}
+
+namespace {
+
+// Starts vidfilter with `args`, waits until `ready` appears on stderr (the outputs open), lets
+// frames flow for a moment, sends SIGINT and returns the result.
+vf::test::ProcResult interruptAfterStart(const std::vector<std::string>& args, int writing,
+                                         const ProcOptions& opt = {}) {
+  vf::test::Child child(vf::test::vidfilterBinary(), args, opt);
+  const bool started = child.readUntil(
+      [&](const std::string& err) {
+        int n = 0;
+        for (auto at = err.find("writing "); at != std::string::npos;
+             at = err.find("writing ", at + 1))
+          ++n;
+        return n >= writing;
+      },
+      60);
+  EXPECT_TRUE(started);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  child.signal(SIGINT);
+  return child.wait();
+}
+
+}  // namespace
+
+TEST(AppJobs, CtrlCStopsEveryInputAndEachOutputPlays) {
+  TempDir dir("jobs_sigint");
+  const std::string video = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
+  const auto r =
+      interruptAfterStart({"-i", video, "-i", video, "-i", video, "--jobs", "2", "--chain", kChain,
+                           "-o", dir / "{index}.mkv", "--json", dir / "run.json"},
+                          2);
+  EXPECT_EQ(r.status, 130) << r.err;
+  const auto doc = readJson(dir / "run.json");
+  for (int k = 0; k < 2; ++k) {
+    const auto& in = doc["inputs"][k];
+    EXPECT_EQ(in["status"], "stopped") << in.dump();
+    const long frames = in["frames_out"].get<long>();
+    EXPECT_GT(frames, 0);
+    EXPECT_LT(frames, 795);
+    EXPECT_EQ(countFrames(dir / (std::to_string(k) + ".mkv")), frames);
+  }
+  EXPECT_EQ(doc["inputs"][2]["status"], "waiting");
+  EXPECT_FALSE(fs::exists(dir / "2.mkv"));
+
+  // One input over two devices: the output ends at the last frame in order, and plays.
+  ProcOptions two;
+  two.setEnv = {"POCL_DEVICES=pthread pthread"};
+  const auto s = interruptAfterStart({"-i", video, "--device", "all", "--chain", kChain, "-o",
+                                      dir / "split.mkv", "--json", dir / "split.json"},
+                                     1, two);
+  EXPECT_EQ(s.status, 130) << s.err;
+  const long written = readJson(dir / "split.json")["inputs"][0]["frames_out"].get<long>();
+  EXPECT_GT(written, 0);
+  EXPECT_EQ(countFrames(dir / "split.mkv"), written);
 }
