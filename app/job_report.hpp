@@ -36,12 +36,18 @@ struct RunReport {
   std::vector<JobResult> jobs;
 };
 
+// Per device ("P:D"), the share of the run's time it was busy: the device time of the frames
+// it ran (stages, upload, download, from profiling; the stages' mean over the timed frames)
+// over the run's wall time. Queues of several inputs may overlap on a device: above 1 then.
+std::vector<std::pair<std::string, double>> deviceBusy(const RunReport& r);
+
 // The table, for stderr.
 std::string formatJobTable(const RunReport& r);
 
 // The JSON document: {"device", "chain", "elapsed_s", "exit_status", "shard", "inputs": [{"index",
 // "input", "output", "status", "error", "frames_in", "frames_out", "dropped", "fps",
-// "elapsed_s", "device_ms": {stage: mean}, "latency_ms": {"p50", "p99"}}]}.
+// "elapsed_s", "device_ms": {stage: mean}, "latency_ms": {"p50", "p99"}}], "device_busy":
+// {"P:D": share}}.
 std::string jobReportJson(const RunReport& r);
 
 // Writes jobReportJson to `path` (whole or not at all; "-": stdout). Throws RuntimeError.
