@@ -17,6 +17,7 @@ PACKAGES=(
   libspdlog-dev libcli11-dev libgtest-dev libtomlplusplus-dev qtbase5-dev libxcb1-dev fonts-dejavu-core
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
   ffmpeg gstreamer1.0-plugins-base xvfb xauth x11-apps imagemagick xdotool
+  nlohmann-json3-dev slurm-wlm munge
 )
 # The code checks CI runs besides the build and the tests.
 CHECK_PACKAGES=(clang-format clang-tidy)

@@ -18,8 +18,6 @@ void Settings::fillFrom(const Settings& lower) {
   auto take = [](auto& mine, const auto& theirs) {
     if (!mine && theirs) mine = theirs;
   };
-  take(input, lower.input);
-  take(output, lower.output);
   take(chain, lower.chain);
   take(device, lower.device);
   take(statsPath, lower.statsPath);
@@ -52,6 +50,11 @@ void Settings::fillFrom(const Settings& lower) {
   take(overwrite, lower.overwrite);
   take(audio, lower.audio);
   take(quiet, lower.quiet);
+  // Inputs and outputs listed on the command line replace the file's one.
+  if (!inputs && !inputsList) take(input, lower.input);
+  if (!outputs) take(output, lower.output);
+  take(jsonPath, lower.jsonPath);
+  take(jobs, lower.jobs);
   // -t and --to say the same thing: the command line's one wins over the file's other.
   if (duration && to && !lower.duration) to.reset();
   if (duration && to && !lower.to) duration.reset();
@@ -68,6 +71,12 @@ std::string checkSlots(std::int64_t n) {
   if (n < 1 || n > 8)
     return "must be in [1, 8] (frames in flight: 2 = ping-pong, more absorbs jitter), got " +
            std::to_string(n);
+  return "";
+}
+
+std::string checkJobs(std::int64_t n) {
+  if (n < 1 || n > 64)
+    return "must be in [1, 64] (inputs processed at once), got " + std::to_string(n);
   return "";
 }
 
@@ -131,11 +140,15 @@ Examples:
   vidfilter -i in.avi --chain gray,brightness=gain=1.5:bias=-20 -o 'out/frame_%05d.png'
   ffmpeg -i in.mp4 -f yuv4mpegpipe - | vidfilter -i - -vf blur,sobel -o - | ffmpeg -i - out.mkv
   vidfilter -i cam0 --chain sobel -o udp://239.0.0.1:1234 -f mpegts
+  vidfilter -i a.mp4 -i b.mp4 --chain gray,sobel -o 'out/{name}_edges.mp4'   (several inputs)
+  vidfilter --inputs list.txt --device all --chain sobel -o 'out/{index}.mkv' --json run.json
+  vidfilter batch --inputs list.txt --shard 0/4 --chain sobel -o 'out/{name}.mp4'
   vidfilter --config config/offline.toml --frames 100
   vidfilter bench --chain blur,sobel,hist,brightness --size 3840x2160   (vidfilter bench --help)
   vidfilter bench --input in.mp4 --chain gray,blur,sobel                (decode/chain/encode)
 
-Exit status: 0 done; 1 the run failed (device, decode, encode, disk: the OS's reason);
+Exit status: 0 done; 1 the run failed (device, decode, encode, disk: the OS's reason; with
+  several inputs, one of them failed);
   2 bad options, config, chain or path; 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP (the
   output file is finalised and plays).
 )";
@@ -145,7 +158,10 @@ namespace {
 
 // The raw values CLI11 fills; unset ones stay out of Settings.
 struct RawOptions {
-  std::string input, output, chain, device, stats, codec, logLevel, config, window;
+  std::vector<std::string> inputs, outputs;
+  std::string inputsList, json, shard;
+  std::int64_t jobs = 0, shards = 0;
+  std::string chain, device, stats, codec, logLevel, config, window;
   std::string ss, to, duration, rate, size, inputPixFmt, pixFmt, preset, bitrate, format,
       audioCodec, hwdec, drop;
   double crf = 0;
@@ -166,15 +182,21 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
     CLI::Option* x = app.add_flag(names, var, help);
     m[x->get_name()] = x;
   };
-  opt("-i,--input", o.input,
+  opt("-i,--input", o.inputs,
       "cam0, a video file, -, a URL, an image pattern or a GStreamer "
-      "pipeline ending in appsink",
+      "pipeline ending in appsink (repeat for several inputs)",
       "SRC");
+  opt("--inputs", o.inputsList, "a file listing inputs, one path or URL a line (# comments)",
+      "LIST");
   opt("--chain", o.chain, "filter chain, e.g. blur=sigma=2,sobel,hist,brightness (-vf)", "CHAIN");
-  opt("-o,--output", o.output,
+  opt("-o,--output", o.outputs,
       "video file, image pattern (out/frame_%05d.png), - (stdout) or a "
-      "URL (udp://, rtmp://, srt://)",
+      "URL (udp://, rtmp://, srt://); one per -i, or a name with {name} or {index}",
       "DST");
+  opt("--jobs", o.jobs, "several inputs: how many run at once (default: all, at most 8)", "N");
+  opt("--json", o.json, "write a JSON summary of the run (per input: frames, fps, errors)", "FILE");
+  opt("--shard", o.shard, "vidfilter batch: take share I of N (from 0) of the inputs", "I/N");
+  opt("--shards", o.shards, "vidfilter batch: N shares, the index from JOB_COMPLETION_INDEX", "N");
   opt("--config", o.config, "TOML config file; command-line options override it", "FILE");
   opt("-d,--device", o.device, "OpenCL device: P:D, gpu, cpu, or part of a name", "SEL");
   flag("-y,--overwrite", o.yes, "overwrite existing outputs without asking");
@@ -225,6 +247,8 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   flag("--no-progress", o.noProgress, "no progress line");
   opt("--log-level", o.logLevel, "trace, debug, info, warn, error or off (default info)", "LEVEL");
   flag("-q,--quiet", o.quiet, "warnings and errors only: no progress, no summary");
+  // One value per -i and -o, as ffmpeg: `-i a b` is not two inputs.
+  for (const char* name : {"--input", "--output"}) m[name]->allow_extra_args(false);
   app.add_flag("--list-devices", cl.listDevices, "list OpenCL platforms and devices, then exit");
   app.add_flag("--list-stages", cl.listStages, "list stages and their parameters, then exit");
   app.add_flag("-V,--version", cl.version, "print the version, then exit");
@@ -287,10 +311,36 @@ void takeMedia(const OptionMap& m, const RawOptions& o, Settings& s) {
   if (s.crf && s.bitrate) throw UsageError("--crf and --bitrate contradict each other; give one");
 }
 
+// -i and -o once: `input` and `output`, as always; repeated: `inputs` and `outputs`.
+void takeInputs(const OptionMap& m, const RawOptions& o, Settings& s) {
+  for (const auto& i : o.inputs)
+    if (i.empty())
+      throw UsageError("--input is empty; give a file, cam0, a URL or a GStreamer pipeline");
+  for (const auto& out : o.outputs)
+    if (out.empty())
+      throw UsageError("--output is empty; give a file name or leave the option out");
+  if (o.inputs.size() == 1 && !given(m, "--inputs")) s.input = o.inputs[0];
+  if (o.inputs.size() > 1 || (given(m, "--inputs") && !o.inputs.empty())) s.inputs = o.inputs;
+  if (o.outputs.size() == 1 && !s.inputs && !given(m, "--inputs")) s.output = o.outputs[0];
+  if (o.outputs.size() > 1 || ((s.inputs || given(m, "--inputs")) && !o.outputs.empty()))
+    s.outputs = o.outputs;
+  if (given(m, "--inputs")) {
+    if (o.inputsList.empty()) throw UsageError("--inputs is empty; give a file listing inputs");
+    s.inputsList = o.inputsList;
+  }
+  if (given(m, "--json")) {
+    if (o.json.empty()) throw UsageError("--json is empty; give a file name (- for stdout)");
+    s.jsonPath = o.json;
+  }
+  if (given(m, "--jobs")) {
+    if (auto why = checkJobs(o.jobs); !why.empty()) throw UsageError("--jobs " + why);
+    s.jobs = static_cast<int>(o.jobs);
+  }
+}
+
 void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
-  if (given(m, "--input")) s.input = o.input;
+  takeInputs(m, o, s);
   if (given(m, "--chain")) s.chain = o.chain;
-  if (given(m, "--output")) s.output = o.output;
   if (given(m, "--device")) s.device = o.device;
   if (given(m, "--preview") && given(m, "--no-preview"))
     throw UsageError("--preview and --no-preview contradict each other; give one");
@@ -330,6 +380,24 @@ void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
     throw UsageError("--output is empty; give a file name or leave the option out");
 }
 
+void takeShard(const OptionMap& m, const RawOptions& o, CommandLine& cl) {
+  for (const char* name : {"--shard", "--shards"})
+    if (given(m, name) && !cl.batch)
+      throw UsageError(std::string(name) +
+                       " shares a list of inputs between the tasks of a job array: it belongs "
+                       "to vidfilter batch --inputs LIST " +
+                       name + " ...");
+  if (given(m, "--shard") && given(m, "--shards"))
+    throw UsageError("--shard I/N and --shards N both say how to share; give one");
+  if (given(m, "--shard")) cl.shard = o.shard;
+  if (given(m, "--shards")) {
+    if (o.shards < 1 || o.shards > 1000000)
+      throw UsageError("--shards must be a positive number of shares, got " +
+                       std::to_string(o.shards));
+    cl.shards = static_cast<int>(o.shards);
+  }
+}
+
 }  // namespace
 
 CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& out) {
@@ -342,6 +410,10 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
   const OptionMap m = declareOptions(app, o, cl);
 
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "batch") {
+    cl.batch = true;
+    args.erase(args.begin());
+  }
   args = translateFfmpegSpellings(args);
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   try {
@@ -356,6 +428,7 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
   }
   takeRest(m, o, cl.settings);
   takeMedia(m, o, cl.settings);
+  takeShard(m, o, cl);
   cl.configPath = o.config;
   return cl;
 }

@@ -5,6 +5,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "pipeline/cl/error.hpp"
 
@@ -38,6 +39,11 @@ struct Settings {
   std::optional<bool> overwrite;  // true: -y, false: -n
   std::optional<bool> audio;      // false: -an
   std::optional<bool> quiet;      // -q: warnings and errors only, no summary
+  // Several inputs: -i and -o repeated (every one, in order; `input`/`output` stay unset then),
+  // --inputs LIST (one path or URL a line), inputs run at once (--jobs), the --json summary.
+  std::optional<std::vector<std::string>> inputs, outputs;
+  std::optional<std::string> inputsList, jsonPath;
+  std::optional<int> jobs;
 
   // Takes every field not set here from `lower` (the config file under the command line).
   void fillFrom(const Settings& lower);
@@ -48,6 +54,11 @@ struct CommandLine {
   std::string configPath;
   bool listDevices = false, listStages = false, version = false;
   bool exitNow = false;  // --help was printed
+  // `vidfilter batch ...`: a share of a list of inputs (--shard I/N, or the job array's
+  // environment), each output written under a temporary name and renamed when complete.
+  bool batch = false;
+  std::optional<std::string> shard;  // "I/N"
+  std::optional<int> shards;         // N, the index from JOB_COMPLETION_INDEX
 };
 
 // Parses argv (without the `bench` form; main dispatches that first). Prints --help to `out`
@@ -63,6 +74,7 @@ std::string checkSlots(std::int64_t n);
 std::string checkLogLevel(const std::string& level);
 std::string checkCodec(const std::string& name);
 std::string checkWindow(const std::string& size);  // "1280x720"
+std::string checkJobs(std::int64_t n);
 
 // The width and height of a size checkWindow() accepted.
 struct WindowSize {

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "app/config.hpp"
+#include "app/device_set.hpp"
 #include "app/display.hpp"
 #include "app/feeds.hpp"
 #include "app/interrupt.hpp"
@@ -23,6 +24,7 @@
 #include "app/playback.hpp"
 #include "app/preview.hpp"
 #include "app/report.hpp"
+#include "app/run_jobs.hpp"
 #include "app/run_setup.hpp"
 #include "app/sinks.hpp"
 #include "app/sources.hpp"
@@ -154,7 +156,7 @@ Settings resolveSettings(const CommandLine& cl) {
     s.fillFrom(openOrExitOnSignal([&] { return loadConfigFile(cl.configPath); }));
   if (s.logLevel) setLogLevel(*s.logLevel);
   if (s.quiet.value_or(false) && !s.logLevel) setLogLevel("warn");
-  if (!s.input)
+  if (!s.input && !s.inputs && !s.inputsList)
     throw UsageError(
         "no input: give -i SRC (a video file, cam0, a URL, or a GStreamer pipeline ending in "
         "appsink), or input = \"...\" in a --config file");
@@ -269,6 +271,9 @@ int runCommandLine(const CommandLine& cl) {
   // instead of killing the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
   const Settings s = resolveSettings(cl);
+  if (cl.batch || s.inputs || s.inputsList || s.outputs ||
+      (s.device && namesSeveralDevices(*s.device)))
+    return runJobs(cl, s);
 
   // Everything the user wrote is checked before a device or a file is opened.
   Chain chain = Chain::parse(*s.chain);

@@ -100,10 +100,10 @@ TEST(ReliabilityExitStatus, ConfigFileThatCannotBeReadIsAUsageError) {
 
 // --- command-line errors ----------------------------------------------------------------------
 
-TEST(ReliabilityCli, InputGivenTwice) {
-  // CLI11 would say "--input: At Most 1 required but received 2".
-  const auto r = runVidfilter({"-i", "a.mp4", "-i", "b.mp4", "--chain", "gray"});
-  expectOneError(r, 2, "vidfilter: --input is given 2 times ('a.mp4', 'b.mp4'); give it once");
+TEST(ReliabilityCli, TwoInputsAndOneOutputWithoutANameField) {
+  // Two -i are two inputs; one plain -o cannot name both outputs.
+  const auto r = runVidfilter({"-i", "a.mp4", "-i", "b.mp4", "--chain", "gray", "-o", "o.mp4"});
+  expectOneError(r, 2, "vidfilter: one output 'o.mp4' for 2 inputs: put {name}");
   expectNoCli11Text(r.err);
 }
 
@@ -118,7 +118,7 @@ TEST(ReliabilityCli, MainProgramErrorsNameTheOption) {
       {{"-i", kVideo, "--chain", "gray", "extra.mp4"},
        "unexpected argument 'extra.mp4' (the input is given as -i SRC)"},
       {{"-i", kVideo, "--chain", "gray", "-o", "a.mkv", "-o", "b.mkv"},
-       "--output is given 2 times"},
+       "2 outputs (-o) for 1 input: give one -o per input"},
   };
   for (const auto& [args, needle] : cases) {
     SCOPED_TRACE(args.back());

@@ -1,0 +1,184 @@
+#include "app/job_list.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <regex>
+
+#include "pipeline/quote.hpp"
+
+namespace vf::app {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
+}
+
+// The input's name for {name}: the last part of its path or URL without the extension, with
+// anything but letters, digits, '.', '-' and '_' made '_' (a name never holds a directory, a
+// frame-number pattern or a shell character).
+std::string nameOf(const std::string& input) {
+  std::string t = input;
+  if (const auto scheme = t.find("://"); scheme != std::string::npos)
+    if (const auto q = t.find_first_of("?#", scheme); q != std::string::npos) t.resize(q);
+  while (t.size() > 1 && t.back() == '/') t.pop_back();
+  if (const auto slash = t.rfind('/'); slash != std::string::npos) t = t.substr(slash + 1);
+  if (const auto dot = t.rfind('.'); dot != std::string::npos && dot > 0) t = t.substr(0, dot);
+  for (char& c : t)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  return t.empty() ? "input" : t;
+}
+
+std::optional<long> envNumber(const char* name) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return std::nullopt;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (*end != '\0' || n < 0)
+    throw UsageError(std::string(name) + "=" + printable(v) + " is not a number from 0");
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::string> readInputList(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw UsageError("--inputs " + printable(path) +
+                     ": cannot read it; give a file listing inputs, one a line");
+  std::vector<std::string> inputs;
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    inputs.push_back(t);
+  }
+  if (in.bad()) throw UsageError("--inputs " + printable(path) + ": reading it failed");
+  if (inputs.empty())
+    throw UsageError("--inputs " + printable(path) +
+                     " lists no input (one path or URL a line; # starts a comment)");
+  return inputs;
+}
+
+bool hasJobFields(const std::string& pattern) {
+  return pattern.find("{name}") != std::string::npos ||
+         pattern.find("{index}") != std::string::npos;
+}
+
+std::string expandJobName(const std::string& pattern, const std::string& input, int index) {
+  std::string out;
+  for (std::size_t i = 0; i < pattern.size();) {
+    if (pattern.compare(i, 6, "{name}") == 0) {
+      out += nameOf(input);
+      i += 6;
+    } else if (pattern.compare(i, 7, "{index}") == 0) {
+      out += std::to_string(index);
+      i += 7;
+    } else {
+      out += pattern[i++];
+    }
+  }
+  return out;
+}
+
+std::vector<JobSpec> planJobs(const Settings& s) {
+  std::vector<std::string> inputs;
+  if (s.inputs) inputs = *s.inputs;
+  if (s.input) inputs.push_back(*s.input);
+  if (s.inputsList)
+    for (auto& i : readInputList(*s.inputsList)) inputs.push_back(std::move(i));
+  std::vector<std::string> outputs;
+  if (s.outputs) outputs = *s.outputs;
+  if (s.output) outputs.push_back(*s.output);
+  const std::size_t n = inputs.size();
+  if (outputs.size() > 1 && outputs.size() != n)
+    throw UsageError(std::to_string(outputs.size()) + " outputs (-o) for " + std::to_string(n) +
+                     (n == 1 ? " input" : " inputs") +
+                     ": give one -o per input, in the same order, or one name with "
+                     "{name} or {index}, e.g. -o 'out/{name}_edges.mp4'");
+  if (outputs.size() == 1 && n > 1 && !hasJobFields(outputs[0]))
+    throw UsageError("one output " + quote(outputs[0]) + " for " + std::to_string(n) +
+                     " inputs: put {name} (the input's name) or {index} (its place, from 0) in "
+                     "it, e.g. -o 'out/{name}_edges.mp4', or give one -o per input");
+  if (s.statsPath && n > 1 && !hasJobFields(*s.statsPath))
+    throw UsageError("--stats " + quote(*s.statsPath) + " for " + std::to_string(n) +
+                     " inputs: put {name} or {index} in it, e.g. --stats 'out/{name}.jsonl'");
+  std::vector<JobSpec> jobs;
+  std::map<std::string, int> seen;
+  for (std::size_t k = 0; k < n; ++k) {
+    JobSpec j;
+    j.index = static_cast<int>(k);
+    j.input = inputs[k];
+    if (!outputs.empty())
+      j.output = expandJobName(outputs.size() == 1 ? outputs[0] : outputs[k], j.input, j.index);
+    if (s.statsPath) j.statsPath = expandJobName(*s.statsPath, j.input, j.index);
+    if (!j.output.empty() && j.output != "-") {
+      const auto [it, fresh] = seen.emplace(j.output, j.index);
+      if (!fresh)
+        throw UsageError("inputs " + std::to_string(it->second) + " (" + quote(inputs[it->second]) +
+                         ") and " + std::to_string(j.index) + " (" + quote(j.input) +
+                         ") would both write " + quote(j.output) +
+                         "; put {index} in the output name to tell them apart");
+    }
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
+Shard shardFrom(const std::optional<std::string>& flag, const std::optional<int>& shards) {
+  Shard sh;
+  if (flag) {
+    static const std::regex form("([0-9]{1,9})/([0-9]{1,9})");
+    std::smatch m;
+    if (!std::regex_match(*flag, m, form) || std::stol(m[2]) < 1 ||
+        std::stol(m[1]) >= std::stol(m[2]))
+      throw UsageError("--shard " + quote(*flag) +
+                       ": give I/N, share I (from 0) of N, e.g. --shard 0/4 ... --shard 3/4");
+    sh.index = std::stoi(m[1]);
+    sh.count = std::stoi(m[2]);
+    sh.from = "--shard";
+    return sh;
+  }
+  if (const auto k8s = envNumber("JOB_COMPLETION_INDEX")) {
+    if (!shards)
+      throw UsageError(
+          "JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job) but not how many shares: give "
+          "--shards N (the Job's completions)");
+    if (*k8s >= *shards)
+      throw UsageError("JOB_COMPLETION_INDEX=" + std::to_string(*k8s) + " is not below --shards " +
+                       std::to_string(*shards));
+    return {static_cast<int>(*k8s), *shards, "JOB_COMPLETION_INDEX"};
+  }
+  if (const auto id = envNumber("SLURM_ARRAY_TASK_ID")) {
+    const long min = envNumber("SLURM_ARRAY_TASK_MIN").value_or(0);
+    const auto count = envNumber("SLURM_ARRAY_TASK_COUNT");
+    const long n = shards ? *shards : count.value_or(0);
+    if (n < 1)
+      throw UsageError(
+          "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not: give --shards N");
+    if (*id - min < 0 || *id - min >= n)
+      throw UsageError("SLURM_ARRAY_TASK_ID=" + std::to_string(*id) +
+                       " (less SLURM_ARRAY_TASK_MIN=" + std::to_string(min) +
+                       ") is not below the " + std::to_string(n) +
+                       " shares; number the array from 0 or 1 without gaps (--array=0-" +
+                       std::to_string(n - 1) + ")");
+    return {static_cast<int>(*id - min), static_cast<int>(n), "SLURM_ARRAY_TASK_ID"};
+  }
+  if (shards)
+    throw UsageError("--shards " + std::to_string(*shards) +
+                     " without JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID: give --shard I/N");
+  return sh;
+}
+
+std::vector<JobSpec> takeShard(const std::vector<JobSpec>& jobs, const Shard& shard) {
+  std::vector<JobSpec> mine;
+  for (const JobSpec& j : jobs)
+    if (j.index % shard.count == shard.index) mine.push_back(j);
+  return mine;
+}
+
+}  // namespace vf::app

@@ -1,0 +1,170 @@
+#include "app/job_report.hpp"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/media/atomic_file.hpp"
+#include "app/report.hpp"
+#include "pipeline/error.hpp"
+#include "pipeline/quote.hpp"
+
+namespace vf::app {
+
+const char* statusName(JobStatus s) {
+  switch (s) {
+    case JobStatus::Waiting:
+      return "waiting";
+    case JobStatus::Done:
+      return "done";
+    case JobStatus::Skipped:
+      return "skipped";
+    case JobStatus::Failed:
+      return "failed";
+    case JobStatus::Stopped:
+      return "stopped";
+  }
+  return "?";
+}
+
+namespace {
+
+double averageFps(const EngineStats& st) {
+  return st.elapsedSec > 0 ? static_cast<double>(st.framesOut) / st.elapsedSec : 0;
+}
+
+double chainMs(const EngineStats& st) {
+  double total = 0;
+  for (const auto& d : st.stageMs) total += d.mean;
+  return total;
+}
+
+// Device time of one frame: the stages, the upload and the download (profiling events).
+double frameDeviceMs(const EngineStats& st) {
+  return chainMs(st) + st.uploadMs.mean + st.downloadMs.mean;
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, double>> deviceBusy(const RunReport& r) {
+  std::vector<std::pair<std::string, double>> busy;
+  auto add = [&](const std::string& dev, double ms) {
+    for (auto& b : busy)
+      if (b.first == dev) return void(b.second += ms);
+    busy.emplace_back(dev, ms);
+  };
+  for (const JobResult& j : r.jobs) {
+    const double per = frameDeviceMs(j.stats);
+    if (!j.framesPerDevice.empty())
+      for (const auto& [dev, n] : j.framesPerDevice) add(dev, per * static_cast<double>(n));
+    else if (!j.device.empty())
+      add(j.device, per * static_cast<double>(j.stats.framesOut));
+  }
+  for (auto& b : busy) b.second = r.elapsedSec > 0 ? b.second / (1000 * r.elapsedSec) : 0;
+  return busy;
+}
+
+std::string formatJobTable(const RunReport& r) {
+  std::string s;
+  char line[512];
+  std::snprintf(line, sizeof line, "%4s %-5s %8s %9s %10s %-12s  %-8s %s\n", "#", "dev", "frames",
+                "fps", "device ms", "time", "status", "input -> output");
+  s += line;
+  std::uint64_t frames = 0;
+  int count[5] = {};
+  for (const JobResult& j : r.jobs) {
+    const bool ran = j.stats.elapsedSec > 0;
+    frames += j.stats.framesOut;
+    ++count[static_cast<int>(j.status)];
+    std::string what = printable(j.spec.input);
+    if (!j.spec.output.empty()) what += " -> " + printable(j.spec.output);
+    if (!j.error.empty()) what += ": " + j.error;
+    char fps[32] = "-", ms[32] = "-";
+    if (ran) {
+      std::snprintf(fps, sizeof fps, "%.1f", averageFps(j.stats));
+      std::snprintf(ms, sizeof ms, "%.3f", chainMs(j.stats));
+    }
+    std::snprintf(line, sizeof line, "%4d %-5s %8llu %9s %10s %-12s  %-8s ", j.spec.index,
+                  j.device.empty() ? "-" : j.device.c_str(),
+                  static_cast<unsigned long long>(j.stats.framesOut), fps, ms,
+                  ran ? formatDuration(j.stats.elapsedSec).c_str() : "-", statusName(j.status));
+    s += line;
+    s += what + "\n";
+  }
+  std::snprintf(line, sizeof line, "%zu inputs (%d at once%s%s) on %s: %llu frames in %s, %.1f fps",
+                r.jobs.size(), r.atOnce, r.shard.empty() ? "" : ", share ", r.shard.c_str(),
+                r.device.c_str(), static_cast<unsigned long long>(frames),
+                formatDuration(r.elapsedSec).c_str(),
+                r.elapsedSec > 0 ? static_cast<double>(frames) / r.elapsedSec : 0.0);
+  s += line;
+  for (JobStatus st : {JobStatus::Done, JobStatus::Skipped, JobStatus::Failed, JobStatus::Stopped,
+                       JobStatus::Waiting})
+    if (count[static_cast<int>(st)] > 0)
+      s += "; " + std::to_string(count[static_cast<int>(st)]) + " " + statusName(st);
+  s += "\n";
+  std::string busy;
+  for (const auto& [dev, share] : deviceBusy(r)) {
+    std::snprintf(line, sizeof line, "%s%s %.0f%%", busy.empty() ? "" : ", ", dev.c_str(),
+                  100 * share);
+    busy += line;
+  }
+  if (!busy.empty())
+    s += "device busy: " + busy + " (device time of the frames over the run's time)\n";
+  return s;
+}
+
+std::string jobReportJson(const RunReport& r) {
+  using json = nlohmann::ordered_json;
+  json inputs = json::array();
+  for (const JobResult& j : r.jobs) {
+    json stages = json::object();
+    for (std::size_t i = 0; i < j.stats.stageNames.size() && i < j.stats.stageMs.size(); ++i)
+      stages[std::to_string(i + 1) + " " + j.stats.stageNames[i]] = j.stats.stageMs[i].mean;
+    json o = {{"index", j.spec.index},
+              {"input", j.spec.input},
+              {"output", j.spec.output.empty() ? json(nullptr) : json(j.spec.output)},
+              {"status", statusName(j.status)},
+              {"device", j.device.empty() ? json(nullptr) : json(j.device)},
+              {"error", j.error.empty() ? json(nullptr) : json(j.error)},
+              {"source", j.description},
+              {"frames_in", j.stats.framesIn},
+              {"frames_out", j.stats.framesOut},
+              {"dropped", j.stats.dropped},
+              {"fps", averageFps(j.stats)},
+              {"elapsed_s", j.stats.elapsedSec},
+              {"device_ms", stages},
+              {"latency_ms", {{"p50", j.stats.latencyMs.p50}, {"p99", j.stats.latencyMs.p99}}}};
+    if (!j.framesPerDevice.empty()) {
+      json per = json::object();
+      for (const auto& [dev, n] : j.framesPerDevice) per[dev] = n;
+      o["frames_per_device"] = per;
+    }
+    inputs.push_back(std::move(o));
+  }
+  json busy = json::object();
+  for (const auto& [dev, share] : deviceBusy(r)) busy[dev] = share;
+  const json doc = {{"device", r.device},
+                    {"chain", r.chain},
+                    {"elapsed_s", r.elapsedSec},
+                    {"exit_status", r.exitStatus},
+                    {"at_once", r.atOnce},
+                    {"device_busy", busy},
+                    {"shard", r.shard.empty() ? json(nullptr) : json(r.shard)},
+                    {"inputs", inputs}};
+  // Names are bytes from the command line; invalid UTF-8 is replaced, never an exception.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void writeJobReport(const std::string& path, const RunReport& r) {
+  const std::string text = jobReportJson(r);
+  if (path == "-") {
+    std::cout << text << std::flush;
+    if (!std::cout) throw RuntimeError("--json -: writing to stdout failed");
+    return;
+  }
+  const std::string why = media::writeFileAtomically(
+      path, reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), true);
+  if (!why.empty()) throw RuntimeError("--json " + printable(path) + ": " + why);
+}
+
+}  // namespace vf::app

@@ -1,0 +1,56 @@
+#pragma once
+// What a run with several inputs tells at its end: a table with one line per input (frames,
+// fps, device time, what happened) on stderr, and the same as a JSON document (--json) for
+// batch tools.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "app/job_list.hpp"
+#include "pipeline/engine.hpp"
+
+namespace vf::app {
+
+enum class JobStatus { Waiting, Done, Skipped, Failed, Stopped };
+const char* statusName(JobStatus s);  // "waiting", "done", "skipped", "failed", "stopped"
+
+struct JobResult {
+  JobSpec spec;
+  JobStatus status = JobStatus::Waiting;
+  std::string error;        // why it failed, or why it was skipped
+  std::string device;       // "P:D" of the device it ran on ("" when it never ran)
+  std::string description;  // the source as opened ("a.mp4 (768x576 bgr, 10 fps, 795 frames)")
+  EngineStats stats;        // at its end (empty when it never ran)
+  // One input over several devices: the frames each delivered, by "P:D".
+  std::vector<std::pair<std::string, std::uint64_t>> framesPerDevice;
+};
+
+struct RunReport {
+  std::string device;  // every device of the run: "0:0 NAME, 0:1 NAME"
+  std::string chain;
+  double elapsedSec = 0;
+  int exitStatus = 0;
+  int atOnce = 1;     // inputs run at once
+  std::string shard;  // "1/3 (SLURM_ARRAY_TASK_ID)" for batch, else ""
+  std::vector<JobResult> jobs;
+};
+
+// Per device ("P:D"), the share of the run's time it was busy: the device time of the frames
+// it ran (stages, upload, download, from profiling; the stages' mean over the timed frames)
+// over the run's wall time. Queues of several inputs may overlap on a device: above 1 then.
+std::vector<std::pair<std::string, double>> deviceBusy(const RunReport& r);
+
+// The table, for stderr.
+std::string formatJobTable(const RunReport& r);
+
+// The JSON document: {"device", "chain", "elapsed_s", "exit_status", "shard", "inputs": [{"index",
+// "input", "output", "status", "error", "frames_in", "frames_out", "dropped", "fps",
+// "elapsed_s", "device_ms": {stage: mean}, "latency_ms": {"p50", "p99"}}], "device_busy":
+// {"P:D": share}}.
+std::string jobReportJson(const RunReport& r);
+
+// Writes jobReportJson to `path` (whole or not at all; "-": stdout). Throws RuntimeError.
+void writeJobReport(const std::string& path, const RunReport& r);
+
+}  // namespace vf::app

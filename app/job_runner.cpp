@@ -1,0 +1,267 @@
+#include "app/job_runner.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "app/feeds.hpp"
+#include "app/frame_split.hpp"
+#include "app/interrupt.hpp"
+#include "app/report.hpp"
+#include "app/run_setup.hpp"
+#include "pipeline/cl/error.hpp"
+#include "pipeline/engine.hpp"
+#include "pipeline/fault_injection.hpp"
+#include "pipeline/quote.hpp"
+
+namespace vf::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What every worker shares: the jobs' counters, the engines running now (Ctrl-C stops them).
+struct Shared {
+  Shared(const std::vector<std::shared_ptr<ClContext>>& c, const Settings& settings,
+         const std::vector<PlannedJob>& j)
+      : devices(c),
+        s(settings),
+        jobs(j),
+        frames(std::make_unique<std::atomic<std::int64_t>[]>(j.size())) {
+    for (const PlannedJob& job : j) {
+      JobResult r;
+      r.spec = job.spec;
+      results.push_back(std::move(r));
+    }
+  }
+  const std::vector<std::shared_ptr<ClContext>>& devices;
+  const Settings& s;
+  const std::vector<PlannedJob>& jobs;
+  std::vector<JobResult> results;
+  std::unique_ptr<std::atomic<std::int64_t>[]> frames;  // delivered, per job
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> running{0}, finished{0};
+  std::mutex m;
+  std::vector<Engine*> engines;
+  FrameSplit* split = nullptr;  // one input over several devices
+
+  void add(Engine* e) {
+    std::lock_guard<std::mutex> lock(m);
+    engines.push_back(e);
+    if (interruptSignal()) e->stop();  // the watcher may have stopped the others already
+  }
+  void remove(Engine* e) {
+    std::lock_guard<std::mutex> lock(m);
+    engines.erase(std::remove(engines.begin(), engines.end(), e), engines.end());
+  }
+  void stopAll() {
+    std::lock_guard<std::mutex> lock(m);
+    for (Engine* e : engines) e->stop();
+    if (split) split->abort();
+  }
+  void setSplit(FrameSplit* f) {
+    std::lock_guard<std::mutex> lock(m);
+    split = f;
+    if (split && interruptSignal()) split->abort();
+  }
+};
+
+// The error in the words main would use for it alone.
+std::string describe(const std::exception& e) {
+  if (const auto* cl = dynamic_cast<const ClError*>(&e))
+    return std::string("OpenCL: ") + cl->what();
+  return e.what();
+}
+
+// Counts the frames an input delivered (the progress line reads it from the watcher thread).
+class CountingSink : public FrameSink {
+ public:
+  CountingSink(FrameSink& inner, std::atomic<std::int64_t>& n) : inner_(inner), n_(n) {}
+  void consume(const FrameResult& f) override {
+    inner_.consume(f);
+    n_.fetch_add(1, std::memory_order_relaxed);
+  }
+  void finish() override { inner_.finish(); }
+
+ private:
+  FrameSink& inner_;
+  std::atomic<std::int64_t>& n_;
+};
+
+std::unique_ptr<FrameSink> openJobOutput(const PlannedJob& job, const FrameDesc& desc,
+                                         CaptureSource& source) {
+  if (job.output.kind == OutputKind::None) return makeNullSink();
+  OutputSpec spec = job.output;
+  if (!job.writePath.empty()) {
+    spec.path = job.writePath;
+    spec.url = "file:" + job.writePath;
+  }
+  return openInterruptibly([&] { return openOutput(spec, desc, source); });
+}
+
+// One engine on `ctx`: the input's source through `chain` into `sink`.
+EngineStats runSingle(Shared& sh, const PlannedJob& job, const std::shared_ptr<ClContext>& ctx,
+                      Chain chain, CaptureSource& source, FrameSink& sink,
+                      const EngineOptions& eo) {
+  Engine engine(ctx, std::move(chain), eo);
+  const Settings& s = sh.s;
+  const bool dropNever = s.drop ? *s.drop == "never" : job.output.kind != OutputKind::None;
+  WaitingSource waiting(source);
+  sh.add(&engine);
+  try {
+    engine.run(source.live() && dropNever ? static_cast<FrameSource&>(waiting) : source, sink);
+  } catch (...) {
+    sh.remove(&engine);
+    throw;
+  }
+  sh.remove(&engine);
+  return engine.stats();
+}
+
+void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
+  const PlannedJob& job = sh.jobs[k];
+  JobResult& r = sh.results[k];
+  r.device = ctx->info().index();
+  const Settings& s = sh.s;
+  auto makeChain = [&] {
+    Chain c = Chain::parse(*s.chain);
+    injectFaultsFromEnvironment(c);
+    return c;
+  };
+  Chain chain = makeChain();
+  std::unique_ptr<CaptureSource> source =
+      openInterruptibly([&] { return openSource(job.source, inputOptions(s, chain, false)); });
+  r.description = source->description();
+  chain.configure(*ctx, source->firstFrameDesc());
+  // One input and several devices: its frames are shared among them (files; a live source
+  // stays on one device).
+  const bool split = sh.jobs.size() == 1 && sh.devices.size() > 1 && !source->live();
+  if (split)
+    for (std::size_t d = 1; d < sh.devices.size(); ++d)
+      r.device += "+" + sh.devices[d]->info().index();
+  spdlog::info("input {} on {}: {} -> {}", job.spec.index, r.device, r.description,
+               job.output.kind == OutputKind::None ? std::string("(no output)") : job.spec.output);
+  std::unique_ptr<FrameSink> out = openJobOutput(job, chain.output(), *source);
+  CountingSink sink(*out, sh.frames[k]);
+  EngineOptions eo;
+  eo.slots = s.slots.value_or(2);
+  eo.statsPath = job.spec.statsPath;
+  eo.maxFrames = s.frames.value_or(-1);
+  eo.timingEvery = 8;
+  if (split) {
+    std::vector<std::uint64_t> per;
+    r.stats = runSplit(
+        sh.devices, makeChain, source->firstFrameDesc(), *source, sink, eo,
+        [&](Engine* e, bool add) { add ? sh.add(e) : sh.remove(e); },
+        [&](FrameSplit* f) { sh.setSplit(f); }, &per);
+    for (std::size_t d = 0; d < per.size(); ++d)
+      r.framesPerDevice.emplace_back(sh.devices[d]->info().index(), per[d]);
+  } else
+    r.stats = runSingle(sh, job, ctx, std::move(chain), *source, sink, eo);
+  // What reached the output (one input over several devices: after a stop, frames past a gap
+  // in the order are not written).
+  r.stats.framesOut = static_cast<std::uint64_t>(sh.frames[k].load());
+  if (interruptSignal()) {
+    r.status = JobStatus::Stopped;
+    return;
+  }
+  if (!job.writePath.empty()) {
+    std::error_code ec;
+    fs::rename(job.writePath, job.spec.output, ec);
+    if (ec)
+      throw RuntimeError("renaming " + quote(job.writePath) + " to " + quote(job.spec.output) +
+                         ": " + ec.message());
+  }
+  r.status = JobStatus::Done;
+}
+
+void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
+  for (;;) {
+    const std::size_t k = sh.next.fetch_add(1);
+    if (k >= sh.jobs.size() || interruptSignal()) return;
+    const PlannedJob& job = sh.jobs[k];
+    JobResult& r = sh.results[k];
+    if (job.skip || !job.problem.empty()) {
+      r.status = job.skip ? JobStatus::Skipped : JobStatus::Failed;
+      r.error = job.skip ? "" : job.problem;
+      if (!job.skip)
+        spdlog::error("input {} ({}): {}", job.spec.index, printable(job.spec.input), job.problem);
+      ++sh.finished;
+      continue;
+    }
+    ++sh.running;
+    try {
+      runOne(sh, k, ctx);
+    } catch (const Interrupted&) {
+      r.status = JobStatus::Stopped;
+    } catch (const std::exception& e) {
+      r.status = interruptSignal() ? JobStatus::Stopped : JobStatus::Failed;
+      if (r.status == JobStatus::Failed) {
+        r.error = describe(e);
+        spdlog::error("input {} ({}): {}", job.spec.index, printable(job.spec.input), r.error);
+      }
+    }
+    --sh.running;
+    ++sh.finished;
+  }
+}
+
+// Ctrl-C stops every engine; the progress line sums the inputs' frames.
+void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
+  const auto start = Clock::now();
+  auto nextDraw = start;
+  bool stopped = false, printed = false;
+  while (!done.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!stopped && interruptSignal()) {
+      stopped = true;
+      if (printed) std::fputc('\n', stderr);
+      spdlog::warn(
+          "{}: finishing the frames in flight of every input and closing the outputs "
+          "(press Ctrl-C again to quit at once)",
+          signalVerb(interruptSignal()));
+      sh.stopAll();
+    }
+    if (o.progress && Clock::now() >= nextDraw) {
+      Progress p;
+      for (std::size_t k = 0; k < sh.jobs.size(); ++k) p.frames += sh.frames[k].load();
+      p.elapsedSec = std::chrono::duration<double>(Clock::now() - start).count();
+      std::fprintf(stderr, "\r%s inputs: %d running, %d of %zu ended\033[K",
+                   formatProgress(p).c_str(), sh.running.load(), sh.finished.load(),
+                   sh.jobs.size());
+      std::fflush(stderr);
+      printed = true;
+      nextDraw = Clock::now() + std::chrono::milliseconds(250);
+    }
+  }
+  if (printed) std::fputc('\n', stderr);
+}
+
+}  // namespace
+
+std::vector<JobResult> runPlannedJobs(const std::vector<std::shared_ptr<ClContext>>& devices,
+                                      const Settings& s, const std::vector<PlannedJob>& jobs,
+                                      const RunnerOptions& o) {
+  Shared sh(devices, s, jobs);
+  std::atomic<bool> done{false};
+  std::thread watcher([&] { watch(sh, o, done); });
+  std::vector<std::thread> workers;
+  const int n = std::max(1, std::min<int>(o.atOnce, static_cast<int>(jobs.size())));
+  for (int i = 0; i < n; ++i)
+    workers.emplace_back([&sh, &devices, i] { worker(sh, devices[i % devices.size()]); });
+  for (auto& w : workers) w.join();
+  done = true;
+  watcher.join();
+  return std::move(sh.results);
+}
+
+}  // namespace vf::app

@@ -1,0 +1,167 @@
+#include "app/run_jobs.hpp"
+
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include "app/device_set.hpp"
+#include "app/interrupt.hpp"
+#include "app/job_runner.hpp"
+#include "app/media/image_sequence.hpp"
+#include "app/media/path_safety.hpp"
+#include "app/run_setup.hpp"
+#include "pipeline/chain.hpp"
+#include "pipeline/quote.hpp"
+
+namespace vf::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Batch outputs are written as ".NAME.partial.EXT" beside NAME.EXT (the same directory, so the
+// rename is atomic; the same extension, so the container is the same).
+std::string partialName(const std::string& path) {
+  const fs::path p(path);
+  return (p.parent_path() / ("." + p.stem().string() + ".partial" + p.extension().string()))
+      .string();
+}
+
+PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
+  PlannedJob j;
+  j.spec = spec;
+  try {
+    j.source = classifySource(spec.input);
+    checkSourceAccess(j.source);
+  } catch (const UserError& e) {
+    j.problem = e.what();
+  }
+  Settings one = s;
+  one.output = spec.output.empty() ? std::nullopt : std::optional<std::string>(spec.output);
+  j.output = classifyOutput(one);
+  if (j.output.toStdout)
+    throw UsageError(
+        "-o - with several inputs: stdout carries one video; give each input a "
+        "file, e.g. -o 'out/{name}.mp4'");
+  if (batch) {
+    if (j.output.kind != OutputKind::Video || j.output.network)
+      throw UsageError(
+          "vidfilter batch writes video files, renamed when complete: give -o "
+          "'DIR/{name}.mp4' (or .mkv, ...); got " +
+          quote(spec.output));
+    std::error_code ec;
+    j.skip = fs::exists(spec.output, ec) && !s.overwrite.value_or(false);
+    j.writePath = partialName(spec.output);
+  }
+  return j;
+}
+
+// Nothing read is written over; existing outputs only as ffmpeg would (batch: complete outputs
+// are skipped, -y redoes them; a partial file left by a stopped task is its own to replace).
+void checkJobPaths(const Settings& s, const std::string& configPath,
+                   const std::vector<PlannedJob>& jobs, bool batch) {
+  media::PathGuard g;
+  if (!configPath.empty()) g.reads(configPath, "the config file");
+  if (s.inputsList) g.reads(*s.inputsList, "the input list");
+  int pipes = 0;
+  for (const PlannedJob& j : jobs) {
+    if (!j.problem.empty()) continue;
+    const std::string role = "input " + std::to_string(j.spec.index);
+    if (j.source.kind == SourceKind::File) g.reads(j.source.text, role);
+    if (j.source.kind == SourceKind::ImageSequence)
+      for (const std::string& m : media::listSequence(j.source.text)) g.reads(m, role + " image");
+    pipes += j.source.kind == SourceKind::Pipe;
+  }
+  if (pipes > 1) throw UsageError("-i - is given more than once: stdin carries one video");
+  media::PathGuard partials = g;
+  for (const PlannedJob& j : jobs) {
+    const std::string role = "the output of input " + std::to_string(j.spec.index);
+    if (j.skip) continue;
+    if (j.output.kind == OutputKind::Video && !j.output.network) g.writes(j.spec.output, role);
+    if (j.output.kind == OutputKind::ImageSequence)
+      g.writesPattern(j.spec.output, *j.output.pattern, role);
+    if (!j.writePath.empty()) partials.writes(j.writePath, "the partial " + role);
+    if (!j.spec.statsPath.empty()) g.writes(j.spec.statsPath, "--stats");
+  }
+  if (s.jsonPath && *s.jsonPath != "-") g.writes(*s.jsonPath, "--json");
+  const media::Overwrite policy = batch || s.overwrite.value_or(false) ? media::Overwrite::Always
+                                  : !s.overwrite                       ? media::Overwrite::Ask
+                                                                       : media::Overwrite::Never;
+  g.checkOverwrite(policy, ::isatty(STDIN_FILENO) == 1 && pipes == 0);
+}
+
+int exitStatusOf(const std::vector<JobResult>& results) {
+  if (const int sig = interruptSignal()) return 128 + sig;
+  for (const JobResult& r : results)
+    if (r.status == JobStatus::Failed) return kExitRuntime;
+  return kExitOk;
+}
+
+}  // namespace
+
+int runJobs(const CommandLine& cl, const Settings& s) {
+  const Chain chain = Chain::parse(*s.chain);  // a wrong chain is the user's, before anything
+  std::vector<JobSpec> specs = planJobs(s);
+  std::string shardText;
+  if (cl.batch) {
+    const Shard shard = shardFrom(cl.shard, cl.shards);
+    const std::size_t all = specs.size();
+    specs = takeShard(specs, shard);
+    if (!shard.from.empty()) {
+      shardText =
+          std::to_string(shard.index) + "/" + std::to_string(shard.count) + " (" + shard.from + ")";
+      spdlog::info("batch: share {}: {} of {} inputs", shardText, specs.size(), all);
+    }
+    for (const JobSpec& j : specs)
+      if (j.output.empty())
+        throw UsageError(
+            "vidfilter batch needs outputs: -o 'DIR/{name}.mp4' (one name with "
+            "{name} or {index}) or one -o per input");
+  }
+  if (s.preview.value_or(false))
+    throw UsageError(
+        "--preview shows one input; with several, give -o (or neither: a timing "
+        "run)");
+  if (s.statsPath) checkStatsPath(expandJobName(*s.statsPath, "x", 0));
+  // Each task of a job array writes its own summary: {shard} is its share's index.
+  Settings settings = s;
+  std::string jsonPath = s.jsonPath.value_or("");
+  if (const auto at = jsonPath.find("{shard}"); at != std::string::npos)
+    jsonPath.replace(at, 7, shardText.empty() ? "0" : shardText.substr(0, shardText.find('/')));
+  if (s.jsonPath) settings.jsonPath = jsonPath;
+  std::vector<PlannedJob> jobs;
+  for (const JobSpec& spec : specs) jobs.push_back(plan(spec, s, cl.batch));
+  checkJobPaths(settings, cl.configPath, jobs, cl.batch);
+
+  const auto devices = openDevices(s.device.value_or(""));
+  if (s.statsPath && jobs.size() == 1 && devices.size() > 1)
+    throw UsageError("--stats writes one engine's frames; one input over " +
+                     std::to_string(devices.size()) +
+                     " devices runs one engine each: leave --stats out or give one device");
+  keepSigquitDefault();
+  RunnerOptions ro;
+  ro.atOnce = s.jobs.value_or(std::min<int>(8, static_cast<int>(jobs.size())));
+  const bool quiet = s.quiet.value_or(false);
+  ro.progress = !quiet && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
+  const auto start = std::chrono::steady_clock::now();
+  RunReport report;
+  report.jobs = runPlannedJobs(devices, s, jobs, ro);
+  report.elapsedSec =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const auto& d : devices)
+    report.device += (report.device.empty() ? "" : ", ") + d->info().index() + " " + d->info().name;
+  report.chain = chain.str();
+  report.atOnce = ro.atOnce;
+  report.shard = shardText;
+  report.exitStatus = exitStatusOf(report.jobs);
+  if (!quiet) std::fprintf(stderr, "%s", formatJobTable(report).c_str());
+  if (s.jsonPath) writeJobReport(jsonPath, report);
+  if (const int sig = interruptSignal())
+    spdlog::warn("stopped by {}: the outputs of the inputs that ran hold their frames done{}",
+                 signalName(sig), cl.batch ? " (under their .partial names)" : "");
+  return report.exitStatus;
+}
+
+}  // namespace vf::app

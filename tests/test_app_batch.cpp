@@ -1,0 +1,107 @@
+// vidfilter batch with the real binary: the share of a list each task of a job array takes
+// (--shard I/N, Slurm's SLURM_ARRAY_TASK_ID/COUNT, Kubernetes' JOB_COMPLETION_INDEX with
+// --shards), complete outputs skipped on a re-run, a partial output left by a stopped task
+// redone, frame counts by ffprobe.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/test_app_process.hpp"
+#include "tests/test_media.hpp"
+
+using vf::mediatest::countFrames;
+using vf::mediatest::ffmpeg;
+using vf::mediatest::q;
+using vf::test::ProcOptions;
+using vf::test::runVidfilter;
+using vf::test::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Batch {
+  TempDir dir{"batch"};
+  std::vector<std::string> names = {"a", "b", "c", "d", "e"};
+  std::vector<long> frames = {4, 6, 5, 7, 3};
+
+  Batch() {
+    std::ofstream list(dir / "list.txt");
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      ffmpeg("-f lavfi -i testsrc2=size=" + std::to_string(64 + 2 * k) + "x" +
+             std::to_string(47 + k) + ":rate=25 -frames:v " + std::to_string(frames[k]) +
+             " -c:v libx264 " + q(dir / (names[k] + ".mp4")));
+      list << dir / (names[k] + ".mp4") << "\n";
+    }
+    fs::create_directories(dir / "out");
+  }
+  std::string out(std::size_t k) const { return dir / ("out/" + names[k] + ".mkv"); }
+  vf::test::ProcResult run(std::vector<std::string> extra, const ProcOptions& o = {}) const {
+    std::vector<std::string> args = {"batch",
+                                     "--inputs",
+                                     dir / "list.txt",
+                                     "--chain",
+                                     "gray,sobel",
+                                     "-o",
+                                     dir / "out/{name}.mkv",
+                                     "--json",
+                                     dir / "out/report_{shard}.json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return runVidfilter(args, o);
+  }
+  nlohmann::json report(int shard) const {
+    std::ifstream in(dir / ("out/report_" + std::to_string(shard) + ".json"));
+    return nlohmann::json::parse(in);
+  }
+};
+
+}  // namespace
+
+TEST(AppBatch, EachShareTakesEveryNthInputAndCompleteOutputsAreSkipped) {
+  Batch b;
+  const auto r0 = b.run({"--shard", "0/2"});
+  ASSERT_EQ(r0.status, 0) << r0.err;
+  for (std::size_t k = 0; k < 5; ++k)
+    EXPECT_EQ(fs::exists(b.out(k)), k % 2 == 0) << b.names[k] << "\n" << r0.err;
+  // Slurm's array variables give the other share.
+  ProcOptions slurm;
+  slurm.setEnv = {"SLURM_ARRAY_TASK_ID=4", "SLURM_ARRAY_TASK_MIN=3", "SLURM_ARRAY_TASK_COUNT=2"};
+  const auto r1 = b.run({}, slurm);
+  ASSERT_EQ(r1.status, 0) << r1.err;
+  for (std::size_t k = 0; k < 5; ++k) EXPECT_EQ(countFrames(b.out(k)), b.frames[k]) << k;
+  EXPECT_EQ(b.report(1)["shard"], "1/2 (SLURM_ARRAY_TASK_ID)");
+  ASSERT_EQ(b.report(1)["inputs"].size(), 2u);
+  EXPECT_EQ(b.report(1)["inputs"][1]["index"], 3);
+  EXPECT_EQ(b.report(1)["inputs"][1]["frames_out"], 7);
+
+  // A re-run of share 0 after its task was stopped while writing c: a and e are complete and
+  // skipped (untouched), c's partial file is replaced and renamed when complete.
+  const auto before = fs::last_write_time(b.out(0));
+  fs::remove(b.out(2));
+  std::ofstream(b.dir / "out/.c.partial.mkv") << "half a file";
+  const auto again = b.run({"--shard", "0/2"});
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(fs::last_write_time(b.out(0)), before);
+  EXPECT_EQ(countFrames(b.out(2)), 5);
+  EXPECT_FALSE(fs::exists(b.dir / "out/.c.partial.mkv"));
+  const auto doc = b.report(0);
+  ASSERT_EQ(doc["inputs"].size(), 3u);
+  EXPECT_EQ(doc["inputs"][0]["status"], "skipped");
+  EXPECT_EQ(doc["inputs"][1]["status"], "done");
+  EXPECT_EQ(doc["inputs"][1]["frames_out"], 5);
+  EXPECT_EQ(doc["inputs"][2]["status"], "skipped");
+}
+
+TEST(AppBatch, KubernetesIndexNeedsTheNumberOfShares) {
+  Batch b;
+  ProcOptions k8s;
+  k8s.setEnv = {"JOB_COMPLETION_INDEX=1"};
+  const auto bad = b.run({}, k8s);
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--shards"), std::string::npos) << bad.err;
+  const auto r = b.run({"--shards", "2"}, k8s);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (std::size_t k = 0; k < 5; ++k) EXPECT_EQ(fs::exists(b.out(k)), k % 2 == 1) << k;
+  EXPECT_EQ(countFrames(b.out(3)), 7);
+}
