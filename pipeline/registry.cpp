@@ -11,6 +11,7 @@ const std::vector<const StageInfo*>& stageRegistry() {
   static const std::vector<const StageInfo*> all = {
       &grayStageInfo(), &blurStageInfo(),       &sobelStageInfo(),
       &histStageInfo(), &brightnessStageInfo(),
+      &resizeStageInfo(), &cropStageInfo(),
   };
   return all;
 }

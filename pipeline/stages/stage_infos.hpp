@@ -8,4 +8,6 @@ const StageInfo& blurStageInfo();
 const StageInfo& sobelStageInfo();
 const StageInfo& histStageInfo();
 const StageInfo& brightnessStageInfo();
+const StageInfo& resizeStageInfo();
+const StageInfo& cropStageInfo();
 }  // namespace vf
