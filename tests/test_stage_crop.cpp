@@ -12,17 +12,17 @@ using namespace vf::test;
 
 namespace {
 std::string cropText(const cv::Rect& r) {
-  return "crop=" + std::to_string(r.x) + ":" + std::to_string(r.y) + ":" +
-         std::to_string(r.width) + ":" + std::to_string(r.height);
+  return "crop=" + std::to_string(r.x) + ":" + std::to_string(r.y) + ":" + std::to_string(r.width) +
+         ":" + std::to_string(r.height);
 }
 }  // namespace
 
 TEST(CropStage, EqualsTheWindowOnRealFrames) {
   for (int type : {CV_8UC1, CV_8UC3, CV_8UC4}) {
     const cv::Mat in = realFrame(500, type);
-    for (const cv::Rect r : {cv::Rect(0, 0, 768, 576), cv::Rect(100, 50, 640, 360),
-                             cv::Rect(767, 575, 1, 1), cv::Rect(1, 0, 767, 576),
-                             cv::Rect(0, 33, 768, 101), cv::Rect(13, 7, 333, 211)}) {
+    for (const cv::Rect r :
+         {cv::Rect(0, 0, 768, 576), cv::Rect(100, 50, 640, 360), cv::Rect(767, 575, 1, 1),
+          cv::Rect(1, 0, 767, 576), cv::Rect(0, 33, 768, 101), cv::Rect(13, 7, 333, 211)}) {
       const cv::Mat out = runChain(cropText(r), in);
       ASSERT_EQ(out.size(), r.size()) << cropText(r);
       EXPECT_EQ(maxAbsDiff(out, in(r)), 0) << cropText(r) << " channels " << in.channels();
@@ -54,8 +54,7 @@ TEST(CropStage, LaterStagesSeeOnlyTheWindow) {
     const std::string b = std::string("border=") + border;
     const cv::Mat out = runChain(cropText(r) + ",blur=sigma=2:" + b + ",sobel=" + b, in);
     const cv::Mat window = in(r).clone();
-    EXPECT_EQ(maxAbsDiff(out, runChain("blur=sigma=2:" + b + ",sobel=" + b, window)), 0)
-        << border;
+    EXPECT_EQ(maxAbsDiff(out, runChain("blur=sigma=2:" + b + ",sobel=" + b, window)), 0) << border;
   }
 }
 

@@ -27,8 +27,8 @@ int tolerance(const std::string& interp) { return interp == "nearest" ? 0 : 1; }
 
 void expectResize(const cv::Mat& in, cv::Size to, const std::string& interp,
                   Facts facts = Facts::Device) {
-  const std::string chain = "resize=" + std::to_string(to.width) + "x" +
-                            std::to_string(to.height) + ":interp=" + interp;
+  const std::string chain =
+      "resize=" + std::to_string(to.width) + "x" + std::to_string(to.height) + ":interp=" + interp;
   cv::Mat ref;
   cv::resize(in, ref, to, 0, 0, cvInterp(interp));
   const cv::Mat out = runChain(chain, in, facts);
@@ -41,7 +41,7 @@ void expectResize(const cv::Mat& in, cv::Size to, const std::string& interp,
 }  // namespace
 
 TEST(ResizeStage, EqualsOpenCVOnRealFrames) {
-  const cv::Size targets[] = {{960, 540}, {384, 288}, {256, 192}, {331, 217},
+  const cv::Size targets[] = {{960, 540},   {384, 288},  {256, 192}, {331, 217},
                               {1920, 1080}, {1000, 300}, {97, 801}};
   for (const char* interp : kInterps)
     for (int type : {CV_8UC1, CV_8UC3, CV_8UC4})
@@ -77,8 +77,7 @@ TEST(ResizeStage, ScaleEqualsOpenCVWithAFactor) {
       const cv::Mat in = realFrame(200, CV_8UC3, 767, 575);
       cv::Mat ref;
       cv::resize(in, ref, cv::Size(), f, f, cvInterp(interp));
-      const cv::Mat out =
-          runChain("resize=scale=" + std::to_string(f) + ":interp=" + interp, in);
+      const cv::Mat out = runChain("resize=scale=" + std::to_string(f) + ":interp=" + interp, in);
       ASSERT_EQ(out.size(), ref.size()) << interp << " scale " << f;
       EXPECT_LE(maxAbsDiff(out, ref), tolerance(interp)) << interp << " scale " << f;
     }

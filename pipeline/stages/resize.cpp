@@ -29,8 +29,7 @@ class ResizeStage : public Stage {
     if ((s.w == 0) != (s.h == 0))
       throw ParamError("size", "size " + params().text("size") +
                                    ": give both sides, or -1 for one to keep the aspect ratio");
-    if (s.w == -1 && s.h == -1)
-      throw ParamError("size", "size -1x-1: give at least one side");
+    if (s.w == -1 && s.h == -1) throw ParamError("size", "size -1x-1: give at least one side");
     if (s.w == 0 && params().isDefault("scale"))
       throw ParamError("size", "give the new size (resize=960x540) or a factor (resize=scale=0.5)");
     if (s.w != 0 && !params().isDefault("scale"))
