@@ -131,13 +131,10 @@ cv::Mat ViewRenderer::render(cv::Size canvas, const ViewContent& c) {
   parts_ = PanelParts{};
   place(out, c.filtered, layout_.filtered, layout_.scale);
   if (compare) {
-    if (c.original.size() == c.filtered.size()) {
-      place(out, c.original, layout_.original, layout_.scale);
-    } else {
-      const cv::Rect at = fitted(layout_.original, c.original.size());
-      place(out, c.original, at, double(at.width) / c.original.cols);
-    }
-    label(out, layout_.original, "original", f.small);
+    const bool sameShape = c.original.size() == c.filtered.size();
+    const cv::Rect at = sameShape ? layout_.original : fitted(layout_.original, c.original.size());
+    place(out, c.original, at, sameShape ? layout_.scale : double(at.width) / c.original.cols);
+    label(out, at, "original", f.small);
     label(out, layout_.filtered, "filtered", f.small);
   }
   if (layout_.panel.area() > 0) parts_ = drawPanel(out, layout_.panel, c.panel, f);
