@@ -91,6 +91,11 @@ std::string CvStageSpec::describe() const {
       std::snprintf(buf, sizeof buf, "resize to %dx%d %s", size.w, size.h, interps[interp & 3]);
     return buf;
   }
+  if (name == "equalize") return "equalizeHist per channel (split/merge for colour)";
+  if (name == "threshold") {
+    std::snprintf(buf, sizeof buf, "threshold %g max %g type %d", thresh, maxval, threshType);
+    return buf;
+  }
   if (name == "crop") {
     std::snprintf(buf, sizeof buf, "Rect view %d,%d %dx%d", x, y, w, h);
     return buf;
@@ -135,6 +140,15 @@ CvStageSpec cvSpecOf(const Stage& st) {
     s.y = p.integer("y");
     s.w = p.integer("w");
     s.h = p.integer("h");
+  } else if (s.name == "equalize") {
+  } else if (s.name == "threshold") {
+    static const char* const modes[] = {"binary", "binary_inv", "trunc", "tozero", "tozero_inv"};
+    const std::string m = p.text("mode");
+    s.thresh = p.number("value");
+    s.maxval = p.number("maxval");
+    s.threshType = m == "otsu" ? cv::THRESH_BINARY | cv::THRESH_OTSU : 0;
+    for (int i = 0; i < 5; ++i)
+      if (m == modes[i]) s.threshType = i;  // THRESH_BINARY .. THRESH_TOZERO_INV are 0..4
   } else if (s.name == "brightness") {
     s.autoMode = text("mode", "manual") == "auto";
     s.gain = num("gain", 1);
@@ -188,6 +202,21 @@ void cvApply(const CvStageSpec& spec, const M& in, M& out, CvScratch<M>& s) {
     } else {
       const ResizeTarget t = resizeTarget(in.cols, in.rows, spec.size, spec.factor);
       cv::resize(in, out, cv::Size(t.width, t.height), 0, 0, spec.interp);
+    }
+  } else if (spec.name == "equalize" || spec.name == "threshold") {
+    // Gray directly; colour per channel, a bgra frame's alpha unchanged (as the stages).
+    auto one = [&](const M& src, M& dst) {
+      if (spec.name == "equalize")
+        cv::equalizeHist(src, dst);
+      else
+        cv::threshold(src, dst, spec.thresh, spec.maxval, spec.threshType);
+    };
+    if (in.channels() == 1) {
+      one(in, out);
+    } else {
+      cv::split(in, s.planes);
+      for (int c = 0; c < std::min(3, in.channels()); ++c) one(s.planes[c], s.planes[c]);
+      cv::merge(s.planes, out);
     }
   } else if (spec.name == "crop") {
     const int w = spec.w ? spec.w : in.cols - spec.x, h = spec.h ? spec.h : in.rows - spec.y;

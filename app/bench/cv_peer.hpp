@@ -13,7 +13,8 @@ namespace vf::bench {
 
 // One stage's OpenCV equivalent, read from the stage's parameters.
 struct CvStageSpec {
-  std::string name;  // gray | blur | sobel | hist | brightness | resize | crop
+  // gray | blur | sobel | hist | brightness | resize | crop | equalize | threshold
+  std::string name;
   std::string text;  // "blur=sigma=2" (for reports)
   // blur, sobel
   int ksize = 0;
@@ -33,6 +34,9 @@ struct CvStageSpec {
   int interp = 1;
   // crop: the window (w, h 0: to the edge)
   int x = 0, y = 0, w = 0, h = 0;
+  // threshold: value, maxval, cv::THRESH_* (with THRESH_OTSU for mode=otsu)
+  double thresh = 128, maxval = 255;
+  int threshType = 0;
 
   // What the OpenCV calls are, in words ("GaussianBlur 9x9 sigma 1.5 reflect101").
   std::string describe() const;

@@ -10,4 +10,6 @@ const StageInfo& histStageInfo();
 const StageInfo& brightnessStageInfo();
 const StageInfo& resizeStageInfo();
 const StageInfo& cropStageInfo();
+const StageInfo& equalizeStageInfo();
+const StageInfo& thresholdStageInfo();
 }  // namespace vf
