@@ -1,6 +1,8 @@
-// The preview with a chain that changes the frame's size and shape (resize, crop): the filtered
-// picture is the chain's output at its own size, and in compare mode the original keeps its
-// own aspect ratio inside its half (letterboxed), rather than being stretched to the output's.
+// The preview with a chain that changes the frame's size and shape (crop): the filtered picture
+// is the chain's output at its own size, and in compare mode the original keeps its own aspect
+// ratio inside its half (letterboxed) rather than being stretched to the output's. And the level
+// threshold=mode=otsu applied, in the panel.
+#include <cstring>
 #include <opencv2/imgproc.hpp>
 
 #include "app/preview.hpp"
@@ -41,4 +43,21 @@ TEST(PreviewResize, CompareKeepsEachPicturesOwnShape) {
   cv::resize(in, wantIn, pic.size(), 0, 0, cv::INTER_AREA);
   const cv::Rect inner(pic.width / 4, pic.height / 3, pic.width / 2, pic.height / 2);
   EXPECT_LE(meanDiff(shown(pic)(inner), wantIn(inner)), 4.0);
+}
+
+TEST(PreviewResize, OtsuShowsTheLevelItApplied) {
+  Chain chain = Chain::parse("gray,threshold=mode=otsu");
+  auto sink = makeSink(chain);
+  TestFrame f(test::realFrame(1, CV_8UC3), test::realFrame(1, CV_8UC1));
+  const float level = 97;
+  f.side.clear();
+  f.side.emplace_back(sizeof level);
+  std::memcpy(f.side[0].data(), &level, sizeof level);
+  f.sideInfo = {{1, "otsu"}};
+  f.result.side = &f.side;
+  f.result.sideInfo = &f.sideInfo;
+  sink->consume(f.result);
+  const PanelInfo p = sink->currentPanel();
+  ASSERT_EQ(p.table.stages.size(), 2u);
+  EXPECT_EQ(p.table.stages[1].applied, "applied level 97");
 }
