@@ -91,6 +91,7 @@ std::string CvStageSpec::describe() const {
       std::snprintf(buf, sizeof buf, "resize to %dx%d %s", size.w, size.h, interps[interp & 3]);
     return buf;
   }
+  if (name == "color") return "cvtColor to " + to;
   if (name == "equalize") return "equalizeHist per channel (split/merge for colour)";
   if (name == "threshold") {
     std::snprintf(buf, sizeof buf, "threshold %g max %g type %d", thresh, maxval, threshType);
@@ -141,6 +142,8 @@ CvStageSpec cvSpecOf(const Stage& st) {
     s.w = p.integer("w");
     s.h = p.integer("h");
   } else if (s.name == "equalize") {
+  } else if (s.name == "color") {
+    s.to = p.text("to");
   } else if (s.name == "threshold") {
     static const char* const modes[] = {"binary", "binary_inv", "trunc", "tozero", "tozero_inv"};
     const std::string m = p.text("mode");
@@ -202,6 +205,29 @@ void cvApply(const CvStageSpec& spec, const M& in, M& out, CvScratch<M>& s) {
     } else {
       const ResizeTarget t = resizeTarget(in.cols, in.rows, spec.size, spec.factor);
       cv::resize(in, out, cv::Size(t.width, t.height), 0, 0, spec.interp);
+    }
+  } else if (spec.name == "color") {
+    const int cn = in.channels();
+    if (spec.to == "gray") {
+      if (cn == 1)
+        out = in;
+      else
+        cv::cvtColor(in, out, cn == 4 ? cv::COLOR_BGRA2GRAY : cv::COLOR_BGR2GRAY);
+    } else if (spec.to == "bgr") {
+      if (cn == 3)
+        out = in;
+      else
+        cv::cvtColor(in, out, cn == 4 ? cv::COLOR_BGRA2BGR : cv::COLOR_GRAY2BGR);
+    } else {
+      const M* src = &in;
+      if (cn == 4) {  // alpha dropped first, as the stage
+        cv::cvtColor(in, s.tmp, cv::COLOR_BGRA2BGR);
+        src = &s.tmp;
+      }
+      cv::cvtColor(*src, out,
+                   spec.to == "hsv"   ? cv::COLOR_BGR2HSV
+                   : spec.to == "lab" ? cv::COLOR_BGR2Lab
+                                      : cv::COLOR_BGR2YUV);
     }
   } else if (spec.name == "equalize" || spec.name == "threshold") {
     // Gray directly; colour per channel, a bgra frame's alpha unchanged (as the stages).

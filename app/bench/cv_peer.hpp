@@ -13,7 +13,7 @@ namespace vf::bench {
 
 // One stage's OpenCV equivalent, read from the stage's parameters.
 struct CvStageSpec {
-  // gray | blur | sobel | hist | brightness | resize | crop | equalize | threshold
+  // gray | blur | sobel | hist | brightness | resize | crop | equalize | threshold | color
   std::string name;
   std::string text;  // "blur=sigma=2" (for reports)
   // blur, sobel
@@ -37,6 +37,8 @@ struct CvStageSpec {
   // threshold: value, maxval, cv::THRESH_* (with THRESH_OTSU for mode=otsu)
   double thresh = 128, maxval = 255;
   int threshType = 0;
+  // color: the target (hsv, lab, yuv, gray, bgr)
+  std::string to;
 
   // What the OpenCV calls are, in words ("GaussianBlur 9x9 sigma 1.5 reflect101").
   std::string describe() const;

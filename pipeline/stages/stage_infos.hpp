@@ -12,4 +12,5 @@ const StageInfo& resizeStageInfo();
 const StageInfo& cropStageInfo();
 const StageInfo& equalizeStageInfo();
 const StageInfo& thresholdStageInfo();
+const StageInfo& colorStageInfo();
 }  // namespace vf
