@@ -13,4 +13,5 @@ const StageInfo& cropStageInfo();
 const StageInfo& equalizeStageInfo();
 const StageInfo& thresholdStageInfo();
 const StageInfo& colorStageInfo();
+const StageInfo& userKernelStageInfo();
 }  // namespace vf
