@@ -30,8 +30,6 @@ class ResizeStage : public Stage {
       throw ParamError("size", "size " + params().text("size") +
                                    ": give both sides, or -1 for one to keep the aspect ratio");
     if (s.w == -1 && s.h == -1) throw ParamError("size", "size -1x-1: give at least one side");
-    if (s.w == 0 && params().isDefault("scale"))
-      throw ParamError("size", "give the new size (resize=960x540) or a factor (resize=scale=0.5)");
     if (s.w != 0 && !params().isDefault("scale"))
       throw ParamError("scale", "give size or scale, not both");
   }
@@ -105,7 +103,7 @@ const StageInfo& resizeStageInfo() {
       "scale the frame to a new size (as cv::resize); later stages and outputs take that size",
       "gray, bgr, bgra -> same, new size",
       {sizeParam("size", "0x0", -1, 32768,
-                 "output WxH; -1 for one side keeps the aspect ratio (960x-1); 0x0: use scale"),
+                 "output WxH; -1 for one side keeps the aspect ratio (960x-1); 0x0: by scale"),
        floatParam("scale", "1", 0, 16, "factor for both sides when no size is given (0.5 halves)")
            .withOpenMin(),
        enumParam("interp", "linear", {"nearest", "linear", "area", "cubic"},
