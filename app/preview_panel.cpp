@@ -103,6 +103,11 @@ PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
     const int st = s.sideInfo[k].stage;
     if (st < 0 || st >= static_cast<int>(stages_.size()) || !stages_[st].enabled) continue;
     if (s.sideInfo[k].name == "levels") in.table.stages[st].applied = levelsText(s.side[k]);
+    if (s.sideInfo[k].name == "otsu" && s.side[k].size() == sizeof(float)) {
+      float level = 0;  // threshold=mode=otsu: this frame's level
+      std::memcpy(&level, s.side[k].data(), sizeof level);
+      in.table.stages[st].applied = "applied level " + std::to_string(int(level));
+    }
     if (s.sideInfo[k].name == "histogram" && s.side[k].size() % 1024 == 0 &&
         (histAt < 0 || st == selected_))
       histAt = static_cast<int>(k);

@@ -1,6 +1,7 @@
 #include "app/view.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <opencv2/imgproc.hpp>
 
 #include "app/theme.hpp"
@@ -69,6 +70,16 @@ void place(cv::Mat& canvas, const cv::Mat& frame, cv::Rect at, double scale) {
   }
 }
 
+// The largest rectangle of `frame`'s aspect ratio inside `at`, centred: the original in compare
+// mode when the chain changed the frame's size or shape (resize, crop).
+cv::Rect fitted(cv::Rect at, cv::Size frame) {
+  if (frame.width <= 0 || frame.height <= 0) return at;
+  const double s = std::min(double(at.width) / frame.width, double(at.height) / frame.height);
+  const int w = std::clamp(int(std::lround(frame.width * s)), 1, std::max(1, at.width));
+  const int h = std::clamp(int(std::lround(frame.height * s)), 1, std::max(1, at.height));
+  return {at.x + (at.width - w) / 2, at.y + (at.height - h) / 2, w, h};
+}
+
 void label(cv::Mat& canvas, cv::Rect picture, const std::string& text, const Text& t) {
   const int pad = t.px() / 2;
   const cv::Rect box(picture.x + 6, picture.y + 6, t.width(text) + 2 * pad, t.lineHeight());
@@ -120,8 +131,10 @@ cv::Mat ViewRenderer::render(cv::Size canvas, const ViewContent& c) {
   parts_ = PanelParts{};
   place(out, c.filtered, layout_.filtered, layout_.scale);
   if (compare) {
-    place(out, c.original, layout_.original, layout_.scale);
-    label(out, layout_.original, "original", f.small);
+    const bool sameShape = c.original.size() == c.filtered.size();
+    const cv::Rect at = sameShape ? layout_.original : fitted(layout_.original, c.original.size());
+    place(out, c.original, at, sameShape ? layout_.scale : double(at.width) / c.original.cols);
+    label(out, at, "original", f.small);
     label(out, layout_.filtered, "filtered", f.small);
   }
   if (layout_.panel.area() > 0) parts_ = drawPanel(out, layout_.panel, c.panel, f);

@@ -46,6 +46,8 @@ std::string ParamSpec::typeName() const {
       return "bool";
     case ParamType::Size:
       return "WxH";
+    case ParamType::Text:
+      return "text";
   }
   return "?";
 }
@@ -61,6 +63,8 @@ std::string ParamSpec::rangeText() const {
       return "0|1";
     case ParamType::Size:
       return "WxH, each in [" + num(min) + ", " + num(max) + "]";
+    case ParamType::Text:
+      return "any text";
   }
   return "";
 }
@@ -114,6 +118,10 @@ ParamSpec enumParam(std::string name, std::string def, std::vector<std::string> 
   ParamSpec p = ranged(ParamType::Enum, std::move(name), std::move(def), 0, 0, std::move(help));
   p.choices = std::move(choices);
   return p;
+}
+
+ParamSpec textParam(std::string name, std::string def, std::string help) {
+  return ranged(ParamType::Text, std::move(name), std::move(def), 0, 0, std::move(help));
 }
 
 Params::Params(const std::vector<ParamSpec>& specs) : specs_(&specs) {
@@ -190,6 +198,9 @@ Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
       v.text = std::to_string(w) + "x" + std::to_string(h);
       break;
     }
+    case ParamType::Text:
+      v.text = text;
+      break;
   }
   return v;
 }

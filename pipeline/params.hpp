@@ -7,7 +7,7 @@
 
 namespace vf {
 
-enum class ParamType { Int, Float, Enum, Bool, Size };
+enum class ParamType { Int, Float, Enum, Bool, Size, Text };
 
 // A parameter declared once: parsing, validation, config files and --list-stages read this.
 struct ParamSpec {
@@ -43,6 +43,8 @@ ParamSpec floatParam(std::string name, std::string def, double min, double max, 
 ParamSpec sizeParam(std::string name, std::string def, double min, double max, std::string help);
 ParamSpec enumParam(std::string name, std::string def, std::vector<std::string> choices,
                     std::string help);
+// Free text (a file name); the chain syntax cannot carry ',' or ':' in it.
+ParamSpec textParam(std::string name, std::string def, std::string help);
 
 struct Size2 {
   int w = 0, h = 0;

@@ -9,8 +9,9 @@ namespace vf {
 const std::vector<const StageInfo*>& stageRegistry() {
   // One line per stage.
   static const std::vector<const StageInfo*> all = {
-      &grayStageInfo(), &blurStageInfo(),       &sobelStageInfo(),
-      &histStageInfo(), &brightnessStageInfo(),
+      &grayStageInfo(),       &blurStageInfo(),   &sobelStageInfo(),      &histStageInfo(),
+      &brightnessStageInfo(), &resizeStageInfo(), &cropStageInfo(),       &equalizeStageInfo(),
+      &thresholdStageInfo(),  &colorStageInfo(),  &userKernelStageInfo(),
   };
   return all;
 }

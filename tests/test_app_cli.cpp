@@ -313,10 +313,12 @@ TEST(AppCliBinary, CameraThatDoesNotExist) {
 TEST(AppCliBinary, BadChainShowsTheCaret) {
   const auto r = runVidfilter({"-i", kVideo, "--chain", "gray,blr"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(errorLines(r.err),
-            "vidfilter: unknown stage 'blr'; stages: gray, blur, sobel, hist, brightness\n"
-            "  gray,blr\n"
-            "       ^^^\n");
+  EXPECT_EQ(
+      errorLines(r.err),
+      "vidfilter: unknown stage 'blr'; stages: gray, blur, sobel, hist, brightness, resize, crop, "
+      "equalize, threshold, color, kernel\n"
+      "  gray,blr\n"
+      "       ^^^\n");
   const auto range = runVidfilter({"-i", kVideo, "--chain", "brightness=gain=99"});
   EXPECT_EQ(range.status, 2);
   EXPECT_NE(range.err.find("gain must be in [-16, 16], got 99"), std::string::npos) << range.err;

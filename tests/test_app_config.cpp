@@ -182,7 +182,9 @@ TEST(AppConfig, MalformedTomlAndDuplicateKeys) {
 
 TEST(AppConfig, ChainErrorsKeepTheCaret) {
   EXPECT_EQ(configError("input = \"a\"\n\nchain = \"gray,blr\"\n"),
-            "t.toml:3:9: chain: unknown stage 'blr'; stages: gray, blur, sobel, hist, brightness\n"
+            "t.toml:3:9: chain: unknown stage 'blr'; stages: gray, blur, sobel, hist, brightness, "
+            "resize, crop, "
+            "equalize, threshold, color, kernel\n"
             "  gray,blr\n"
             "       ^^^");
   EXPECT_EQ(

@@ -5,6 +5,7 @@
 
 #include "pipeline/border.hpp"
 #include "pipeline/cl/error.hpp"
+#include "pipeline/stages/resize_tables.hpp"
 
 namespace vf::bench {
 
@@ -82,6 +83,24 @@ std::string CvStageSpec::describe() const {
     return buf;
   }
   if (name == "hist") return "split + calcHist 256 bins per channel";
+  if (name == "resize") {
+    static const char* const interps[] = {"nearest", "linear", "cubic", "area"};
+    if (size.w == 0)
+      std::snprintf(buf, sizeof buf, "resize by %g %s", factor, interps[interp & 3]);
+    else
+      std::snprintf(buf, sizeof buf, "resize to %dx%d %s", size.w, size.h, interps[interp & 3]);
+    return buf;
+  }
+  if (name == "color") return "cvtColor to " + to;
+  if (name == "equalize") return "equalizeHist per channel (split/merge for colour)";
+  if (name == "threshold") {
+    std::snprintf(buf, sizeof buf, "threshold %g max %g type %d", thresh, maxval, threshType);
+    return buf;
+  }
+  if (name == "crop") {
+    std::snprintf(buf, sizeof buf, "Rect view %d,%d %dx%d", x, y, w, h);
+    return buf;
+  }
   if (autoMode) {
     std::snprintf(buf, sizeof buf, "calcHist + stretch clip %g%% (convertTo per channel)", clip);
     return buf;
@@ -109,6 +128,30 @@ CvStageSpec cvSpecOf(const Stage& st) {
     s.ksize = static_cast<int>(num("ksize", 3));
     s.scale = num("scale", 1);
   } else if (s.name == "hist") {
+  } else if (s.name == "resize") {
+    s.size = p.size("size");
+    s.factor = p.number("scale");
+    const Interp i = parseInterp(p.text("interp"));
+    s.interp = i == Interp::Nearest ? cv::INTER_NEAREST
+               : i == Interp::Area  ? cv::INTER_AREA
+               : i == Interp::Cubic ? cv::INTER_CUBIC
+                                    : cv::INTER_LINEAR;
+  } else if (s.name == "crop") {
+    s.x = p.integer("x");
+    s.y = p.integer("y");
+    s.w = p.integer("w");
+    s.h = p.integer("h");
+  } else if (s.name == "equalize") {
+  } else if (s.name == "color") {
+    s.to = p.text("to");
+  } else if (s.name == "threshold") {
+    static const char* const modes[] = {"binary", "binary_inv", "trunc", "tozero", "tozero_inv"};
+    const std::string m = p.text("mode");
+    s.thresh = p.number("value");
+    s.maxval = p.number("maxval");
+    s.threshType = m == "otsu" ? cv::THRESH_BINARY | cv::THRESH_OTSU : 0;
+    for (int i = 0; i < 5; ++i)
+      if (m == modes[i]) s.threshType = i;  // THRESH_BINARY .. THRESH_TOZERO_INV are 0..4
   } else if (s.name == "brightness") {
     s.autoMode = text("mode", "manual") == "auto";
     s.gain = num("gain", 1);
@@ -155,6 +198,55 @@ void cvApply(const CvStageSpec& spec, const M& in, M& out, CvScratch<M>& s) {
   } else if (spec.name == "hist") {
     histogram(in, s);
     out = in;
+  } else if (spec.name == "resize") {
+    // As the stage: a factor maps coordinates by the factor itself, a size by the sizes' ratio.
+    if (spec.size.w == 0 && spec.size.h == 0) {
+      cv::resize(in, out, cv::Size(), spec.factor, spec.factor, spec.interp);
+    } else {
+      const ResizeTarget t = resizeTarget(in.cols, in.rows, spec.size, spec.factor);
+      cv::resize(in, out, cv::Size(t.width, t.height), 0, 0, spec.interp);
+    }
+  } else if (spec.name == "color") {
+    const int cn = in.channels();
+    if (spec.to == "gray") {
+      if (cn == 1)
+        out = in;
+      else
+        cv::cvtColor(in, out, cn == 4 ? cv::COLOR_BGRA2GRAY : cv::COLOR_BGR2GRAY);
+    } else if (spec.to == "bgr") {
+      if (cn == 3)
+        out = in;
+      else
+        cv::cvtColor(in, out, cn == 4 ? cv::COLOR_BGRA2BGR : cv::COLOR_GRAY2BGR);
+    } else {
+      const M* src = &in;
+      if (cn == 4) {  // alpha dropped first, as the stage
+        cv::cvtColor(in, s.tmp, cv::COLOR_BGRA2BGR);
+        src = &s.tmp;
+      }
+      cv::cvtColor(*src, out,
+                   spec.to == "hsv"   ? cv::COLOR_BGR2HSV
+                   : spec.to == "lab" ? cv::COLOR_BGR2Lab
+                                      : cv::COLOR_BGR2YUV);
+    }
+  } else if (spec.name == "equalize" || spec.name == "threshold") {
+    // Gray directly; colour per channel, a bgra frame's alpha unchanged (as the stages).
+    auto one = [&](const M& src, M& dst) {
+      if (spec.name == "equalize")
+        cv::equalizeHist(src, dst);
+      else
+        cv::threshold(src, dst, spec.thresh, spec.maxval, spec.threshType);
+    };
+    if (in.channels() == 1) {
+      one(in, out);
+    } else {
+      cv::split(in, s.planes);
+      for (int c = 0; c < std::min(3, in.channels()); ++c) one(s.planes[c], s.planes[c]);
+      cv::merge(s.planes, out);
+    }
+  } else if (spec.name == "crop") {
+    const int w = spec.w ? spec.w : in.cols - spec.x, h = spec.h ? spec.h : in.rows - spec.y;
+    out = in(cv::Rect(spec.x, spec.y, w, h));
   } else if (spec.name == "brightness") {
     if (!spec.autoMode) {
       in.convertTo(out, -1, spec.gain, spec.bias);

@@ -13,7 +13,8 @@ namespace vf::bench {
 
 // One stage's OpenCV equivalent, read from the stage's parameters.
 struct CvStageSpec {
-  std::string name;  // gray | blur | sobel | hist | brightness
+  // gray | blur | sobel | hist | brightness | resize | crop | equalize | threshold | color
+  std::string name;
   std::string text;  // "blur=sigma=2" (for reports)
   // blur, sobel
   int ksize = 0;
@@ -27,6 +28,17 @@ struct CvStageSpec {
   // brightness
   bool autoMode = false;
   double gain = 1, bias = 0, clip = 1;
+  // resize: size (0x0: by factor), factor, cv::INTER_*
+  Size2 size;
+  double factor = 1;
+  int interp = 1;
+  // crop: the window (w, h 0: to the edge)
+  int x = 0, y = 0, w = 0, h = 0;
+  // threshold: value, maxval, cv::THRESH_* (with THRESH_OTSU for mode=otsu)
+  double thresh = 128, maxval = 255;
+  int threshType = 0;
+  // color: the target (hsv, lab, yuv, gray, bgr)
+  std::string to;
 
   // What the OpenCV calls are, in words ("GaussianBlur 9x9 sigma 1.5 reflect101").
   std::string describe() const;

@@ -8,4 +8,10 @@ const StageInfo& blurStageInfo();
 const StageInfo& sobelStageInfo();
 const StageInfo& histStageInfo();
 const StageInfo& brightnessStageInfo();
+const StageInfo& resizeStageInfo();
+const StageInfo& cropStageInfo();
+const StageInfo& equalizeStageInfo();
+const StageInfo& thresholdStageInfo();
+const StageInfo& colorStageInfo();
+const StageInfo& userKernelStageInfo();
 }  // namespace vf
