@@ -61,6 +61,7 @@ std::string formatSummary(const EngineStats& st, const std::string& deviceName) 
   };
   double total = 0;
   for (std::size_t i = 0; i < st.stageNames.size(); ++i) {
+    if (st.stageNames[i].empty()) continue;  // timed in its fused pass's row
     const EngineStats::Dist d = i < st.stageMs.size() ? st.stageMs[i] : EngineStats::Dist{};
     row("  " + std::to_string(i + 1) + " " + st.stageNames[i], d);
     total += d.mean;
