@@ -135,7 +135,7 @@ void PreviewSink::toggleStage(int i) {
 void PreviewSink::toggleFusion() {
   fuse_ = !fuse_;
   const bool on = fuse_;
-  host_->post([on](Chain& c) { c.setFusion(on); });
+  host_->post([on](Chain& c) { c.setFusion(on ? Chain::Fusion::On : Chain::Fusion::Off); });
   setMessage(on ? "fused passes: stages timed together" : "unfused: every stage timed alone");
 }
 

@@ -11,9 +11,9 @@ Chain::~Chain() = default;
 Chain::Chain(Chain&&) = default;
 Chain& Chain::operator=(Chain&&) = default;
 
-bool Chain::setFusion(bool on) {
-  if (fuse_ == on) return false;
-  fuse_ = on;
+bool Chain::setFusion(Fusion mode) {
+  if (fuse_ == mode) return false;
+  fuse_ = mode;
   configured_ = false;
   return true;
 }
@@ -28,7 +28,8 @@ void Chain::planFusion(ClContext& cl) {
     indices.push_back(i);
     traits.push_back({f != nullptr, f && f->startsPass, st.histogramCounter() != nullptr});
   }
-  passes_ = planPasses(indices, traits, fuse_);
+  const bool fuse = fuse_ == Fusion::On || (fuse_ == Fusion::Auto && !cl.facts().cpu);
+  passes_ = planPasses(indices, traits, fuse);
   fused_.clear();
   fused_.resize(passes_.size());
   for (std::size_t k = 0; k < passes_.size(); ++k) {

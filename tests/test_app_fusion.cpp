@@ -34,7 +34,7 @@ std::string runInto(const TempDir& dir, const std::vector<std::string>& extra) {
 
 TEST(AppFusion, NoFuseGivesTheSameFramesAndTimesEachStage) {
   TempDir fused("fuse_on"), plain("fuse_off"), cfg("fuse_cfg");
-  const std::string onErr = runInto(fused, {});
+  const std::string onErr = runInto(fused, {"--fuse"});  // fused on a CPU device too
   const std::string offErr = runInto(plain, {"--no-fuse"});
   // The summary: one row for the fused pass; every stage alone without fusion.
   EXPECT_NE(onErr.find("1 brightness+hist+brightness"), std::string::npos) << onErr;

@@ -146,7 +146,7 @@ struct Outcome {
 Outcome run(const std::string& text, bool fuse, const std::vector<cv::Mat>& frames, Facts facts) {
   Outcome o;
   Chain chain = Chain::parse(text);
-  chain.setFusion(fuse);
+  chain.setFusion(fuse ? Chain::Fusion::On : Chain::Fusion::Off);
   try {
     chain.configure(context(facts),
                     formatOf(frames[0]) == PixelFormat::Gray8
@@ -268,6 +268,7 @@ TEST(FusedChain, LargeOddFramesEveryBorder) {
 TEST(FusedChain, GrayHistBrightnessMatchesOpenCv) {
   const cv::Mat in = realFrame(1, CV_8UC3, 853, 479);
   Chain chain = Chain::parse("gray,hist,brightness=gain=1.3:bias=-7");
+  chain.setFusion(Chain::Fusion::On);
   std::vector<std::vector<std::uint8_t>> side;
   const cv::Mat out = runChecked(chain, in, &side);
   ASSERT_EQ(chain.passes().size(), 1u);
@@ -291,11 +292,23 @@ TEST(FusedChain, GrayHistBrightnessMatchesOpenCv) {
 // Off, the chain times each stage on its own; the names follow.
 TEST(FusedChain, OffTimesEveryStage) {
   Chain chain = Chain::parse("gray,brightness=gain=2");
-  chain.setFusion(false);
+  chain.setFusion(Chain::Fusion::Off);
   chain.configure(context(), {64, 32, PixelFormat::BGR8});
   EXPECT_EQ(chain.timingNames(), (std::vector<std::string>{"gray", "brightness"}));
   EXPECT_EQ(chain.passes().size(), 2u);
-  EXPECT_TRUE(chain.setFusion(true));
+  EXPECT_TRUE(chain.setFusion(Chain::Fusion::On));
   chain.configure(context(), {64, 32, PixelFormat::BGR8});
   EXPECT_EQ(chain.timingNames(), (std::vector<std::string>{"gray+brightness", ""}));
+}
+
+// Auto fuses on GPUs and leaves a CPU device's stages their own kernels (faster there).
+TEST(FusedChain, AutoFusesOnGpusOnly) {
+  Chain chain = Chain::parse("gray,brightness=gain=2");
+  EXPECT_EQ(chain.fusion(), Chain::Fusion::Auto);
+  chain.configure(context(Facts::Gpu), {64, 32, PixelFormat::BGR8});
+  EXPECT_EQ(chain.timingNames(), (std::vector<std::string>{"gray+brightness", ""}));
+  if (context().facts().cpu) {
+    chain.configure(context(), {64, 32, PixelFormat::BGR8});
+    EXPECT_EQ(chain.timingNames(), (std::vector<std::string>{"gray", "brightness"}));
+  }
 }

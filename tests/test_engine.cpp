@@ -319,7 +319,7 @@ TEST(Engine, StatsFileHasOneJsonLinePerFrame) {
     TestSource source(plan);
     CollectSink sink;
     Chain chain = Chain::parse("gray,brightness,brightness=gain=2");
-    chain.setFusion(fuse);
+    chain.setFusion(fuse ? Chain::Fusion::On : Chain::Fusion::Off);
     Engine engine(sharedContext(), std::move(chain), options);
     {
       Watchdog dog(60s);
@@ -352,7 +352,7 @@ TEST(Engine, RollingStatsDescribeTheRun) {
   TestSource source(StreamPlan::uniform(frames, kSmall));
   CollectSink sink;
   Chain chain = Chain::parse(kChain);
-  chain.setFusion(false);  // each stage timed alone (the fused pass: the test below)
+  chain.setFusion(Chain::Fusion::Off);  // each stage timed alone (the fused pass: the test below)
   Engine engine(sharedContext(), std::move(chain), engineOptions(2));
   {
     Watchdog dog(60s);
@@ -385,7 +385,9 @@ TEST(Engine, RollingStatsDescribeTheRun) {
 TEST(Engine, RollingStatsTimeAFusedPassAsOne) {
   TestSource source(StreamPlan::uniform(60, kSmall));
   CollectSink sink;
-  Engine engine(sharedContext(), Chain::parse(kChain), engineOptions(2));
+  Chain chain = Chain::parse(kChain);
+  chain.setFusion(Chain::Fusion::On);  // a CPU test device runs unfused by default
+  Engine engine(sharedContext(), std::move(chain), engineOptions(2));
   {
     Watchdog dog(60s);
     engine.run(source, sink);

@@ -25,7 +25,7 @@ cl_ulong profile(const cl::Event& e, cl_profiling_info what) {
 FusionSide timeSide(ClContext& cl, const std::string& chainText, bool fuse, const FrameDesc& desc,
                     const std::vector<cl::Buffer>& inputs, int warmup, int runs) {
   Chain chain = Chain::parse(chainText);
-  chain.setFusion(fuse);
+  chain.setFusion(fuse ? Chain::Fusion::On : Chain::Fusion::Off);
   chain.configure(cl, desc);
   FusionSide side;
   for (const auto& p : chain.passes()) side.passes.push_back(p.label);
