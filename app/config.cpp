@@ -327,9 +327,10 @@ Settings readSettings(const toml::table& root, const std::string& file) {
     s.exitAtEnd = r.boolean("exit_at_end");
   }
   if (const toml::table* en = top.subtable("engine")) {
-    Reader r(file, "engine.", *en, {"slots", "stats"});
+    Reader r(file, "engine.", *en, {"slots", "stats", "fuse"});
     if (auto v = r.integer("slots", checkSlots)) s.slots = static_cast<int>(*v);
     s.statsPath = r.string("stats");
+    s.fuse = r.boolean("fuse");
   }
   return s;
 }

@@ -16,7 +16,7 @@
 //   rate = 30  size = "640x480"  input_pix_fmt = "gray"   # image sequences, raw stdin
 //   hwdec = "auto"  drop = "never"  quiet = true
 //   [preview]  enabled, compare, overlay, snapshot_dir, title
-//   [engine]   slots, stats
+//   [engine]   slots, stats, fuse (true: --fuse, false: --no-fuse)
 //   [[stage]]  name = "blur"   sigma = 2   border = "reflect101"
 //
 // Every error names the file, the line and the key, e.g.

@@ -134,6 +134,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   const Settings& s = sh.s;
   auto makeChain = [&] {
     Chain c = Chain::parse(*s.chain);
+    c.setFusion(!s.fuse ? Chain::Fusion::Auto : *s.fuse ? Chain::Fusion::On : Chain::Fusion::Off);
     injectFaultsFromEnvironment(c);
     return c;
   };

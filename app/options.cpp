@@ -55,6 +55,7 @@ void Settings::fillFrom(const Settings& lower) {
   if (!outputs) take(output, lower.output);
   take(jsonPath, lower.jsonPath);
   take(jobs, lower.jobs);
+  take(fuse, lower.fuse);
   // -t and --to say the same thing: the command line's one wins over the file's other.
   if (duration && to && !lower.duration) to.reset();
   if (duration && to && !lower.to) duration.reset();
@@ -167,7 +168,8 @@ struct RawOptions {
   double crf = 0;
   std::int64_t frames = 0, slots = 0;
   bool preview = false, noPreview = false, compare = false, noOverlay = false, progress = false,
-       noProgress = false, yes = false, no = false, an = false, quiet = false, exitAtEnd = false;
+       noProgress = false, yes = false, no = false, an = false, quiet = false, exitAtEnd = false,
+       noFuse = false, fuse = false;
 };
 
 using OptionMap = std::map<std::string, CLI::Option*>;
@@ -249,6 +251,10 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   flag("-q,--quiet", o.quiet, "warnings and errors only: no progress, no summary");
   // One value per -i and -o, as ffmpeg: `-i a b` is not two inputs.
   for (const char* name : {"--input", "--output"}) m[name]->allow_extra_args(false);
+  flag("--no-fuse", o.noFuse,
+       "run every stage as its own kernels (default on GPUs: point-wise stages and histograms "
+       "fused into shared passes, timed together)");
+  flag("--fuse", o.fuse, "fuse point-wise stages and histograms on CPU devices too");
   app.add_flag("--list-devices", cl.listDevices, "list OpenCL platforms and devices, then exit");
   app.add_flag("--list-stages", cl.listStages, "list stages and their parameters, then exit");
   app.add_flag("-V,--version", cl.version, "print the version, then exit");
@@ -307,6 +313,10 @@ void takeMedia(const OptionMap& m, const RawOptions& o, Settings& s) {
   if (given(m, "--no-overwrite")) s.overwrite = false;
   if (given(m, "--an")) s.audio = false;
   if (given(m, "--quiet")) s.quiet = true;
+  if (given(m, "--fuse") && given(m, "--no-fuse"))
+    throw UsageError("--fuse and --no-fuse contradict each other; give one");
+  if (given(m, "--fuse")) s.fuse = true;
+  if (given(m, "--no-fuse")) s.fuse = false;
   if (s.duration && s.to) throw UsageError("-t and --to both say where to stop; give one");
   if (s.crf && s.bitrate) throw UsageError("--crf and --bitrate contradict each other; give one");
 }

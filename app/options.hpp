@@ -44,6 +44,7 @@ struct Settings {
   std::optional<std::vector<std::string>> inputs, outputs;
   std::optional<std::string> inputsList, jsonPath;
   std::optional<int> jobs;
+  std::optional<bool> fuse;  // unset: fused on GPUs; true: --fuse (CPUs too); false: --no-fuse
 
   // Takes every field not set here from `lower` (the config file under the command line).
   void fillFrom(const Settings& lower);

@@ -71,6 +71,7 @@ PreviewSink::PreviewSink(std::unique_ptr<PreviewHost> host, const Chain& chain, 
     : host_(std::move(host)), opts_(std::move(opts)) {
   overlay_ = opts_.overlay;
   compare_ = opts_.compare;
+  fuse_ = chain.fusion() != Chain::Fusion::Off;
   viewSize_ = opts_.window;
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const Stage& st = chain.stage(i);

@@ -125,6 +125,7 @@ class PreviewSink : public FrameSink {
   // preview_keys.cpp
   void handleKey(int key);  // mu_ held
   void toggleStage(int i);
+  void toggleFusion();
   void adjust(int direction);
   void select(int step);
   void seekBy(double seconds);
@@ -140,6 +141,7 @@ class PreviewSink : public FrameSink {
   std::vector<StageState> stages_;
   int selected_ = -1;
   bool overlay_ = true, help_ = false, compare_ = false, histLog_ = true;
+  bool fuse_ = true;    // the chain's fusion, as last asked ('u')
   bool ended_ = false;  // finish() came: nothing more will arrive
   std::shared_ptr<Shown> shown_;
   FrameHistory history_{7};     // seconds: the graph's 5 and some

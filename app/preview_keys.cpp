@@ -81,6 +81,9 @@ void PreviewSink::handleKey(int key) {
     case 'l':
       histLog_ = !histLog_;
       break;
+    case 'u':
+      toggleFusion();
+      break;
     case 'h':
     case 'H':
       help_ = !help_;
@@ -127,6 +130,13 @@ void PreviewSink::toggleStage(int i) {
   // Explicit target state (not "flip"), so this mirror and the chain cannot drift apart.
   host_->post([i, on](Chain& c) { c.setEnabled(static_cast<std::size_t>(i), on); });
   setMessage(s.name + (on ? " on" : " off"));
+}
+
+void PreviewSink::toggleFusion() {
+  fuse_ = !fuse_;
+  const bool on = fuse_;
+  host_->post([on](Chain& c) { c.setFusion(on ? Chain::Fusion::On : Chain::Fusion::Off); });
+  setMessage(on ? "fused passes: stages timed together" : "unfused: every stage timed alone");
 }
 
 void PreviewSink::adjust(int direction) {

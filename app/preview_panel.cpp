@@ -86,7 +86,12 @@ PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
     r.enabled = st.enabled;
     r.selected = static_cast<int>(i) == selected_;
     if (!st.param.empty()) r.param = st.param + " " + numberText(st.spec, st.value);
-    if (rolling && i < es.stageMs.size()) {
+    // A fused pass is timed on its first stage's row, named by its label ("gray+brightness");
+    // its other stages show no time of their own.
+    const bool fusedIn = i < es.stageNames.size() && es.stageNames[i].empty() && st.enabled;
+    if (i < es.stageNames.size() && !es.stageNames[i].empty()) r.name = es.stageNames[i];
+    if (fusedIn) {
+    } else if (rolling && i < es.stageMs.size()) {
       r.timed = true;
       r.p50 = es.stageMs[i].p50;
       r.p99 = es.stageMs[i].p99;

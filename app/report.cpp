@@ -52,20 +52,27 @@ std::string formatProgress(const Progress& p) {
 std::string formatSummary(const EngineStats& st, const std::string& deviceName) {
   std::string s;
   char line[256];
-  std::snprintf(line, sizeof line, "%-22s %9s %9s %9s\n", "device time (ms)", "mean", "p50", "p99");
+  // The name column: 22 wide, wider for a fused pass's label ("  1 gray+hist+brightness").
+  int w = 22;
+  for (std::size_t i = 0; i < st.stageNames.size(); ++i)
+    w = std::max<int>(w, int(std::to_string(i + 1).size() + st.stageNames[i].size()) + 3);
+  w = std::min(w, 120);
+  std::snprintf(line, sizeof line, "%-*s %9s %9s %9s\n", w, "device time (ms)", "mean", "p50",
+                "p99");
   s += line;
   auto row = [&](const std::string& name, const EngineStats::Dist& d) {
-    std::snprintf(line, sizeof line, "%-22.22s %9.3f %9.3f %9.3f\n", name.c_str(), d.mean, d.p50,
-                  d.p99);
+    std::snprintf(line, sizeof line, "%-*.*s %9.3f %9.3f %9.3f\n", w, w, name.c_str(), d.mean,
+                  d.p50, d.p99);
     s += line;
   };
   double total = 0;
   for (std::size_t i = 0; i < st.stageNames.size(); ++i) {
+    if (st.stageNames[i].empty()) continue;  // timed in its fused pass's row
     const EngineStats::Dist d = i < st.stageMs.size() ? st.stageMs[i] : EngineStats::Dist{};
     row("  " + std::to_string(i + 1) + " " + st.stageNames[i], d);
     total += d.mean;
   }
-  std::snprintf(line, sizeof line, "%-22s %9.3f\n", "  chain (sum of means)", total);
+  std::snprintf(line, sizeof line, "%-*s %9.3f\n", w, "  chain (sum of means)", total);
   s += line;
   row("  upload", st.uploadMs);
   row("  download", st.downloadMs);

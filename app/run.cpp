@@ -277,6 +277,7 @@ int runCommandLine(const CommandLine& cl) {
 
   // Everything the user wrote is checked before a device or a file is opened.
   Chain chain = Chain::parse(*s.chain);
+  chain.setFusion(!s.fuse ? Chain::Fusion::Auto : *s.fuse ? Chain::Fusion::On : Chain::Fusion::Off);
   injectFaultsFromEnvironment(chain);  // VIDFILTER_FAULT, for the reliability tests
   const OutputSpec output = classifyOutput(s);
   const SourceSpec sourceSpec = classifySource(*s.input);

@@ -35,6 +35,7 @@ const std::vector<std::pair<std::string, std::string>>& helpKeys() {
       {"+ -", "move the selected stage's parameter"},
       {"c", "compare: original beside filtered"},
       {"l", "histogram scale: log / linear"},
+      {"u", "fused passes / every stage alone (timings)"},
       {"o", "panel on / off"},
       {"f", "full screen"},
       {"s", "save the filtered frame as PNG"},

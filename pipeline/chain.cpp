@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "pipeline/fused_pass.hpp"
 #include "pipeline/quote.hpp"
 #include "pipeline/registry.hpp"
 
@@ -214,6 +215,7 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
   }
   input_ = in;
   output_ = cur;
+  planFusion(cl);
   configured_ = true;
 }
 
@@ -235,13 +237,10 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
   if (!configured_) throw std::logic_error("Chain::enqueue before configure");
   ChainRun run;
   run.stages.resize(stages_.size());
-  std::size_t lastProducer = stages_.size();
-  for (std::size_t i = 0; i < stages_.size(); ++i)
-    if (enabled_[i] && !stages_[i]->passthrough()) lastProducer = i;
-
-  std::size_t lastEnabled = stages_.size();
-  for (std::size_t i = 0; i < stages_.size(); ++i)
-    if (enabled_[i]) lastEnabled = i;
+  std::size_t lastProducer = passes_.size();
+  for (std::size_t k = 0; k < passes_.size(); ++k)
+    if (producer(passes_[k])) lastProducer = k;
+  const std::size_t lastPass = passes_.size() - 1;  // passes_ is empty when no stage is enabled
 
   const cl::Buffer* cur = &in;
   std::vector<cl::Event> deps;  // the caller's events, without null ones
@@ -249,16 +248,20 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
     if (e()) deps.push_back(e);
   bool eventless = false;  // some stage enqueued commands without events
   int nextScratch = 0;
-  for (std::size_t i = 0; i < stages_.size(); ++i) {
-    if (!enabled_[i]) continue;
+  for (std::size_t k = 0; k < passes_.size(); ++k) {
+    const PassPlan& pass = passes_[k];
+    const std::size_t i = pass.stages.front();
     Stage& st = *stages_[i];
     const cl::Buffer* dst = cur;
-    if (!st.passthrough()) dst = (i == lastProducer) ? &out : &scratch_[nextScratch++ % 2];
+    if (producer(pass)) dst = (k == lastProducer) ? &out : &scratch_[nextScratch++ % 2];
     const std::uint64_t before = kernelsLaunched();
     StageEvents ev;
     {
-      const StageEventsOff off(!stageEvents && i != lastEnabled);
-      ev = clCall(st.name(), [&] { return st.enqueue(queue, *cur, *dst, deps); });
+      const StageEventsOff off(!stageEvents && k != lastPass);
+      if (fused_[k])
+        ev = clCall(label(pass), [&] { return fused_[k]->enqueue(queue, *cur, *dst, deps); });
+      else
+        ev = clCall(st.name(), [&] { return st.enqueue(queue, *cur, *dst, deps); });
     }
     if (ev.last())
       deps.assign(1, ev.last);  // a stage with nothing to do enqueues nothing
@@ -276,7 +279,7 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
            [&] { queue.enqueueMarkerWithWaitList(nullptr, &mark); });
     deps.assign(1, mark);
   }
-  if (lastProducer == stages_.size() && in() != out()) {
+  if (lastProducer == passes_.size() && in() != out()) {
     // Nothing changed the frame (e.g. "hist" alone): the output is the input.
     cl::Event copy;
     clCall("clEnqueueCopyBuffer(chain passthrough)", [&] {

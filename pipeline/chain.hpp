@@ -6,9 +6,12 @@
 #include "pipeline/cl/context.hpp"
 #include "pipeline/error.hpp"
 #include "pipeline/frame.hpp"
+#include "pipeline/fusion.hpp"
 #include "pipeline/stage.hpp"
 
 namespace vf {
+
+class FusedPass;
 
 // A chain string that does not parse or validate. what() is the full message with the chain
 // and a caret line under the offending token; message() is the first line alone.
@@ -25,7 +28,8 @@ class ChainError : public UserError {
   std::size_t pos_, len_;
 };
 
-// Events of one frame through the chain, indexed like the stages (a disabled stage has none).
+// Events of one frame through the chain, indexed like the stages (a disabled stage has none). A
+// fused pass's events are its first stage's; its other stages have none (Chain::timingNames).
 struct ChainRun {
   std::vector<StageEvents> stages;
   cl::Event done;  // the last command this frame enqueued on the compute queue
@@ -35,9 +39,10 @@ struct ChainRun {
 // between them. The chain enqueues; it never waits (runOnce, for tests and tools, does).
 class Chain {
  public:
-  Chain() = default;
-  Chain(Chain&&) = default;
-  Chain& operator=(Chain&&) = default;
+  Chain();
+  ~Chain();
+  Chain(Chain&&);
+  Chain& operator=(Chain&&);
 
   // FFmpeg-style: "blur=sigma=2:border=replicate,sobel=mode=l2,hist,brightness=auto".
   // Throws ChainError (stage and parameter named, caret under the token).
@@ -53,6 +58,30 @@ class Chain {
   // configure(); returns true when that is needed.
   bool setEnabled(std::size_t i, bool enabled);
   bool enabled(std::size_t i) const { return enabled_.at(i); }
+
+  // Fusion (pipeline/fusion.hpp). Auto (the default): on GPUs; on CPUs each stage's own kernels,
+  // which PoCL runs faster than the generated pass (measured with bench's fusion section:
+  // brightness,brightness 1.6 ms unfused against 75 fused at 1080p BGR). On: everywhere (tests,
+  // bench). Off: every stage runs its own kernels (the per-stage split of the time, and the
+  // reference the fused passes are tested against). Takes effect at the next configure();
+  // returns true when that is needed.
+  enum class Fusion { Auto, On, Off };
+  bool setFusion(Fusion mode);
+  Fusion fusion() const { return fuse_; }
+
+  // The passes of the configured chain, in order: a stage of its own or a fused pass.
+  struct Pass {
+    std::string label;                // "blur", or "gray+hist+brightness" for a fused pass
+    std::vector<std::size_t> stages;  // chain indices
+    bool fused = false;
+    std::string schedule;  // a fused pass's (FusedPass::schedule), else the stage's
+  };
+  std::vector<Pass> passes() const;
+  // What each stage's entry of ChainRun::stages times, indexed like the stages: the stage's name,
+  // a fused pass's label on its first stage, "" on its other stages (their time is in the
+  // first's). Every timing report (the engine's stats, --stats, the preview, the bench) names
+  // them this way.
+  std::vector<std::string> timingNames() const;
 
   // Builds every stage for input frames described by `in`. UserError on a format mismatch
   // ("sobel: needs gray input, got bgr; put gray before it").
@@ -108,6 +137,13 @@ class Chain {
   cl::Buffer scratch_[2];
   std::size_t scratchBytes_ = 0;
   ClContext* cl_ = nullptr;
+  Fusion fuse_ = Fusion::Auto;
+  std::vector<PassPlan> passes_;
+  std::vector<std::unique_ptr<FusedPass>> fused_;  // indexed like passes_; null: not fused
+
+  void planFusion(ClContext& cl);
+  bool producer(const PassPlan& p) const;
+  std::string label(const PassPlan& p) const;
 };
 
 }  // namespace vf

@@ -96,7 +96,8 @@ std::vector<std::string> stageKeys(const std::vector<std::string>& names) {
   for (const auto& n : names) ++count[n];
   std::vector<std::string> keys;
   for (std::size_t i = 0; i < names.size(); ++i)
-    keys.push_back(count[names[i]] > 1 ? names[i] + "#" + std::to_string(i) : names[i]);
+    keys.push_back(count[names[i]] > 1 && !names[i].empty() ? names[i] + "#" + std::to_string(i)
+                                                            : names[i]);
   return keys;
 }
 
@@ -127,8 +128,11 @@ void appendString(std::string& s, const std::string& v) {
 
 std::string statsJsonLine(const FrameStats& f, const std::vector<std::string>& keys) {
   std::string s = "{\"index\":" + std::to_string(f.index) + ",\"stages\":{";
+  bool first = true;
   for (std::size_t i = 0; i < f.stageMs.size(); ++i) {
-    if (i) s += ',';
+    if (i < keys.size() && keys[i].empty()) continue;  // in a fused pass, timed with its first
+    if (!first) s += ',';
+    first = false;
     appendString(s, i < keys.size() ? keys[i] : "stage#" + std::to_string(i));
     s += ':';
     appendNumber(s, f.stageMs[i]);

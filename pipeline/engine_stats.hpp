@@ -41,8 +41,9 @@ class RollingStats {
   Clock::time_point start_ = Clock::now();
 };
 
-// Keys for a chain's stages in the stats file: the stage name, or "name#i" (i = position in the
-// chain) when the name occurs more than once.
+// Keys for a chain's stages in the stats file, from Chain::timingNames(): the stage name (a fused
+// pass's label, "gray+brightness"), or "name#i" (i = position in the chain) when the name occurs
+// more than once; "" stays "" (a stage timed in its fused pass's entry: the line leaves it out).
 std::vector<std::string> stageKeys(const std::vector<std::string>& stageNames);
 
 // One line of the --stats file (no newline), e.g.

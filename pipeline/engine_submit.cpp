@@ -58,8 +58,8 @@ void Engine::Impl::drain() {
 }
 
 void Engine::Impl::publishStageNames() {
-  std::vector<std::string> names;
-  for (std::size_t i = 0; i < chain.size(); ++i) names.push_back(chain.stage(i).name());
+  // A fused pass is timed as one: its label on its first stage, "" on the others.
+  std::vector<std::string> names = chain.timingNames();
   stageKeysNow = std::make_shared<const std::vector<std::string>>(stageKeys(names));
   stats.setStageNames(std::move(names));
 }

@@ -14,6 +14,21 @@
 namespace vf {
 
 class Stage;
+class HistogramKernel;
+
+// A point-wise stage's per-pixel function, as OpenCL C, for a fused pass (pipeline/fusion.hpp).
+// `source` defines `void POINT_FN(const uchar* in, uchar* out, <params>)` (POINT_FN is a macro
+// the pass defines to a name of its own): `in` holds one pixel's inChannels bytes, `out`
+// receives its outChannels bytes, both in private memory. The function must give the same bytes
+// as the stage's own kernel.
+struct PointFn {
+  std::string source;
+  int inChannels = 1, outChannels = 1;
+  std::vector<std::string> params;  // parameter declarations after `out` ("float gain"), in order
+  // It needs the whole frame before it (enqueuePrelude: brightness=auto's levels from the
+  // histogram): it can only start a fused pass, never continue one.
+  bool startsPass = false;
+};
 
 // What a stage type is: its name, one-line summary, formats and parameters. One static
 // instance per stage type; the registry, the parser and --list-stages read it.
@@ -104,6 +119,22 @@ class Stage {
   // Side outputs to read back per frame (after enqueue, in queue order). The buffers may differ
   // from frame to frame: call it after each enqueue() and read before the next one.
   virtual std::vector<SideOutput> sideOutputs() const { return {}; }
+
+  // ---- Fusion (pipeline/fusion.hpp). A stage opts in by overriding these; by default it runs
+  // its own kernels. All are asked after configure().
+  // A point-wise stage's function (null: the stage is not point-wise for this frame).
+  virtual const PointFn* pointFn() const { return nullptr; }
+  // Sets the function's parameters (its live values) as kernel arguments from index `first`.
+  virtual void setPointArgs(cl::Kernel& /*kernel*/, cl_uint /*first*/) {}
+  // For a function that startsPass: the commands it needs for this frame before the pass,
+  // reading the pass's input `in` (brightness=auto: the levels). Null events when none.
+  virtual StageEvents enqueuePrelude(cl::CommandQueue& /*queue*/, const cl::Buffer& /*in*/,
+                                     const std::vector<cl::Event>& /*wait*/) {
+    return {};
+  }
+  // A passthrough stage that only counts a histogram of the frame (hist): a fused pass counts
+  // for it through this (HistogramKernel::advance) instead of its own kernel. Null: it does not.
+  virtual HistogramKernel* histogramCounter() { return nullptr; }
 
  private:
   const StageInfo& info_;

@@ -202,6 +202,8 @@ TEST(HistStage, CountsEachFrameFromZero) {
 TEST(HistStage, SideOutputReachesRunOncesCaller) {
   const cv::Mat in = realFrame(60, CV_8UC4);
   Chain chain = Chain::parse("brightness=gain=1.1,hist");
+  chain.setFusion(
+      Chain::Fusion::Off);  // the hist stage's own kernel (fused: tests/test_chain_fusion.cpp)
   chain.configure(context(), view(in).desc());
   const auto outs = chain.sideOutputs();
   ASSERT_EQ(outs.size(), 1u);

@@ -24,6 +24,7 @@
 #include "app/bench/cv_peer.hpp"
 #include "app/bench/engine_bench.hpp"
 #include "app/bench/enqueue_cost.hpp"
+#include "app/bench/fusion_bench.hpp"
 #include "app/bench/job_bench.hpp"
 #include "app/bench/size_table.hpp"
 #include "app/cli_error.hpp"
@@ -551,8 +552,14 @@ int run(const Options& o) {
                 pad(fmtRatio(v.median, c.median), 7).c_str(),
                 tt ? fmtRatio(v.median, t.median).c_str() : "-");
   };
+  // A fused pass's time is on its first stage's row (its label), none on the others'.
+  const std::vector<std::string> timing = chain.timingNames();
   for (std::size_t i = 0; i < specs.size(); ++i)
-    row(std::to_string(i + 1) + " " + specs[i].text, vs[i], cs[i], ts[i]);
+    row(std::to_string(i + 1) + " " + specs[i].text +
+            (timing[i].empty()                    ? " (fused above)"
+             : timing[i] != chain.stage(i).name() ? " [" + timing[i] + "]"
+                                                  : ""),
+        vs[i], cs[i], ts[i]);
   row("chain (device span)", vSpan, cChain, tChain);
   row("chain (host wall/frame)", vWall, cChain, tChain);
   std::printf(
@@ -595,6 +602,17 @@ int run(const Options& o) {
     const double gbps = r.ms > 0 ? r.bytes / (r.ms * 1e6) : 0;
     std::printf("  %s %s ms  %8.1f GB/s  %5.1f%%\n", pad(r.name, 24).c_str(), fmtMs(r.ms).c_str(),
                 gbps, copyGBps > 0 ? 100.0 * gbps / copyGBps : 0.0);
+  }
+
+  // The same chain fused and unfused, same frames, same run.
+  const FusionComparison fusion = compareFusion(*cl, o.chain, desc, frames, o.warmup, o.frames);
+  std::printf("\nfusion (the same chain fused and unfused (--no-fuse), same frames, same run)\n");
+  for (const auto* f : {&fusion.fused, &fusion.unfused}) {
+    std::string passes;
+    for (const auto& p : f->passes) passes += (passes.empty() ? "" : " | ") + p;
+    std::printf("  %-8s %s ms device span  %s ms host wall  %4.0f launches  passes: %s\n",
+                f == &fusion.fused ? "fused" : "unfused", fmtMs(f->spanMs).c_str(),
+                fmtMs(f->wallMs).c_str(), f->launches, passes.c_str());
   }
 
   // Engine throughput: host frames in, the chain, host frames out.
@@ -667,6 +685,19 @@ int run(const Options& o) {
     js.null();
   js.key("ratio_vs_cpu").value(cChain.median > 0 ? vWall.median / cChain.median : NAN);
   js.key("ratio_vs_tapi").value(tt && tChain.median > 0 ? vWall.median / tChain.median : NAN);
+  js.close('}');
+
+  js.key("fusion").open('{');
+  for (const auto* f : {&fusion.fused, &fusion.unfused}) {
+    js.key(f == &fusion.fused ? "fused" : "unfused").open('{');
+    js.key("passes").open('[');
+    for (const auto& p : f->passes) js.value(p);
+    js.close(']');
+    js.key("launches").value(f->launches);
+    js.key("device_span_median_ms").value(f->spanMs);
+    js.key("host_wall_median_ms").value(f->wallMs);
+    js.close('}');
+  }
   js.close('}');
 
   js.key("engine");

@@ -33,6 +33,7 @@ class BrightnessStage : public Stage {
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     in_ = in;
     autoMode_ = params().text("mode") == "auto";
+    fn_ = pointFunction(in.channels(), autoMode_);
     if (autoMode_) {
       configureAuto(ctx, in);
       return in;
@@ -94,8 +95,11 @@ class BrightnessStage : public Stage {
     applyItems_ = (std::size_t(n) + applyChunk(c) - 1) / applyChunk(c);
   }
 
-  StageEvents enqueueAuto(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
-                          const std::vector<cl::Event>& wait) {
+  // The histogram (our own, counted here, or the upstream hist stage's) and the levels kernel:
+  // everything of auto mode before the apply.
+  StageEvents enqueuePrelude(cl::CommandQueue& q, const cl::Buffer& in,
+                             const std::vector<cl::Event>& wait) override {
+    if (!autoMode_) return {};
     StageEvents ev;
     std::vector<cl::Event> deps = wait;
     if (ownHistogram_) {
@@ -107,9 +111,16 @@ class BrightnessStage : public Stage {
     levels_.setArg(0, ownHistogram_ ? hist_.buffer() : upstream_());
     const double pixels = double(in_.width) * in_.height;
     levels_.setArg(2, cl_uint(std::floor(params().number("clip") / 100.0 * pixels)));
-    cl::Event levels = launchKernel(q, levels_, cl::NDRange(std::size_t(256) * in_.channels()),
-                                    cl::NDRange(256), deps);
-    if (!ev.first()) ev.first = levels;
+    ev.last = launchKernel(q, levels_, cl::NDRange(std::size_t(256) * in_.channels()),
+                           cl::NDRange(256), deps);
+    if (!ev.first()) ev.first = ev.last;
+    return ev;
+  }
+
+  StageEvents enqueueAuto(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
+                          const std::vector<cl::Event>& wait) {
+    StageEvents ev = enqueuePrelude(q, in, wait);
+    const cl::Event levels = ev.last;
     apply_.setArg(0, in);
     apply_.setArg(1, out);
     ev.last = launchKernel(q, apply_, cl::NDRange(roundUp(applyItems_, kLocal)),
@@ -117,9 +128,55 @@ class BrightnessStage : public Stage {
     return ev;
   }
 
+  // brightness_linear's or brightness_auto_apply's arithmetic on one pixel (the same
+  // expression, so the same rounding): manual takes gain and bias, auto the levels buffer.
+  const PointFn* pointFn() const override { return &fn_; }
+
+  void setPointArgs(cl::Kernel& k, cl_uint first) override {
+    if (autoMode_) {
+      k.setArg(first, gainBias_);
+      return;
+    }
+    k.setArg(first, static_cast<float>(params().number("gain")));
+    k.setArg(first + 1, static_cast<float>(params().number("bias")));
+  }
+
   std::vector<SideOutput> sideOutputs() const override {
     if (!autoMode_) return {};
     return {{0, "levels", gainBias_, 2 * std::size_t(in_.channels()) * sizeof(cl_float)}};
+  }
+
+  static PointFn pointFunction(int channels, bool autoMode) {
+    const std::string round =
+        "(uchar)(as_int(clamp(x, 0.0f, 255.0f) + 12582912.0f) - 0x4B400000)";  // TO_UCHAR
+    const std::string c = std::to_string(channels);
+    PointFn f;
+    f.inChannels = f.outChannels = channels;
+    f.startsPass = autoMode;
+    if (autoMode) {
+      f.params = {"__global const float* gain_bias"};
+      f.source =
+          "void POINT_FN(const uchar* in, uchar* out, __global const float* gain_bias) {\n"
+          "  for (int c = 0; c < " +
+          c +
+          "; ++c) {\n"
+          "    const float x = (float)in[c] * gain_bias[c] + gain_bias[" +
+          c +
+          " + c];\n"
+          "    out[c] = " +
+          round + ";\n  }\n}\n";
+    } else {
+      f.params = {"float gain", "float bias"};
+      f.source =
+          "void POINT_FN(const uchar* in, uchar* out, float gain, float bias) {\n"
+          "  for (int c = 0; c < " +
+          c +
+          "; ++c) {\n"
+          "    const float x = (float)in[c] * gain + bias;\n"
+          "    out[c] = " +
+          round + ";\n  }\n}\n";
+    }
+    return f;
   }
 
   // Bytes per work-item of brightness_auto_apply: 16, or 48 for bgr (whole pixels).
@@ -134,6 +191,7 @@ class BrightnessStage : public Stage {
   HistogramKernel hist_;      // auto without an upstream hist stage
   PublishedBuffer upstream_;  // auto with one: this frame's histogram
   std::size_t applyItems_ = 0;
+  PointFn fn_;
 };
 
 }  // namespace

@@ -29,6 +29,7 @@ class GrayStage : public Stage {
     kernel_ = clCall("clCreateKernel(bgr_to_gray)", [&] {
       return cl::Kernel(ctx.cl.programs().build("gray.cl", opts), "bgr_to_gray");
     });
+    fn_.inChannels = in.channels();
     return {in.width, in.height, PixelFormat::Gray8};
   }
 
@@ -37,6 +38,9 @@ class GrayStage : public Stage {
   }
 
   bool passthrough() const override { return in_.format == PixelFormat::Gray8; }
+
+  // kernels/gray.cl's gray1, one pixel.
+  const PointFn* pointFn() const override { return passthrough() ? nullptr : &fn_; }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
@@ -56,6 +60,14 @@ class GrayStage : public Stage {
   int px_ = 1;    // pixels per work-item
   int wg_ = 256;  // work-items per group
   cl::Kernel kernel_;
+  PointFn fn_{
+      "void POINT_FN(const uchar* in, uchar* out) {\n"
+      "  out[0] = (uchar)((in[0] * 3735 + in[1] * 19235 + in[2] * 9798 + (1 << 14)) >> "
+      "15);\n}\n",
+      3,
+      1,
+      {},
+      false};
 };
 
 }  // namespace

@@ -45,6 +45,8 @@ class HistStage : public Stage {
     return kernel_.enqueue(q, in, wait);
   }
 
+  HistogramKernel* histogramCounter() override { return &kernel_; }
+
   std::vector<SideOutput> sideOutputs() const override {
     return {{0, "histogram", kernel_.buffer(), kernel_.bytes()}};
   }

@@ -44,6 +44,18 @@ class HistogramKernel {
   StageEvents enqueue(cl::CommandQueue& queue, const cl::Buffer& frame,
                       const std::vector<cl::Event>& wait);
 
+  // For a fused pass that counts this frame itself (pipeline/fusion.hpp): the buffer to count
+  // into (zeroed) and the one to zero, exactly as enqueue() would use them; from then on
+  // buffer() is the first. Call it once per frame, when the pass is enqueued.
+  struct Targets {
+    cl::Buffer count, clear;
+  };
+  Targets advance() {
+    const int next = 1 - current_;
+    current_ = next;
+    return {hist_[next], hist_[1 - next]};
+  }
+
   // The histogram of the frame enqueued last (before any enqueue: a zeroed buffer). Read it
   // with commands enqueued after that frame on the same queue, before the next frame's launch.
   const cl::Buffer& buffer() const { return hist_[current_]; }

@@ -1,0 +1,28 @@
+#pragma once
+// The chain fused and unfused in the same run (pipeline/fusion.hpp): per frame, its device time
+// (first command's START to last END) and host wall time, and the kernels it launches.
+#include <opencv2/core.hpp>
+#include <string>
+#include <vector>
+
+#include "pipeline/cl/context.hpp"
+#include "pipeline/frame.hpp"
+
+namespace vf::bench {
+
+struct FusionSide {
+  std::vector<std::string> passes;  // "gray+hist+brightness", "blur", ...
+  double launches = 0;              // kernels per frame (side-output reads not counted)
+  double spanMs = 0, wallMs = 0;    // medians over the timed runs
+};
+
+struct FusionComparison {
+  FusionSide fused, unfused;
+};
+
+// Times `chainText` on `frames` (resident on the device, rotated) fused, then unfused, on one
+// profiling queue: `warmup` runs left out, then `runs` timed.
+FusionComparison compareFusion(ClContext& cl, const std::string& chainText, const FrameDesc& desc,
+                               const std::vector<cv::Mat>& frames, int warmup, int runs);
+
+}  // namespace vf::bench

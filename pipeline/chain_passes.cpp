@@ -1,0 +1,79 @@
+// The chain's passes: fusion planned at configure time (pipeline/fusion.hpp) and how the
+// passes are named wherever their time is reported.
+#include "pipeline/chain.hpp"
+
+#include "pipeline/fused_pass.hpp"
+
+namespace vf {
+
+Chain::Chain() = default;
+Chain::~Chain() = default;
+Chain::Chain(Chain&&) = default;
+Chain& Chain::operator=(Chain&&) = default;
+
+bool Chain::setFusion(Fusion mode) {
+  if (fuse_ == mode) return false;
+  fuse_ = mode;
+  configured_ = false;
+  return true;
+}
+
+void Chain::planFusion(ClContext& cl) {
+  std::vector<std::size_t> indices;
+  std::vector<FusionTraits> traits;
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    if (!enabled_[i]) continue;
+    Stage& st = *stages_[i];
+    const PointFn* f = st.pointFn();
+    indices.push_back(i);
+    traits.push_back({f != nullptr, f && f->startsPass, st.histogramCounter() != nullptr});
+  }
+  const bool fuse = fuse_ == Fusion::On || (fuse_ == Fusion::Auto && !cl.facts().cpu);
+  passes_ = planPasses(indices, traits, fuse);
+  fused_.clear();
+  fused_.resize(passes_.size());
+  for (std::size_t k = 0; k < passes_.size(); ++k) {
+    if (!passes_[k].fused) continue;
+    std::vector<Stage*> members;
+    for (const std::size_t i : passes_[k].stages) members.push_back(stages_[i].get());
+    const std::size_t first = passes_[k].stages.front();
+    const FrameDesc in = first == 0 ? input_ : stageOut_[first - 1];
+    auto pass = std::make_unique<FusedPass>();
+    clCall(label(passes_[k]), [&] { pass->configure(cl, members, in); });
+    fused_[k] = std::move(pass);
+  }
+}
+
+bool Chain::producer(const PassPlan& p) const {
+  return p.fused || !stages_[p.stages.front()]->passthrough();
+}
+
+std::string Chain::label(const PassPlan& p) const {
+  std::vector<std::string> names;
+  for (const std::size_t i : p.stages) names.push_back(stages_[i]->name());
+  return passLabel(names);
+}
+
+std::vector<Chain::Pass> Chain::passes() const {
+  std::vector<Pass> out;
+  for (std::size_t k = 0; k < passes_.size(); ++k) {
+    const PassPlan& p = passes_[k];
+    out.push_back({label(p), p.stages, p.fused,
+                   fused_[k] ? fused_[k]->schedule() : stages_[p.stages.front()]->schedule()});
+  }
+  return out;
+}
+
+std::vector<std::string> Chain::timingNames() const {
+  std::vector<std::string> names;
+  for (const auto& st : stages_) names.push_back(st->name());
+  if (!configured_) return names;
+  for (const PassPlan& p : passes_) {
+    if (!p.fused) continue;
+    names[p.stages.front()] = label(p);
+    for (std::size_t k = 1; k < p.stages.size(); ++k) names[p.stages[k]] = "";
+  }
+  return names;
+}
+
+}  // namespace vf

@@ -1,0 +1,56 @@
+#include "pipeline/fusion.hpp"
+
+#include <stdexcept>
+
+namespace vf {
+
+namespace {
+bool fusable(const FusionTraits& t) { return t.point || t.counter; }
+
+// Closes the run [begin, end) of `indices` into passes: one fused pass when it holds two stages
+// or more and at least one function, else a pass per stage.
+void closeRun(const std::vector<std::size_t>& indices, const std::vector<FusionTraits>& traits,
+              std::size_t begin, std::size_t end, std::vector<PassPlan>& out) {
+  bool anyPoint = false;
+  for (std::size_t k = begin; k < end; ++k) anyPoint = anyPoint || traits[k].point;
+  if (end - begin >= 2 && anyPoint) {
+    PassPlan p;
+    p.fused = true;
+    for (std::size_t k = begin; k < end; ++k) p.stages.push_back(indices[k]);
+    out.push_back(std::move(p));
+    return;
+  }
+  for (std::size_t k = begin; k < end; ++k) out.push_back({{indices[k]}, false});
+}
+}  // namespace
+
+std::vector<PassPlan> planPasses(const std::vector<std::size_t>& indices,
+                                 const std::vector<FusionTraits>& traits, bool fuse) {
+  if (indices.size() != traits.size())
+    throw std::invalid_argument("planPasses: indices and traits differ in length");
+  std::vector<PassPlan> out;
+  std::size_t begin = 0;  // start of the current run of fusable stages
+  for (std::size_t k = 0; k <= indices.size(); ++k) {
+    const bool end = k == indices.size();
+    // A stage that cannot join ends the run; so does one whose function needs the whole frame
+    // first (it starts the next run instead).
+    const bool breaks = end || !fuse || !fusable(traits[k]) || traits[k].startsPass;
+    if (!breaks) continue;
+    closeRun(indices, traits, begin, k, out);
+    begin = k;
+    if (end) break;
+    if (!fuse || !fusable(traits[k])) {
+      out.push_back({{indices[k]}, false});
+      begin = k + 1;
+    }
+  }
+  return out;
+}
+
+std::string passLabel(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : "+") + n;
+  return s;
+}
+
+}  // namespace vf

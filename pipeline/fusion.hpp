@@ -1,0 +1,42 @@
+#pragma once
+// Fusion: the chain's stages grouped into as few passes over the frame as their data allows,
+// planned at configure time from what each stage says of itself (Stage::pointFn,
+// Stage::histogramCounter), never from a list of stage names, so a stage that does not opt in
+// runs its own kernels and new stages work unchanged.
+//
+// The rule: a run of consecutive enabled stages, each point-wise (a PointFn: the output pixel
+// a function of the input pixel at the same place) or a histogram counter (hist), becomes one
+// pass that reads the frame once, applies the functions in order and counts each histogram at
+// its place, and writes the run's output once. A function that needs the whole frame first
+// (PointFn::startsPass, brightness=auto: its levels come from the histogram) ends the run
+// before it and starts the next one, after its prelude. A run becomes a fused pass only when
+// it holds at least two stages and one function; any other stage is its own pass.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace vf {
+
+// What the planner needs to know of one enabled stage.
+struct FusionTraits {
+  bool point = false;       // has a PointFn
+  bool startsPass = false;  // its PointFn needs the whole frame before it
+  bool counter = false;     // counts a histogram of the frame passing through (hist)
+};
+
+// One pass: chain indices of its stages, in order; fused passes have two or more.
+struct PassPlan {
+  std::vector<std::size_t> stages;
+  bool fused = false;
+};
+
+// The passes for the enabled stages `indices` (in chain order) with `traits` (same order).
+// fuse false: every stage its own pass.
+std::vector<PassPlan> planPasses(const std::vector<std::size_t>& indices,
+                                 const std::vector<FusionTraits>& traits, bool fuse);
+
+// "gray+brightness": the names of a pass's stages joined by '+' (how every timing report
+// names a fused pass).
+std::string passLabel(const std::vector<std::string>& stageNames);
+
+}  // namespace vf
