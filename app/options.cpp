@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 
+#include "app/camera_mode.hpp"
 #include "app/cli_error.hpp"
 #include "app/ffmpeg_args.hpp"
 #include "app/option_values.hpp"
@@ -55,6 +56,9 @@ void Settings::fillFrom(const Settings& lower) {
   if (!outputs) take(output, lower.output);
   take(jsonPath, lower.jsonPath);
   take(jobs, lower.jobs);
+  take(cameraSize, lower.cameraSize);
+  take(cameraFps, lower.cameraFps);
+  take(cameraFormat, lower.cameraFormat);
   // -t and --to say the same thing: the command line's one wins over the file's other.
   if (duration && to && !lower.duration) to.reset();
   if (duration && to && !lower.to) duration.reset();
@@ -107,7 +111,11 @@ std::string checkWindow(const std::string& size) {
 std::string helpFooter() {
   return R"(
 Sources (-i):
-  cam0, cam1, ...          a camera by index (live)
+  cam0, cam1, ...          a camera by index (live): /dev/video0, /dev/video1, ...
+  cam0:1280x720@60         a camera in a mode (size, @rate, :mjpeg or :yuyv; or give
+                           --camera-size, --camera-fps, --camera-format); the camera may
+                           give a near mode instead (one warning says so);
+                           vidfilter --list-cameras shows what each camera offers
   FILE                     any file FFmpeg reads (an existing path is always a file)
   -                        stdin: y4m (ffmpeg ... -f yuv4mpegpipe -), or raw video with
                            --size WxH [--input-pix-fmt FMT] [--rate FPS]
@@ -135,6 +143,7 @@ Chains: stages separated by commas, parameters after '=' separated by ':'
 
 Examples:
   vidfilter -i cam0 --chain blur,sobel
+  vidfilter -i cam0:1280x720@60:mjpeg --chain gray,sobel
   vidfilter -y -i in.mp4 -vf "blur=sigma=2,sobel,hist,brightness" --crf 20 -o out/edges.mp4
   vidfilter -i in.mp4 --ss 1:00 -t 10 --chain gray,sobel -o clip.mkv
   vidfilter -i in.avi --chain gray,brightness=gain=1.5:bias=-20 -o 'out/frame_%05d.png'
@@ -168,6 +177,7 @@ struct RawOptions {
   std::int64_t frames = 0, slots = 0;
   bool preview = false, noPreview = false, compare = false, noOverlay = false, progress = false,
        noProgress = false, yes = false, no = false, an = false, quiet = false, exitAtEnd = false;
+  std::string cameraSize, cameraFps, cameraFormat;
 };
 
 using OptionMap = std::map<std::string, CLI::Option*>;
@@ -249,6 +259,11 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   flag("-q,--quiet", o.quiet, "warnings and errors only: no progress, no summary");
   // One value per -i and -o, as ffmpeg: `-i a b` is not two inputs.
   for (const char* name : {"--input", "--output"}) m[name]->allow_extra_args(false);
+  opt("--camera-size", o.cameraSize, "cameras: ask for this frame size", "WxH");
+  opt("--camera-fps", o.cameraFps, "cameras: ask for this frame rate", "FPS");
+  opt("--camera-format", o.cameraFormat, "cameras: ask for mjpeg or yuyv", "FMT");
+  app.add_flag("--list-cameras", cl.listCameras,
+               "list cameras (/dev/video*) with their formats, sizes and rates, then exit");
   app.add_flag("--list-devices", cl.listDevices, "list OpenCL platforms and devices, then exit");
   app.add_flag("--list-stages", cl.listStages, "list stages and their parameters, then exit");
   app.add_flag("-V,--version", cl.version, "print the version, then exit");
@@ -336,67 +351,78 @@ void takeInputs(const OptionMap& m, const RawOptions& o, Settings& s) {
     if (auto why = checkJobs(o.jobs); !why.empty()) throw UsageError("--jobs " + why);
     s.jobs = static_cast<int>(o.jobs);
   }
-}
+  void takeCamera(const OptionMap& m, const RawOptions& o, Settings& s) {
+    std::string why;
+    if (given(m, "--camera-size")) {
+      checked(parseCameraSize(o.cameraSize, &why), "--camera-size", why);
+      s.cameraSize = o.cameraSize;
+    }
+    if (given(m, "--camera-fps"))
+      s.cameraFps = checked(parseCameraFps(o.cameraFps, &why), "--camera-fps", why);
+    if (given(m, "--camera-format"))
+      s.cameraFormat = checked(parseCameraFormat(o.cameraFormat, &why), "--camera-format", why);
+  }
 
-void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
-  takeInputs(m, o, s);
-  if (given(m, "--chain")) s.chain = o.chain;
-  if (given(m, "--device")) s.device = o.device;
-  if (given(m, "--preview") && given(m, "--no-preview"))
-    throw UsageError("--preview and --no-preview contradict each other; give one");
-  if (given(m, "--progress") && given(m, "--no-progress"))
-    throw UsageError("--progress and --no-progress contradict each other; give one");
-  if (given(m, "--preview")) s.preview = true;
-  if (given(m, "--no-preview")) s.preview = false;
-  if (given(m, "--compare")) s.compare = o.compare;
-  if (given(m, "--no-overlay")) s.overlay = false;
-  if (given(m, "--exit-at-end")) s.exitAtEnd = true;
-  if (given(m, "--window")) {
-    if (auto why = checkWindow(o.window); !why.empty()) throw UsageError("--window " + why);
-    s.window = o.window;
+  void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
+    takeInputs(m, o, s);
+    if (given(m, "--chain")) s.chain = o.chain;
+    if (given(m, "--device")) s.device = o.device;
+    if (given(m, "--preview") && given(m, "--no-preview"))
+      throw UsageError("--preview and --no-preview contradict each other; give one");
+    if (given(m, "--progress") && given(m, "--no-progress"))
+      throw UsageError("--progress and --no-progress contradict each other; give one");
+    if (given(m, "--preview")) s.preview = true;
+    if (given(m, "--no-preview")) s.preview = false;
+    if (given(m, "--compare")) s.compare = o.compare;
+    if (given(m, "--no-overlay")) s.overlay = false;
+    if (given(m, "--exit-at-end")) s.exitAtEnd = true;
+    if (given(m, "--window")) {
+      if (auto why = checkWindow(o.window); !why.empty()) throw UsageError("--window " + why);
+      s.window = o.window;
+    }
+    if (given(m, "--stats")) s.statsPath = o.stats;
+    if (given(m, "--progress")) s.progress = true;
+    if (given(m, "--no-progress")) s.progress = false;
+    if (given(m, "--frames")) {
+      if (auto why = checkFrames(o.frames); !why.empty()) throw UsageError("--frames " + why);
+      s.frames = o.frames;
+    }
+    if (given(m, "--slots")) {
+      if (auto why = checkSlots(o.slots); !why.empty()) throw UsageError("--slots " + why);
+      s.slots = static_cast<int>(o.slots);
+    }
+    if (given(m, "--log-level")) {
+      if (auto why = checkLogLevel(o.logLevel); !why.empty())
+        throw UsageError("--log-level " + why);
+      s.logLevel = o.logLevel;
+    }
+    if (s.input && s.input->empty())
+      throw UsageError("--input is empty; give a file, cam0, a URL or a GStreamer pipeline");
+    if (s.chain && s.chain->find_first_not_of(" \t") == std::string::npos)
+      throw UsageError(
+          "--chain is empty; give at least one stage, e.g. --chain blur,sobel "
+          "(vidfilter --list-stages lists them)");
+    if (s.output && s.output->empty())
+      throw UsageError("--output is empty; give a file name or leave the option out");
   }
-  if (given(m, "--stats")) s.statsPath = o.stats;
-  if (given(m, "--progress")) s.progress = true;
-  if (given(m, "--no-progress")) s.progress = false;
-  if (given(m, "--frames")) {
-    if (auto why = checkFrames(o.frames); !why.empty()) throw UsageError("--frames " + why);
-    s.frames = o.frames;
-  }
-  if (given(m, "--slots")) {
-    if (auto why = checkSlots(o.slots); !why.empty()) throw UsageError("--slots " + why);
-    s.slots = static_cast<int>(o.slots);
-  }
-  if (given(m, "--log-level")) {
-    if (auto why = checkLogLevel(o.logLevel); !why.empty()) throw UsageError("--log-level " + why);
-    s.logLevel = o.logLevel;
-  }
-  if (s.input && s.input->empty())
-    throw UsageError("--input is empty; give a file, cam0, a URL or a GStreamer pipeline");
-  if (s.chain && s.chain->find_first_not_of(" \t") == std::string::npos)
-    throw UsageError(
-        "--chain is empty; give at least one stage, e.g. --chain blur,sobel "
-        "(vidfilter --list-stages lists them)");
-  if (s.output && s.output->empty())
-    throw UsageError("--output is empty; give a file name or leave the option out");
-}
 
-void takeShard(const OptionMap& m, const RawOptions& o, CommandLine& cl) {
-  for (const char* name : {"--shard", "--shards"})
-    if (given(m, name) && !cl.batch)
-      throw UsageError(std::string(name) +
-                       " shares a list of inputs between the tasks of a job array: it belongs "
-                       "to vidfilter batch --inputs LIST " +
-                       name + " ...");
-  if (given(m, "--shard") && given(m, "--shards"))
-    throw UsageError("--shard I/N and --shards N both say how to share; give one");
-  if (given(m, "--shard")) cl.shard = o.shard;
-  if (given(m, "--shards")) {
-    if (o.shards < 1 || o.shards > 1000000)
-      throw UsageError("--shards must be a positive number of shares, got " +
-                       std::to_string(o.shards));
-    cl.shards = static_cast<int>(o.shards);
+  void takeShard(const OptionMap& m, const RawOptions& o, CommandLine& cl) {
+    for (const char* name : {"--shard", "--shards"})
+      if (given(m, name) && !cl.batch)
+        throw UsageError(std::string(name) +
+                         " shares a list of inputs between the tasks of a job array: it belongs "
+                         "to vidfilter batch --inputs LIST " +
+                         name + " ...");
+    if (given(m, "--shard") && given(m, "--shards"))
+      throw UsageError("--shard I/N and --shards N both say how to share; give one");
+    if (given(m, "--shard")) cl.shard = o.shard;
+    if (given(m, "--shards")) {
+      if (o.shards < 1 || o.shards > 1000000)
+        throw UsageError("--shards must be a positive number of shares, got " +
+                         std::to_string(o.shards));
+      cl.shards = static_cast<int>(o.shards);
+    }
   }
-}
 
 }  // namespace
 
@@ -429,6 +455,7 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
   takeRest(m, o, cl.settings);
   takeMedia(m, o, cl.settings);
   takeShard(m, o, cl);
+  takeCamera(m, o, cl.settings);
   cl.configPath = o.config;
   return cl;
 }
