@@ -38,7 +38,7 @@ TEST(PreviewWindow, KeysInABurstAreAllApplied) {
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
   ::setenv("DISPLAY", x.display().c_str(), 1);
   ::setenv("QT_QPA_PLATFORM", "xcb", 1);
-  const std::string env = "DISPLAY=" + x.display() + " ";
+  const std::string env = x.env();
   const std::string title = "vf-burst-" + std::to_string(::getpid());
 
   Chain chain = Chain::parse("blur=sigma=1.5"), twin = Chain::parse("blur=sigma=1.5");
@@ -85,7 +85,7 @@ TEST(PreviewWindow, FullScreenAndBack) {
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
   ::setenv("DISPLAY", x.display().c_str(), 1);
   ::setenv("QT_QPA_PLATFORM", "xcb", 1);
-  const std::string env = "DISPLAY=" + x.display() + " ";
+  const std::string env = x.env();
   const std::string title = "vf-full-" + std::to_string(::getpid());
   Chain chain = Chain::parse("gray");
   PreviewOptions opts;
@@ -129,7 +129,7 @@ TEST(PreviewWindow, GraphBarsAndHistogramOnTheScreen) {
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
   ::setenv("DISPLAY", x.display().c_str(), 1);
   ::setenv("QT_QPA_PLATFORM", "xcb", 1);
-  const std::string env = "DISPLAY=" + x.display() + " ";
+  const std::string env = x.env();
   const std::string title = "vf-graph-" + std::to_string(::getpid());
   TempDir dir("preview_graph");
 
@@ -210,11 +210,8 @@ TEST(PreviewWindow, ProgramCompareOf1080pFitsA1280x800Screen) {
             0);
   Xvfb x("1280x800x24");
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
-  const std::string env = "DISPLAY=" + x.display() + " ";
-  ProcOptions po;
-  po.setEnv = {"DISPLAY=" + x.display()};
-  po.keepDisplay = true;
-  po.timeoutSec = 120;
+  const std::string env = x.env();
+  const ProcOptions po = x.options(120);
   Child program(vidfilterBinary(),
                 {"-i", hd, "--chain", "gray,blur,sobel,hist,brightness", "--compare", "--preview"},
                 po);
@@ -265,11 +262,8 @@ TEST(PreviewWindow, ProgramStaysOpenAtTheEndUntilQ) {
       0);
   Xvfb x("1280x800x24");
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
-  const std::string env = "DISPLAY=" + x.display() + " ";
-  ProcOptions po;
-  po.setEnv = {"DISPLAY=" + x.display()};
-  po.keepDisplay = true;
-  po.timeoutSec = 60;
+  const std::string env = x.env();
+  const ProcOptions po = x.options(60);
   {
     Child program(vidfilterBinary(), {"-i", clip, "--chain", "gray", "--preview"}, po);
     const std::string id = findWindow(env, "^vidfilter");
@@ -331,11 +325,8 @@ TEST(PreviewWindow, ProgramSeekAndStepShowTheFramesFfmpegDecodes) {
   std::filesystem::create_directories(dir / "snaps");
   Xvfb x("1280x800x24");
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
-  const std::string env = "DISPLAY=" + x.display() + " ";
-  ProcOptions po;
-  po.setEnv = {"DISPLAY=" + x.display()};
-  po.keepDisplay = true;
-  po.timeoutSec = 120;
+  const std::string env = x.env();
+  const ProcOptions po = x.options(120);
   Child program(vidfilterBinary(),
                 {"-i", clip, "--chain", "hist", "--preview", "--config", dir / "snap.toml"}, po);
   const std::string id = findWindow(env, "^vidfilter");
@@ -373,11 +364,8 @@ TEST(PreviewWindow, SignalWhilePausedStopsTheProgram) {
   REQUIRE_TOOLS();
   Xvfb x;
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
-  const std::string env = "DISPLAY=" + x.display() + " ";
-  ProcOptions po;
-  po.setEnv = {"DISPLAY=" + x.display()};
-  po.keepDisplay = true;
-  po.timeoutSec = 60;
+  const std::string env = x.env();
+  const ProcOptions po = x.options(60);
   Child program(vidfilterBinary(), {"-i", kVideo, "--chain", "gray,brightness", "--preview"}, po);
   const std::string id = findWindow(env, "^vidfilter");
   ASSERT_FALSE(id.empty()) << "no window";

@@ -184,6 +184,16 @@ class Xvfb {
     }
   }
   const std::string& display() const { return display_; }
+  // "DISPLAY=:N " before a shell command (xdotool, import).
+  std::string env() const { return "DISPLAY=" + display_ + " "; }
+  // A child on this display, killed after `timeoutSec`.
+  ProcOptions options(double timeoutSec) const {
+    ProcOptions po;
+    po.setEnv = {"DISPLAY=" + display_};
+    po.keepDisplay = true;
+    po.timeoutSec = timeoutSec;
+    return po;
+  }
 
  private:
   pid_t pid_ = -1;
