@@ -7,6 +7,7 @@
 
 #include "app/option_values.hpp"
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::app {
 
@@ -99,7 +100,7 @@ std::optional<std::string> parseCameraFormat(const std::string& text, std::strin
   const std::string t = lower(text);
   if (t == "mjpeg" || t == "mjpg") return std::string("mjpeg");
   if (t == "yuyv" || t == "yuy2") return std::string("yuyv");
-  *why = "must be mjpeg or yuyv; got '" + text + "'";
+  *why = "must be mjpeg or yuyv; got " + quote(text);
   return std::nullopt;
 }
 
@@ -113,8 +114,8 @@ std::optional<CameraMode> parseCameraSuffix(const std::string& text, std::string
     if (!takeItem(item, m, &inner)) {
       *why =
           "the camera mode after ':' is size, size@fps, @fps and pixel format (mjpeg, yuyv) "
-          "separated by ':', e.g. cam0:1280x720@60 or cam0:640x480:yuyv; in '" +
-          text + "', " + inner;
+          "separated by ':', e.g. cam0:1280x720@60 or cam0:640x480:yuyv; in " +
+          quote(text) + ", " + inner;
       return std::nullopt;
     }
     if (b == std::string::npos) break;

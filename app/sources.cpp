@@ -112,7 +112,7 @@ SourceSpec classifySource(const std::string& textIn) {
     std::string why;
     if (m[2].matched) {
       const auto mode = parseCameraSuffix(m[3].str(), &why);
-      if (!mode) throw UsageError("input '" + t + "': " + why);
+      if (!mode) throw UsageError("input " + quote(t) + ": " + why);
       s.camera = *mode;
     }
     return s;
