@@ -14,7 +14,7 @@ PACKAGES=(
   cmake ninja-build g++ pkg-config git
   libopencv-dev opencv-doc
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
-  libspdlog-dev libcli11-dev libgtest-dev libtomlplusplus-dev nlohmann-json3-dev qtbase5-dev libxcb1-dev fonts-dejavu-core
+  libspdlog-dev libcli11-dev libgtest-dev libtomlplusplus-dev qtbase5-dev libxcb1-dev fonts-dejavu-core
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
   ffmpeg gstreamer1.0-plugins-base xvfb xauth x11-apps imagemagick xdotool
   nlohmann-json3-dev slurm-wlm munge

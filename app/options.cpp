@@ -51,14 +51,14 @@ void Settings::fillFrom(const Settings& lower) {
   take(overwrite, lower.overwrite);
   take(audio, lower.audio);
   take(quiet, lower.quiet);
+  take(cameraSize, lower.cameraSize);
+  take(cameraFps, lower.cameraFps);
+  take(cameraFormat, lower.cameraFormat);
   // Inputs and outputs listed on the command line replace the file's one.
   if (!inputs && !inputsList) take(input, lower.input);
   if (!outputs) take(output, lower.output);
   take(jsonPath, lower.jsonPath);
   take(jobs, lower.jobs);
-  take(cameraSize, lower.cameraSize);
-  take(cameraFps, lower.cameraFps);
-  take(cameraFormat, lower.cameraFormat);
   // -t and --to say the same thing: the command line's one wins over the file's other.
   if (duration && to && !lower.duration) to.reset();
   if (duration && to && !lower.to) duration.reset();
@@ -351,78 +351,79 @@ void takeInputs(const OptionMap& m, const RawOptions& o, Settings& s) {
     if (auto why = checkJobs(o.jobs); !why.empty()) throw UsageError("--jobs " + why);
     s.jobs = static_cast<int>(o.jobs);
   }
-  void takeCamera(const OptionMap& m, const RawOptions& o, Settings& s) {
-    std::string why;
-    if (given(m, "--camera-size")) {
-      checked(parseCameraSize(o.cameraSize, &why), "--camera-size", why);
-      s.cameraSize = o.cameraSize;
-    }
-    if (given(m, "--camera-fps"))
-      s.cameraFps = checked(parseCameraFps(o.cameraFps, &why), "--camera-fps", why);
-    if (given(m, "--camera-format"))
-      s.cameraFormat = checked(parseCameraFormat(o.cameraFormat, &why), "--camera-format", why);
-  }
+}
 
-  void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
-    takeInputs(m, o, s);
-    if (given(m, "--chain")) s.chain = o.chain;
-    if (given(m, "--device")) s.device = o.device;
-    if (given(m, "--preview") && given(m, "--no-preview"))
-      throw UsageError("--preview and --no-preview contradict each other; give one");
-    if (given(m, "--progress") && given(m, "--no-progress"))
-      throw UsageError("--progress and --no-progress contradict each other; give one");
-    if (given(m, "--preview")) s.preview = true;
-    if (given(m, "--no-preview")) s.preview = false;
-    if (given(m, "--compare")) s.compare = o.compare;
-    if (given(m, "--no-overlay")) s.overlay = false;
-    if (given(m, "--exit-at-end")) s.exitAtEnd = true;
-    if (given(m, "--window")) {
-      if (auto why = checkWindow(o.window); !why.empty()) throw UsageError("--window " + why);
-      s.window = o.window;
-    }
-    if (given(m, "--stats")) s.statsPath = o.stats;
-    if (given(m, "--progress")) s.progress = true;
-    if (given(m, "--no-progress")) s.progress = false;
-    if (given(m, "--frames")) {
-      if (auto why = checkFrames(o.frames); !why.empty()) throw UsageError("--frames " + why);
-      s.frames = o.frames;
-    }
-    if (given(m, "--slots")) {
-      if (auto why = checkSlots(o.slots); !why.empty()) throw UsageError("--slots " + why);
-      s.slots = static_cast<int>(o.slots);
-    }
-    if (given(m, "--log-level")) {
-      if (auto why = checkLogLevel(o.logLevel); !why.empty())
-        throw UsageError("--log-level " + why);
-      s.logLevel = o.logLevel;
-    }
-    if (s.input && s.input->empty())
-      throw UsageError("--input is empty; give a file, cam0, a URL or a GStreamer pipeline");
-    if (s.chain && s.chain->find_first_not_of(" \t") == std::string::npos)
-      throw UsageError(
-          "--chain is empty; give at least one stage, e.g. --chain blur,sobel "
-          "(vidfilter --list-stages lists them)");
-    if (s.output && s.output->empty())
-      throw UsageError("--output is empty; give a file name or leave the option out");
+void takeCamera(const OptionMap& m, const RawOptions& o, Settings& s) {
+  std::string why;
+  if (given(m, "--camera-size")) {
+    checked(parseCameraSize(o.cameraSize, &why), "--camera-size", why);
+    s.cameraSize = o.cameraSize;
   }
+  if (given(m, "--camera-fps"))
+    s.cameraFps = checked(parseCameraFps(o.cameraFps, &why), "--camera-fps", why);
+  if (given(m, "--camera-format"))
+    s.cameraFormat = checked(parseCameraFormat(o.cameraFormat, &why), "--camera-format", why);
+}
 
-  void takeShard(const OptionMap& m, const RawOptions& o, CommandLine& cl) {
-    for (const char* name : {"--shard", "--shards"})
-      if (given(m, name) && !cl.batch)
-        throw UsageError(std::string(name) +
-                         " shares a list of inputs between the tasks of a job array: it belongs "
-                         "to vidfilter batch --inputs LIST " +
-                         name + " ...");
-    if (given(m, "--shard") && given(m, "--shards"))
-      throw UsageError("--shard I/N and --shards N both say how to share; give one");
-    if (given(m, "--shard")) cl.shard = o.shard;
-    if (given(m, "--shards")) {
-      if (o.shards < 1 || o.shards > 1000000)
-        throw UsageError("--shards must be a positive number of shares, got " +
-                         std::to_string(o.shards));
-      cl.shards = static_cast<int>(o.shards);
-    }
+void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
+  takeInputs(m, o, s);
+  if (given(m, "--chain")) s.chain = o.chain;
+  if (given(m, "--device")) s.device = o.device;
+  if (given(m, "--preview") && given(m, "--no-preview"))
+    throw UsageError("--preview and --no-preview contradict each other; give one");
+  if (given(m, "--progress") && given(m, "--no-progress"))
+    throw UsageError("--progress and --no-progress contradict each other; give one");
+  if (given(m, "--preview")) s.preview = true;
+  if (given(m, "--no-preview")) s.preview = false;
+  if (given(m, "--compare")) s.compare = o.compare;
+  if (given(m, "--no-overlay")) s.overlay = false;
+  if (given(m, "--exit-at-end")) s.exitAtEnd = true;
+  if (given(m, "--window")) {
+    if (auto why = checkWindow(o.window); !why.empty()) throw UsageError("--window " + why);
+    s.window = o.window;
   }
+  if (given(m, "--stats")) s.statsPath = o.stats;
+  if (given(m, "--progress")) s.progress = true;
+  if (given(m, "--no-progress")) s.progress = false;
+  if (given(m, "--frames")) {
+    if (auto why = checkFrames(o.frames); !why.empty()) throw UsageError("--frames " + why);
+    s.frames = o.frames;
+  }
+  if (given(m, "--slots")) {
+    if (auto why = checkSlots(o.slots); !why.empty()) throw UsageError("--slots " + why);
+    s.slots = static_cast<int>(o.slots);
+  }
+  if (given(m, "--log-level")) {
+    if (auto why = checkLogLevel(o.logLevel); !why.empty()) throw UsageError("--log-level " + why);
+    s.logLevel = o.logLevel;
+  }
+  if (s.input && s.input->empty())
+    throw UsageError("--input is empty; give a file, cam0, a URL or a GStreamer pipeline");
+  if (s.chain && s.chain->find_first_not_of(" \t") == std::string::npos)
+    throw UsageError(
+        "--chain is empty; give at least one stage, e.g. --chain blur,sobel "
+        "(vidfilter --list-stages lists them)");
+  if (s.output && s.output->empty())
+    throw UsageError("--output is empty; give a file name or leave the option out");
+}
+
+void takeShard(const OptionMap& m, const RawOptions& o, CommandLine& cl) {
+  for (const char* name : {"--shard", "--shards"})
+    if (given(m, name) && !cl.batch)
+      throw UsageError(std::string(name) +
+                       " shares a list of inputs between the tasks of a job array: it belongs "
+                       "to vidfilter batch --inputs LIST " +
+                       name + " ...");
+  if (given(m, "--shard") && given(m, "--shards"))
+    throw UsageError("--shard I/N and --shards N both say how to share; give one");
+  if (given(m, "--shard")) cl.shard = o.shard;
+  if (given(m, "--shards")) {
+    if (o.shards < 1 || o.shards > 1000000)
+      throw UsageError("--shards must be a positive number of shares, got " +
+                       std::to_string(o.shards));
+    cl.shards = static_cast<int>(o.shards);
+  }
+}
 
 }  // namespace
 
