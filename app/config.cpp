@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "app/camera_mode.hpp"
 #include "app/option_values.hpp"
 #include "app/toml_guard.hpp"
 #include "pipeline/chain.hpp"
@@ -247,6 +248,9 @@ void readMedia(Reader& top, Settings& s) {
   s.audioCodec = top.checkedString("audio_codec", checkName);
   s.hwdec = top.checkedString("hwdec", checkHwdec);
   s.drop = top.checkedString("drop", checkDrop);
+  s.cameraSize = top.parsed<std::string>("camera_size", sizeValue);
+  s.cameraFps = top.parsed<double>("camera_fps", parseCameraFps);
+  s.cameraFormat = top.parsed<std::string>("camera_format", parseCameraFormat);
   if (const toml::node* n = top.find("crf")) {
     if (!n->is_number()) top.fail(*n, "crf", std::string("must be a number, got ") + typeName(*n));
     const double v =
@@ -264,10 +268,11 @@ Settings readSettings(const toml::table& root, const std::string& file) {
   Settings s;
   Reader top(
       file, "", root,
-      {"input",     "output",   "device",      "chain",  "stage",         "frames",  "codec",
-       "log_level", "progress", "preview",     "engine", "overwrite",     "format",  "start",
-       "to",        "duration", "rate",        "size",   "input_pix_fmt", "pix_fmt", "crf",
-       "preset",    "bitrate",  "audio_codec", "audio",  "hwdec",         "drop",    "quiet"});
+      {"input",       "output",     "device",       "chain",  "stage",         "frames",  "codec",
+       "log_level",   "progress",   "preview",      "engine", "overwrite",     "format",  "start",
+       "to",          "duration",   "rate",         "size",   "input_pix_fmt", "pix_fmt", "crf",
+       "preset",      "bitrate",    "audio_codec",  "audio",  "hwdec",         "drop",    "quiet",
+       "camera_size", "camera_fps", "camera_format"});
   readMedia(top, s);
   s.input = top.string("input");
   s.output = top.string("output");

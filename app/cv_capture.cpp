@@ -12,6 +12,7 @@
 #include <opencv2/videoio/registry.hpp>
 #include <vector>
 
+#include "app/mat_view.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
 
@@ -32,18 +33,7 @@ std::string cameraList() {
   if (nodes.empty()) return "no camera devices (/dev/video*) exist on this machine";
   std::string s = "video devices here:";
   for (const auto& n : nodes) s += " " + n;
-  return s;
-}
-
-PixelFormat formatOfMat(const cv::Mat& m) {
-  switch (m.channels()) {
-    case 1:
-      return PixelFormat::Gray8;
-    case 4:
-      return PixelFormat::BGRA8;
-    default:
-      return PixelFormat::BGR8;
-  }
+  return s + " (vidfilter --list-cameras shows them with their modes)";
 }
 
 // 8-bit with 1, 3 or 4 channels, as the pipeline takes it.
@@ -69,9 +59,10 @@ class VideoCaptureSource : public CaptureSource {
                        " opened but delivered no frame");
     firstAt_ = Clock::now();
     pending_ = toSupported(first);
-    last_ = {pending_.cols, pending_.rows, formatOfMat(pending_)};
+    last_ = {pending_.cols, pending_.rows, formatOf(pending_)};
     const double fps = cap_.get(cv::CAP_PROP_FPS);
     fps_ = (fps > 0 && fps < 1000) ? fps : 0;
+    if (spec_.kind == SourceKind::Camera) warnIfModeDiffers(first);
   }
 
   ~VideoCaptureSource() override {
@@ -148,6 +139,7 @@ class VideoCaptureSource : public CaptureSource {
         if (!cap_.isOpened())
           throw UsageError("camera " + t + " (index " + std::to_string(spec_.cameraIndex) +
                            ") could not be opened: it does not exist or is busy; " + cameraList());
+        askForMode();
         return;
       case SourceKind::GStreamer:
         if (!cv::videoio_registry::hasBackend(cv::CAP_GSTREAMER))
@@ -165,13 +157,40 @@ class VideoCaptureSource : public CaptureSource {
     }
   }
 
-  static void copyInto(const cv::Mat& m, const FrameView& v) {
-    cv::Mat dst(v.height, v.width, m.type(), v.data, v.stride);
-    m.copyTo(dst);
+  // The mode asked for, in the order V4L2 needs: the pixel format, then the size, then the rate
+  // (a size is offered per format, a rate per size).
+  void askForMode() {
+    const CameraMode& want = spec_.camera;
+    if (!want.format.empty()) cap_.set(cv::CAP_PROP_FOURCC, double(cameraFourcc(want.format)));
+    if (want.width > 0) {
+      cap_.set(cv::CAP_PROP_FRAME_WIDTH, want.width);
+      cap_.set(cv::CAP_PROP_FRAME_HEIGHT, want.height);
+    }
+    if (want.fps > 0) cap_.set(cv::CAP_PROP_FPS, want.fps);
+  }
+
+  // One warning when the camera gave another mode than the one asked for (cameras take the
+  // nearest they have); what it gave is what the run uses.
+  void warnIfModeDiffers(const cv::Mat& first) {
+    const CameraMode& want = spec_.camera;
+    CameraMode got;
+    got.width = first.cols;
+    got.height = first.rows;
+    got.fps = fps_;
+    got.format = cameraFormatName(static_cast<unsigned>(cap_.get(cv::CAP_PROP_FOURCC)));
+    const bool size = want.width > 0 && (want.width != got.width || want.height != got.height);
+    const bool rate = want.fps > 0 && std::abs(want.fps - got.fps) > 0.01 * want.fps;
+    const bool format = !want.format.empty() && want.format != got.format;
+    if (!size && !rate && !format) return;
+    if (got.format.empty()) got.format = "another pixel format";
+    spdlog::warn(
+        "{}: asked for {}; the camera gives {} (vidfilter --list-cameras shows the modes "
+        "it offers)",
+        spec_.text, want.str(), got.fps > 0 ? got.str() : got.str() + ", rate unknown");
   }
 
   void deliver(const cv::Mat& m, const std::function<FrameView(const FrameDesc&)>& slot) {
-    const FrameDesc d{m.cols, m.rows, formatOfMat(m)};
+    const FrameDesc d{m.cols, m.rows, formatOf(m)};
     if (d != last_) {
       spdlog::warn("{}: frame size changed from {} to {} at frame {}", spec_.text, last_.str(),
                    d.str(), delivered_);
@@ -187,7 +206,7 @@ class VideoCaptureSource : public CaptureSource {
     const int h = static_cast<int>(cap_.get(cv::CAP_PROP_FRAME_HEIGHT));
     if (w == last_.width && h == last_.height && last_.format == PixelFormat::BGR8) {
       const FrameView v = slot(last_);
-      cv::Mat dst(v.height, v.width, CV_8UC3, v.data, v.stride);
+      cv::Mat dst = matOf(v);
       cv::Mat out = dst;  // retrieve writes into `out`; a different frame size reallocates it
       if (!cap_.retrieve(out) || out.empty()) {
         dst.setTo(cv::Scalar::all(0));  // the slot is taken: hand a black frame, never garbage
@@ -208,7 +227,7 @@ class VideoCaptureSource : public CaptureSource {
           spdlog::warn("{}: frame size changed to {}x{} at frame {}", spec_.text, out.cols,
                        out.rows, delivered_);
         warnedResize_ = true;
-        last_ = {out.cols, out.rows, formatOfMat(fitted)};
+        last_ = {out.cols, out.rows, formatOf(fitted)};
       }
       return true;
     }

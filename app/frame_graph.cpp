@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "app/theme.hpp"
+#include "pipeline/percentile.hpp"
 
 namespace vf::app {
 
@@ -33,8 +34,8 @@ bool FrameHistory::screenLatency(double* p50, double* p99, double seconds) const
     if (e.shown && e.t >= since) v.push_back(e.latencyMs);
   if (v.empty()) return false;
   std::sort(v.begin(), v.end());
-  *p50 = v[(v.size() - 1) / 2];
-  *p99 = v[std::min(v.size() - 1, std::size_t(std::ceil(0.99 * double(v.size()))) - 1)];
+  *p50 = percentile(v, 0.50);
+  *p99 = percentile(v, 0.99);
   return true;
 }
 
@@ -64,6 +65,103 @@ void dashed(cv::Mat& m, int x0, int x1, int y, const cv::Scalar& c, int thicknes
   for (int x = x0; x <= x1; x += 9) cv::line(m, {x, y}, {std::min(x + 5, x1), y}, c, thickness);
 }
 
+// Per column: the largest device time and latency of the frames that fall there, each frame
+// holding its value until the next one (a step per frame), broken where frames stop coming
+// (-1: none).
+struct Columns {
+  std::vector<float> dev, lat;
+  double top = 0;  // the largest value
+};
+
+Columns columnsOf(const FrameHistory& history, double now, double span, int w) {
+  auto colOf = [&](double t) {
+    const double age = std::clamp(now - t, 0.0, span);
+    return w - 1 - int(std::lround(age / span * (w - 1)));
+  };
+  const double gapSec = 0.5;
+  Columns c{std::vector<float>(w, -1.f), std::vector<float>(w, -1.f), 0};
+  const FrameHistory::Entry* prevDev = nullptr;
+  const FrameHistory::Entry* prevLat = nullptr;
+  auto hold = [&](std::vector<float>& v, const FrameHistory::Entry*& prev,
+                  const FrameHistory::Entry& e, double value) {
+    const int col = colOf(e.t);
+    const int from = prev && e.t - prev->t < gapSec ? colOf(prev->t) + 1 : col;
+    for (int k = std::max(0, from); k <= col; ++k) v[k] = std::max(v[k], float(value));
+    c.top = std::max(c.top, value);
+    prev = &e;
+  };
+  for (const auto& e : history.entries()) {
+    if (now - e.t > span + gapSec) continue;
+    if (e.deviceMs >= 0) hold(c.dev, prevDev, e, e.deviceMs);
+    if (e.shown && e.latencyMs >= 0) hold(c.lat, prevLat, e, e.latencyMs);
+  }
+  return c;
+}
+
+// The plot's own view of the canvas and its y scale.
+struct Plot {
+  cv::Mat m;
+  int w = 0, h = 0;
+  double yMax = 1;
+  int y0() const { return h - 1; }
+  int yOf(double ms) const { return y0() - int(std::lround(std::min(ms, yMax) / yMax * (h - 2))); }
+};
+
+// Grid, device time as a filled area, latency as a line through the columns that have one.
+void drawCurves(Plot& p, const Columns& c) {
+  for (int k = 1; k <= 4; ++k) {  // quarters of the scale
+    const int y = p.yOf(p.yMax * k / 4);
+    cv::line(p.m, {0, y}, {p.w - 1, y}, theme::kRule, 1);
+  }
+  for (int x = 0; x < p.w; ++x)
+    if (c.dev[x] >= 0) cv::line(p.m, {x, p.y0()}, {x, p.yOf(c.dev[x])}, theme::kDevice, 1);
+  std::vector<cv::Point> run;
+  auto flush = [&] {
+    if (run.size() > 1)
+      cv::polylines(p.m, run, false, theme::kLatency, 2, cv::LINE_AA);
+    else if (run.size() == 1)
+      cv::circle(p.m, run[0], 1, theme::kLatency, cv::FILLED);
+    run.clear();
+  };
+  for (int x = 0; x < p.w; ++x) {
+    if (c.lat[x] < 0) {
+      flush();
+      continue;
+    }
+    run.emplace_back(x, p.yOf(c.lat[x]));
+  }
+  flush();
+}
+
+// The budget over everything (a dashed line, or off the scale a mark along the top edge) and
+// the scale's labels at the top and the middle, each on a patch of the plot's background so
+// the curves never cross them.
+void drawLabels(Plot& p, const GraphStyle& style, bool budgetOnScale, const Text& small) {
+  const int pad = std::max(3, small.px() / 3);
+  auto label = [&](const std::string& t, int x, int baseline, const cv::Scalar& c, Align a) {
+    const int tw = small.width(t);
+    const int left = a == Align::Right ? x - tw : x;
+    cv::rectangle(p.m,
+                  cv::Rect(left - 3, baseline - small.ascent() - 3, tw + 6, small.ascent() + 6),
+                  theme::kSection, cv::FILLED);
+    small.draw(p.m, t, x, baseline, c, a);
+  };
+  if (budgetOnScale) {
+    const int yb = p.yOf(style.budgetMs);
+    dashed(p.m, 0, p.w - 1, yb, theme::kBudget, 2);
+    const bool above = yb - small.lineHeight() > 0;
+    label("budget " + msLabel(style.budgetMs) + " ms", p.w - pad,
+          above ? yb - pad - 1 : yb + small.ascent() + pad + 1, theme::kBudget, Align::Right);
+  } else if (style.budgetMs > 0) {
+    dashed(p.m, 0, p.w - 1, 0, theme::kBudget, 1);
+    label("budget " + msLabel(style.budgetMs) + " ms above", p.w - pad, small.ascent() + pad,
+          theme::kBudget, Align::Right);
+  }
+  for (const double v : {p.yMax, p.yMax / 2})
+    label(msLabel(v) + (v == p.yMax ? " ms" : ""), pad, p.yOf(v) + small.ascent() + pad,
+          theme::kDim, Align::Left);
+}
+
 }  // namespace
 
 double drawFrameGraph(cv::Mat& canvas, cv::Rect area, const FrameHistory& history, double now,
@@ -71,99 +169,16 @@ double drawFrameGraph(cv::Mat& canvas, cv::Rect area, const FrameHistory& histor
   area &= cv::Rect(0, 0, canvas.cols, canvas.rows);
   if (area.width < 40 || area.height < 24) return 0;
   // Drawn in the plot's own view of the canvas: nothing reaches outside it.
-  cv::Mat m = canvas(area);
-  const cv::Rect r(0, 0, area.width, area.height);
-  m.setTo(theme::kSection);
-  const int w = r.width;
-  const double span = std::max(0.5, style.windowSec);
-  auto colOf = [&](double t) {
-    const double age = std::clamp(now - t, 0.0, span);
-    return w - 1 - int(std::lround(age / span * (w - 1)));
-  };
-
-  // Per column: the largest device time and latency of the frames that fall there, each frame
-  // holding its value until the next one (a step per frame), broken where frames stop coming.
-  const double gapSec = 0.5;
-  std::vector<float> dev(w, -1.f), lat(w, -1.f);
-  double top = 0;
-  const FrameHistory::Entry* prevDev = nullptr;
-  const FrameHistory::Entry* prevLat = nullptr;
-  for (const auto& e : history.entries()) {
-    if (now - e.t > span + gapSec) continue;
-    const int c = colOf(e.t);
-    if (e.deviceMs >= 0) {
-      const int from = prevDev && e.t - prevDev->t < gapSec ? colOf(prevDev->t) + 1 : c;
-      for (int k = std::max(0, from); k <= c; ++k) dev[k] = std::max(dev[k], float(e.deviceMs));
-      top = std::max(top, e.deviceMs);
-      prevDev = &e;
-    }
-    if (e.shown && e.latencyMs >= 0) {
-      const int from = prevLat && e.t - prevLat->t < gapSec ? colOf(prevLat->t) + 1 : c;
-      for (int k = std::max(0, from); k <= c; ++k) lat[k] = std::max(lat[k], float(e.latencyMs));
-      top = std::max(top, e.latencyMs);
-      prevLat = &e;
-    }
-  }
+  Plot p{canvas(area), area.width, area.height, 1};
+  p.m.setTo(theme::kSection);
+  const Columns c = columnsOf(history, now, std::max(0.5, style.windowSec), p.w);
   // The scale holds the budget, unless the frames take far less: then it follows them (their
   // ups and downs stay visible) and the budget is marked above the plot.
-  const bool budgetOnScale = style.budgetMs > 0 && style.budgetMs <= 4 * top;
-  const double yMax =
-      niceCeil(std::max({top * 1.1, budgetOnScale ? style.budgetMs * 1.1 : 0.0, 0.1}));
-  const int y0 = r.y + r.height - 1;
-  auto yOf = [&](double ms) {
-    return y0 - int(std::lround(std::min(ms, yMax) / yMax * (r.height - 2)));
-  };
-
-  // Grid: quarters of the scale, labelled at the top and the middle.
-  for (int k = 1; k <= 4; ++k) {
-    const int y = yOf(yMax * k / 4);
-    cv::line(m, {r.x, y}, {r.x + w - 1, y}, theme::kRule, 1);
-  }
-  // Device time: a filled area.
-  for (int c = 0; c < w; ++c)
-    if (dev[c] >= 0) cv::line(m, {r.x + c, y0}, {r.x + c, yOf(dev[c])}, theme::kDevice, 1);
-  // Latency: a line through the columns that have one.
-  std::vector<cv::Point> run;
-  auto flush = [&] {
-    if (run.size() > 1)
-      cv::polylines(m, run, false, theme::kLatency, 2, cv::LINE_AA);
-    else if (run.size() == 1)
-      cv::circle(m, run[0], 1, theme::kLatency, cv::FILLED);
-    run.clear();
-  };
-  for (int c = 0; c < w; ++c) {
-    if (lat[c] < 0) {
-      flush();
-      continue;
-    }
-    run.emplace_back(r.x + c, yOf(lat[c]));
-  }
-  flush();
-  // Labels on a patch of the plot's background, so the curves never cross them.
-  const int pad = std::max(3, small.px() / 3);
-  auto label = [&](const std::string& t, int x, int baseline, const cv::Scalar& c, Align a) {
-    const int tw = small.width(t);
-    const int left = a == Align::Right ? x - tw : x;
-    cv::rectangle(m, cv::Rect(left - 3, baseline - small.ascent() - 3, tw + 6, small.ascent() + 6),
-                  theme::kSection, cv::FILLED);
-    small.draw(m, t, x, baseline, c, a);
-  };
-  // The budget, over everything: a dashed line, or off the scale a mark along the top edge.
-  if (budgetOnScale) {
-    const int yb = yOf(style.budgetMs);
-    dashed(m, r.x, r.x + w - 1, yb, theme::kBudget, 2);
-    const bool above = yb - small.lineHeight() > r.y;
-    label("budget " + msLabel(style.budgetMs) + " ms", r.x + w - pad,
-          above ? yb - pad - 1 : yb + small.ascent() + pad + 1, theme::kBudget, Align::Right);
-  } else if (style.budgetMs > 0) {
-    dashed(m, r.x, r.x + w - 1, r.y, theme::kBudget, 1);
-    label("budget " + msLabel(style.budgetMs) + " ms above", r.x + w - pad,
-          r.y + small.ascent() + pad, theme::kBudget, Align::Right);
-  }
-  for (const double v : {yMax, yMax / 2})
-    label(msLabel(v) + (v == yMax ? " ms" : ""), r.x + pad, yOf(v) + small.ascent() + pad,
-          theme::kDim, Align::Left);
-  return yMax;
+  const bool budgetOnScale = style.budgetMs > 0 && style.budgetMs <= 4 * c.top;
+  p.yMax = niceCeil(std::max({c.top * 1.1, budgetOnScale ? style.budgetMs * 1.1 : 0.0, 0.1}));
+  drawCurves(p, c);
+  drawLabels(p, style, budgetOnScale, small);
+  return p.yMax;
 }
 
 }  // namespace vf::app

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "app/bench/bench.hpp"
+#include "app/camera_list.hpp"
 #include "app/interrupt.hpp"
 #include "app/options.hpp"
 #include "app/run.hpp"
@@ -70,6 +71,10 @@ int main(int argc, char** argv) {
     setupLogging();
     const vf::app::CommandLine cl = vf::app::parseCommandLine(argc, argv, std::cout);
     if (cl.exitNow) return vf::app::kExitOk;
+    if (cl.listCameras) {
+      std::cout << vf::app::formatCameraList(vf::app::listCameras());
+      return vf::app::kExitOk;
+    }
     if (cl.settings.logLevel) vf::app::setLogLevel(*cl.settings.logLevel);
     return vf::app::runCommandLine(cl);
   } catch (const vf::app::Interrupted& e) {  // a signal while opening: nothing to finish

@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 
+#include "app/camera_mode.hpp"
 #include "app/cli_error.hpp"
 #include "app/ffmpeg_args.hpp"
 #include "app/option_values.hpp"
@@ -50,6 +51,9 @@ void Settings::fillFrom(const Settings& lower) {
   take(overwrite, lower.overwrite);
   take(audio, lower.audio);
   take(quiet, lower.quiet);
+  take(cameraSize, lower.cameraSize);
+  take(cameraFps, lower.cameraFps);
+  take(cameraFormat, lower.cameraFormat);
   // Inputs and outputs listed on the command line replace the file's one.
   if (!inputs && !inputsList) take(input, lower.input);
   if (!outputs) take(output, lower.output);
@@ -108,7 +112,11 @@ std::string checkWindow(const std::string& size) {
 std::string helpFooter() {
   return R"(
 Sources (-i):
-  cam0, cam1, ...          a camera by index (live)
+  cam0, cam1, ...          a camera by index (live): /dev/video0, /dev/video1, ...
+  cam0:1280x720@60         a camera in a mode (size, @rate, :mjpeg or :yuyv; or give
+                           --camera-size, --camera-fps, --camera-format); the camera may
+                           give a near mode instead (one warning says so);
+                           vidfilter --list-cameras shows what each camera offers
   FILE                     any file FFmpeg reads (an existing path is always a file)
   -                        stdin: y4m (ffmpeg ... -f yuv4mpegpipe -), or raw video with
                            --size WxH [--input-pix-fmt FMT] [--rate FPS]
@@ -136,6 +144,7 @@ Chains: stages separated by commas, parameters after '=' separated by ':'
 
 Examples:
   vidfilter -i cam0 --chain blur,sobel
+  vidfilter -i cam0:1280x720@60:mjpeg --chain gray,sobel
   vidfilter -y -i in.mp4 -vf "blur=sigma=2,sobel,hist,brightness" --crf 20 -o out/edges.mp4
   vidfilter -i in.mp4 --ss 1:00 -t 10 --chain gray,sobel -o clip.mkv
   vidfilter -i in.avi --chain gray,brightness=gain=1.5:bias=-20 -o 'out/frame_%05d.png'
@@ -170,6 +179,7 @@ struct RawOptions {
   bool preview = false, noPreview = false, compare = false, noOverlay = false, progress = false,
        noProgress = false, yes = false, no = false, an = false, quiet = false, exitAtEnd = false,
        noFuse = false, fuse = false;
+  std::string cameraSize, cameraFps, cameraFormat;
 };
 
 using OptionMap = std::map<std::string, CLI::Option*>;
@@ -255,6 +265,11 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
        "run every stage as its own kernels (default on GPUs: point-wise stages and histograms "
        "fused into shared passes, timed together)");
   flag("--fuse", o.fuse, "fuse point-wise stages and histograms on CPU devices too");
+  opt("--camera-size", o.cameraSize, "cameras: ask for this frame size", "WxH");
+  opt("--camera-fps", o.cameraFps, "cameras: ask for this frame rate", "FPS");
+  opt("--camera-format", o.cameraFormat, "cameras: ask for mjpeg or yuyv", "FMT");
+  app.add_flag("--list-cameras", cl.listCameras,
+               "list cameras (/dev/video*) with their formats, sizes and rates, then exit");
   app.add_flag("--list-devices", cl.listDevices, "list OpenCL platforms and devices, then exit");
   app.add_flag("--list-stages", cl.listStages, "list stages and their parameters, then exit");
   app.add_flag("-V,--version", cl.version, "print the version, then exit");
@@ -348,6 +363,18 @@ void takeInputs(const OptionMap& m, const RawOptions& o, Settings& s) {
   }
 }
 
+void takeCamera(const OptionMap& m, const RawOptions& o, Settings& s) {
+  std::string why;
+  if (given(m, "--camera-size")) {
+    checked(parseCameraSize(o.cameraSize, &why), "--camera-size", why);
+    s.cameraSize = o.cameraSize;
+  }
+  if (given(m, "--camera-fps"))
+    s.cameraFps = checked(parseCameraFps(o.cameraFps, &why), "--camera-fps", why);
+  if (given(m, "--camera-format"))
+    s.cameraFormat = checked(parseCameraFormat(o.cameraFormat, &why), "--camera-format", why);
+}
+
 void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
   takeInputs(m, o, s);
   if (given(m, "--chain")) s.chain = o.chain;
@@ -439,6 +466,7 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
   takeRest(m, o, cl.settings);
   takeMedia(m, o, cl.settings);
   takeShard(m, o, cl);
+  takeCamera(m, o, cl.settings);
   cl.configPath = o.config;
   return cl;
 }

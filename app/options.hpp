@@ -45,6 +45,9 @@ struct Settings {
   std::optional<std::string> inputsList, jsonPath;
   std::optional<int> jobs;
   std::optional<bool> fuse;  // unset: fused on GPUs; true: --fuse (CPUs too); false: --no-fuse
+  // Cameras: the mode asked for (each checked; the camera may give another).
+  std::optional<std::string> cameraSize, cameraFormat;  // "1280x720"; "mjpeg" or "yuyv"
+  std::optional<double> cameraFps;
 
   // Takes every field not set here from `lower` (the config file under the command line).
   void fillFrom(const Settings& lower);
@@ -54,6 +57,7 @@ struct CommandLine {
   Settings settings;
   std::string configPath;
   bool listDevices = false, listStages = false, version = false;
+  bool listCameras = false;
   bool exitNow = false;  // --help was printed
   // `vidfilter batch ...`: a share of a list of inputs (--shard I/N, or the job array's
   // environment), each output written under a temporary name and renamed when complete.

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "app/interrupt.hpp"
+#include "app/mat_view.hpp"
 #include "app/media/atomic_file.hpp"
 
 namespace vf::app {
@@ -39,11 +40,6 @@ class EngineHost : public PreviewHost {
   Engine& engine_;
   PlaybackControl* playback_;
 };
-
-cv::Mat rawMat(const FrameView& f) {
-  static const int types[] = {CV_8UC1, CV_8UC3, CV_8UC4};
-  return cv::Mat(f.height, f.width, types[static_cast<int>(f.format)], f.data, f.stride).clone();
-}
 
 // The live parameter +/- moves: the first live number; for brightness=auto its clip (gain and
 // bias are what the stage computes then).
@@ -259,7 +255,7 @@ void PreviewSink::consume(const FrameResult& f) {
   auto s = std::make_shared<Shown>();
   s->filtered = toBgr(f.output);
   if (f.input.data) s->original = toBgr(f.input);
-  s->raw = f.output.format == PixelFormat::BGR8 ? s->filtered : rawMat(f.output);
+  s->raw = f.output.format == PixelFormat::BGR8 ? s->filtered : copyOf(f.output);
   if (f.side) s->side = *f.side;
   if (f.sideInfo) s->sideInfo = *f.sideInfo;
   s->inDesc = f.input.desc();

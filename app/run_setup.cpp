@@ -58,6 +58,7 @@ InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
   o.rawPixFmt = s.inputPixFmt.value_or("");
   o.hwdec = s.hwdec.value_or("none");
   o.grayLuma = !preview && chain.size() > 0 && chain.stage(0).name() == "gray";
+  o.camera = cameraModeOf(s);
   return o;
 }
 

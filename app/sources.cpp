@@ -104,11 +104,17 @@ SourceSpec classifySource(const std::string& textIn) {
     return s;
   }
   const std::string t = trim(textIn);
-  static const std::regex cam("^cam([0-9]{1,3})$", std::regex::icase);
+  static const std::regex cam("^cam([0-9]{1,3})(:(.*))?$", std::regex::icase);
   std::smatch m;
   if (std::regex_match(t, m, cam)) {
     s.kind = SourceKind::Camera;
     s.cameraIndex = std::stoi(m[1].str());
+    std::string why;
+    if (m[2].matched) {
+      const auto mode = parseCameraSuffix(m[3].str(), &why);
+      if (!mode) throw UsageError("input " + quote(t) + ": " + why);
+      s.camera = *mode;
+    }
     return s;
   }
   const auto scheme = t.find("://");
@@ -156,7 +162,11 @@ SourceSpec classifySource(const std::string& textIn) {
 
 std::unique_ptr<CaptureSource> openSource(const SourceSpec& spec, const InputOptions& options) {
   switch (spec.kind) {
-    case SourceKind::Camera:
+    case SourceKind::Camera: {
+      SourceSpec camera = spec;  // the mode in -i first, the --camera-* options for the rest
+      camera.camera = spec.camera.over(options.camera);
+      return openCvCapture(camera);
+    }
     case SourceKind::GStreamer:
       return openCvCapture(spec);
     case SourceKind::ImageSequence:

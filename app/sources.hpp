@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "app/camera_mode.hpp"
 #include "pipeline/engine.hpp"
 
 namespace vf::app {
@@ -16,6 +17,7 @@ struct SourceSpec {
   SourceKind kind = SourceKind::File;
   std::string text;  // what the user wrote (a file:// URL's path for files)
   int cameraIndex = -1;
+  CameraMode camera;  // cameras: the mode asked for (-i camN:WxH@FPS, then --camera-*)
 };
 
 // How an input is read, from the options (--ss, -t/--to, --rate, --size, --pix-fmt, --hwdec).
@@ -26,13 +28,14 @@ struct InputOptions {
   std::string rawSize, rawPixFmt;  // raw video on stdin
   std::string hwdec = "none";      // none, auto, cuda, vaapi
   bool grayLuma = false;           // the chain begins with gray: deliver the luma plane
+  CameraMode camera;               // --camera-size/--camera-fps/--camera-format
 };
 
-// Classifies `-i` text: "cam0" (camera), "-" (stdin), "rtsp://..." (URL), "... ! appsink"
-// (GStreamer), "dir/img_%04d.png" or "dir/*.png" (image sequence), anything else a file. An
-// existing path is always a file, whatever characters it holds. Throws UsageError for a
-// GStreamer pipeline that does not end in appsink, a malformed frame-number pattern, or an
-// unknown URL scheme.
+// Classifies `-i` text: "cam0" or "cam0:1280x720@60" (camera, with a mode), "-" (stdin),
+// "rtsp://..." (URL), "... ! appsink" (GStreamer), "dir/img_%04d.png" or "dir/*.png" (image
+// sequence), anything else a file. An existing path is always a file, whatever characters it holds.
+// Throws UsageError for a GStreamer pipeline that does not end in appsink, a malformed frame-number
+// pattern, or an unknown URL scheme, or a camera mode that does not parse.
 SourceSpec classifySource(const std::string& text);
 
 const char* kindName(SourceKind k);

@@ -4,15 +4,13 @@
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
+#include "app/mat_view.hpp"
 #include "app/theme.hpp"
 
 namespace vf::app {
 
 cv::Mat toBgr(const FrameView& f) {
-  const int type = f.format == PixelFormat::Gray8  ? CV_8UC1
-                   : f.format == PixelFormat::BGR8 ? CV_8UC3
-                                                   : CV_8UC4;
-  const cv::Mat src(f.height, f.width, type, f.data, f.stride);
+  const cv::Mat src = matOf(f);
   cv::Mat out;
   if (f.format == PixelFormat::Gray8)
     cv::cvtColor(src, out, cv::COLOR_GRAY2BGR);

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <map>
 #include <numeric>
+
+#include <nlohmann/json.hpp>
+
+#include "pipeline/percentile.hpp"
 
 namespace vf {
 
@@ -12,13 +15,9 @@ EngineStats::Dist distribution(std::vector<double> v) {
   EngineStats::Dist d;
   if (v.empty()) return d;
   std::sort(v.begin(), v.end());
-  const auto rank = [&](double p) {
-    const std::size_t r = static_cast<std::size_t>(std::ceil(p * double(v.size())));
-    return v[std::min(v.size(), std::max<std::size_t>(r, 1)) - 1];
-  };
   d.mean = std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
-  d.p50 = rank(0.50);
-  d.p99 = rank(0.99);
+  d.p50 = percentile(v, 0.50);
+  d.p99 = percentile(v, 0.99);
   return d;
 }
 
@@ -102,51 +101,24 @@ std::vector<std::string> stageKeys(const std::vector<std::string>& names) {
 }
 
 namespace {
-void appendNumber(std::string& s, double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4f", std::isfinite(v) ? v : 0.0);
-  s += buf;
-}
-
-void appendString(std::string& s, const std::string& v) {
-  s += '"';
-  for (const char c : v) {
-    if (c == '"' || c == '\\') {
-      s += '\\';
-      s += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-      s += buf;
-    } else {
-      s += c;
-    }
-  }
-  s += '"';
-}
+// Milliseconds to 0.1 us, as the file has always held them; non-finite times as 0.
+double roundedMs(double v) { return std::isfinite(v) ? std::round(v * 1e4) / 1e4 : 0.0; }
 }  // namespace
 
 std::string statsJsonLine(const FrameStats& f, const std::vector<std::string>& keys) {
-  std::string s = "{\"index\":" + std::to_string(f.index) + ",\"stages\":{";
-  bool first = true;
+  nlohmann::ordered_json stages = nlohmann::ordered_json::object();
   for (std::size_t i = 0; i < f.stageMs.size(); ++i) {
     if (i < keys.size() && keys[i].empty()) continue;  // in a fused pass, timed with its first
-    if (!first) s += ',';
-    first = false;
-    appendString(s, i < keys.size() ? keys[i] : "stage#" + std::to_string(i));
-    s += ':';
-    appendNumber(s, f.stageMs[i]);
+    stages[i < keys.size() ? keys[i] : "stage#" + std::to_string(i)] = roundedMs(f.stageMs[i]);
   }
-  s += "},\"upload_ms\":";
-  appendNumber(s, f.uploadMs);
-  s += ",\"download_ms\":";
-  appendNumber(s, f.downloadMs);
-  s += ",\"queue_wait_ms\":";
-  appendNumber(s, f.queueWaitMs);
-  s += ",\"latency_ms\":";
-  appendNumber(s, f.latencyMs);
-  s += '}';
-  return s;
+  const nlohmann::ordered_json line{{"index", f.index},
+                                    {"stages", stages},
+                                    {"upload_ms", roundedMs(f.uploadMs)},
+                                    {"download_ms", roundedMs(f.downloadMs)},
+                                    {"queue_wait_ms", roundedMs(f.queueWaitMs)},
+                                    {"latency_ms", roundedMs(f.latencyMs)}};
+  // Stage names are the chain's (ASCII); a replacement character keeps any other byte readable.
+  return line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 }  // namespace vf

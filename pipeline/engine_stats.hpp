@@ -47,9 +47,9 @@ class RollingStats {
 std::vector<std::string> stageKeys(const std::vector<std::string>& stageNames);
 
 // One line of the --stats file (no newline), e.g.
-// {"index":7,"stages":{"gray":0.1210,"brightness":0.0502},"upload_ms":0.3100,
-//  "download_ms":0.1020,"queue_wait_ms":0.0410,"latency_ms":1.2030}
-// `keys` as stageKeys() makes them, indexed like frame.stageMs. Times in milliseconds.
+// {"index":7,"stages":{"gray":0.121,"brightness":0.0502},"upload_ms":0.31,
+//  "download_ms":0.102,"queue_wait_ms":0.041,"latency_ms":1.203}
+// `keys` as stageKeys() makes them, indexed like frame.stageMs. Times in milliseconds, to 0.1 us.
 std::string statsJsonLine(const FrameStats& frame, const std::vector<std::string>& keys);
 
 }  // namespace vf

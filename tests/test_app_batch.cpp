@@ -8,15 +8,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "tests/test_app_process.hpp"
-#include "tests/test_media.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
-using vf::mediatest::countFrames;
-using vf::mediatest::ffmpeg;
-using vf::mediatest::q;
-using vf::test::ProcOptions;
-using vf::test::runVidfilter;
-using vf::test::TempDir;
+using namespace vf::test;
+
 namespace fs = std::filesystem;
 
 namespace {

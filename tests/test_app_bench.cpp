@@ -2,79 +2,44 @@
 // small chain with --check and --json; the JSON holds every number and the check passed. No
 // timing assertions.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdio>
-#include <cstdlib>
+#include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace vf::test;
 
 namespace {
 
-std::filesystem::path binDir() {
-  if (const char* b = std::getenv("VIDFILTER_BIN"); b && *b)
-    return std::filesystem::path(b).parent_path();
-  return std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() / "app";
-}
+using Json = nlohmann::json;
 
-struct ProcOut {
-  int status = -1;
-  std::string out;  // stdout and stderr
-};
-
-ProcOut run(const std::string& cmd) {
-  ProcOut r;
-  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = ::pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-std::string slurp(const std::filesystem::path& p) {
+// The file as one JSON document (a parse error fails the test).
+Json readJson(const std::filesystem::path& p) {
   std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  Json j;
+  EXPECT_NO_THROW(j = Json::parse(f)) << p;
+  return j;
 }
 
-int count(const std::string& s, const std::string& what) {
-  int n = 0;
-  for (auto p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
+void expectSummary(const Json& s, int runs) {
+  ASSERT_TRUE(s.is_object()) << s;
+  EXPECT_EQ(s.at("runs"), runs) << s;
+  const double median = s.at("median_ms"), p99 = s.at("p99_ms"), min = s.at("min_ms");
+  EXPECT_LE(min, median) << s;
+  EXPECT_LE(median, p99) << s;
+  EXPECT_GE(s.at("mean_ms").get<double>(), min) << s;
 }
 
-// Every { and [ closed in order, strings skipped: the file is one well-formed JSON value.
-bool balanced(const std::string& s) {
-  std::string stack;
-  bool inStr = false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (inStr) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        inStr = false;
-      continue;
-    }
-    if (c == '"') inStr = true;
-    if (c == '{' || c == '[') stack += c;
-    if (c == '}' || c == ']') {
-      if (stack.empty() || stack.back() != (c == '}' ? '{' : '[')) return false;
-      stack.pop_back();
-    }
-  }
-  return stack.empty() && !inStr;
-}
-
-void expectGoodReport(const std::string& label, const ProcOut& r, const std::string& json) {
-  SCOPED_TRACE(label + "\n" + r.out);
+void expectGoodReport(const std::string& label, const ProcResult& r, const Json& json) {
+  SCOPED_TRACE(label + "\n" + r.out + r.err);
   ASSERT_EQ(r.status, 0);
   // The method comes first, then the table.
   const auto method = r.out.find("method:"), table = r.out.find("vidfilter p50 / p99");
@@ -84,102 +49,105 @@ void expectGoodReport(const std::string& label, const ProcOut& r, const std::str
   EXPECT_NE(r.out.find("warm-up"), std::string::npos);
   EXPECT_NE(r.out.find("check: passed"), std::string::npos);
 
-  ASSERT_FALSE(json.empty());
-  EXPECT_TRUE(balanced(json)) << json;
-  for (const char* key : {"\"chain\":\"gray,brightness=gain=1.3:bias=-7\"",
-                          "\"width\":64",
-                          "\"height\":48",
-                          "\"format\":\"bgr\"",
-                          "\"method\":{",
-                          "\"device\":",
-                          "\"opencv_version\":",
-                          "\"opencv_threads\":",
-                          "\"tapi_device\":",
-                          "\"warmup\":",
-                          "\"frames\":5",
-                          "\"stages\":[",
-                          "\"chain_total\":{",
-                          "\"vidfilter_device_span\":{",
-                          "\"vidfilter_wall\":{",
-                          "\"opencv_cpu\":{",
-                          "\"opencv_tapi\":",
-                          "\"ratio_vs_cpu\":",
-                          "\"engine\":{",
-                          "\"engine_fps\":",
-                          "\"latency_ms\":",
-                          "\"check\":{\"ran\":true"})
-    EXPECT_NE(json.find(key), std::string::npos) << key << "\n" << json;
-  EXPECT_EQ(count(json, "\"name\":\"gray\""), 1);
-  EXPECT_EQ(count(json, "\"name\":\"brightness\""), 1);
+  ASSERT_TRUE(json.is_object()) << json;
+  EXPECT_EQ(json.at("chain"), "gray,brightness=gain=1.3:bias=-7");
+  EXPECT_EQ(json.at("width"), 64);
+  EXPECT_EQ(json.at("height"), 48);
+  EXPECT_EQ(json.at("format"), "bgr");
+  const Json& m = json.at("method");
+  for (const char* key : {"device", "opencv_version", "tapi_note"})
+    EXPECT_FALSE(m.at(key).get<std::string>().empty()) << key;
+  EXPECT_GE(m.at("opencv_threads").get<int>(), 1);
+  EXPECT_TRUE(m.at("tapi_device").is_string() || m.at("tapi_device").is_null());
+  EXPECT_EQ(m.at("warmup"), 10);
+  EXPECT_EQ(m.at("frames"), 5);
   // Median and p99 for each stage and peer; 5 timed runs each.
-  EXPECT_GE(count(json, "\"median_ms\":"), 2 * 2 + 3);
-  EXPECT_GE(count(json, "\"p99_ms\":"), 2 * 2 + 3);
-  EXPECT_GE(count(json, "\"runs\":5"), 2 * 2 + 3);
+  const Json& stages = json.at("stages");
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_EQ(stages[0].at("name"), "gray");
+  EXPECT_EQ(stages[1].at("name"), "brightness");
+  for (const Json& st : stages) {
+    expectSummary(st.at("vidfilter"), 5);
+    expectSummary(st.at("opencv_cpu"), 5);
+    if (!st.at("opencv_tapi").is_null()) expectSummary(st.at("opencv_tapi"), 5);
+    EXPECT_GT(st.at("ratio_vs_cpu").get<double>(), 0.0);
+  }
+  const Json& total = json.at("chain_total");
+  for (const char* key : {"vidfilter_device_span", "vidfilter_wall", "opencv_cpu"})
+    expectSummary(total.at(key), 5);
+  EXPECT_TRUE(total.contains("opencv_tapi"));
+  EXPECT_TRUE(total.contains("ratio_vs_cpu"));
+  const Json& engine = json.at("engine");
+  EXPECT_GT(engine.at("engine_fps").get<double>(), 0.0);
+  EXPECT_GT(engine.at("latency_ms").get<double>(), 0.0);
   // The check: both stages compared, within the limit, and passed overall.
-  EXPECT_EQ(count(json, "\"what\":\"frame\""), 2);
-  EXPECT_EQ(count(json, "\"passed\":false"), 0);
-  EXPECT_NE(json.find("\"chain_max_diff\":0"), std::string::npos);
-  EXPECT_TRUE(json.size() > 20 &&
-              json.substr(json.size() - 30).find("\"passed\":true}") != std::string::npos)
-      << "overall check result";
+  const Json& check = json.at("check");
+  EXPECT_EQ(check.at("ran"), true);
+  ASSERT_EQ(check.at("stages").size(), 2u);
+  for (const Json& row : check.at("stages")) {
+    EXPECT_EQ(row.at("what"), "frame");
+    EXPECT_EQ(row.at("passed"), true) << row;
+  }
+  EXPECT_EQ(check.at("chain_max_diff"), 0);
+  EXPECT_EQ(check.at("passed"), true);
 }
 
-class BenchCommand : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() / ("vf-bench-test-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
-};
+const std::vector<std::string> kArgs = {
+    "--chain", "gray,brightness=gain=1.3:bias=-7", "--size", "64x48", "--frames", "5", "--check"};
 
-const char* kArgs = " --chain gray,brightness=gain=1.3:bias=-7 --size 64x48 --frames 5 --check";
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// A bad argument: exit status 2 (as vidfilter's), one message on stderr naming it (a chain's
+// own lines under it, indented, show where in the chain), nothing timed.
+void expectUsageError(const ProcResult& r, const std::string& needle) {
+  EXPECT_EQ(r.status, 2) << r.err;
+  const std::string e = errorLines(r.err);
+  EXPECT_EQ(e.rfind("vidfilter bench: ", 0), 0u) << e;
+  const std::string first = e.substr(0, e.find('\n'));
+  EXPECT_NE(first.find(needle), std::string::npos) << e;
+  for (std::size_t nl = e.find('\n'); nl + 1 < e.size(); nl = e.find('\n', nl + 1))
+    EXPECT_EQ(e.compare(nl + 1, 2, "  "), 0) << "a second message in:\n" << e;
+  EXPECT_EQ(r.out.find("method:"), std::string::npos) << r.out;
+}
 
 }  // namespace
 
-TEST_F(BenchCommand, VidfilterBenchWritesJsonAndTheCheckPasses) {
-  const auto json = dir_ / "f.json";
-  const ProcOut r =
-      run((binDir() / "vidfilter").string() + " bench" + kArgs + " --json " + json.string());
-  expectGoodReport("vidfilter bench", r, slurp(json));
+TEST(BenchCommand, VidfilterBenchWritesJsonAndTheCheckPasses) {
+  TempDir dir("bench_json");
+  const ProcResult r = runVidfilter(std::vector<std::string>{"bench"} + kArgs +
+                                    std::vector<std::string>{"--json", dir / "f.json"});
+  expectGoodReport("vidfilter bench", r, readJson(dir / "f.json"));
 }
 
-TEST_F(BenchCommand, StandaloneVidfilterBenchIsTheSameTool) {
-  const auto json = dir_ / "g.json";
-  const ProcOut r =
-      run((binDir() / "vidfilter-bench").string() + kArgs + " --json " + json.string());
-  expectGoodReport("vidfilter-bench", r, slurp(json));
+TEST(BenchCommand, StandaloneVidfilterBenchIsTheSameTool) {
+  TempDir dir("bench_standalone");
+  const ProcResult r = runBench(kArgs + std::vector<std::string>{"--json", dir / "g.json"});
+  expectGoodReport("vidfilter-bench", r, readJson(dir / "g.json"));
   // Linked without OpenCV's video and GUI libraries (runs on hosts that lack them).
-  const ProcOut ldd = run("ldd " + (binDir() / "vidfilter-bench").string());
-  ASSERT_EQ(ldd.status, 0) << ldd.out;
+  const ProcResult ldd = runProcess("/usr/bin/ldd", {benchBinary()});
+  ASSERT_EQ(ldd.status, 0) << ldd.err;
   EXPECT_EQ(ldd.out.find("opencv_videoio"), std::string::npos) << ldd.out;
   EXPECT_EQ(ldd.out.find("opencv_highgui"), std::string::npos) << ldd.out;
   EXPECT_NE(ldd.out.find("opencv_imgproc"), std::string::npos) << ldd.out;
 }
 
-TEST_F(BenchCommand, BadArgumentsAreOneLineErrors) {
-  const std::string bin = (binDir() / "vidfilter-bench").string();
-  // What the user wrote: exit status 2, as vidfilter's.
-  ProcOut r = run(bin + " --chain gray --size 64");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("--size must be WxH"), std::string::npos) << r.out;
-  r = run(bin + " --chain gray,nosuch --size 64x48");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("unknown stage 'nosuch'"), std::string::npos) << r.out;
-  r = run(bin + " --chain gray --size 64x48 --format yuv");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("--format must be gray, bgr or bgra"), std::string::npos) << r.out;
-  r = run(bin + " --size 64x48");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.out.find("--chain"), std::string::npos) << r.out;
+TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
+  expectUsageError(runBench({"--chain", "gray", "--size", "64"}), "--size must be WxH");
+  expectUsageError(runBench({"--chain", "gray,nosuch", "--size", "64x48"}),
+                   "unknown stage 'nosuch'");
+  expectUsageError(runBench({"--chain", "gray", "--size", "64x48", "--format", "yuv"}),
+                   "--format must be gray, bgr or bgra");
+  expectUsageError(runBench({"--size", "64x48"}), "--chain is required");
 }
 
 // --check judges every stage through its OpenCV mapping (parameters read from the chain): all
 // five stages with non-default parameters, every border mode somewhere (wrap and constant with
 // a value need explicit padding on the OpenCV side), odd sizes, every format.
-TEST_F(BenchCommand, CheckCoversEveryStageWithItsParameters) {
-  const std::string bin = (binDir() / "vidfilter-bench").string();
+TEST(BenchCommand, CheckCoversEveryStageWithItsParameters) {
+  TempDir dir("bench_check");
   const char* chains[] = {
       "gray,blur=sigma=2:border=wrap,sobel=mode=l2:border=constant:value=30,hist,"
       "brightness=mode=auto:clip=2",
@@ -187,24 +155,27 @@ TEST_F(BenchCommand, CheckCoversEveryStageWithItsParameters) {
       "border=reflect,hist,brightness=gain=1.7:bias=-20",
       "blur=border=replicate,sobel=mode=y:ksize=1:border=reflect101,hist",
   };
-  int run_ = 0;
+  int n = 0;
   for (const char* chain : chains) {
     for (const char* format : {"gray", "bgr", "bgra"}) {
-      const auto json = dir_ / ("c" + std::to_string(run_++) + ".json");
-      const ProcOut r = run(bin + " --chain '" + chain + "' --format " + format +
-                            " --size 37x23 --frames 1 --warmup 0 --distinct 2 --no-tapi "
-                            "--no-engine --check --json " +
-                            json.string());
-      SCOPED_TRACE(std::string(chain) + " " + format + "\n" + r.out);
+      const std::string json = dir / ("c" + std::to_string(n++) + ".json");
+      const ProcResult r = runBench({"--chain", chain, "--format", format, "--size", "37x23",
+                                     "--frames", "1", "--warmup", "0", "--distinct", "2",
+                                     "--no-tapi", "--no-engine", "--check", "--json", json});
+      SCOPED_TRACE(std::string(chain) + " " + format + "\n" + r.out + r.err);
       EXPECT_EQ(r.status, 0);
-      const std::string js = slurp(json);
-      EXPECT_TRUE(balanced(js));
-      const int stages = 1 + count(chain, ",");
-      EXPECT_EQ(count(js, "\"what\":\"frame\""), stages);
-      EXPECT_EQ(count(js, "\"what\":\"histogram\""), 1);
-      EXPECT_EQ(count(js, "\"passed\":true"), stages + 1 + 1);  // rows + the histogram + overall
-      EXPECT_EQ(count(js, "\"passed\":false"), 0);
-      EXPECT_NE(js.find("\"engine\":null"), std::string::npos);
+      const Json js = readJson(json);
+      const auto stages = 1 + std::size_t(std::count(chain, chain + std::strlen(chain), ','));
+      std::size_t frames = 0, histograms = 0;
+      for (const Json& row : js.at("check").at("stages")) {
+        frames += row.at("what") == "frame";
+        histograms += row.at("what") == "histogram";
+        EXPECT_EQ(row.at("passed"), true) << row;
+      }
+      EXPECT_EQ(frames, stages);
+      EXPECT_EQ(histograms, 1u);
+      EXPECT_EQ(js.at("check").at("passed"), true);
+      EXPECT_TRUE(js.at("engine").is_null());
     }
   }
 }

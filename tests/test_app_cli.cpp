@@ -10,75 +10,42 @@
 #include "app/report.hpp"
 #include "app/sinks.hpp"
 #include "app/sources.hpp"
-#include "tests/test_app_process.hpp"
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace vf;
 using namespace vf::app;
-using vf::test::errorLines;
-using vf::test::runVidfilter;
-using vf::test::TempDir;
-
-namespace {
-
-const std::string kVideo = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
-
-CommandLine parse(std::vector<std::string> args, std::ostream* out = nullptr) {
-  args.insert(args.begin(), "vidfilter");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream sink;
-  return parseCommandLine(static_cast<int>(argv.size()), argv.data(), out ? *out : sink);
-}
-
-std::string usageError(const std::vector<std::string>& args) {
-  try {
-    parse(args);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-// The error text of a failed run: exactly one line (plus a chain's own caret lines), starting
-// with "vidfilter: ".
-void expectOneError(const test::ProcResult& r, int status, const std::string& needle) {
-  EXPECT_EQ(r.status, status) << r.err;
-  const std::string e = errorLines(r.err);
-  EXPECT_EQ(e.rfind("vidfilter: ", 0), 0u) << e;
-  EXPECT_NE(e.find(needle), std::string::npos) << "expected '" << needle << "' in:\n" << e;
-  EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 1) << e;
-  EXPECT_TRUE(r.out.empty()) << r.out;
-}
-
-}  // namespace
+using namespace vf::test;
 
 // --- parsing ------------------------------------------------------------------------------------
 
 TEST(AppCli, ParsesEveryOption) {
-  const CommandLine cl = parse({"-i",
-                                "in.mp4",
-                                "--chain",
-                                "gray,brightness",
-                                "-o",
-                                "out.mkv",
-                                "--device",
-                                "cpu",
-                                "--no-preview",
-                                "--compare",
-                                "--no-overlay",
-                                "--frames",
-                                "12",
-                                "--slots",
-                                "4",
-                                "--stats",
-                                "s.jsonl",
-                                "--codec",
-                                "FFV1",
-                                "--progress",
-                                "--log-level",
-                                "warn",
-                                "--config",
-                                "c.toml"});
+  const CommandLine cl = parseArgs({"-i",
+                                    "in.mp4",
+                                    "--chain",
+                                    "gray,brightness",
+                                    "-o",
+                                    "out.mkv",
+                                    "--device",
+                                    "cpu",
+                                    "--no-preview",
+                                    "--compare",
+                                    "--no-overlay",
+                                    "--frames",
+                                    "12",
+                                    "--slots",
+                                    "4",
+                                    "--stats",
+                                    "s.jsonl",
+                                    "--codec",
+                                    "FFV1",
+                                    "--progress",
+                                    "--log-level",
+                                    "warn",
+                                    "--config",
+                                    "c.toml"});
   const Settings& s = cl.settings;
   EXPECT_EQ(s.input.value_or(""), "in.mp4");
   EXPECT_EQ(s.chain.value_or(""), "gray,brightness");
@@ -98,7 +65,7 @@ TEST(AppCli, ParsesEveryOption) {
 }
 
 TEST(AppCli, UnsetOptionsStayUnsetSoTheConfigFileCanFillThem) {
-  const CommandLine cl = parse({"-i", "cam1"});
+  const CommandLine cl = parseArgs({"-i", "cam1"});
   EXPECT_EQ(cl.settings.input.value_or(""), "cam1");
   EXPECT_FALSE(cl.settings.chain);
   EXPECT_FALSE(cl.settings.preview);
@@ -118,7 +85,7 @@ TEST(AppCli, UnsetOptionsStayUnsetSoTheConfigFileCanFillThem) {
 
 TEST(AppCli, HelpPrintsExamplesAndExitsNow) {
   std::ostringstream out;
-  const CommandLine cl = parse({"--help"}, &out);
+  const CommandLine cl = parseArgs({"--help"}, &out);
   EXPECT_TRUE(cl.exitNow);
   EXPECT_NE(out.str().find("--chain"), std::string::npos);
   EXPECT_NE(out.str().find("Examples:"), std::string::npos);

@@ -7,14 +7,14 @@
 
 #include "app/config.hpp"
 #include "pipeline/chain.hpp"
-#include "tests/test_app_process.hpp"
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace vf;
 using namespace vf::app;
-using vf::test::configError;
-using vf::test::errorLines;
-using vf::test::runVidfilter;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 
@@ -241,8 +241,8 @@ TEST(AppConfigBinary, BadConfigFileNamesTheLine) {
   const std::string path = dir / "bad.toml";
   {
     std::ofstream f(path);
-    f << "# a comment\ninput = \"/usr/share/doc/opencv-doc/examples/data/vtest.avi\"\n"
-         "chain = \"gray\"\n[engine]\nslots = \"two\"\n";
+    f << "# a comment\ninput = \"" << kVideo << "\"\n"
+      << "chain = \"gray\"\n[engine]\nslots = \"two\"\n";
   }
   const auto r = runVidfilter({"--config", path});
   EXPECT_EQ(r.status, 2);
@@ -259,8 +259,8 @@ TEST(AppConfigBinary, CommandLineOverridesTheFile) {
   const std::string path = dir / "c.toml";
   {
     std::ofstream f(path);
-    f << "input = \"/usr/share/doc/opencv-doc/examples/data/vtest.avi\"\n"
-         "chain = \"gray\"\nframes = 100\noutput = \""
+    f << "input = \"" << kVideo << "\"\n"
+      << "chain = \"gray\"\nframes = 100\noutput = \""
       << (dir / "from_file.mkv") << "\"\n";
   }
   const auto r =

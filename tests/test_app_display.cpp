@@ -2,14 +2,14 @@
 // asked for, a run without a window when it was not (never the abort Qt gives).
 #include <filesystem>
 
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
 #include "tests/test_preview_util.hpp"
 
 using namespace vf;
 using namespace vf::test;
 
-namespace {
-const char* const kVideo = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
-}  // namespace
+namespace {}  // namespace
 
 // ---------------------------------------------------------------------
 

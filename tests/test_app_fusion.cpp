@@ -7,13 +7,14 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "tests/support/test_support.hpp"
-#include "tests/test_app_process.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace vf::test;
 
 namespace {
 
-const std::string kVideo = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
 // Two point-wise stages and a histogram between them: one fused pass on BGR frames.
 const std::string kChain = "brightness=gain=1.4:bias=-12,hist,brightness=gain=0.8:bias=9";
 constexpr int kFrames = 4;

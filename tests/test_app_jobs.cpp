@@ -14,21 +14,16 @@
 #include <set>
 #include <thread>
 
-#include "tests/test_app_process.hpp"
-#include "tests/test_media.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
-using vf::mediatest::countFrames;
-using vf::mediatest::ffmpeg;
-using vf::mediatest::frameHashes;
-using vf::mediatest::q;
-using vf::test::ProcOptions;
-using vf::test::runVidfilter;
-using vf::test::TempDir;
+using namespace vf::test;
+
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kVideo = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
 const std::string kChain = "blur=sigma=1.5,sobel,hist,brightness";
 
 // Four different clips: real video at two sizes (one odd), two synthetic patterns (one odd
@@ -246,7 +241,7 @@ vf::test::ProcResult interruptAfterStart(const std::vector<std::string>& args, i
 
 TEST(AppJobs, CtrlCStopsEveryInputAndEachOutputPlays) {
   TempDir dir("jobs_sigint");
-  const std::string video = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
+  const std::string video = kVideo;
   const auto r =
       interruptAfterStart({"-i", video, "-i", video, "-i", video, "--jobs", "2", "--chain", kChain,
                            "-o", dir / "{index}.mkv", "--json", dir / "run.json"},

@@ -12,13 +12,13 @@
 #include <regex>
 #include <thread>
 
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_support.hpp"
-#include "tests/test_app_process.hpp"
 
-using vf::test::Child;
-using vf::test::runVidfilter;
-using vf::test::shellOutput;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 
@@ -55,7 +55,7 @@ class AppLive : public ::testing::Test {
 };
 
 TEST_F(AppLive, GStreamerTestSourceThroughTheChainForHundredsOfFrames) {
-  ASSERT_FALSE(shellOutput("command -v ffprobe").empty()) << "install ffmpeg (ffprobe)";
+  ASSERT_TRUE(haveFfprobe()) << "install ffmpeg (ffprobe)";
   TempDir dir("live_gst");
   const std::string out = dir / "live.mkv";  // FFV1 (lossless), so frames can be compared
   const int kFrames = 300;
@@ -68,11 +68,9 @@ TEST_F(AppLive, GStreamerTestSourceThroughTheChainForHundredsOfFrames) {
   EXPECT_EQ(c.out + c.dropped, kFrames) << r.err;  // a live source drops, never loses count
   EXPECT_GE(c.out, kFrames / 4) << r.err;
 
-  const std::string probe = shellOutput(
-      "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
-      "stream=nb_read_frames,r_frame_rate -of csv=p=0 '" +
-      out + "'");
-  EXPECT_EQ(probe, "100/1," + std::to_string(c.out) + "\n");
+  const Probe p = probe(out);
+  EXPECT_EQ(p.rate, "100/1");
+  EXPECT_EQ(p.frames, c.out);
 
   // The test pattern (a hue/brightness sweep) is the same in every frame: each written frame
   // is OpenCV's gray of a frame taken from the same pipeline here.

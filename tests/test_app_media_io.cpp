@@ -7,14 +7,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_support.hpp"
-#include "tests/test_app_process.hpp"
-#include "tests/test_media.hpp"
 
-using namespace vf::mediatest;
-using vf::test::runVidfilter;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 
@@ -295,6 +295,11 @@ TEST(MediaIo, BenchInputReportsEveryPartAndTheFfmpegJob) {
         "whole job", "ffmpeg -vf format=gray,gblur=sigma=1.5,sobel", "whole job / slowest"})
     EXPECT_NE(r.out.find(row), std::string::npos) << row << "\n" << r.out;
   std::ifstream j(dir / "b.json");
-  const std::string json((std::istreambuf_iterator<char>(j)), {});
-  EXPECT_NE(json.find("\"overlap\":"), std::string::npos) << json;
+  const auto json = nlohmann::json::parse(j);
+  EXPECT_GT(json.at("overlap").get<double>(), 0.0) << json;
+  ASSERT_GE(json.at("parts").size(), 4u) << json;
+  for (const auto& part : json.at("parts")) {
+    EXPECT_GT(part.at("frames").get<int>(), 0) << part;
+    EXPECT_GT(part.at("fps").get<double>(), 0.0) << part;
+  }
 }

@@ -6,12 +6,13 @@
 #include <thread>
 
 #include "app/media/media_source.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_support.hpp"
-#include "tests/test_media.hpp"
 
 using namespace vf;
-using namespace vf::mediatest;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 
@@ -27,7 +28,7 @@ std::optional<Got> next(media::MediaSource& src) {
   const bool ok = src.next(
       [&](const FrameDesc& d) {
         g.frame = test::makeMat(d);
-        return test::view(g.frame);
+        return test::viewOf(g.frame);
       },
       t);
   if (!ok) return std::nullopt;

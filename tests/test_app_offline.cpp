@@ -12,42 +12,16 @@
 #include <regex>
 
 #include "app/sinks.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_support.hpp"
-#include "tests/test_app_process.hpp"
-#include "tests/test_media.hpp"
 
-using vf::test::Child;
-using vf::test::runVidfilter;
-using vf::test::shellOutput;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 
-const std::string kVideo = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
 constexpr int kFrames = 40;
-
-struct Probe {
-  long frames = -1;
-  std::string rate;  // "10/1"
-  std::string codec;
-};
-
-// ffprobe counts the frames by decoding them (-count_frames), so a file that does not decode
-// to the end reports fewer.
-Probe probe(const std::string& path) {
-  const std::string out = shellOutput(
-      "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
-      "stream=nb_read_frames,r_frame_rate,codec_name -of default=noprint_wrappers=1 '" +
-      path + "' 2>&1");
-  Probe p;
-  std::smatch m;
-  if (std::regex_search(out, m, std::regex("nb_read_frames=([0-9]+)"))) p.frames = std::stol(m[1]);
-  if (std::regex_search(out, m, std::regex("r_frame_rate=([0-9/]+)"))) p.rate = m[1];
-  if (std::regex_search(out, m, std::regex("codec_name=(\\S+)"))) p.codec = m[1];
-  return p;
-}
-
-bool haveFfprobe() { return !shellOutput("command -v ffprobe").empty(); }
 
 // The chain's reference for a colour frame: gray, then gain 1.5 and bias -20 (saturated), as
 // convertTo.
@@ -88,7 +62,7 @@ TEST(AppOffline, PngSequenceMatchesTheReferenceFrameByFrame) {
   EXPECT_FALSE(std::filesystem::exists(dir / "frame_00000.png"));
 
   // The input's gray as ffmpeg decodes it.
-  const auto gray = vf::mediatest::ffmpegFrames(kVideo, "gray", "", "-frames:v 40");
+  const auto gray = vf::test::ffmpegFrames(kVideo, "gray", "", "-frames:v 40");
   ASSERT_EQ(gray.size(), std::size_t(kFrames));
   for (int i = 0; i < kFrames; ++i) {
     const cv::Mat out = cv::imread(vf::app::sequenceFileName(pattern, i), cv::IMREAD_UNCHANGED);

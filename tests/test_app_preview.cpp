@@ -18,8 +18,8 @@
 
 using namespace vf;
 using namespace vf::app;
-using namespace vf::test;
 using namespace std::chrono_literals;
+using namespace vf::test;
 
 TEST(PreviewSink, PanelOnAndOffAndHelp) {
   Chain chain = Chain::parse("gray,hist,brightness=gain=1.5");

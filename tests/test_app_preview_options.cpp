@@ -6,41 +6,21 @@
 
 #include "app/config.hpp"
 #include "app/options.hpp"
-#include "tests/test_app_process.hpp"
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/process.hpp"
 
 using namespace vf;
 using namespace vf::app;
-using vf::test::configError;
-
-namespace {
-
-CommandLine parse(std::vector<std::string> args) {
-  args.insert(args.begin(), "vidfilter");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out;
-  return parseCommandLine(static_cast<int>(argv.size()), argv.data(), out);
-}
-
-std::string usageError(const std::vector<std::string>& args) {
-  try {
-    parse(args);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-}  // namespace
+using namespace vf::test;
 
 TEST(PreviewOptions, WindowAndExitAtEndFromTheCommandLine) {
-  const CommandLine cl = parse({"-i", "in.mp4", "--window", "1280x720", "--exit-at-end"});
+  const CommandLine cl = parseArgs({"-i", "in.mp4", "--window", "1280x720", "--exit-at-end"});
   EXPECT_EQ(cl.settings.window.value_or(""), "1280x720");
   EXPECT_EQ(cl.settings.exitAtEnd, std::optional<bool>(true));
   const WindowSize w = parseWindow(*cl.settings.window);
   EXPECT_EQ(w.width, 1280);
   EXPECT_EQ(w.height, 720);
-  const CommandLine none = parse({"-i", "in.mp4"});
+  const CommandLine none = parseArgs({"-i", "in.mp4"});
   EXPECT_FALSE(none.settings.window);
   EXPECT_FALSE(none.settings.exitAtEnd);
 }

@@ -8,16 +8,17 @@
 #include <string>
 
 #include "app/sinks.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_support.hpp"
-#include "tests/test_app_process.hpp"
-#include "tests/test_media.hpp"
 
 using vf::test::runVidfilter;
 using vf::test::TempDir;
-namespace mt = vf::mediatest;
+namespace mt = vf::test;
 
 namespace {
-const std::string kVideo = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
+using vf::test::kVideo;
 
 bool haveFfprobe() { return !vf::test::shellOutput("command -v ffprobe").empty(); }
 }  // namespace

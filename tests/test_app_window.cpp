@@ -12,20 +12,19 @@
 #include "app/layout.hpp"
 #include "app/sources.hpp"
 #include "app/theme.hpp"
+#include "tests/support/media.hpp"
 #include "tests/test_preview_util.hpp"
 
 using namespace vf;
 using namespace vf::app;
-using namespace vf::test;
 using namespace std::chrono_literals;
+using namespace vf::test;
 
 namespace {
 
 #define REQUIRE_TOOLS()                                            \
   for (const char* tool : {"Xvfb", "xdotool", "import", "ffmpeg"}) \
   ASSERT_TRUE(have(tool)) << tool << " not found: install xvfb, xdotool, imagemagick, ffmpeg"
-
-const char* const kVideo = "/usr/share/doc/opencv-doc/examples/data/vtest.avi";
 
 }  // namespace
 
@@ -39,7 +38,7 @@ TEST(PreviewWindow, KeysInABurstAreAllApplied) {
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
   ::setenv("DISPLAY", x.display().c_str(), 1);
   ::setenv("QT_QPA_PLATFORM", "xcb", 1);
-  const std::string env = "DISPLAY=" + x.display() + " ";
+  const std::string env = x.env();
   const std::string title = "vf-burst-" + std::to_string(::getpid());
 
   Chain chain = Chain::parse("blur=sigma=1.5"), twin = Chain::parse("blur=sigma=1.5");
@@ -60,12 +59,12 @@ TEST(PreviewWindow, KeysInABurstAreAllApplied) {
     const std::string id = findWindow(env, "^" + title + "$");
     log += "window '" + id + "'\n";
     if (id.empty()) return;
-    sh(env + "xdotool windowfocus --sync " + id);
+    shell(env + "xdotool windowfocus --sync " + id);
     std::this_thread::sleep_for(500ms);
-    sh(env + "xdotool key --delay 30 plus plus plus plus plus");
+    shell(env + "xdotool key --delay 30 plus plus plus plus plus");
     std::this_thread::sleep_for(800ms);
     seen = chain.stage(0).params().number("sigma");
-    sh(env + "xdotool key --delay 50 q");
+    shell(env + "xdotool key --delay 50 q");
   });
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (!sink.wantsStop() && std::chrono::steady_clock::now() < deadline) {
@@ -86,7 +85,7 @@ TEST(PreviewWindow, FullScreenAndBack) {
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
   ::setenv("DISPLAY", x.display().c_str(), 1);
   ::setenv("QT_QPA_PLATFORM", "xcb", 1);
-  const std::string env = "DISPLAY=" + x.display() + " ";
+  const std::string env = x.env();
   const std::string title = "vf-full-" + std::to_string(::getpid());
   Chain chain = Chain::parse("gray");
   PreviewOptions opts;
@@ -99,16 +98,16 @@ TEST(PreviewWindow, FullScreenAndBack) {
   std::thread person([&] {
     const std::string id = findWindow(env, "^" + title + "$");
     if (id.empty()) return;
-    sh(env + "xdotool windowfocus --sync " + id);
+    shell(env + "xdotool windowfocus --sync " + id);
     std::this_thread::sleep_for(700ms);
     first = sink.lastRendered().size();
-    sh(env + "xdotool key f");
+    shell(env + "xdotool key f");
     std::this_thread::sleep_for(1200ms);
     full = sink.lastRendered().size();
-    sh(env + "xdotool key f");
+    shell(env + "xdotool key f");
     std::this_thread::sleep_for(1200ms);
     back = sink.lastRendered().size();
-    sh(env + "xdotool key q");
+    shell(env + "xdotool key q");
   });
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (!sink.wantsStop() && std::chrono::steady_clock::now() < deadline) {
@@ -130,7 +129,7 @@ TEST(PreviewWindow, GraphBarsAndHistogramOnTheScreen) {
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
   ::setenv("DISPLAY", x.display().c_str(), 1);
   ::setenv("QT_QPA_PLATFORM", "xcb", 1);
-  const std::string env = "DISPLAY=" + x.display() + " ";
+  const std::string env = x.env();
   const std::string title = "vf-graph-" + std::to_string(::getpid());
   TempDir dir("preview_graph");
 
@@ -153,8 +152,8 @@ TEST(PreviewWindow, GraphBarsAndHistogramOnTheScreen) {
     const std::string id = findWindow(env, "^" + title + "$");
     if (id.empty()) return;
     std::this_thread::sleep_for(2500ms);  // two seconds of history
-    sh(env + "xdotool windowfocus --sync " + id);
-    sh(env + "xdotool key space");  // paused: the picture stays as it is for the screenshot
+    shell(env + "xdotool windowfocus --sync " + id);
+    shell(env + "xdotool key space");  // paused: the picture stays as it is for the screenshot
     std::this_thread::sleep_for(600ms);
     onScreen = windowPart(screenshot(env, id, dir / "screen.png", &g), g);
     // What was drawn last, before q draws again (a frame's own latency to the screen is known
@@ -162,7 +161,7 @@ TEST(PreviewWindow, GraphBarsAndHistogramOnTheScreen) {
     shown = sink.lastRendered();
     parts = sink.lastParts();
     shotTaken = true;
-    sh(env + "xdotool key q");
+    shell(env + "xdotool key q");
   });
   int n = 0;
   const auto deadline = std::chrono::steady_clock::now() + 60s;
@@ -205,28 +204,25 @@ TEST(PreviewWindow, ProgramCompareOf1080pFitsA1280x800Screen) {
   REQUIRE_TOOLS();
   TempDir dir("preview_fit");
   const std::string hd = dir / "hd.mkv";
-  ASSERT_EQ(sh("ffmpeg -loglevel error -y -i " + std::string(kVideo) +
-               " -t 6 -vf scale=1920:1080 -c:v ffv1 " + hd)
-                .first,
+  ASSERT_EQ(shell("ffmpeg -loglevel error -y -i " + std::string(kVideo) +
+                  " -t 6 -vf scale=1920:1080 -c:v ffv1 " + hd)
+                .status,
             0);
   Xvfb x("1280x800x24");
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
-  const std::string env = "DISPLAY=" + x.display() + " ";
-  ProcOptions po;
-  po.setEnv = {"DISPLAY=" + x.display()};
-  po.keepDisplay = true;
-  po.timeoutSec = 120;
+  const std::string env = x.env();
+  const ProcOptions po = x.options(120);
   Child program(vidfilterBinary(),
                 {"-i", hd, "--chain", "gray,blur,sobel,hist,brightness", "--compare", "--preview"},
                 po);
   const std::string id = findWindow(env, "^vidfilter");
   ASSERT_FALSE(id.empty()) << "no window";
   std::this_thread::sleep_for(3s);
-  sh(env + "xdotool windowfocus --sync " + id + " key space");
+  shell(env + "xdotool windowfocus --sync " + id + " key space");
   std::this_thread::sleep_for(800ms);
   Geometry g;
   const cv::Mat screen = screenshot(env, id, dir / "screen.png", &g);
-  sh(env + "xdotool key q");
+  shell(env + "xdotool key q");
   const ProcResult r = program.wait();
   SCOPED_TRACE(r.err);
   EXPECT_EQ(r.status, 0);
@@ -258,18 +254,16 @@ TEST(PreviewWindow, ProgramStaysOpenAtTheEndUntilQ) {
   REQUIRE_TOOLS();
   TempDir dir("preview_end");
   const std::string clip = dir / "clip.mkv";
-  ASSERT_EQ(sh("ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=320x240:rate=25 -frames:v 12 "
-               "-c:v ffv1 " +
-               clip)
-                .first,
-            0);
+  ASSERT_EQ(
+      shell("ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=320x240:rate=25 -frames:v 12 "
+            "-c:v ffv1 " +
+            clip)
+          .status,
+      0);
   Xvfb x("1280x800x24");
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
-  const std::string env = "DISPLAY=" + x.display() + " ";
-  ProcOptions po;
-  po.setEnv = {"DISPLAY=" + x.display()};
-  po.keepDisplay = true;
-  po.timeoutSec = 60;
+  const std::string env = x.env();
+  const ProcOptions po = x.options(60);
   {
     Child program(vidfilterBinary(), {"-i", clip, "--chain", "gray", "--preview"}, po);
     const std::string id = findWindow(env, "^vidfilter");
@@ -278,7 +272,7 @@ TEST(PreviewWindow, ProgramStaysOpenAtTheEndUntilQ) {
     EXPECT_EQ(::kill(program.pid(), 0), 0) << "the program ended at the end of the file";
     EXPECT_EQ(findWindow(env, "^vidfilter"), id) << "the window went away";
     const auto t0 = std::chrono::steady_clock::now();
-    sh(env + "xdotool windowfocus --sync " + id + " key q");
+    shell(env + "xdotool windowfocus --sync " + id + " key q");
     const ProcResult r = program.wait();
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10);
@@ -296,15 +290,16 @@ TEST(PreviewWindow, ProgramSeekAndStepShowTheFramesFfmpegDecodes) {
   REQUIRE_TOOLS();
   TempDir dir("preview_seek");
   const std::string clip = dir / "clip.mkv";
-  ASSERT_EQ(sh("ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=320x240:rate=25 -t 20 "
-               "-pix_fmt yuv420p -c:v ffv1 " +
-               clip)
-                .first,
+  ASSERT_EQ(shell("ffmpeg -loglevel error -y -f lavfi -i testsrc2=size=320x240:rate=25 -t 20 "
+                  "-pix_fmt yuv420p -c:v ffv1 " +
+                  clip)
+                .status,
             0);
   ASSERT_TRUE(openSource(classifySource(clip), InputOptions{})->seekable());
   // Every frame as FFmpeg decodes it, the reference.
   std::filesystem::create_directories(dir / "ref");
-  ASSERT_EQ(sh("ffmpeg -loglevel error -i " + clip + " " + (dir / "ref") + "/%04d.png").first, 0);
+  ASSERT_EQ(shell("ffmpeg -loglevel error -i " + clip + " " + (dir / "ref") + "/%04d.png").status,
+            0);
   std::vector<cv::Mat> ref;
   for (int i = 1;; ++i) {
     char name[32];
@@ -330,11 +325,8 @@ TEST(PreviewWindow, ProgramSeekAndStepShowTheFramesFfmpegDecodes) {
   std::filesystem::create_directories(dir / "snaps");
   Xvfb x("1280x800x24");
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
-  const std::string env = "DISPLAY=" + x.display() + " ";
-  ProcOptions po;
-  po.setEnv = {"DISPLAY=" + x.display()};
-  po.keepDisplay = true;
-  po.timeoutSec = 120;
+  const std::string env = x.env();
+  const ProcOptions po = x.options(120);
   Child program(vidfilterBinary(),
                 {"-i", clip, "--chain", "hist", "--preview", "--config", dir / "snap.toml"}, po);
   const std::string id = findWindow(env, "^vidfilter");
@@ -342,16 +334,16 @@ TEST(PreviewWindow, ProgramSeekAndStepShowTheFramesFfmpegDecodes) {
   std::set<std::string> seen;
   // Presses `keys`, then s; returns the frame the new snapshot shows.
   auto shownAfter = [&](const std::string& keys) {
-    if (!keys.empty()) sh(env + "xdotool key --delay 150 " + keys);
+    if (!keys.empty()) shell(env + "xdotool key --delay 150 " + keys);
     std::this_thread::sleep_for(1500ms);
-    sh(env + "xdotool key s");
+    shell(env + "xdotool key s");
     std::this_thread::sleep_for(800ms);
     for (const auto& e : std::filesystem::directory_iterator(dir / "snaps")) {
       if (seen.insert(e.path().string()).second) return which(cv::imread(e.path().string()));
     }
     return -2;
   };
-  sh(env + "xdotool windowfocus --sync " + id);
+  shell(env + "xdotool windowfocus --sync " + id);
   std::this_thread::sleep_for(1s);
   const int paused = shownAfter("space");
   ASSERT_GE(paused, 0);
@@ -361,7 +353,7 @@ TEST(PreviewWindow, ProgramSeekAndStepShowTheFramesFfmpegDecodes) {
   EXPECT_EQ(shownAfter("comma"), paused + 127);
   EXPECT_EQ(shownAfter("Left"), paused + 2);
   EXPECT_EQ(shownAfter("Down"), 0) << "60 s back from 0:0x: the first frame";
-  sh(env + "xdotool key q");
+  shell(env + "xdotool key q");
   const ProcResult r = program.wait();
   EXPECT_EQ(r.status, 0) << r.err;
 }
@@ -372,17 +364,14 @@ TEST(PreviewWindow, SignalWhilePausedStopsTheProgram) {
   REQUIRE_TOOLS();
   Xvfb x;
   ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
-  const std::string env = "DISPLAY=" + x.display() + " ";
-  ProcOptions po;
-  po.setEnv = {"DISPLAY=" + x.display()};
-  po.keepDisplay = true;
-  po.timeoutSec = 60;
+  const std::string env = x.env();
+  const ProcOptions po = x.options(60);
   Child program(vidfilterBinary(), {"-i", kVideo, "--chain", "gray,brightness", "--preview"}, po);
   const std::string id = findWindow(env, "^vidfilter");
   ASSERT_FALSE(id.empty()) << "no window";
-  sh(env + "xdotool windowfocus --sync " + id);
+  shell(env + "xdotool windowfocus --sync " + id);
   std::this_thread::sleep_for(500ms);
-  sh(env + "xdotool key --delay 100 space");
+  shell(env + "xdotool key --delay 100 space");
   std::this_thread::sleep_for(1000ms);
   ASSERT_EQ(::kill(program.pid(), 0), 0) << "the program ended by itself";
   const auto t0 = std::chrono::steady_clock::now();

@@ -154,7 +154,7 @@ Outcome run(const std::string& text, bool fuse, const std::vector<cv::Mat>& fram
     chain.configure(context(facts),
                     formatOf(frames[0]) == PixelFormat::Gray8
                         ? FrameDesc{frames[0].cols, frames[0].rows, PixelFormat::Gray8}
-                        : view(frames[0]).desc());
+                        : viewOf(frames[0]).desc());
   } catch (const UserError&) {
     return o;  // the registry does not allow this sequence on this format
   }
@@ -173,7 +173,7 @@ Outcome run(const std::string& text, bool fuse, const std::vector<cv::Mat>& fram
 bool expectSame(const std::string& text, const std::vector<cv::Mat>& frames,
                 Facts facts = Facts::Device) {
   if (text.empty()) return false;  // a sequence with a stage no draw could parse
-  SCOPED_TRACE(text + " on " + view(frames[0]).desc().str() +
+  SCOPED_TRACE(text + " on " + viewOf(frames[0]).desc().str() +
                (facts == Facts::Gpu ? " (a GPU's schedules)" : ""));
   const Outcome fused = run(text, true, frames, facts), plain = run(text, false, frames, facts);
   EXPECT_EQ(fused.configured, plain.configured);

@@ -12,9 +12,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-const std::string kChain = "gray,brightness=gain=1.2:bias=-10";
-const FrameDesc kSmall{64, 48, PixelFormat::BGR8};
-
 // A stage for failure tests: copies its input; throws ClError when enqueueing frame `failAt`,
 // or UserError at configure for any input that is not gray (when grayOnly).
 class FaultStage : public Stage {

@@ -29,6 +29,10 @@ inline void PrintTo(EngineOptions::Transfer t, std::ostream* os) {
 
 namespace vf::test {
 
+// The chain and the frame most engine tests run: small, and cheap on any device.
+inline const std::string kChain = "gray,brightness=gain=1.2:bias=-10";
+inline const FrameDesc kSmall{64, 48, PixelFormat::BGR8};
+
 inline std::shared_ptr<ClContext> sharedContext() {
   return std::shared_ptr<ClContext>(&context(), [](ClContext*) {});  // the tests' own context
 }
@@ -52,7 +56,7 @@ inline std::string transferName(Transfer t) {
 // Frame `i` of a test stream: its own uniform random content (seeded by the index and the
 // size). cv::RNG rather than randomFrame's mt19937: the reconfiguration test makes 720p frames.
 inline cv::Mat streamFrame(std::uint64_t i, const FrameDesc& d) {
-  cv::Mat m(d.height, d.width, cvType(d.format));
+  cv::Mat m(d.height, d.width, cvTypeOf(d.format));
   cv::RNG rng(0x9E3779B97F4A7C15ull * (i + 1) + std::uint64_t(d.width) * 131 + d.height);
   rng.fill(m, cv::RNG::UNIFORM, 0, 256);
   m.at<std::uint8_t>(0, 0) |= 1;  // never all-zero
@@ -77,18 +81,6 @@ struct StreamPlan {
     throw std::out_of_range("StreamPlan::at");
   }
 };
-
-inline void copyInto(const cv::Mat& src, const FrameView& dst) {
-  const std::size_t row = std::size_t(src.cols) * src.elemSize();
-  for (int y = 0; y < src.rows; ++y) std::memcpy(dst.row(y), src.ptr(y), row);
-}
-
-inline cv::Mat copyOut(const FrameView& v) {
-  cv::Mat m(v.height, v.width, cvType(v.format));
-  const std::size_t row = std::size_t(v.width) * channels(v.format);
-  for (int y = 0; y < v.height; ++y) std::memcpy(m.ptr(y), v.row(y), row);
-  return m;
-}
 
 // The time TestSource gives frame i: irregular steps (a variable frame rate) in a 1/90000 base.
 inline FrameTime testFrameTime(int i) {
@@ -187,7 +179,7 @@ class CollectSink : public FrameSink {
     if (onConsume) onConsume(r);
     if (n == throwAt) throw std::runtime_error("test sink failed at frame " + std::to_string(n));
     if (keep) {
-      Frame f{r.stats.index, copyOut(r.output), copyOut(r.input), r.stats, {}, r.time, {}};
+      Frame f{r.stats.index, copyOf(r.output), copyOf(r.input), r.stats, {}, r.time, {}};
       if (r.side) f.side = *r.side;
       if (r.sideInfo) f.sideInfo = *r.sideInfo;
       std::lock_guard<std::mutex> lock(mu_);
@@ -231,7 +223,7 @@ inline const cv::Mat& referenceOutput(const std::string& chainText, std::uint64_
   const cv::Mat in = streamFrame(index, d);
   cv::Mat out = makeMat(chain.output());
   out.setTo(cv::Scalar::all(0x5A));
-  chain.runOnce(context(), queue(), view(in), view(out));
+  chain.runOnce(context(), queue(), viewOf(in), viewOf(out));
   return cache.emplace(key, out).first->second;
 }
 
@@ -320,7 +312,7 @@ class RealStreamSource : public FrameSource {
   bool next(const SlotFn& slot, FrameTime& /*time*/) override {
     if (produced_ == frames_) return false;
     const cv::Mat m = streamRealFrame(produced_++, type_, width_, height_);
-    copyInto(m, slot(view(m).desc()));
+    copyInto(m, slot(viewOf(m).desc()));
     return true;
   }
 

@@ -19,8 +19,9 @@
 #include <vector>
 
 #include "app/preview.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_support.hpp"
-#include "tests/test_app_process.hpp"
 
 namespace vf::test {
 
@@ -128,8 +129,8 @@ struct TestFrame {
   TestFrame& operator=(const TestFrame&) = delete;
   // Points the result at this object's own data (after a copy).
   void bind() {
-    result.input = view(in);
-    result.output = view(out);
+    result.input = viewOf(in);
+    result.output = viewOf(out);
     result.side = &side;
     result.sideInfo = &sideInfo;
   }
@@ -146,22 +147,6 @@ inline std::unique_ptr<app::PreviewSink> makeSink(Chain& chain, app::PreviewOpti
   sink->setMinRenderInterval(std::chrono::seconds(0));
   sink->setViewSize(view);
   return sink;
-}
-
-// Runs a shell command: its exit status and stdout (trimmed).
-inline std::pair<int, std::string> sh(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return {-1, ""};
-  char buf[256];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  const int rc = ::pclose(p);
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return {WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, out};
-}
-
-inline bool have(const char* tool) {
-  return sh(std::string("command -v ") + tool + " >/dev/null").first == 0;
 }
 
 // An Xvfb server on a free display (-displayfd picks it), stopped by the destructor.
@@ -199,6 +184,16 @@ class Xvfb {
     }
   }
   const std::string& display() const { return display_; }
+  // "DISPLAY=:N " before a shell command (xdotool, import).
+  std::string env() const { return "DISPLAY=" + display_ + " "; }
+  // A child on this display, killed after `timeoutSec`.
+  ProcOptions options(double timeoutSec) const {
+    ProcOptions po;
+    po.setEnv = {"DISPLAY=" + display_};
+    po.keepDisplay = true;
+    po.timeoutSec = timeoutSec;
+    return po;
+  }
 
  private:
   pid_t pid_ = -1;
@@ -213,13 +208,13 @@ struct Geometry {
 // The window's place on the screen (xdotool) and a screenshot of the whole screen.
 inline cv::Mat screenshot(const std::string& env, const std::string& id, const std::string& path,
                           Geometry* g) {
-  const auto geo = sh(env + "xdotool getwindowgeometry --shell " + id).second;
+  const auto geo = shellOutput(env + "xdotool getwindowgeometry --shell " + id);
   auto field = [&](const std::string& k) {
     const auto p = geo.find(k + "=");
     return p == std::string::npos ? -1 : std::atoi(geo.c_str() + p + k.size() + 1);
   };
   g->window = cv::Rect(field("X"), field("Y"), field("WIDTH"), field("HEIGHT"));
-  sh(env + "import -window root " + path);
+  shell(env + "import -window root " + path);
   const cv::Mat screen = cv::imread(path, cv::IMREAD_COLOR);
   g->screen = screen.size();
   return screen;
@@ -244,8 +239,8 @@ inline std::string deadDisplay() {
 
 // Finds the window titled `title` (a regex), waiting up to 60 s.
 inline std::string findWindow(const std::string& env, const std::string& title) {
-  return sh(env + "timeout 60 xdotool search --sync --onlyvisible --name '" + title + "' | head -1")
-      .second;
+  return shellLine(env + "timeout 60 xdotool search --sync --onlyvisible --name '" + title +
+                   "' | head -1");
 }
 
 }  // namespace vf::test

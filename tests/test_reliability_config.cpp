@@ -7,13 +7,14 @@
 
 #include "app/config.hpp"
 #include "pipeline/chain.hpp"
-#include "tests/test_reliability.hpp"
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using namespace vf;
 using namespace vf::app;
-using vf::test::configError;
-using vf::test::runVidfilter;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 
@@ -164,10 +165,10 @@ TEST(ReliabilityConfig, BinaryReportsAConfigErrorOnOneLine) {
   const std::string path = dir / "bad.toml";
   {
     std::ofstream f(path);
-    f << "input = \"" << vf::reltest::kVideo << "\"\nchain = \"\"\n";
+    f << "input = \"" << vf::test::kVideo << "\"\nchain = \"\"\n";
   }
   const auto r = runVidfilter({"--config", path});
   EXPECT_EQ(r.status, 2);
-  const std::string e = vf::reltest::errorLines(r.err);
+  const std::string e = vf::test::errorLines(r.err);
   EXPECT_EQ(e.rfind("vidfilter: " + path + ":2:9: chain: empty chain", 0), 0u) << e;
 }

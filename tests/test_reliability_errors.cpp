@@ -9,11 +9,12 @@
 #include <fstream>
 
 #include "pipeline/quote.hpp"
-#include "tests/test_reliability.hpp"
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
-using namespace vf::reltest;
-using vf::test::runVidfilter;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 
@@ -33,7 +34,7 @@ void expectBenchUsage(const std::vector<std::string>& args, const std::string& n
   SCOPED_TRACE(args.front());
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_EQ(r.err.rfind("vidfilter bench: ", 0), 0u) << r.err;
-  EXPECT_EQ(count(r.err, '\n'), 1) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find(needle), std::string::npos) << "expected '" << needle << "' in " << r.err;
   expectNoCli11Text(r.err);
 }

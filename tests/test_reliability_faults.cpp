@@ -15,13 +15,13 @@
 #include <thread>
 
 #include "app/sinks.hpp"
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_support.hpp"
-#include "tests/test_reliability.hpp"
 
-using namespace vf::reltest;
-using vf::test::Child;
-using vf::test::runVidfilter;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 
@@ -97,7 +97,7 @@ TEST(ReliabilityDevice, FrameTooLargeForTheDeviceInBench) {
   EXPECT_NE(e.find("(CL_DEVICE_MAX_MEM_ALLOC_SIZE); scale the input down or choose a device"),
             std::string::npos)
       << e;
-  EXPECT_EQ(count(e, '\n'), 1) << e;
+  EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 1) << e;
   EXPECT_LT(r.seconds, 30);
 }
 

@@ -12,14 +12,13 @@
 #include <random>
 
 #include "app/sinks.hpp"
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 #include "tests/support/test_support.hpp"
-#include "tests/test_media.hpp"
-#include "tests/test_reliability.hpp"
 
-using namespace vf::reltest;
-using vf::test::Child;
-using vf::test::runVidfilter;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 
@@ -161,7 +160,7 @@ TEST(ReliabilityInput, OddSizeIsPaddedNotCropped) {
       {"-i", clip, "--chain", "gray,brightness=gain=2", "-o", dir / "gray.mkv", "--codec", "ffv1"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("is odd"), std::string::npos) << r.err;
-  const auto exact = vf::mediatest::ffmpegFrames(dir / "gray.mkv", "gray");
+  const auto exact = vf::test::ffmpegFrames(dir / "gray.mkv", "gray");
   ASSERT_EQ(exact.size(), 10u);
   for (int i = 0; i < 10; ++i) {
     ASSERT_EQ(exact[i].size(), cv::Size(17, 13)) << i;
@@ -176,7 +175,7 @@ TEST(ReliabilityInput, OddSizeIsPaddedNotCropped) {
   EXPECT_EQ(p.frames, 10);
   ASSERT_EQ(p.width, 18);
   ASSERT_EQ(p.height, 14);
-  const auto gray = vf::mediatest::ffmpegFrames(dir / "padded.mkv", "gray");
+  const auto gray = vf::test::ffmpegFrames(dir / "padded.mkv", "gray");
   ASSERT_EQ(gray.size(), 10u);
   for (int i = 0; i < 10; ++i) {
     EXPECT_LE(vf::test::maxAbsDiff(gray[i](cv::Rect(0, 0, 17, 13)), refs[i]), 1) << i;

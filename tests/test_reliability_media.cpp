@@ -13,16 +13,12 @@
 #include <thread>
 
 #include "app/sinks.hpp"
-#include "tests/test_media.hpp"
-#include "tests/test_reliability.hpp"
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
-using namespace vf::reltest;
-using vf::mediatest::countFrames;
-using vf::mediatest::ffmpeg;
-using vf::mediatest::q;
-using vf::test::Child;
-using vf::test::runVidfilter;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 

@@ -12,11 +12,12 @@
 #include <fstream>
 #include <thread>
 
-#include "tests/test_reliability.hpp"
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
-using namespace vf::reltest;
-using vf::test::Child;
-using vf::test::TempDir;
+using namespace vf::test;
 
 namespace {
 

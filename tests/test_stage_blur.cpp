@@ -353,7 +353,7 @@ TEST(BlurStage, BadScheduleParametersAreClearErrors) {
   Chain slab = Chain::parse("blur=sigma=24.5:kernel=slab");  // ksize 149: radius 74
   const cv::Mat in = randomFrame(32, 8, CV_8UC1, 3);
   try {
-    slab.configure(context(), view(in).desc());
+    slab.configure(context(), viewOf(in).desc());
     FAIL() << "kernel=slab took radius 74";
   } catch (const UserError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("blur: kernel=slab takes radius <= 72", 0), 0u)
@@ -457,7 +457,7 @@ TEST(BlurStage, LiveSigmaChangeWithDerivedRadiusRebuilds) {
 TEST(BlurStage, LiveChangeDoesNotRaceFramesInFlight) {
   const cv::Mat in = randomFrame(640, 480, CV_8UC1, 77);
   Chain chain = Chain::parse("blur=sigma=0.6:ksize=11");
-  chain.configure(context(), view(in).desc());
+  chain.configure(context(), viewOf(in).desc());
   const std::size_t bytes = in.total();
   cl::Buffer dIn(context().context(), CL_MEM_READ_WRITE, bytes);
   std::vector<cl::Buffer> dOut;
@@ -522,7 +522,7 @@ TEST(BlurStage, ErrorsNameTheParameter) {
   Chain big = Chain::parse("blur=wg=1024x1024:kernel=cpu");
   const cv::Mat in = randomFrame(16, 16, CV_8UC1, 3);
   try {
-    big.configure(context(), view(in).desc());
+    big.configure(context(), viewOf(in).desc());
     FAIL() << "oversized work-group accepted";
   } catch (const UserError& e) {
     EXPECT_NE(std::string(e.what()).find("blur: wg"), std::string::npos) << e.what();

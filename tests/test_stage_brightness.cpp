@@ -194,14 +194,14 @@ TEST(BrightnessAuto, LevelsSideOutputIsTheGainAndBiasApplied) {
     in.convertTo(in, -1, 0.5, 70);  // squeezed: every channel is stretched
     for (bool withHist : {false, true}) {
       Chain chain = Chain::parse(autoChain(2, withHist));
-      chain.configure(context(), view(in).desc());
+      chain.configure(context(), viewOf(in).desc());
       const auto outs = chain.sideOutputs();
       ASSERT_EQ(outs.size(), withHist ? 2u : 1u);
       EXPECT_EQ(outs.back().name, "levels");
       EXPECT_EQ(outs.back().stage, withHist ? 1 : 0);
       std::vector<std::vector<std::uint8_t>> side;
       cv::Mat out = makeMat(chain.output());
-      chain.runOnce(context(), queue(), view(in), view(out), &side);
+      chain.runOnce(context(), queue(), viewOf(in), viewOf(out), &side);
       const int c = in.channels();
       ASSERT_EQ(side.back().size(), 2 * c * sizeof(float));
       std::vector<float> got(2 * c);
@@ -245,16 +245,16 @@ TEST(BrightnessAuto, UsesTheUpstreamHistogramOnlyOfTheSameFrame) {
   {
     // hist right before: brightness reuses its histogram (this frame's buffer of the two).
     Chain chain = Chain::parse("hist,brightness=auto");
-    chain.configure(context(), view(in).desc());
+    chain.configure(context(), viewOf(in).desc());
     out = makeMat(chain.output());
-    const ChainRun run = chain.runOnce(context(), queue(), view(in), view(out));
+    const ChainRun run = chain.runOnce(context(), queue(), viewOf(in), viewOf(out));
     EXPECT_EQ(run.stages[1].first.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_NDRANGE_KERNEL);
     EXPECT_LE(maxAbsDiff(out, autoReference(in, 1)), 1);
   }
   {
     Chain chain = Chain::parse("brightness=auto");
-    chain.configure(context(), view(in).desc());
-    const ChainRun run = chain.runOnce(context(), queue(), view(in), view(out));
+    chain.configure(context(), viewOf(in).desc());
+    const ChainRun run = chain.runOnce(context(), queue(), viewOf(in), viewOf(out));
     // Its own histogram, with no clear command: the histogram kernel comes first.
     EXPECT_EQ(run.stages[0].first.getInfo<CL_EVENT_COMMAND_TYPE>(), CL_COMMAND_NDRANGE_KERNEL);
     EXPECT_LE(maxAbsDiff(out, autoReference(in, 1)), 1);
@@ -289,12 +289,12 @@ TEST(BrightnessAuto, LiveClipAndModeSwitchApplyToTheNextFrame) {
   // manual <-> auto: a schedule change, applied by configure.
   chain.stage(0).params().set("mode", "manual");
   chain.stage(0).params().set("gain", "0.5");
-  chain.configure(context(), view(in).desc());
+  chain.configure(context(), viewOf(in).desc());
   cv::Mat ref;
   in.convertTo(ref, -1, 0.5, 0);
   EXPECT_LE(maxAbsDiff(runChecked(chain, in), ref), 1);
   chain.stage(0).params().set("mode", "auto");
-  chain.configure(context(), view(in).desc());
+  chain.configure(context(), viewOf(in).desc());
   EXPECT_LE(maxAbsDiff(runChecked(chain, in), autoReference(in, 5)), 1);
 }
 
@@ -322,7 +322,7 @@ TEST(BrightnessAuto, FramesInFlightEachGetTheirOwnStretch) {
     for (const char* text :
          {"brightness=auto", "hist,brightness=auto", "hist=local=64:copies=8,brightness=auto"}) {
       Chain chain = Chain::parse(text);
-      chain.configure(context(), view(in[0]).desc());
+      chain.configure(context(), viewOf(in[0]).desc());
       std::vector<cl::Buffer> dIn, dOut;
       for (const auto& m : in) {
         dIn.emplace_back(context().context(), CL_MEM_READ_WRITE, bytes);

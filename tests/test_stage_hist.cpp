@@ -171,7 +171,7 @@ TEST(HistStage, FramePassesThroughUnchanged) {
     EXPECT_LE(maxAbsDiff(a, ref), 1) << chain;
   }
   Chain chain = Chain::parse("hist");
-  chain.configure(context(), view(in).desc());
+  chain.configure(context(), viewOf(in).desc());
   EXPECT_TRUE(chain.stage(0).passthrough());
   EXPECT_EQ(chain.output(), chain.input());
 }
@@ -191,7 +191,7 @@ TEST(HistStage, CountsEachFrameFromZero) {
   const cv::Mat b = randomFrame(a.cols, a.rows, CV_8UC3, 123);
   for (const char* text : {"hist", "hist=groups=4:local=128"}) {
     Chain chain = Chain::parse(text);
-    chain.configure(context(), view(a).desc());
+    chain.configure(context(), viewOf(a).desc());
     EXPECT_EQ(runHist(chain, a), referenceHist(a)) << text;
     ASSERT_TRUE(chain.configured());
     EXPECT_EQ(runHist(chain, b), referenceHist(b)) << text << ": second frame";
@@ -204,7 +204,7 @@ TEST(HistStage, SideOutputReachesRunOncesCaller) {
   Chain chain = Chain::parse("brightness=gain=1.1,hist");
   chain.setFusion(
       Chain::Fusion::Off);  // the hist stage's own kernel (fused: tests/test_chain_fusion.cpp)
-  chain.configure(context(), view(in).desc());
+  chain.configure(context(), viewOf(in).desc());
   const auto outs = chain.sideOutputs();
   ASSERT_EQ(outs.size(), 1u);
   EXPECT_EQ(outs[0].name, "histogram");
@@ -213,7 +213,7 @@ TEST(HistStage, SideOutputReachesRunOncesCaller) {
 
   cv::Mat out = makeMat(chain.output());
   std::vector<std::vector<std::uint8_t>> side;
-  const ChainRun run = chain.runOnce(context(), queue(), view(in), view(out), &side);
+  const ChainRun run = chain.runOnce(context(), queue(), viewOf(in), viewOf(out), &side);
   ASSERT_EQ(side.size(), 1u);
   EXPECT_EQ(toHist(side[0]), referenceHist(out));
   // One command per frame: the counting kernel (which also clears the next frame's buffer).
@@ -233,7 +233,7 @@ TEST(HistStage, FramesInFlightEachGetTheirOwnHistogram) {
     for (const char* text :
          {"hist", "hist=local=128:copies=32", "hist=groups=5:local=64:copies=4:spread=warp"}) {
       Chain chain = Chain::parse(text);
-      chain.configure(context(), view(in[0]).desc());
+      chain.configure(context(), viewOf(in[0]).desc());
       std::vector<cl::Buffer> dIn;
       for (const auto& m : in) {
         dIn.emplace_back(context().context(), CL_MEM_READ_WRITE, m.total() * m.elemSize());

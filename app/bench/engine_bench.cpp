@@ -70,44 +70,37 @@ class TimingSink : public FrameSink {
   Clock::time_point start_, end_;
 };
 
-}  // namespace
+// The engine with `slots` slots: frames per second after the warm-up, the submit thread's
+// enqueueing time, and how it moved frames.
+void timeEngine(ClContext& cl, const std::string& chainText, const FrameDesc& in, int frames,
+                int slots, EngineOptions::Transfer transfer, double bytesPerFrame,
+                EngineBenchResult& r) {
+  const int warmup = std::max(10, 2 * slots);
+  std::shared_ptr<ClContext> shared(&cl, [](ClContext*) {});  // borrowed, outlives the engine
+  EngineOptions options;
+  options.slots = slots;
+  options.transfer = transfer;
+  options.timingEvery = 8;  // as the app runs offline (app/run.cpp)
+  Engine engine(shared, Chain::parse(chainText), options);
+  r.transfer = engine.transfer() == EngineOptions::Transfer::Map ? "map" : "copy";
+  BenchSource source(in, warmup + frames);
+  TimingSink sink(warmup, frames);
+  engine.run(source, sink);
+  if (sink.count() != warmup + frames)
+    throw std::runtime_error("benchEngine: the engine delivered " + std::to_string(sink.count()) +
+                             " of " + std::to_string(warmup + frames) + " frames");
+  const double sec = sink.measuredSeconds();
+  r.engineFps = frames / sec;
+  r.submitMs = engine.stats().submitMs.p50;
+  r.engineGBps = bytesPerFrame * frames / sec * 1e-9;
+}
 
-EngineBenchResult benchEngine(ClContext& cl, const std::string& chainText, int width, int height,
-                              PixelFormat format, int frames, int slots,
-                              EngineOptions::Transfer transfer) {
-  if (frames < 1) throw std::invalid_argument("benchEngine: frames must be >= 1");
-  const FrameDesc in{width, height, format};
-  EngineBenchResult r;
-  r.frames = frames;
-
-  // The output size: configure a chain once (builds or loads the programs for both runs).
-  Chain probe = Chain::parse(chainText);
-  probe.configure(cl, in);
-  const FrameDesc out = probe.output();
-  const double bytesPerFrame = double(in.bytes() + out.bytes());
-
-  // --- engine -------------------------------------------------------------------------------
-  {
-    const int warmup = std::max(10, 2 * slots);
-    std::shared_ptr<ClContext> shared(&cl, [](ClContext*) {});  // borrowed, outlives the engine
-    EngineOptions options;
-    options.slots = slots;
-    options.transfer = transfer;
-    options.timingEvery = 8;  // as the app runs offline (app/run.cpp)
-    Engine engine(shared, Chain::parse(chainText), options);
-    r.transfer = engine.transfer() == EngineOptions::Transfer::Map ? "map" : "copy";
-    BenchSource source(in, warmup + frames);
-    TimingSink sink(warmup, frames);
-    engine.run(source, sink);
-    if (sink.count() != warmup + frames)
-      throw std::runtime_error("benchEngine: the engine delivered " + std::to_string(sink.count()) +
-                               " of " + std::to_string(warmup + frames) + " frames");
-    const double sec = sink.measuredSeconds();
-    r.engineFps = frames / sec;
-    r.submitMs = engine.stats().submitMs.p50;
-    r.engineGBps = bytesPerFrame * frames / sec * 1e-9;
-  }
-
+// Serial: blocking write, chain, blocking read, one queue; frames in pinned host memory too.
+void timeSerial(ClContext& cl, const std::string& chainText, const FrameDesc& in, int frames,
+                double bytesPerFrame, EngineBenchResult& r) {
+  Chain chain = Chain::parse(chainText);
+  chain.configure(cl, in);
+  const FrameDesc out = chain.output();
   const cl::Context& ctx = cl.context();
   PinnedBuffer hostOut;
   std::vector<PinnedBuffer> hostIn(3);
@@ -121,41 +114,54 @@ EngineBenchResult benchEngine(ClContext& cl, const std::string& chainText, int w
   devIn.reserve(ctx, in.bytes());
   devOut.reserve(ctx, out.bytes());
   std::vector<std::vector<std::uint8_t>> side;
+  cl::CommandQueue q = cl.makeQueue();
+  const auto one = [&](int i) {
+    clCall("serial frame", [&] {
+      q.enqueueWriteBuffer(devIn.buffer(), CL_TRUE, 0, in.bytes(),
+                           hostIn[std::size_t(i) % hostIn.size()].data());
+      chain.enqueue(q, devIn.buffer(), devOut.buffer(), {}, &side);
+      q.enqueueReadBuffer(devOut.buffer(), CL_TRUE, 0, out.bytes(), hostOut.data());
+    });
+  };
+  for (int i = 0; i < 3; ++i) one(i);
+  const auto t0 = Clock::now();
+  for (int i = 0; i < frames; ++i) one(i);
+  const double sec = seconds(t0, Clock::now());
+  r.serialFps = frames / sec;
+  r.serialGBps = bytesPerFrame * frames / sec * 1e-9;
+}
 
-  // --- serial: blocking write, chain, blocking read, one queue ------------------------------
-  {
-    Chain chain = Chain::parse(chainText);
-    chain.configure(cl, in);
-    cl::CommandQueue q = cl.makeQueue();
-    const auto one = [&](int i) {
-      clCall("serial frame", [&] {
-        q.enqueueWriteBuffer(devIn.buffer(), CL_TRUE, 0, in.bytes(),
-                             hostIn[std::size_t(i) % hostIn.size()].data());
-        chain.enqueue(q, devIn.buffer(), devOut.buffer(), {}, &side);
-        q.enqueueReadBuffer(devOut.buffer(), CL_TRUE, 0, out.bytes(), hostOut.data());
-      });
-    };
-    for (int i = 0; i < 3; ++i) one(i);
-    const auto t0 = Clock::now();
-    for (int i = 0; i < frames; ++i) one(i);
-    const double sec = seconds(t0, Clock::now());
-    r.serialFps = frames / sec;
-    r.serialGBps = bytesPerFrame * frames / sec * 1e-9;
-  }
+// Latency: the engine with one slot, so nothing else is in flight.
+double latencyMs(ClContext& cl, const std::string& chainText, const FrameDesc& in, int frames,
+                 EngineOptions::Transfer transfer) {
+  std::shared_ptr<ClContext> shared(&cl, [](ClContext*) {});
+  EngineOptions options;
+  options.slots = 1;
+  options.transfer = transfer;
+  Engine engine(shared, Chain::parse(chainText), options);
+  const int n = std::clamp(frames, 20, 100);  // within the stats window (120 frames)
+  BenchSource source(in, n);
+  TimingSink sink(1, n - 1);
+  engine.run(source, sink);
+  return engine.stats().latencyMs.p50;
+}
 
-  // --- latency: one slot, so nothing else is in flight --------------------------------------
-  {
-    std::shared_ptr<ClContext> shared(&cl, [](ClContext*) {});
-    EngineOptions options;
-    options.slots = 1;
-    options.transfer = transfer;
-    Engine engine(shared, Chain::parse(chainText), options);
-    const int n = std::clamp(frames, 20, 100);  // within the stats window (120 frames)
-    BenchSource source(in, n);
-    TimingSink sink(1, n - 1);
-    engine.run(source, sink);
-    r.latencyMs = engine.stats().latencyMs.p50;
-  }
+}  // namespace
+
+EngineBenchResult benchEngine(ClContext& cl, const std::string& chainText, int width, int height,
+                              PixelFormat format, int frames, int slots,
+                              EngineOptions::Transfer transfer) {
+  if (frames < 1) throw std::invalid_argument("benchEngine: frames must be >= 1");
+  const FrameDesc in{width, height, format};
+  EngineBenchResult r;
+  r.frames = frames;
+  // The output size: configure a chain once (builds or loads the programs for every run).
+  Chain probe = Chain::parse(chainText);
+  probe.configure(cl, in);
+  const double bytesPerFrame = double(in.bytes() + probe.output().bytes());
+  timeEngine(cl, chainText, in, frames, slots, transfer, bytesPerFrame, r);
+  timeSerial(cl, chainText, in, frames, bytesPerFrame, r);
+  r.latencyMs = latencyMs(cl, chainText, in, frames, transfer);
   return r;
 }
 

@@ -41,119 +41,124 @@ Cost measure(const std::function<void(int)>& body, const std::function<void()>& 
   return distribution(std::move(us));
 }
 
-}  // namespace
+struct Row {
+  std::string what;
+  Cost c;
+};
 
-int benchEnqueueCost(ClContext& cl) {
-  const cl::Context& ctx = cl.context();
-  const cl::Device& dev = cl.device();
-  cl::Program program = clCall("clBuildProgram(nop)", [&] {
-    cl::Program p(ctx, kNop);
-    p.build({dev});
-    return p;
-  });
-  cl::Kernel k = clCall("clCreateKernel(nop)", [&] { return cl::Kernel(program, "nop"); });
-  cl::Buffer buf =
-      clCall("clCreateBuffer", [&] { return cl::Buffer(ctx, CL_MEM_READ_WRITE, 4096); });
-  cl::Buffer other =
-      clCall("clCreateBuffer", [&] { return cl::Buffer(ctx, CL_MEM_READ_WRITE, 4096); });
-  k.setArg(0, buf);
-  k.setArg(1, cl_uint(0xFFFFFFFFu));
-  cl::CommandQueue prof(ctx, dev, CL_QUEUE_PROFILING_ENABLE);
-  cl::CommandQueue plain(ctx, dev, 0);
-  cl::CommandQueue side(ctx, dev, CL_QUEUE_PROFILING_ENABLE);
-  const cl::NDRange global(1024), local(256);
-  std::vector<unsigned char> host(4096, 1);
-
-  struct Row {
-    std::string what;
-    Cost c;
-  };
-  std::vector<Row> rows;
-  const auto syncAll = [&] {
+// What every variant calls: the nop kernel on 1024 work items, two small buffers, a profiling
+// queue, a plain one and a third queue for cross-queue waits.
+struct Rig {
+  explicit Rig(ClContext& cl)
+      : program(clCall("clBuildProgram(nop)",
+                       [&] {
+                         cl::Program p(cl.context(), kNop);
+                         p.build({cl.device()});
+                         return p;
+                       })),
+        k(clCall("clCreateKernel(nop)", [&] { return cl::Kernel(program, "nop"); })),
+        buf(newBuffer(cl)),
+        other(newBuffer(cl)),
+        prof(cl.context(), cl.device(), CL_QUEUE_PROFILING_ENABLE),
+        plain(cl.context(), cl.device(), 0),
+        side(cl.context(), cl.device(), CL_QUEUE_PROFILING_ENABLE),
+        host(4096, 1) {
+    k.setArg(0, buf);
+    k.setArg(1, cl_uint(0xFFFFFFFFu));
+  }
+  static cl::Buffer newBuffer(ClContext& cl) {
+    return clCall("clCreateBuffer",
+                  [&] { return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, 4096); });
+  }
+  void syncAll() {
     prof.finish();
     plain.finish();
     side.finish();
-  };
-  cl::Event prev;
-  rows.push_back(
-      {"kernel, no event, no wait (profiling queue)",
-       measure([&](int) { prof.enqueueNDRangeKernel(k, cl::NullRange, global, local); }, syncAll)});
-  rows.push_back({"kernel, no event (plain queue)",
-                  measure([&](int) { plain.enqueueNDRangeKernel(k, cl::NullRange, global, local); },
-                          syncAll)});
-  rows.push_back({"kernel + event (profiling queue)",
-                  measure(
-                      [&](int) {
-                        cl::Event e;
-                        prof.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, &e);
-                      },
-                      syncAll)});
-  rows.push_back({"kernel + event (plain queue)",
-                  measure(
-                      [&](int) {
-                        cl::Event e;
-                        plain.enqueueNDRangeKernel(k, cl::NullRange, global, local, nullptr, &e);
-                      },
-                      syncAll)});
-  rows.push_back({"kernel + event, waits on previous (same queue)",
-                  measure(
-                      [&](int) {
-                        std::vector<cl::Event> w;
-                        if (prev()) w.push_back(prev);
-                        cl::Event e;
-                        prof.enqueueNDRangeKernel(k, cl::NullRange, global, local,
-                                                  w.empty() ? nullptr : &w, &e);
-                        prev = e;
-                      },
-                      syncAll)});
-  prev = cl::Event();
-  rows.push_back({"kernel + event, waits on other queue's event",
-                  measure(
-                      [&](int) {
-                        cl::Event mark;
-                        side.enqueueMarkerWithWaitList(nullptr, &mark);
-                        side.flush();
-                        const std::vector<cl::Event> w{mark};
-                        cl::Event e;
-                        prof.enqueueNDRangeKernel(k, cl::NullRange, global, local, &w, &e);
-                      },
-                      syncAll)});
-  rows.push_back({"  (the marker + flush alone, other queue)", measure(
-                                                                   [&](int) {
-                                                                     cl::Event mark;
-                                                                     side.enqueueMarkerWithWaitList(
-                                                                         nullptr, &mark);
-                                                                     side.flush();
-                                                                   },
-                                                                   syncAll)});
-  rows.push_back({"clSetKernelArg (buffer) x2", measure(
-                                                    [&](int i) {
-                                                      k.setArg(0, (i & 1) ? buf : other);
-                                                      k.setArg(0, buf);
-                                                    },
-                                                    syncAll)});
-  rows.push_back({"kernel, no event + clFlush", measure(
-                                                    [&](int) {
-                                                      prof.enqueueNDRangeKernel(k, cl::NullRange,
-                                                                                global, local);
-                                                      prof.flush();
-                                                    },
-                                                    syncAll)});
-  rows.push_back({"clEnqueueFillBuffer 1 KiB + event",
-                  measure(
-                      [&](int) {
-                        cl::Event e;
-                        prof.enqueueFillBuffer(buf, cl_uint(0), 0, 1024, nullptr, &e);
-                      },
-                      syncAll)});
-  rows.push_back({"clEnqueueReadBuffer 1 KiB non-blocking + event",
-                  measure(
-                      [&](int) {
-                        cl::Event e;
-                        prof.enqueueReadBuffer(buf, CL_FALSE, 0, 1024, host.data(), nullptr, &e);
-                      },
-                      syncAll)});
+  }
+  Row row(const std::string& what, const std::function<void(int)>& body) {
+    return {what, measure(body, [this] { syncAll(); })};
+  }
+  void kernel(cl::CommandQueue& q, const std::vector<cl::Event>* wait = nullptr,
+              cl::Event* done = nullptr) {
+    q.enqueueNDRangeKernel(k, cl::NullRange, global, local, wait, done);
+  }
 
+  cl::Program program;
+  cl::Kernel k;
+  cl::Buffer buf, other;
+  cl::CommandQueue prof, plain, side;
+  const cl::NDRange global{1024}, local{256};
+  std::vector<unsigned char> host;
+};
+
+// Kernels with and without events, on a profiling queue and a plain one.
+void kernelRows(Rig& r, std::vector<Row>& rows) {
+  rows.push_back(
+      r.row("kernel, no event, no wait (profiling queue)", [&](int) { r.kernel(r.prof); }));
+  rows.push_back(r.row("kernel, no event (plain queue)", [&](int) { r.kernel(r.plain); }));
+  rows.push_back(r.row("kernel + event (profiling queue)", [&](int) {
+    cl::Event e;
+    r.kernel(r.prof, nullptr, &e);
+  }));
+  rows.push_back(r.row("kernel + event (plain queue)", [&](int) {
+    cl::Event e;
+    r.kernel(r.plain, nullptr, &e);
+  }));
+}
+
+// Wait lists: on the same in-order queue, and on another queue's marker.
+void waitRows(Rig& r, std::vector<Row>& rows) {
+  cl::Event prev;
+  rows.push_back(r.row("kernel + event, waits on previous (same queue)", [&](int) {
+    std::vector<cl::Event> w;
+    if (prev()) w.push_back(prev);
+    cl::Event e;
+    r.kernel(r.prof, w.empty() ? nullptr : &w, &e);
+    prev = e;
+  }));
+  rows.push_back(r.row("kernel + event, waits on other queue's event", [&](int) {
+    cl::Event mark;
+    r.side.enqueueMarkerWithWaitList(nullptr, &mark);
+    r.side.flush();
+    const std::vector<cl::Event> w{mark};
+    cl::Event e;
+    r.kernel(r.prof, &w, &e);
+  }));
+  rows.push_back(r.row("  (the marker + flush alone, other queue)", [&](int) {
+    cl::Event mark;
+    r.side.enqueueMarkerWithWaitList(nullptr, &mark);
+    r.side.flush();
+  }));
+}
+
+// Arguments, flushes and the small transfers of a frame's side outputs.
+void otherRows(Rig& r, std::vector<Row>& rows) {
+  rows.push_back(r.row("clSetKernelArg (buffer) x2", [&](int i) {
+    r.k.setArg(0, (i & 1) ? r.buf : r.other);
+    r.k.setArg(0, r.buf);
+  }));
+  rows.push_back(r.row("kernel, no event + clFlush", [&](int) {
+    r.kernel(r.prof);
+    r.prof.flush();
+  }));
+  rows.push_back(r.row("clEnqueueFillBuffer 1 KiB + event", [&](int) {
+    cl::Event e;
+    r.prof.enqueueFillBuffer(r.buf, cl_uint(0), 0, 1024, nullptr, &e);
+  }));
+  rows.push_back(r.row("clEnqueueReadBuffer 1 KiB non-blocking + event", [&](int) {
+    cl::Event e;
+    r.prof.enqueueReadBuffer(r.buf, CL_FALSE, 0, 1024, r.host.data(), nullptr, &e);
+  }));
+}
+
+}  // namespace
+
+int benchEnqueueCost(ClContext& cl) {
+  Rig rig(cl);
+  std::vector<Row> rows;
+  kernelRows(rig, rows);
+  waitRows(rig, rows);
+  otherRows(rig, rows);
   std::printf("enqueue cost on %s (host time per call, us; 2000 calls after 200 warm-up)\n",
               cl.info().name.c_str());
   std::printf("  %-50s %8s %8s\n", "call", "median", "p99");

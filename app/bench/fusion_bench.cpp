@@ -4,23 +4,13 @@
 #include <chrono>
 
 #include "pipeline/chain.hpp"
+#include "pipeline/cl/event_timing.hpp"
 #include "pipeline/error.hpp"
+#include "pipeline/percentile.hpp"
 
 namespace vf::bench {
 
 namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[(v.size() - 1) / 2];
-}
-
-cl_ulong profile(const cl::Event& e, cl_profiling_info what) {
-  cl_ulong v = 0;
-  clCall("clGetEventProfilingInfo", [&] { e.getProfilingInfo(what, &v); });
-  return v;
-}
 
 FusionSide timeSide(ClContext& cl, const std::string& chainText, bool fuse, const FrameDesc& desc,
                     const std::vector<cl::Buffer>& inputs, int warmup, int runs) {
@@ -45,19 +35,12 @@ FusionSide timeSide(ClContext& cl, const std::string& chainText, bool fuse, cons
     const double w =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     if (r < warmup) continue;
-    cl_ulong first = 0, last = 0;
-    for (const StageEvents& ev : run.stages) {
-      if (!ev.first() || !ev.last()) continue;
-      const cl_ulong s = profile(ev.first, CL_PROFILING_COMMAND_START);
-      const cl_ulong e = profile(ev.last, CL_PROFILING_COMMAND_END);
-      if (!first || s < first) first = s;
-      last = std::max(last, e);
-    }
-    span.push_back(first ? double(last - first) * 1e-6 : 0);
+    span.push_back(stagesSpanMs(run.stages));
     wall.push_back(w);
     launches.push_back(double(launched));
   }
   clCall("clFinish(bench fusion)", [&] { q.finish(); });
+  for (auto* v : {&launches, &span, &wall}) std::sort(v->begin(), v->end());
   side.launches = median(launches);
   side.spanMs = median(span);
   side.wallMs = median(wall);

@@ -9,7 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
@@ -17,6 +17,7 @@
 #include "app/media/av.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
+#include "pipeline/text_file.hpp"
 
 namespace vf::bench {
 
@@ -101,6 +102,35 @@ std::vector<std::string> ffmpegArgs(const Options& o, const std::string& vf,
   return a;
 }
 
+// The same job through the ffmpeg command, when its filters can say the chain; else `why` not.
+std::optional<PartResult> ffmpegPeer(const Options& o, const fs::path& dir, std::string* why,
+                                     std::string* command) {
+  if (o.noFfmpeg) {
+    *why = "--no-ffmpeg";
+    return std::nullopt;
+  }
+  const auto vf = ffmpegFilters(o.setup.chain, why);
+  if (!vf) return std::nullopt;
+  const auto args = ffmpegArgs(o, *vf, (dir / "ffmpeg.mp4").string());
+  for (const auto& a : args) *command += (command->empty() ? "" : " ") + a;
+  if (auto t = timeCommand(args)) return PartResult{"ffmpeg -vf " + *vf, o.setup.frames, *t};
+  *why = "the ffmpeg command failed or is not installed";
+  return std::nullopt;
+}
+
+void writeJson(const std::string& path, const std::string& setup,
+               const std::vector<PartResult>& parts, double overlap) {
+  nlohmann::ordered_json partsJson = nlohmann::ordered_json::array();
+  for (const auto& p : parts)
+    partsJson.push_back(
+        {{"name", p.name}, {"frames", p.frames}, {"seconds", p.seconds}, {"fps", p.fps()}});
+  const nlohmann::ordered_json j{{"setup", setup}, {"parts", partsJson}, {"overlap", overlap}};
+  TextFile f;
+  f.open(path, "the JSON file");
+  f.writeLine(j.dump());
+  f.close();
+}
+
 int run(Options& o) {
   o.setup.encoder.codec = o.codec;
   o.setup.encoder.preset = o.preset;
@@ -144,22 +174,9 @@ int run(Options& o) {
     hwWhole = wholeJob(o.setup, cl, o.setup.hwdec, (dir / "whole_hw.mp4").string());
     parts.push_back(*hwWhole);
   }
-  std::optional<PartResult> peer;
   std::string why, command;
-  if (!o.noFfmpeg) {
-    if (auto vf = ffmpegFilters(o.setup.chain, &why)) {
-      const auto args = ffmpegArgs(o, *vf, (dir / "ffmpeg.mp4").string());
-      for (const auto& a : args) command += (command.empty() ? "" : " ") + a;
-      if (auto t = timeCommand(args)) {
-        peer = PartResult{"ffmpeg -vf " + *vf, o.setup.frames, *t};
-        parts.push_back(*peer);
-      } else {
-        why = "the ffmpeg command failed or is not installed";
-      }
-    }
-  } else {
-    why = "--no-ffmpeg";
-  }
+  const std::optional<PartResult> peer = ffmpegPeer(o, dir, &why, &command);
+  if (peer) parts.push_back(*peer);
 
   std::printf("  %-50s %7s %9s %9s\n", "part", "frames", "seconds", "fps");
   for (const auto& p : parts) printRow(p);
@@ -170,15 +187,8 @@ int run(Options& o) {
                 command.c_str());
   else
     std::printf("ffmpeg peer: not run (%s)\n", why.c_str());
-  if (!o.json.empty()) {
-    std::ofstream j(o.json);
-    j << "{\"setup\":\"" << describeSetup(o, cl->info().name) << "\",\"parts\":[";
-    for (std::size_t i = 0; i < parts.size(); ++i)
-      j << (i ? "," : "") << "{\"name\":\"" << parts[i].name << "\",\"frames\":" << parts[i].frames
-        << ",\"seconds\":" << parts[i].seconds << ",\"fps\":" << parts[i].fps() << "}";
-    j << "],\"overlap\":" << whole.fps() / slowest.fps() << "}\n";
-    if (!j) throw media::MediaError("could not write " + o.json);
-  }
+  if (!o.json.empty())
+    writeJson(o.json, describeSetup(o, cl->info().name), parts, whole.fps() / slowest.fps());
   return 0;
 }
 

@@ -4,11 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
+#include "pipeline/cl/event_timing.hpp"
+#include "pipeline/percentile.hpp"
+#include "pipeline/text_file.hpp"
 
 namespace vf::bench {
 namespace {
@@ -19,11 +22,9 @@ struct Row {
   double ms = 0, copyMs = 0;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
+double medianOf(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  return median(v);
 }
 
 PixelFormat formatOf(const std::string& f) {
@@ -84,33 +85,24 @@ Row timeRow(ClContext& cl, const std::string& chainText, int w, int h, const std
   for (int k = 0; k < o.warmup + o.frames; ++k) {
     const ChainRun run = chain.enqueue(q, in[k % in.size()], out, {});
     clCall("clWaitForEvents(table)", [&] { run.done.wait(); });
-    if (k < o.warmup) continue;
-    cl_ulong first = 0, last = 0;
-    for (const StageEvents& ev : run.stages) {
-      if (!ev.first() || !ev.last()) continue;
-      cl_ulong s = 0, e = 0;
-      clCall("clGetEventProfilingInfo(table)", [&] {
-        s = ev.first.getProfilingInfo<CL_PROFILING_COMMAND_START>();
-        e = ev.last.getProfilingInfo<CL_PROFILING_COMMAND_END>();
-      });
-      if (!first || s < first) first = s;
-      last = std::max(last, e);
-    }
-    span.push_back(first ? (last - first) * 1e-6 : 0);
+    if (k >= o.warmup) span.push_back(stagesSpanMs(run.stages));
   }
-  r.ms = median(span);
-  r.copyMs = median(copy);
+  r.ms = medianOf(span);
+  r.copyMs = medianOf(copy);
   return r;
 }
 
-// A JSON string literal of s.
-std::string quoted(const std::string& s) {
-  std::string q = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') q += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) q += c;
+// One row of the JSON lines: times in microseconds.
+nlohmann::ordered_json rowJson(const Row& r, const Row* peer) {
+  nlohmann::ordered_json j{
+      {"chain", r.chain}, {"format", r.format},        {"width", r.w},          {"height", r.h},
+      {"us", r.ms * 1e3}, {"copy_us", r.copyMs * 1e3}, {"schedule", r.schedule}};
+  if (peer) {
+    j["peer_width"] = peer->w;
+    j["peer_height"] = peer->h;
+    j["peer_us"] = peer->ms * 1e3;
   }
-  return q + "\"";
+  return j;
 }
 
 std::string fmtUs(double ms) {
@@ -127,11 +119,8 @@ void alignedPeer(int w, int h, int* pw, int* ph) {
 }
 
 int runTable(ClContext& cl, const TableOptions& o) {
-  std::ofstream json;
-  if (!o.json.empty()) {
-    json.open(o.json);
-    if (!json) throw UserError("bench: cannot write " + o.json);
-  }
+  TextFile json;
+  if (!o.json.empty()) json.open(o.json, "the JSON file");
   std::printf(
       "vidfilter bench --table on %s: device time per frame (median of %d runs after %d "
       "warm-up, %d distinct random frames), the copy of the same frame, %% of the copy's "
@@ -170,16 +159,9 @@ int runTable(ClContext& cl, const TableOptions& o) {
                       fmtUs(p.ms).c_str(), p.ms > 0 ? r.ms / p.ms : 0.0);
         std::printf("\n");
         std::fflush(stdout);
-        if (json.is_open()) {
-          json << "{\"chain\":" << quoted(chain) << ",\"format\":" << quoted(format)
-               << ",\"width\":" << w << ",\"height\":" << h << ",\"us\":" << r.ms * 1e3
-               << ",\"copy_us\":" << r.copyMs * 1e3 << ",\"schedule\":" << quoted(r.schedule);
-          if (peer)
-            json << ",\"peer_width\":" << p.w << ",\"peer_height\":" << p.h
-                 << ",\"peer_us\":" << p.ms * 1e3;
-          json << "}\n";
-        }
+        if (json.isOpen()) json.writeLine(rowJson(r, peer ? &p : nullptr).dump());
       }
+  if (json.isOpen()) json.close();
   return rc;
 }
 

@@ -39,26 +39,6 @@ cl::CommandQueue& queue(Facts facts) {
   return q;
 }
 
-PixelFormat formatOf(const cv::Mat& m) {
-  switch (m.type()) {
-    case CV_8UC1:
-      return PixelFormat::Gray8;
-    case CV_8UC3:
-      return PixelFormat::BGR8;
-    case CV_8UC4:
-      return PixelFormat::BGRA8;
-  }
-  throw std::invalid_argument("test frames are 8-bit with 1, 3 or 4 channels");
-}
-
-int cvType(PixelFormat f) { return CV_8UC(channels(f)); }
-
-FrameView view(const cv::Mat& m) {
-  return {const_cast<std::uint8_t*>(m.data), m.cols, m.rows, m.step[0], formatOf(m)};
-}
-
-cv::Mat makeMat(const FrameDesc& d) { return cv::Mat(d.height, d.width, cvType(d.format)); }
-
 cv::Mat randomFrame(int width, int height, int type, unsigned seed) {
   cv::Mat m(height, width, type);
   std::mt19937 rng(seed);
@@ -119,14 +99,14 @@ cv::Mat realFrame(int index, int type, int width, int height) {
 
 cv::Mat runChecked(Chain& chain, const cv::Mat& in, std::vector<std::vector<std::uint8_t>>* side,
                    Facts facts) {
-  const FrameView vin = view(in);
+  const FrameView vin = viewOf(in);
   ClContext& cl = context(facts);
   if (!chain.configured() || chain.input() != vin.desc()) chain.configure(cl, vin.desc());
   cv::Mat a = makeMat(chain.output()), b = makeMat(chain.output());
   a.setTo(cv::Scalar::all(0x5A));
   b.setTo(cv::Scalar::all(0xA5));
-  chain.runOnce(cl, queue(facts), vin, view(a), side);
-  chain.runOnce(cl, queue(facts), vin, view(b), nullptr);
+  chain.runOnce(cl, queue(facts), vin, viewOf(a), side);
+  chain.runOnce(cl, queue(facts), vin, viewOf(b), nullptr);
   const int diff = maxAbsDiff(a, b);
   EXPECT_EQ(diff, 0) << "two runs over differently poisoned outputs differ: a pixel was not "
                         "written, or the result is not deterministic";

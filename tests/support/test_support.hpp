@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/mat_view.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
 #include "pipeline/frame.hpp"
@@ -26,10 +27,15 @@ enum class Facts { Device, Gpu };
 ClContext& context(Facts facts);
 cl::CommandQueue& queue(Facts facts);
 
-PixelFormat formatOf(const cv::Mat& m);  // CV_8UC1/3/4 -> Gray8/BGR8/BGRA8
-int cvType(PixelFormat f);               // the reverse
-FrameView view(const cv::Mat& m);        // no copy; m must stay alive
-cv::Mat makeMat(const FrameDesc& d);
+// cv::Mat <-> FrameView: the app's adapter (formatOf, cvTypeOf, viewOf, matOf, makeMat,
+// copyInto, copyOf).
+using app::copyInto;
+using app::copyOf;
+using app::cvTypeOf;
+using app::formatOf;
+using app::makeMat;
+using app::matOf;
+using app::viewOf;
 
 // Deterministic random 8-bit frame (uniform 0..255), never all-zero.
 cv::Mat randomFrame(int width, int height, int type, unsigned seed);

@@ -1,7 +1,8 @@
 #pragma once
-// Runs the real vidfilter binary for the app tests: arguments in, exit status and the text of
-// stdout and stderr out. $VIDFILTER_BIN (set by ctest) names the binary; run by hand, the
-// path CMake compiled in (VIDFILTER_BIN_PATH) is used.
+// Child processes for the tests: the real vidfilter and vidfilter-bench binaries (arguments in,
+// exit status and the text of stdout and stderr out) and shell commands (ffmpeg, xdotool).
+// $VIDFILTER_BIN (set by ctest) names the vidfilter binary; run by hand, the path CMake compiled
+// in (VIDFILTER_BIN_PATH) is used; vidfilter-bench is its neighbour.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,20 +26,7 @@
 
 extern char** environ;
 
-#include "app/config.hpp"
-#include "app/options.hpp"
-
 namespace vf::test {
-
-// The message parseConfig() gives for a config text, or "(no error)".
-inline std::string configError(const std::string& text) {
-  try {
-    app::parseConfig(text, "t.toml");
-  } catch (const app::UsageError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 inline std::string vidfilterBinary() {
   if (const char* b = std::getenv("VIDFILTER_BIN"); b && *b) return b;
@@ -49,6 +37,11 @@ inline std::string vidfilterBinary() {
   const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
   return (self.parent_path().parent_path() / "app" / "vidfilter").string();
 #endif
+}
+
+// vidfilter-bench, built beside vidfilter.
+inline std::string benchBinary() {
+  return (std::filesystem::path(vidfilterBinary()).parent_path() / "vidfilter-bench").string();
 }
 
 struct ProcResult {
@@ -234,50 +227,41 @@ inline ProcResult runVidfilter(const std::vector<std::string>& args, const ProcO
   return runProcess(vidfilterBinary(), args, opt);
 }
 
-// Output of a shell command (ffprobe and friends), or "" when it fails.
-inline std::string shellOutput(const std::string& cmd) {
+inline ProcResult runBench(const std::vector<std::string>& args, const ProcOptions& opt = {}) {
+  return runProcess(benchBinary(), args, opt);
+}
+
+// A shell command's exit status (-1 when it did not exit) and stdout.
+struct ShellResult {
+  int status = -1;
   std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> p(popen(cmd.c_str(), "r"), pclose);
-  if (!p) return out;
-  char buf[4096];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, p.get())) out.append(buf, n);
-  return out;
-}
-
-// Lines of stderr other than the info logs (what a user would call "the error").
-inline std::string errorLines(const std::string& err) {
-  std::string out, line;
-  for (std::size_t i = 0; i <= err.size(); ++i) {
-    if (i == err.size() || err[i] == '\n') {
-      if (!line.empty() && line.find(": info: ") == std::string::npos) out += line + "\n";
-      line.clear();
-    } else {
-      line += err[i];
-    }
-  }
-  return out;
-}
-
-// A fresh empty directory under the build tree's temp area, removed by the destructor.
-class TempDir {
- public:
-  explicit TempDir(const std::string& tag) {
-    std::string tmpl =
-        (std::filesystem::temp_directory_path() / ("vidfilter_" + tag + "_XXXXXX")).string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::permissions(path_, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::add, ec);
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::filesystem::path& path() const { return path_; }
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
 };
+
+inline ShellResult shell(const std::string& cmd) {
+  ShellResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, p)) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+// Output of a shell command (ffprobe and friends), "" when it fails to start.
+inline std::string shellOutput(const std::string& cmd) { return shell(cmd).out; }
+
+// The same with trailing newlines and spaces removed.
+inline std::string shellLine(const std::string& cmd) {
+  std::string out = shell(cmd).out;
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r' || out.back() == ' '))
+    out.pop_back();
+  return out;
+}
+
+// Whether a command is on the PATH.
+inline bool have(const std::string& tool) {
+  return shell("command -v " + tool + " >/dev/null 2>&1").status == 0;
+}
 
 }  // namespace vf::test

@@ -1,6 +1,7 @@
 #pragma once
-// Shared by the media tests: clips made with the ffmpeg command at test time, frames and
-// timestamps read back with ffmpeg and ffprobe (the independent reference).
+// Media for the tests: the test video, clips made with the ffmpeg command at test time, and
+// what ffprobe and ffmpeg (the independent reference) read back: frame counts, sizes, rates,
+// codecs, timestamps, frames and their hashes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,11 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "tests/test_app_process.hpp"
+#include "tests/support/process.hpp"
 
-namespace vf::mediatest {
+namespace vf::test {
 
-using test::shellOutput;
+// The test video (vtest.avi of opencv-doc, 768x576, 10 fps, 795 frames): CMake's
+// VIDFILTER_TEST_VIDEO.
+inline const std::string kVideo = VIDFILTER_TEST_VIDEO;
 
 // A string as one shell word.
 inline std::string q(const std::string& s) {
@@ -29,6 +32,42 @@ inline std::string q(const std::string& s) {
 inline void ffmpeg(const std::string& args) {
   const std::string r = shellOutput("ffmpeg -nostdin -v error -y " + args + " 2>&1 && echo ok");
   ASSERT_EQ(r.substr(r.size() >= 3 ? r.size() - 3 : 0), "ok\n") << "ffmpeg " << args << ":\n" << r;
+}
+
+// A test clip from one of ffmpeg's lavfi sources, e.g. "testsrc=size=17x13:rate=10" with "-t 1".
+inline void makeClip(const std::string& path, const std::string& lavfi, const std::string& extra) {
+  ffmpeg("-f lavfi -i " + q(lavfi) + " " + extra + " " + q(path));
+}
+
+inline bool haveFfprobe() { return have("ffprobe"); }
+
+// The first video stream as ffprobe sees it; frames counted by decoding them (-count_frames),
+// so a file that stops decoding counts less.
+struct Probe {
+  long frames = -1;
+  int width = 0, height = 0;
+  std::string rate;   // r_frame_rate, "10/1"
+  std::string codec;  // "h264"
+};
+
+inline Probe probe(const std::string& path) {
+  const std::string out = shellOutput(
+      "ffprobe -v error -count_frames -select_streams v:0 -show_entries "
+      "stream=nb_read_frames,width,height,r_frame_rate,codec_name -of default=noprint_wrappers=1 " +
+      q(path) + " 2>&1");
+  Probe p;
+  std::smatch m;
+  if (std::regex_search(out, m, std::regex("nb_read_frames=([0-9]+)"))) p.frames = std::stol(m[1]);
+  if (std::regex_search(out, m, std::regex("width=([0-9]+)"))) p.width = std::stoi(m[1]);
+  if (std::regex_search(out, m, std::regex("height=([0-9]+)"))) p.height = std::stoi(m[1]);
+  if (std::regex_search(out, m, std::regex("r_frame_rate=([0-9/]+)"))) p.rate = m[1];
+  if (std::regex_search(out, m, std::regex("codec_name=(\\S+)"))) p.codec = m[1];
+  return p;
+}
+
+// ffmpeg decodes the whole file and says nothing: "" (else its complaints).
+inline std::string decodeErrors(const std::string& path) {
+  return shellOutput("ffmpeg -nostdin -v error -i " + q(path) + " -f null - 2>&1");
 }
 
 inline std::string probeValue(const std::string& path, const std::string& select,
@@ -110,4 +149,4 @@ inline std::vector<std::string> frameHashes(const std::string& path,
   return h;
 }
 
-}  // namespace vf::mediatest
+}  // namespace vf::test
