@@ -229,7 +229,9 @@ TEST(FusedChain, DrawnSequencesOfThreeAndFourEqualTheUnfusedChain) {
       ++k;
     }
   }
-  EXPECT_GT(fusedChains, 30);
+  // The draw must exercise fused passes: 3 of the registry's stages fuse (gray, brightness,
+  // hist), so about one drawn sequence in nine plans a fused pass.
+  EXPECT_GT(fusedChains, 10);
 }
 
 // With a GPU's facts the fused pass counts with 256 work-items per group and local atomics in

@@ -4,6 +4,7 @@
 // kernel (binary cached on disk, keyed by the source), and passes p0..p7 as live arguments.
 // A build error shows the compiler's log, whose lines name the user's file, line and column
 // (the source carries a #line directive).
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -29,6 +30,25 @@ std::string readUserFile(const std::string& path) {
     throw UserError("kernel: cannot read " + quote(path) +
                     "; give the path of an OpenCL C file (samples/kernels/ has examples)");
   return text.str();
+}
+
+// A compiler that ignores #line (NVIDIA's says "<kernel>:LINE:COL") names lines of the whole
+// source: those in the user's part, [first, first + lines), become "path:LINE:COL" of the file.
+std::string userLines(const std::string& log, const std::string& path, long first, long lines) {
+  static const std::regex where("<kernel>:([0-9]+):([0-9]+)");
+  std::string out;
+  auto from = log.cbegin();
+  for (std::sregex_iterator it(log.begin(), log.end(), where), end; it != end; ++it) {
+    const long line = std::stol((*it)[1].str());
+    out.append(from, (*it)[0].first);
+    if (line >= first && line < first + lines)
+      out += path + ":" + std::to_string(line - first + 1) + ":" + (*it)[2].str();
+    else
+      out += (*it)[0].str();
+    from = (*it)[0].second;
+  }
+  out.append(from, log.cend());
+  return out;
 }
 
 // `path` as a C string literal's contents, for the #line directive.
@@ -69,15 +89,23 @@ class UserKernelStage : public Stage {
     const std::string user = readUserFile(path);  // read again at each configure: edits count
     form_ = formOf(path, user);
     const BorderMode border = parseBorder(params().text("border"));
+    const std::string prelude =
+        kernelSource("user_prelude.cl") + "\n#line 1 \"" + lineFileName(path) + "\"\n";
     const std::string source =
-        kernelSource("user_prelude.cl") + "\n#line 1 \"" + lineFileName(path) + "\"\n" + user +
-        "\n#line 1 \"vidfilter/user_main.cl\"\n" + kernelSource("user_main.cl");
+        prelude + user + "\n#line 1 \"vidfilter/user_main.cl\"\n" + kernelSource("user_main.cl");
     const std::string opts = BuildOptions()
                                  .define("CN", in.channels())
                                  .define(borderDefine(border))
                                  .defineIf(form_ == Form::Neighbourhood, "VF_NEIGHBOURHOOD")
                                  .str();
-    const cl::Program program = ctx.cl.programs().buildSource(path, source, opts);
+    cl::Program program;
+    try {
+      program = ctx.cl.programs().buildSource(path, source, opts);
+    } catch (const KernelBuildError& e) {
+      const auto first = static_cast<long>(std::count(prelude.begin(), prelude.end(), '\n')) + 1;
+      const auto lines = static_cast<long>(std::count(user.begin(), user.end(), '\n')) + 1;
+      throw KernelBuildError(path, opts, userLines(e.log(), path, first, lines));
+    }
     kernel_ = clCall("clCreateKernel(vf_user)", [&] { return cl::Kernel(program, "vf_user"); });
     const bool cpu = ctx.cl.facts().cpu;
     wg_ = cpu ? cl::NDRange(64, 1) : cl::NDRange(32, 8);

@@ -26,8 +26,12 @@ cl::CommandQueue& queue() {
 ClContext& context(Facts facts) {
   if (facts == Facts::Device) return context();
   static std::unique_ptr<ClContext> gpu = [] {
+    // The portable GPU schedules whatever device runs the tests: no CPU paths, and no vendor's
+    // fast paths (on an NVIDIA GPU those are what Facts::Device runs).
     DeviceFacts f = context().facts();
     f.cpu = false;
+    f.vendor = Vendor::Other;
+    f.nvidiaCc = 0;
     return std::make_unique<ClContext>(context().info(), f);
   }();
   return *gpu;
