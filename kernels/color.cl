@@ -8,7 +8,8 @@
 //           s = (diff * sdiv[v] + 2^11) >> 12, h from the sector of the max,
 //           h = (h * hdiv[diff] + 2^11) >> 12 (+180 when negative); sdiv, hdiv: OpenCV's tables
 //           (255 << 12) / v and (180 << 12) / (6 diff), rounded, from the host.
-//   TO_LAB  COLOR_BGR2Lab (within one level, 1 value in 10^5: the tables, see the stage): each channel through the sRGB gamma table (x 8), XYZ / white point
+//   TO_LAB  COLOR_BGR2Lab (within one level, 1 value in 10^5: the tables, see the stage): each
+//   channel through the sRGB gamma table (x 8), XYZ / white point
 //           in 12-bit fixed point, each through the cube-root table (x 2^15), then
 //           L = (296 fY - 1336934 + 2^14) >> 15 and a, b around 128 (the host's tables and
 //           coefficients are OpenCV's).

@@ -43,9 +43,9 @@
 #define SAT_U8_RTE(v) convert_uchar4_sat_rte(v)
 #endif
 
-__kernel void resize(__global const uchar* src, __global uchar* dst, int srcW, int dstW,
-                     int dstH, __global const int* xi, __global const float* xw,
-                     __global const int* yi, __global const float* yw) {
+__kernel void resize(__global const uchar* src, __global uchar* dst, int srcW, int dstW, int dstH,
+                     __global const int* xi, __global const float* xw, __global const int* yi,
+                     __global const float* yw) {
   const int x = get_global_id(0), y = get_global_id(1);
   if (x >= dstW || y >= dstH) return;
   const size_t srcRow = (size_t)srcW * CN;

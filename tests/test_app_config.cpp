@@ -260,8 +260,7 @@ TEST(AppConfigBinary, CommandLineOverridesTheFile) {
   {
     std::ofstream f(path);
     f << "input = \"" << kVideo << "\"\n"
-      << "chain = \"gray\"\nframes = 100\noutput = \""
-      << (dir / "from_file.mkv") << "\"\n";
+      << "chain = \"gray\"\nframes = 100\noutput = \"" << (dir / "from_file.mkv") << "\"\n";
   }
   const auto r =
       runVidfilter({"--config", path, "--frames", "3", "-o", dir / "from_cli.mkv", "--no-preview"});

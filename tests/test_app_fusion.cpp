@@ -6,10 +6,10 @@
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
 
-#include "tests/support/test_support.hpp"
 #include "tests/support/media.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
+#include "tests/support/test_support.hpp"
 
 using namespace vf::test;
 
