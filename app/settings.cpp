@@ -1,0 +1,106 @@
+// Settings: the command line over the config file (fillFrom), and the checks of the values both
+// share (frames, slots, jobs, log level, window size).
+#include <algorithm>
+#include <regex>
+
+#include "app/option_values.hpp"
+#include "app/options.hpp"
+#include "pipeline/quote.hpp"
+
+namespace vf::app {
+
+void Settings::fillFrom(const Settings& lower) {
+  auto take = [](auto& mine, const auto& theirs) {
+    if (!mine && theirs) mine = theirs;
+  };
+  take(chain, lower.chain);
+  take(device, lower.device);
+  take(statsPath, lower.statsPath);
+  take(codec, lower.codec);
+  take(logLevel, lower.logLevel);
+  take(snapshotDir, lower.snapshotDir);
+  take(title, lower.title);
+  take(window, lower.window);
+  take(exitAtEnd, lower.exitAtEnd);
+  take(preview, lower.preview);
+  take(compare, lower.compare);
+  take(overlay, lower.overlay);
+  take(progress, lower.progress);
+  take(frames, lower.frames);
+  take(slots, lower.slots);
+  take(start, lower.start);
+  take(to, lower.to);
+  take(duration, lower.duration);
+  take(rate, lower.rate);
+  take(crf, lower.crf);
+  take(size, lower.size);
+  take(inputPixFmt, lower.inputPixFmt);
+  take(pixFmt, lower.pixFmt);
+  take(preset, lower.preset);
+  take(format, lower.format);
+  take(audioCodec, lower.audioCodec);
+  take(hwdec, lower.hwdec);
+  take(drop, lower.drop);
+  take(bitrate, lower.bitrate);
+  take(overwrite, lower.overwrite);
+  take(audio, lower.audio);
+  take(quiet, lower.quiet);
+  take(cameraSize, lower.cameraSize);
+  take(cameraFps, lower.cameraFps);
+  take(cameraFormat, lower.cameraFormat);
+  // Inputs and outputs listed on the command line replace the file's one.
+  if (!inputs && !inputsList) take(input, lower.input);
+  if (!outputs) take(output, lower.output);
+  take(jsonPath, lower.jsonPath);
+  take(jobs, lower.jobs);
+  take(fuse, lower.fuse);
+  // -t and --to say the same thing: the command line's one wins over the file's other.
+  if (duration && to && !lower.duration) to.reset();
+  if (duration && to && !lower.to) duration.reset();
+  if (crf && bitrate && !lower.crf) crf.reset();
+  if (crf && bitrate && !lower.bitrate) bitrate.reset();
+}
+
+std::string checkFrames(std::int64_t n) {
+  if (n <= 0) return "must be a positive number of frames, got " + std::to_string(n);
+  return "";
+}
+
+std::string checkSlots(std::int64_t n) {
+  if (n < 1 || n > 8)
+    return "must be in [1, 8] (frames in flight: 2 = ping-pong, more absorbs jitter), got " +
+           std::to_string(n);
+  return "";
+}
+
+std::string checkJobs(std::int64_t n) {
+  if (n < 1 || n > 64)
+    return "must be in [1, 64] (inputs processed at once), got " + std::to_string(n);
+  return "";
+}
+
+std::string checkLogLevel(const std::string& level) {
+  static const char* const kLevels[] = {"trace", "debug", "info", "warn", "error", "off"};
+  for (const char* l : kLevels)
+    if (level == l) return "";
+  return "must be one of trace, debug, info, warn, error, off; got " + quote(level);
+}
+
+std::string checkCodec(const std::string& name) { return checkName(name); }
+
+WindowSize parseWindow(const std::string& size) {
+  static const std::regex form("([0-9]{1,5})x([0-9]{1,5})");
+  std::smatch m;
+  if (!std::regex_match(size, m, form)) return {};
+  return {std::stoi(m[1].str()), std::stoi(m[2].str())};
+}
+
+std::string checkWindow(const std::string& size) {
+  const WindowSize w = parseWindow(size);
+  if (w.width < 160 || w.height < 120 || w.width > 16384 || w.height > 16384)
+    return "must be WIDTHxHEIGHT in pixels, from 160x120 to 16384x16384, e.g. 1280x720; got " +
+           quote(size);
+  return "";
+}
+
+}  // namespace vf::app
