@@ -17,7 +17,7 @@ namespace vf::media {
 class FrameWorker {
  public:
   using Job = std::function<void(AVFrame*)>;
-  FrameWorker(Job job, int depth = 3);
+  explicit FrameWorker(Job job, int depth = 3);
   ~FrameWorker();
   FrameWorker(const FrameWorker&) = delete;
   FrameWorker& operator=(const FrameWorker&) = delete;
