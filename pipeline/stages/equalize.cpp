@@ -37,11 +37,7 @@ class EqualizeStage : public Stage {
     build_.setArg(0, hist_.buffer());
     build_.setArg(1, lut_);
     build_.setArg(2, cl_uint(std::size_t(in_.width) * in_.height));
-    cl::Event table =
-        launchKernel(q, build_, cl::NDRange(256 * std::size_t(tables_)), cl::NDRange(256), deps);
-    if (!ev.first()) ev.first = table;
-    ev.last = apply_.enqueue(q, in, out, lut_,
-                             table() ? std::vector<cl::Event>{table} : std::vector<cl::Event>{});
+    apply_.buildAndApply(q, build_, tables_, in, out, lut_, deps, ev);
     return ev;
   }
 

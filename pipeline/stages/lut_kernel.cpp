@@ -37,6 +37,16 @@ void LutApply::configure(ClContext& cl, const FrameDesc& in, int tableChannels) 
   items_ = (in.bytes() + chunk - 1) / chunk;
 }
 
+void LutApply::buildAndApply(cl::CommandQueue& q, cl::Kernel& build, int tables,
+                             const cl::Buffer& in, const cl::Buffer& out, const cl::Buffer& lut,
+                             const std::vector<cl::Event>& wait, StageEvents& ev) {
+  cl::Event table =
+      launchKernel(q, build, cl::NDRange(256 * std::size_t(tables)), cl::NDRange(256), wait);
+  if (!ev.first()) ev.first = table;
+  ev.last =
+      enqueue(q, in, out, lut, table() ? std::vector<cl::Event>{table} : std::vector<cl::Event>{});
+}
+
 cl::Event LutApply::enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                             const cl::Buffer& lut, const std::vector<cl::Event>& wait) {
   kernel_.setArg(0, in);

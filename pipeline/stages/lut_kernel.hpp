@@ -32,6 +32,11 @@ class LutApply {
   const cl::Program& program() const { return program_; }
   cl::Event enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                     const cl::Buffer& lut, const std::vector<cl::Event>& wait);
+  // Runs `build` (one 256-item group per table, after `wait`) to fill `lut`, then applies it;
+  // `ev` gets the table's event as its first when it has none, and the apply's as its last.
+  void buildAndApply(cl::CommandQueue& q, cl::Kernel& build, int tables, const cl::Buffer& in,
+                     const cl::Buffer& out, const cl::Buffer& lut,
+                     const std::vector<cl::Event>& wait, StageEvents& ev);
   std::string schedule() const;
 
  private:

@@ -84,11 +84,7 @@ class ThresholdStage : public Stage {
       if (!ev.first()) ev.first = v;
       deps = v() ? std::vector<cl::Event>{v} : std::vector<cl::Event>{};
     }
-    cl::Event table =
-        launchKernel(q, build_, cl::NDRange(256 * std::size_t(tables_)), cl::NDRange(256), deps);
-    if (!ev.first()) ev.first = table;
-    ev.last = apply_.enqueue(q, in, out, lut_,
-                             table() ? std::vector<cl::Event>{table} : std::vector<cl::Event>{});
+    apply_.buildAndApply(q, build_, tables_, in, out, lut_, deps, ev);
     return ev;
   }
 
