@@ -29,13 +29,22 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Inputs decoded at once share the host's cores: each decoder gets its share (at least one)
+// instead of one thread per core each, which would put N times the cores' threads on them.
+int decodeThreadsEach(int atOnce) {
+  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  if (atOnce <= 1 || cores <= 0) return 0;
+  return std::max(1, (cores + atOnce - 1) / atOnce);
+}
+
 // What every worker shares: the jobs' counters, the engines running now (Ctrl-C stops them).
 struct Shared {
   Shared(const std::vector<std::shared_ptr<ClContext>>& c, const Settings& settings,
-         const std::vector<PlannedJob>& j)
+         const std::vector<PlannedJob>& j, int atOnce)
       : devices(c),
         s(settings),
         jobs(j),
+        decodeThreads(decodeThreadsEach(atOnce)),
         frames(std::make_unique<std::atomic<std::int64_t>[]>(j.size())) {
     for (const PlannedJob& job : j) {
       JobResult r;
@@ -46,6 +55,7 @@ struct Shared {
   const std::vector<std::shared_ptr<ClContext>>& devices;
   const Settings& s;
   const std::vector<PlannedJob>& jobs;
+  const int decodeThreads;  // per input's decoder (0: one per core)
   std::vector<JobResult> results;
   std::unique_ptr<std::atomic<std::int64_t>[]> frames;  // delivered, per job
   std::atomic<std::size_t> next{0};
@@ -139,8 +149,10 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
     return c;
   };
   Chain chain = makeChain();
+  InputOptions io = inputOptions(s, chain, false);
+  io.decodeThreads = sh.decodeThreads;
   std::unique_ptr<CaptureSource> source =
-      openInterruptibly([&] { return openSource(job.source, inputOptions(s, chain, false)); });
+      openInterruptibly([&] { return openSource(job.source, io); });
   r.description = source->description();
   chain.configure(*ctx, source->firstFrameDesc());
   // One input and several devices: its frames are shared among them (files; a live source
@@ -252,11 +264,11 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
 std::vector<JobResult> runPlannedJobs(const std::vector<std::shared_ptr<ClContext>>& devices,
                                       const Settings& s, const std::vector<PlannedJob>& jobs,
                                       const RunnerOptions& o) {
-  Shared sh(devices, s, jobs);
+  const int n = std::max(1, std::min<int>(o.atOnce, static_cast<int>(jobs.size())));
+  Shared sh(devices, s, jobs, n);
   std::atomic<bool> done{false};
   std::thread watcher([&] { watch(sh, o, done); });
   std::vector<std::thread> workers;
-  const int n = std::max(1, std::min<int>(o.atOnce, static_cast<int>(jobs.size())));
   for (int i = 0; i < n; ++i)
     workers.emplace_back([&sh, &devices, i] { worker(sh, devices[i % devices.size()]); });
   for (auto& w : workers) w.join();

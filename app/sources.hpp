@@ -28,6 +28,7 @@ struct InputOptions {
   std::string rawSize, rawPixFmt;  // raw video on stdin
   std::string hwdec = "none";      // none, auto, cuda, vaapi
   bool grayLuma = false;           // the chain begins with gray: deliver the luma plane
+  int decodeThreads = 0;           // a file's decoder threads (0: one per core)
   CameraMode camera;               // --camera-size/--camera-fps/--camera-format
 };
 

@@ -9,7 +9,7 @@
 namespace vf::media {
 
 VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string& hwdec,
-                           const std::string& shown)
+                           const std::string& shown, int threads)
     : hwFrame_(makeFrame()), shown_(shown) {
   const AVCodec* codec = avcodec_find_decoder(stream->codecpar->codec_id);
   if (!codec)
@@ -20,7 +20,7 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
   int err = avcodec_parameters_to_context(ctx_.get(), stream->codecpar);
   if (err < 0) throw MediaError(shown + ": decoder set-up failed: " + avError(err));
   ctx_->pkt_timebase = stream->time_base;
-  ctx_->thread_count = 0;  // one per core
+  ctx_->thread_count = threads;  // 0: one per core
   ctx_->thread_type = live ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
   hw_ = setupHwDecode(ctx_.get(), codec, hwdec, shown);
   if (!hw_.empty()) ctx_->thread_count = 1;  // the device decodes; one host thread feeds it

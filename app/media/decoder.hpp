@@ -11,9 +11,10 @@ namespace vf::media {
 
 class VideoDecoder {
  public:
-  // Throws UsageError when no decoder exists for the stream's codec.
+  // `threads`: 0 one per core (inputs decoded at once share the cores: fewer each). Throws
+  // UsageError when no decoder exists for the stream's codec.
   VideoDecoder(const AVStream* stream, bool live, const std::string& hwdec,
-               const std::string& shown);
+               const std::string& shown, int threads = 0);
 
   // Feeds one packet (nullptr: the end; the decoder then drains); call only after receive()
   // returned false. A packet the decoder rejects as damaged is counted (failedPackets) and

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Several files through one device against one file alone, in the same run: the product's own
+# path (`vidfilter -i A -i B ... --json`, no output: decode, upload, the chain, download), so
+# the figure is what a user's job gets. Prints per run the frames, the fps and the device's busy
+# share (the frames' device time over the run's wall time, from vidfilter's --json), then the
+# ratio of N at once to one alone.
+#
+#   tools/perf/many_inputs.sh FILE [N]         # N (default 8) copies of FILE at once
+# Environment:
+#   VIDFILTER  the program (default build/app/vidfilter; on the GPU host the bundle's, run
+#              through RUN)
+#   RUN        a wrapper the program runs through (default .gpu/run when it exists)
+#   DEVICE     --device selector (default: the default device)
+#   CHAIN      the chain (default gray,blur,sobel,hist,brightness)
+#   REPEAT     runs of each configuration (default 2; the best is reported)
+#   OUT        where the JSON summaries and the table go (default out/many_inputs)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+file=${1:?usage: tools/perf/many_inputs.sh FILE [N]}
+n=${2:-8}
+prog=${VIDFILTER:-build/app/vidfilter}
+run=${RUN:-}
+[[ -z $run && -x .gpu/run ]] && run=.gpu/run
+chain=${CHAIN:-gray,blur,sobel,hist,brightness}
+repeat=${REPEAT:-2}
+out=${OUT:-out/many_inputs}
+mkdir -p "$out/inputs"
+devices=()
+[[ -n ${DEVICE:-} ]] && devices=(--device "$DEVICE")
+
+# N distinct names for the same file (each input its own demuxer and decoder), as --inputs lists.
+realpath "$file" > "$out/one.list"
+: > "$out/many.list"
+for ((i = 1; i <= n; ++i)); do
+  ln -sf "$(realpath "$file")" "$out/inputs/in$i.${file##*.}"
+  echo "$out/inputs/in$i.${file##*.}" >> "$out/many.list"
+done
+
+# Kernels built once (the program cache), so neither configuration pays for it.
+$run "$prog" "${devices[@]}" -i "$file" --chain "$chain" --frames 5 --no-preview -q > /dev/null
+
+measure() {  # NAME: the inputs of $out/NAME.list
+  for ((r = 1; r <= repeat; ++r)); do
+    $run "$prog" "${devices[@]}" --inputs "$out/$1.list" --chain "$chain" --no-preview -q \
+      --jobs "$n" --json "$out/$1.$r.json"
+  done
+}
+measure one
+measure many
+
+python3 - "$out" "$repeat" "$n" "$chain" <<'EOF' | tee "$out/summary.txt"
+import json, sys
+out, repeat, n, chain = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def best(name):
+    runs = [json.load(open(f"{out}/{name}.{r}.json")) for r in range(1, repeat + 1)]
+    for d in runs:
+        if d["exit_status"] != 0:
+            sys.exit(f"{name}: exit status {d['exit_status']}")
+    def fps(d):
+        return sum(j["frames_out"] for j in d["inputs"]) / d["elapsed_s"]
+    d = max(runs, key=fps)
+    return d, fps(d)
+one, f1 = best("one")
+many, fn = best("many")
+print(f"chain {chain}; device {one['device']}")
+print(f"{'run':<12}{'frames':>8}{'seconds':>10}{'fps':>10}  device busy")
+for label, d, f in (("1 input", one, f1), (f"{n} at once", many, fn)):
+    frames = sum(j["frames_out"] for j in d["inputs"])
+    busy = ", ".join(f"{k} {v:.1%}" for k, v in d["device_busy"].items())
+    print(f"{label:<12}{frames:>8}{d['elapsed_s']:>10.2f}{f:>10.1f}  {busy}")
+print(f"{n} at once / 1 alone: {fn / f1:.2f}x (best of {repeat} runs each)")
+EOF
