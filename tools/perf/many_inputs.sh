@@ -12,6 +12,7 @@
 #   RUN        a wrapper the program runs through (default .gpu/run when it exists)
 #   DEVICE     --device selector (default: the default device)
 #   CHAIN      the chain (default gray,blur,sobel,hist,brightness)
+#   ARGS       more options for every run, e.g. "--hwdec cuda"
 #   REPEAT     runs of each configuration (default 2; the best is reported)
 #   OUT        where the JSON summaries and the table go (default out/many_inputs)
 set -euo pipefail
@@ -25,8 +26,10 @@ chain=${CHAIN:-gray,blur,sobel,hist,brightness}
 repeat=${REPEAT:-2}
 out=${OUT:-out/many_inputs}
 mkdir -p "$out/inputs"
+rm -f "$out"/*.json
 devices=()
 [[ -n ${DEVICE:-} ]] && devices=(--device "$DEVICE")
+read -r -a extra <<< "${ARGS:-}"
 
 # N distinct names for the same file (each input its own demuxer and decoder), as --inputs lists.
 realpath "$file" > "$out/one.list"
@@ -37,18 +40,18 @@ for ((i = 1; i <= n; ++i)); do
 done
 
 # Kernels built once (the program cache), so neither configuration pays for it.
-$run "$prog" "${devices[@]}" -i "$file" --chain "$chain" --frames 5 --no-preview -q > /dev/null
+$run "$prog" "${devices[@]}" "${extra[@]}" -i "$file" --chain "$chain" --frames 5 --no-preview -q > /dev/null
 
 measure() {  # NAME: the inputs of $out/NAME.list
   for ((r = 1; r <= repeat; ++r)); do
-    $run "$prog" "${devices[@]}" --inputs "$out/$1.list" --chain "$chain" --no-preview -q \
+    $run "$prog" "${devices[@]}" "${extra[@]}" --inputs "$out/$1.list" --chain "$chain" --no-preview -q \
       --jobs "$n" --json "$out/$1.$r.json"
   done
 }
 measure one
 measure many
 
-python3 - "$out" "$repeat" "$n" "$chain" <<'EOF' | tee "$out/summary.txt"
+python3 - "$out" "$repeat" "$n" "$chain ${ARGS:-}" <<'EOF' | tee "$out/summary.txt"
 import json, sys
 out, repeat, n, chain = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 def best(name):
