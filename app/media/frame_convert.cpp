@@ -1,7 +1,6 @@
 #include "app/media/frame_convert.hpp"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -78,6 +77,19 @@ namespace {
 
 // The luma plane of an 8-bit YUV frame as full-range gray, the way a gray conversion of the
 // colour frame reads it: (Y - 16) * 255 / 219 for limited range, as is for full range.
+// Limited-range luma to full range: round((y - 16) * 255 / 219) clamped to 0..255, in fixed
+// point ((t * 9539 + 4096) >> 13 equals it for every byte, t = y - 16) so that the loop
+// vectorizes (a table lookup per byte does not); an AVX2 clone where the CPU has it (about twice
+// the SSE2 loop's speed: 32-bit multiplies). It runs on the input's thread for every frame.
+__attribute__((target_clones("avx2", "default"))) void expandLimitedRange(const std::uint8_t* in,
+                                                                          std::uint8_t* out,
+                                                                          int n) {
+  for (int x = 0; x < n; ++x) {
+    const int v = ((int(in[x]) - 16) * 9539 + 4096) >> 13;
+    out[x] = static_cast<std::uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v);
+  }
+}
+
 bool lumaToGray(const AVFrame* src, const FrameView& dst) {
   const auto sf = static_cast<AVPixelFormat>(src->format);
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(sf);
@@ -85,13 +97,6 @@ bool lumaToGray(const AVFrame* src, const FrameView& dst) {
       d->comp[0].step != 1 || d->comp[0].plane != 0 || dst.format != PixelFormat::Gray8 ||
       src->width != dst.width || src->height != dst.height)
     return false;
-  static const auto limited = [] {
-    std::array<std::uint8_t, 256> t{};
-    for (int y = 0; y < 256; ++y)
-      t[y] =
-          static_cast<std::uint8_t>(std::clamp<long>(std::lround((y - 16) * 255.0 / 219), 0, 255));
-    return t;
-  }();
   // Gray formats are full range unless tagged otherwise (as swscale takes them).
   const bool full = isFullRange(sf, src->color_range) ||
                     (d->nb_components <= 2 && src->color_range != AVCOL_RANGE_MPEG);
@@ -101,7 +106,7 @@ bool lumaToGray(const AVFrame* src, const FrameView& dst) {
     if (full) {
       std::memcpy(out, in, std::size_t(dst.width));
     } else {
-      for (int x = 0; x < dst.width; ++x) out[x] = limited[in[x]];
+      expandLimitedRange(in, out, dst.width);
     }
   }
   return true;
