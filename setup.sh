@@ -67,7 +67,7 @@ case "${1:-}" in
   test)
     build
     say "running the test suite"
-    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$(nproc)"
+    ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600 -j "$(nproc)"
     ;;
   *)
     sed -n '2,9p' "$0" >&2
