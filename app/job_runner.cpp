@@ -18,7 +18,6 @@
 #include "app/run_setup.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/engine.hpp"
-#include "pipeline/fault_injection.hpp"
 #include "pipeline/quote.hpp"
 
 namespace vf::app {
@@ -142,12 +141,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   JobResult& r = sh.results[k];
   r.device = ctx->info().index();
   const Settings& s = sh.s;
-  auto makeChain = [&] {
-    Chain c = Chain::parse(*s.chain);
-    c.setFusion(!s.fuse ? Chain::Fusion::Auto : *s.fuse ? Chain::Fusion::On : Chain::Fusion::Off);
-    injectFaultsFromEnvironment(c);
-    return c;
-  };
+  auto makeChain = [&] { return chainOf(s); };
   Chain chain = makeChain();
   InputOptions io = inputOptions(s, chain, false);
   io.decodeThreads = sh.decodeThreads;

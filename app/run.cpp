@@ -33,7 +33,6 @@
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/device.hpp"
 #include "pipeline/engine.hpp"
-#include "pipeline/fault_injection.hpp"
 #include "pipeline/registry.hpp"
 
 namespace vf::app {
@@ -248,37 +247,10 @@ int runEngine(Engine& engine, const Job& job) {
   return kExitOk;
 }
 
-}  // namespace
-
-int runCommandLine(const CommandLine& cl) {
-  if (cl.version) {
-    std::cout << versionString() << "\n";
-    return kExitOk;
-  }
-  if (cl.listDevices) {
-    std::cout << formatDeviceTable(listDevices());
-    return kExitOk;
-  }
-  if (cl.listStages) {
-    std::cout << formatStageList();
-    return kExitOk;
-  }
-
-  // From here on Ctrl-C asks for a clean stop (a second one quits at once); one that comes
-  // before the first frame ends the run before it starts.
-  installInterruptHandlers();
-  // A write past the file size limit (ulimit -f) fails with EFBIG, which the output reports,
-  // instead of killing the process with SIGXFSZ.
-  std::signal(SIGXFSZ, SIG_IGN);
-  const Settings s = resolveSettings(cl);
-  if (cl.batch || s.inputs || s.inputsList || s.outputs ||
-      (s.device && namesSeveralDevices(*s.device)))
-    return runJobs(cl, s);
-
-  // Everything the user wrote is checked before a device or a file is opened.
-  Chain chain = Chain::parse(*s.chain);
-  chain.setFusion(!s.fuse ? Chain::Fusion::Auto : *s.fuse ? Chain::Fusion::On : Chain::Fusion::Off);
-  injectFaultsFromEnvironment(chain);  // VIDFILTER_FAULT, for the reliability tests
+// One input, one output (or none), the preview when there is one: everything the user wrote is
+// checked before a device or a file is opened.
+int runOneInput(const CommandLine& cl, const Settings& s) {
+  Chain chain = chainOf(s);
   const OutputSpec output = classifyOutput(s);
   const SourceSpec sourceSpec = classifySource(*s.input);
   checkSourceAccess(sourceSpec);
@@ -338,6 +310,35 @@ int runCommandLine(const CommandLine& cl) {
   }
   return runEngine(engine, {s, output, *source, playback, outputSink.get(), previewSink.get(),
                             ctx->info().name});
+}
+
+}  // namespace
+
+int runCommandLine(const CommandLine& cl) {
+  if (cl.version) {
+    std::cout << versionString() << "\n";
+    return kExitOk;
+  }
+  if (cl.listDevices) {
+    std::cout << formatDeviceTable(listDevices());
+    return kExitOk;
+  }
+  if (cl.listStages) {
+    std::cout << formatStageList();
+    return kExitOk;
+  }
+
+  // From here on Ctrl-C asks for a clean stop (a second one quits at once); one that comes
+  // before the first frame ends the run before it starts.
+  installInterruptHandlers();
+  // A write past the file size limit (ulimit -f) fails with EFBIG, which the output reports,
+  // instead of killing the process with SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
+  const Settings s = resolveSettings(cl);
+  if (cl.batch || s.inputs || s.inputsList || s.outputs ||
+      (s.device && namesSeveralDevices(*s.device)))
+    return runJobs(cl, s);
+  return runOneInput(cl, s);
 }
 
 }  // namespace vf::app

@@ -6,6 +6,7 @@
 
 #include "app/media/image_sequence.hpp"
 #include "app/media/path_safety.hpp"
+#include "pipeline/fault_injection.hpp"
 #include "pipeline/quote.hpp"
 
 namespace vf::app {
@@ -43,6 +44,13 @@ void checkStatsPath(const std::string& path) {
                      " is not writable");
   if (fs::is_directory(path, ec))
     throw UsageError("--stats " + printable(path) + " is a directory; give a file name");
+}
+
+Chain chainOf(const Settings& s) {
+  Chain c = Chain::parse(*s.chain);
+  c.setFusion(!s.fuse ? Chain::Fusion::Auto : *s.fuse ? Chain::Fusion::On : Chain::Fusion::Off);
+  injectFaultsFromEnvironment(c);
+  return c;
 }
 
 InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {

@@ -19,6 +19,10 @@ void checkPaths(const Settings& s, const std::string& configPath, const SourceSp
 // The --stats file's directory exists and is writable. Throws UsageError.
 void checkStatsPath(const std::string& path);
 
+// The chain of the settings (--chain, fused as --fuse/--no-fuse say, Auto otherwise), with the
+// faults VIDFILTER_FAULT injects for the reliability tests. Throws ParamError.
+Chain chainOf(const Settings& s);
+
 // How the input is read, from the settings. A chain that begins with gray takes the luma plane,
 // unless the preview may switch that stage off. Throws UsageError for an empty span.
 InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview);
