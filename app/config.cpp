@@ -247,6 +247,7 @@ void readMedia(Reader& top, Settings& s) {
   s.preset = top.checkedString("preset", checkName);
   s.audioCodec = top.checkedString("audio_codec", checkName);
   s.hwdec = top.checkedString("hwdec", checkHwdec);
+  if (auto v = top.integer("threads", checkThreads)) s.threads = static_cast<int>(*v);
   s.drop = top.checkedString("drop", checkDrop);
   s.cameraSize = top.parsed<std::string>("camera_size", sizeValue);
   s.cameraFps = top.parsed<double>("camera_fps", parseCameraFps);
@@ -268,11 +269,11 @@ Settings readSettings(const toml::table& root, const std::string& file) {
   Settings s;
   Reader top(
       file, "", root,
-      {"input",       "output",     "device",       "chain",  "stage",         "frames",  "codec",
-       "log_level",   "progress",   "preview",      "engine", "overwrite",     "format",  "start",
-       "to",          "duration",   "rate",         "size",   "input_pix_fmt", "pix_fmt", "crf",
-       "preset",      "bitrate",    "audio_codec",  "audio",  "hwdec",         "drop",    "quiet",
-       "camera_size", "camera_fps", "camera_format"});
+      {"input",       "output",     "device",        "chain",  "stage",         "frames",  "codec",
+       "log_level",   "progress",   "preview",       "engine", "overwrite",     "format",  "start",
+       "to",          "duration",   "rate",          "size",   "input_pix_fmt", "pix_fmt", "crf",
+       "preset",      "bitrate",    "audio_codec",   "audio",  "hwdec",         "drop",    "quiet",
+       "camera_size", "camera_fps", "camera_format", "threads"});
   readMedia(top, s);
   s.input = top.string("input");
   s.output = top.string("output");

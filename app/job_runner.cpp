@@ -144,7 +144,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   auto makeChain = [&] { return chainOf(s); };
   Chain chain = makeChain();
   InputOptions io = inputOptions(s, chain, false);
-  io.decodeThreads = sh.decodeThreads;
+  if (!s.threads) io.decodeThreads = sh.decodeThreads;  // --threads says it for every input
   std::unique_ptr<CaptureSource> source =
       openInterruptibly([&] { return openSource(job.source, io); });
   r.description = source->description();

@@ -26,7 +26,7 @@ struct RawOptions {
   std::string ss, to, duration, rate, size, inputPixFmt, pixFmt, preset, bitrate, format,
       audioCodec, hwdec, drop;
   double crf = 0;
-  std::int64_t frames = 0, slots = 0;
+  std::int64_t frames = 0, slots = 0, threads = 0;
   bool preview = false, noPreview = false, compare = false, noOverlay = false, progress = false,
        noProgress = false, yes = false, no = false, an = false, quiet = false, exitAtEnd = false,
        noFuse = false, fuse = false;
@@ -92,6 +92,10 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   opt("--input-pix-fmt", o.inputPixFmt, "pixel format of raw video on stdin (default yuv420p)",
       "FMT");
   opt("--hwdec", o.hwdec, "hardware decoding: auto, none (default), cuda or vaapi", "DEV");
+  opt("--threads", o.threads,
+      "decoder threads per input (0, the default: the cores, shared among inputs decoded at "
+      "once)",
+      "N");
   opt("--drop", o.drop,
       "live sources: oldest (drop when behind; default when only previewing) "
       "or never (default when recording)",
@@ -253,6 +257,10 @@ void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
   if (given(m, "--slots")) {
     if (auto why = checkSlots(o.slots); !why.empty()) throw UsageError("--slots " + why);
     s.slots = static_cast<int>(o.slots);
+  }
+  if (given(m, "--threads")) {
+    if (auto why = checkThreads(o.threads); !why.empty()) throw UsageError("--threads " + why);
+    s.threads = static_cast<int>(o.threads);
   }
   if (given(m, "--log-level")) {
     if (auto why = checkLogLevel(o.logLevel); !why.empty()) throw UsageError("--log-level " + why);

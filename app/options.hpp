@@ -32,6 +32,7 @@ struct Settings {
   std::optional<bool> preview, compare, overlay, progress, exitAtEnd;
   std::optional<std::int64_t> frames;
   std::optional<int> slots;
+  std::optional<int> threads;  // decoder threads per input (0: the cores, shared)
   // Media: trimming (seconds), rates, raw input, encoder, muxer, overwriting, decoding.
   std::optional<double> start, to, duration, rate, crf;
   std::optional<std::string> size, inputPixFmt, pixFmt, preset, format, audioCodec, hwdec, drop;
@@ -76,6 +77,7 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
 // without the option name ("must be a positive number of frames, got 0").
 std::string checkFrames(std::int64_t n);
 std::string checkSlots(std::int64_t n);
+std::string checkThreads(std::int64_t n);
 std::string checkLogLevel(const std::string& level);
 std::string checkCodec(const std::string& name);
 std::string checkWindow(const std::string& size);  // "1280x720"

@@ -65,6 +65,7 @@ InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
   o.rawSize = s.size.value_or("");
   o.rawPixFmt = s.inputPixFmt.value_or("");
   o.hwdec = s.hwdec.value_or("none");
+  o.decodeThreads = s.threads.value_or(0);
   o.grayLuma = !preview && chain.size() > 0 && chain.stage(0).name() == "gray";
   o.camera = cameraModeOf(s);
   return o;

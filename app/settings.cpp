@@ -28,6 +28,7 @@ void Settings::fillFrom(const Settings& lower) {
   take(progress, lower.progress);
   take(frames, lower.frames);
   take(slots, lower.slots);
+  take(threads, lower.threads);
   take(start, lower.start);
   take(to, lower.to);
   take(duration, lower.duration);
@@ -63,6 +64,14 @@ void Settings::fillFrom(const Settings& lower) {
 
 std::string checkFrames(std::int64_t n) {
   if (n <= 0) return "must be a positive number of frames, got " + std::to_string(n);
+  return "";
+}
+
+std::string checkThreads(std::int64_t n) {
+  if (n < 0 || n > 256)
+    return "must be in [0, 256] (decoder threads per input; 0: the cores, shared among the "
+           "inputs decoded at once), got " +
+           std::to_string(n);
   return "";
 }
 

@@ -37,6 +37,8 @@ TEST(AppCli, ParsesEveryOption) {
                                     "12",
                                     "--slots",
                                     "4",
+                                    "--threads",
+                                    "3",
                                     "--stats",
                                     "s.jsonl",
                                     "--codec",
@@ -56,6 +58,7 @@ TEST(AppCli, ParsesEveryOption) {
   EXPECT_EQ(s.overlay, std::optional<bool>(false));
   EXPECT_EQ(s.frames, std::optional<std::int64_t>(12));
   EXPECT_EQ(s.slots, std::optional<int>(4));
+  EXPECT_EQ(s.threads, std::optional<int>(3));
   EXPECT_EQ(s.statsPath.value_or(""), "s.jsonl");
   EXPECT_EQ(s.codec.value_or(""), "FFV1");
   EXPECT_EQ(s.progress, std::optional<bool>(true));
@@ -98,6 +101,8 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_EQ(usageError({"--frames", "ten"}),
             "--frames: 'ten' is not a whole number; see vidfilter --help");
   EXPECT_NE(usageError({"--slots", "9"}).find("--slots must be in [1, 8]"), std::string::npos);
+  EXPECT_NE(usageError({"--threads", "-1"}).find("--threads must be in [0, 256]"),
+            std::string::npos);
   EXPECT_NE(usageError({"--codec", "lib x264"}).find("--codec must be a name"), std::string::npos);
   EXPECT_NE(usageError({"--ss", "1:75"}).find("--ss must be a time"), std::string::npos);
   EXPECT_NE(usageError({"-t", "-3"}).find("-t must not be negative"), std::string::npos);

@@ -41,6 +41,7 @@ preset = "fast"
 audio_codec = "aac"
 audio = false
 hwdec = "auto"
+threads = 2
 drop = "never"
 quiet = true
 )",
@@ -59,6 +60,7 @@ quiet = true
   EXPECT_EQ(s.audioCodec.value_or(""), "aac");
   EXPECT_EQ(s.audio, std::optional<bool>(false));
   EXPECT_EQ(s.hwdec.value_or(""), "auto");
+  EXPECT_EQ(s.threads, std::optional<int>(2));
   EXPECT_EQ(s.drop.value_or(""), "never");
   EXPECT_EQ(s.quiet, std::optional<bool>(true));
   EXPECT_EQ(parseConfig("bitrate = \"4M\"\nto = 90\n", "t.toml").bitrate,
