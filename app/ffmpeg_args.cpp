@@ -24,11 +24,9 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
                                                               {"-hwaccel", "--hwdec"},
                                                               {"-frames:v", "--frames"},
                                                               {"-vframes", "--frames"}};
-  static const std::map<std::string, std::string> beforeInput = {{"-s", "--size"},
-                                                                 {"-video_size", "--size"},
-                                                                 {"-r", "--rate"},
-                                                                 {"-framerate", "--rate"},
-                                                                 {"-pix_fmt", "--input-pix-fmt"}};
+  static const std::map<std::string, std::string> beforeInput = {
+      {"-s", "--size"},         {"-video_size", "--size"},       {"-r", "--rate"},
+      {"-framerate", "--rate"}, {"-pix_fmt", "--input-pix-fmt"}, {"-threads", "--threads"}};
   std::vector<std::string> out;
   bool inputSeen = false;
   for (std::size_t i = 0; i < args.size(); ++i) {

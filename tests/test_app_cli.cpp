@@ -59,6 +59,8 @@ TEST(AppCli, ParsesEveryOption) {
   EXPECT_EQ(s.frames, std::optional<std::int64_t>(12));
   EXPECT_EQ(s.slots, std::optional<int>(4));
   EXPECT_EQ(s.threads, std::optional<int>(3));
+  // ffmpeg's spelling before the input: the decoder's threads.
+  EXPECT_EQ(parseArgs({"-threads", "2", "-i", "in.mp4"}).settings.threads, std::optional<int>(2));
   EXPECT_EQ(s.statsPath.value_or(""), "s.jsonl");
   EXPECT_EQ(s.codec.value_or(""), "FFV1");
   EXPECT_EQ(s.progress, std::optional<bool>(true));
