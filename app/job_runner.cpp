@@ -62,6 +62,7 @@ struct Shared {
   std::mutex m;
   std::vector<Engine*> engines;
   FrameSplit* split = nullptr;  // one input over several devices
+  JobWatcher* watcher = nullptr;
 
   void add(Engine* e) {
     std::lock_guard<std::mutex> lock(m);
@@ -158,12 +159,13 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   spdlog::info("input {} on {}: {} -> {}", job.spec.index, r.device, r.description,
                job.output.kind == OutputKind::None ? std::string("(no output)") : job.spec.output);
   std::unique_ptr<FrameSink> out = openJobOutput(job, chain.output(), *source);
-  CountingSink sink(*out, sh.frames[k]);
+  CountingSink counting(*out, sh.frames[k]);
+  TeeSink sink(&counting, sh.watcher ? sh.watcher->started(k, *source, chain.output()) : nullptr);
   EngineOptions eo;
   eo.slots = s.slots.value_or(2);
   eo.statsPath = job.spec.statsPath;
   eo.maxFrames = s.frames.value_or(-1);
-  eo.timingEvery = 8;
+  eo.timingEvery = sh.watcher ? 1 : 8;
   if (split) {
     std::vector<std::uint64_t> per;
     r.stats = runSplit(
@@ -203,6 +205,7 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
       if (!job.skip)
         spdlog::error("input {} ({}): {}", job.spec.index, printable(job.spec.input), job.problem);
       ++sh.finished;
+      if (sh.watcher) sh.watcher->ended(k, r);
       continue;
     }
     ++sh.running;
@@ -219,6 +222,7 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
     }
     --sh.running;
     ++sh.finished;
+    if (sh.watcher) sh.watcher->ended(k, r);
   }
 }
 
@@ -260,6 +264,7 @@ std::vector<JobResult> runPlannedJobs(const std::vector<std::shared_ptr<ClContex
                                       const RunnerOptions& o) {
   const int n = std::max(1, std::min<int>(o.atOnce, static_cast<int>(jobs.size())));
   Shared sh(devices, s, jobs, n);
+  sh.watcher = o.watcher;
   std::atomic<bool> done{false};
   std::thread watcher([&] { watch(sh, o, done); });
   std::vector<std::thread> workers;

@@ -25,9 +25,23 @@ struct PlannedJob {
   bool skip = false;      // batch: the output exists, complete
 };
 
+// Sees each input start and end, and gets its frames besides its output (the preview of
+// several inputs, app/tile_preview.hpp). Called from the inputs' worker threads.
+class JobWatcher {
+ public:
+  virtual ~JobWatcher() = default;
+  // Input k is open: `source` as opened, `out` its chain's frames. The sink returned (null:
+  // none) gets each frame after the output; it may hold the input (pause) or stop it.
+  virtual FrameSink* started(std::size_t k, const CaptureSource& source, const FrameDesc& out) = 0;
+  // Input k ended as `r` says (also one that never started: skipped, or a problem found while
+  // planning).
+  virtual void ended(std::size_t k, const JobResult& r) = 0;
+};
+
 struct RunnerOptions {
   int atOnce = 1;
-  bool progress = false;  // the live progress line on stderr
+  bool progress = false;          // the live progress line on stderr
+  JobWatcher* watcher = nullptr;  // every frame timed when set (the preview shows device times)
 };
 
 // Runs every job (at most `atOnce` at a time, in list order) and returns their results in the

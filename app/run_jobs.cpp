@@ -3,15 +3,18 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
 #include "app/device_set.hpp"
+#include "app/display.hpp"
 #include "app/interrupt.hpp"
 #include "app/job_runner.hpp"
 #include "app/media/image_sequence.hpp"
 #include "app/media/path_safety.hpp"
 #include "app/run_setup.hpp"
+#include "app/tile_preview.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/quote.hpp"
 
@@ -120,10 +123,8 @@ int runJobs(const CommandLine& cl, const Settings& s) {
             "vidfilter batch needs outputs: -o 'DIR/{name}.mp4' (one name with "
             "{name} or {index}) or one -o per input");
   }
-  if (s.preview.value_or(false))
-    throw UsageError(
-        "--preview shows one input; with several, give -o (or neither: a timing "
-        "run)");
+  if (cl.batch && s.preview.value_or(false))
+    throw UsageError("vidfilter batch runs without a window: leave --preview out");
   if (s.statsPath) checkStatsPath(expandJobName(*s.statsPath, "x", 0));
   // Each task of a job array writes its own summary: {shard} is its share's index.
   Settings settings = s;
@@ -134,6 +135,13 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   std::vector<PlannedJob> jobs;
   for (const JobSpec& spec : specs) jobs.push_back(plan(spec, s, cl.batch));
   checkJobPaths(settings, cl.configPath, jobs, cl.batch);
+  // One window of tiles, as one input gets its preview: asked for, or by default when nothing
+  // is written and a display answers.
+  const bool writes = std::any_of(jobs.begin(), jobs.end(), [](const PlannedJob& j) {
+    return j.output.kind != OutputKind::None;
+  });
+  const std::unique_ptr<TilePreview> tiles =
+      !cl.batch && decidePreview(s.preview, writes) ? makeTilePreview(s, jobs) : nullptr;
 
   const auto devices = openDevices(s.device.value_or(""));
   if (s.statsPath && jobs.size() == 1 && devices.size() > 1)
@@ -142,14 +150,17 @@ int runJobs(const CommandLine& cl, const Settings& s) {
                      " devices runs one engine each: leave --stats out or give one device");
   keepSigquitDefault();
   RunnerOptions ro;
-  ro.atOnce = s.jobs.value_or(std::min<int>(8, static_cast<int>(jobs.size())));
+  ro.atOnce = tiles ? static_cast<int>(jobs.size())
+                    : s.jobs.value_or(std::min<int>(8, static_cast<int>(jobs.size())));
+  ro.watcher = tiles.get();
   const bool quiet = s.quiet.value_or(false);
-  ro.progress = !quiet && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
+  ro.progress = !tiles && !quiet && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
   const auto start = std::chrono::steady_clock::now();
   RunReport report;
   report.jobs = runPlannedJobs(devices, s, jobs, ro);
   report.elapsedSec =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (tiles) tiles->waitForQuit();  // the window stays at the end until q (or --exit-at-end)
   for (const auto& d : devices)
     report.device += (report.device.empty() ? "" : ", ") + d->info().index() + " " + d->info().name;
   report.chain = chain.str();

@@ -19,6 +19,7 @@ inline const cv::Scalar kP99(245, 245, 245);       // the p99 tick on a stage ba
 inline const cv::Scalar kProgress(230, 170, 70);   // the position bar of a file (blue)
 inline const cv::Scalar kMessage(120, 230, 255);   // transient messages (yellow)
 inline const cv::Scalar kLetterbox(18, 16, 15);    // around the pictures
+inline const cv::Scalar kFailed(70, 70, 250);      // a tile's input that failed (red)
 inline const cv::Scalar kHistGray(215, 215, 215);  // histogram of a gray frame
 inline const cv::Scalar kHistBlue(255, 140, 60);
 inline const cv::Scalar kHistGreen(90, 220, 90);

@@ -21,6 +21,23 @@ cv::Mat toBgr(const FrameView& f) {
   return out;
 }
 
+void placeFrame(cv::Mat& canvas, const cv::Mat& frame, cv::Rect at, double scale) {
+  if (frame.empty() || at.area() <= 0) return;
+  cv::Mat dst = canvas(at & cv::Rect(0, 0, canvas.cols, canvas.rows));
+  if (frame.size() == dst.size()) {
+    frame.copyTo(dst);
+  } else if (scale < 1) {
+    // Area averaging is OpenCV's fast path at whole factors and 10x slower in between: average
+    // by the whole factor, then interpolate the rest (less than 2x) linearly.
+    const int k = std::min({int(1 / scale), frame.cols, frame.rows});
+    cv::Mat mid = frame;
+    if (k >= 2) cv::resize(frame, mid, {frame.cols / k, frame.rows / k}, 0, 0, cv::INTER_AREA);
+    cv::resize(mid, dst, dst.size(), 0, 0, cv::INTER_LINEAR);
+  } else {
+    cv::resize(frame, dst, dst.size(), 0, 0, scaleInterpolation(scale));
+  }
+}
+
 const std::vector<std::pair<std::string, std::string>>& helpKeys() {
   static const std::vector<std::pair<std::string, std::string>> keys{
       {"q  Esc", "quit"},
@@ -50,23 +67,6 @@ void shade(cv::Mat& m, cv::Rect r, double keep) {
   if (r.area() <= 0) return;
   cv::Mat roi = m(r);
   roi.convertTo(roi, -1, keep, 0);
-}
-
-void place(cv::Mat& canvas, const cv::Mat& frame, cv::Rect at, double scale) {
-  if (frame.empty() || at.area() <= 0) return;
-  cv::Mat dst = canvas(at & cv::Rect(0, 0, canvas.cols, canvas.rows));
-  if (frame.size() == dst.size()) {
-    frame.copyTo(dst);
-  } else if (scale < 1) {
-    // Area averaging is OpenCV's fast path at whole factors and 10x slower in between: average
-    // by the whole factor, then interpolate the rest (less than 2x) linearly.
-    const int k = std::min({int(1 / scale), frame.cols, frame.rows});
-    cv::Mat mid = frame;
-    if (k >= 2) cv::resize(frame, mid, {frame.cols / k, frame.rows / k}, 0, 0, cv::INTER_AREA);
-    cv::resize(mid, dst, dst.size(), 0, 0, cv::INTER_LINEAR);
-  } else {
-    cv::resize(frame, dst, dst.size(), 0, 0, scaleInterpolation(scale));
-  }
 }
 
 // The largest rectangle of `frame`'s aspect ratio inside `at`, centred: the original in compare
@@ -128,11 +128,11 @@ cv::Mat ViewRenderer::render(cv::Size canvas, const ViewContent& c) {
   layout_ = layoutView(out.size(), c.filtered.size(), compare,
                        c.overlay ? theme::panelWidth(f.font.px()) : 0);
   parts_ = PanelParts{};
-  place(out, c.filtered, layout_.filtered, layout_.scale);
+  placeFrame(out, c.filtered, layout_.filtered, layout_.scale);
   if (compare) {
     const bool sameShape = c.original.size() == c.filtered.size();
     const cv::Rect at = sameShape ? layout_.original : fitted(layout_.original, c.original.size());
-    place(out, c.original, at, sameShape ? layout_.scale : double(at.width) / c.original.cols);
+    placeFrame(out, c.original, at, sameShape ? layout_.scale : double(at.width) / c.original.cols);
     label(out, at, "original", f.small);
     label(out, layout_.filtered, "filtered", f.small);
   }

@@ -44,6 +44,10 @@ class ViewRenderer {
 // Any 8-bit gray/BGR/BGRA host frame as a BGR Mat (always a copy).
 cv::Mat toBgr(const FrameView& frame);
 
+// Draws `frame` (8-bit BGR) scaled into `at` of `canvas` (`scale` canvas pixels per frame pixel:
+// area averaging to shrink, nearest neighbour from 2x up).
+void placeFrame(cv::Mat& canvas, const cv::Mat& frame, cv::Rect at, double scale);
+
 // The keys, as the help shows them: {keys, what they do}.
 const std::vector<std::pair<std::string, std::string>>& helpKeys();
 

@@ -1,0 +1,44 @@
+#pragma once
+// One picture of the preview of several inputs at the window's size: each input's filtered
+// frame in its tile (app/tile_layout.hpp), its overlay line over the tile's top, what became of
+// an input that has no picture (opening, failed) in the middle of its tile, and a note at the
+// bottom of the window (paused). Pure drawing on cv::Mat: the tests render it without a display.
+#include <memory>
+#include <opencv2/core.hpp>
+#include <string>
+#include <vector>
+
+#include "app/text.hpp"
+#include "app/tile_layout.hpp"
+
+namespace vf::app {
+
+struct TileContent {
+  cv::Mat picture;      // 8-bit BGR, the last frame shown (empty: none yet)
+  cv::Size frameSize;   // the input's output size (0x0: not known yet)
+  std::string line;     // the overlay line ("1 cam0  640x480  30.0 fps  device 1.20 ms")
+  std::string status;   // in the middle of the tile when it has no picture ("opening ...")
+  bool failed = false;  // the input failed: `status` says why, in red, over its picture if any
+};
+
+struct TilesContent {
+  std::vector<TileContent> tiles;
+  bool overlay = true;  // the overlay lines
+  int large = -1;       // >= 0: that input alone, filling the window
+  std::string note;     // at the bottom of the window ("paused"); "" none
+};
+
+class TileRenderer {
+ public:
+  TileRenderer();
+  ~TileRenderer();
+  cv::Mat render(cv::Size canvas, const TilesContent& c);
+  const TileLayout& layout() const { return layout_; }  // where the last render put things
+
+ private:
+  const Text& font(int px);
+  std::unique_ptr<Text> font_;
+  TileLayout layout_;
+};
+
+}  // namespace vf::app
