@@ -85,13 +85,13 @@ cv::Size initialTileCanvas(const std::vector<cv::Size>& frames, cv::Size workAre
   for (const cv::Size& f : shapes(frames))
     cell = {std::max(cell.width, f.width), std::max(cell.height, f.height)};
   const double w = double(cols) * cell.width, h = double(rows) * cell.height;
-  const double s = std::min({1.0, workArea.width / w, workArea.height / h});
-  // Never smaller than a usable window (tiny frames are enlarged to about 480 wide).
-  const double grow = std::max(1.0, std::floor(480.0 / w));
-  const double scale =
-      s < 1 ? s : std::min(grow, std::floor(std::min(workArea.width / w, workArea.height / h)));
-  return {std::max(240, int(w * scale) + (cols - 1) * kTileGap),
-          std::max(160, int(h * scale) + (rows - 1) * kTileGap)};
+  const cv::Size gaps((cols - 1) * kTileGap, (rows - 1) * kTileGap);
+  const double room =
+      std::min((workArea.width - gaps.width) / w, (workArea.height - gaps.height) / h);
+  // Shrunk to fit; small frames enlarged by a whole factor to about 480 pixels across.
+  const double scale = room < 1 ? room : std::clamp(std::floor(480.0 / w), 1.0, std::floor(room));
+  return {std::max(240, std::min(workArea.width, int(w * scale) + gaps.width)),
+          std::max(160, std::min(workArea.height, int(h * scale) + gaps.height))};
 }
 
 }  // namespace vf::app
