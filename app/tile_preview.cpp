@@ -123,6 +123,7 @@ FrameSink* TilePreview::started(std::size_t k, const CaptureSource& source, cons
     std::lock_guard<std::mutex> lock(mu_);
     tiles_[k]->size = {out.width, out.height};
   }
+  openWhenReady();
   refresh();
   return sinks_[k].get();
 }
@@ -145,7 +146,23 @@ void TilePreview::ended(std::size_t k, const JobResult& r) {
     }
   }
   cv_.notify_all();
+  openWhenReady();
   refresh();
+}
+
+// Once a frame came, and every input is open (its size known, so the first window fits them
+// all) or a second has passed (a camera or a stream slow to open gets its place later).
+void TilePreview::openWhenReady() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!opts_.showWindow || window_ || opening_ || firstFrame_ < 0) return;
+    bool known = true;
+    for (const auto& t : tiles_)
+      known = known && (t->size.area() > 0 || t->phase != Tile::Phase::Opening);
+    if (!known && nowSeconds() - firstFrame_ < 1) return;
+    opening_ = true;
+  }
+  openWindow();
 }
 
 bool TilePreview::show(std::size_t k, const FrameResult& f) {
@@ -168,7 +185,6 @@ bool TilePreview::show(std::size_t k, const FrameResult& f) {
     t.lastCopy = now;
   }
   cv::Mat bgr = toBgr(f.output);  // without the lock: the window goes on drawing meanwhile
-  bool open = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     Tile& t = *tiles_[k];
@@ -176,10 +192,9 @@ bool TilePreview::show(std::size_t k, const FrameResult& f) {
     t.size = t.picture.size();
     if (t.phase == Tile::Phase::Opening) t.phase = Tile::Phase::Running;
     anyShown_ = true;
-    open = opts_.showWindow && !window_ && !opening_;
-    opening_ = opening_ || open;
+    if (firstFrame_ < 0) firstFrame_ = now;
   }
-  if (open) openWindow();
+  openWhenReady();
   refresh();
   if (!paused_) return false;
   waitWhile([this] { return paused_.load(); });
@@ -229,6 +244,7 @@ void TilePreview::pressKey(int key) {
     if (key == 'q' || key == 'Q' || key == key::kEscape) quit_ = true;
     if (key == ' ') paused_ = !paused_;
     if (key == 'o') overlay_ = !overlay_;
+    if (key == 'h' || key == 'H') help_ = !help_;
     if ((key == 'f' || key == key::kF11) && window_) window_->toggleFullScreen();
     if (key == '0') large_ = -1;
     if (key >= '1' && key <= '9' && key - '1' < n) large_ = large_ == key - '1' ? -1 : key - '1';
@@ -269,6 +285,7 @@ TilesContent TilePreview::content() const {
   TilesContent c;
   c.overlay = overlay_;
   c.large = large_;
+  c.help = help_;
   bool allEnded = true;
   for (std::size_t k = 0; k < tiles_.size(); ++k) {
     const Tile& t = *tiles_[k];

@@ -3,7 +3,8 @@
 // (app/tile_view.hpp), each showing its input's filtered frame and an overlay line (its name,
 // size, rate and the chain's device time per frame); an input that fails says so in its tile
 // while the others go on. Keys: q / Esc quits every input, space pauses them all, o toggles
-// the overlay lines, f full screen, 1-9 shows that input alone (0 or the same key: the grid).
+// the overlay lines, f full screen, 1-9 shows that input alone (0 or the same key: the grid),
+// h lists the keys.
 //
 // Threads: each input's sink (sinkFor) runs on that input's engine sink thread and only keeps
 // the frame to show; the window's GUI thread draws the tiles at the window's size. A paused
@@ -63,6 +64,7 @@ class TilePreview : public JobWatcher {
   struct Tile;
   // From input k's sink thread; true when it held the frame paused.
   bool show(std::size_t k, const FrameResult& f);
+  void openWhenReady();
   void openWindow();
   void refresh();
   TilesContent content() const;  // mu_ held
@@ -74,8 +76,9 @@ class TilePreview : public JobWatcher {
   std::condition_variable cv_;
   std::vector<std::unique_ptr<Tile>> tiles_;
   std::vector<std::unique_ptr<Sink>> sinks_;
-  bool overlay_ = true, opening_ = false, anyShown_ = false;
+  bool overlay_ = true, help_ = false, opening_ = false, anyShown_ = false;
   int large_ = -1;
+  double firstFrame_ = -1;  // when the first frame of any input came (seconds)
   std::atomic<bool> quit_{false}, paused_{false};
   std::unique_ptr<PreviewWindow> window_;
 

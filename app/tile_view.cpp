@@ -30,15 +30,43 @@ void boxedLine(cv::Mat& canvas, const std::string& text, int x, int y, int maxWi
          colour);
 }
 
-// `text` centred in `cell`, over a shaded box.
+// `text` in lines of at most `width` pixels, broken between words (at most `most` lines, the
+// last cut with "..." when there is more).
+std::vector<std::string> wrap(const std::string& text, int width, const Text& t, int most) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::size_t at = 0;
+  while (at < text.size() && static_cast<int>(lines.size()) < most) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string word = text.substr(at, end - at);
+    const std::string longer = line.empty() ? word : line + " " + word;
+    if (line.empty() || t.width(longer) <= width) {
+      line = longer;
+      at = end + 1;
+      continue;
+    }
+    lines.push_back(line);
+    line.clear();
+  }
+  if (!line.empty() && static_cast<int>(lines.size()) < most) lines.push_back(line);
+  if (at < text.size() && !lines.empty()) lines.back() += " ...";  // more than fits
+  for (std::string& l : lines) l = t.fit(l, width);
+  return lines;
+}
+
+// `text` centred in `cell`, in up to three lines, each over a shaded box.
 void centred(cv::Mat& canvas, const std::string& text, cv::Rect cell, const Text& t,
              const cv::Scalar& colour) {
   const int pad = t.px() / 2;
-  const std::string s = t.fit(text, cell.width - 4 * pad);
-  const int w = t.width(s) + 2 * pad;
-  if (s.empty() || cell.height < t.lineHeight()) return;
-  boxedLine(canvas, s, cell.x + (cell.width - w) / 2, cell.y + (cell.height - t.lineHeight()) / 2,
-            w + 1, t, colour);
+  const std::vector<std::string> lines = wrap(text, cell.width - 4 * pad, t, 3);
+  const int n = static_cast<int>(lines.size());
+  if (n == 0 || cell.height < n * t.lineHeight()) return;
+  int y = cell.y + (cell.height - n * t.lineHeight()) / 2;
+  for (const std::string& s : lines) {
+    const int w = t.width(s) + 2 * pad;
+    boxedLine(canvas, s, cell.x + (cell.width - w) / 2, y, w + 1, t, colour);
+    y += t.lineHeight();
+  }
 }
 
 }  // namespace
@@ -46,9 +74,22 @@ void centred(cv::Mat& canvas, const std::string& text, cv::Rect cell, const Text
 TileRenderer::TileRenderer() = default;
 TileRenderer::~TileRenderer() = default;
 
-const Text& TileRenderer::font(int px) {
-  if (!font_ || font_->px() != px) font_ = std::make_unique<Text>(px);
-  return *font_;
+const PanelFonts& TileRenderer::fonts(int px) {
+  if (!fonts_ || fonts_->font.px() != px) fonts_ = std::make_unique<PanelFonts>(px);
+  return *fonts_;
+}
+
+const std::vector<std::pair<std::string, std::string>>& tileHelpKeys() {
+  static const std::vector<std::pair<std::string, std::string>> keys{
+      {"q  Esc", "quit (every input)"},
+      {"space", "pause / play (every input)"},
+      {"1 ... 9", "that input alone (again: the grid)"},
+      {"0", "the grid"},
+      {"o", "overlay lines on / off"},
+      {"f", "full screen"},
+      {"h", "this help"},
+  };
+  return keys;
 }
 
 cv::Mat TileRenderer::render(cv::Size canvas, const TilesContent& c) {
@@ -57,7 +98,8 @@ cv::Mat TileRenderer::render(cv::Size canvas, const TilesContent& c) {
   for (const TileContent& t : c.tiles)
     sizes.push_back(t.frameSize.area() > 0 ? t.frameSize : t.picture.size());
   layout_ = layoutTiles(out.size(), sizes, c.large);
-  const Text& t = font(theme::fontPx(out.size()));
+  const PanelFonts& f = fonts(theme::fontPx(out.size()));
+  const Text& t = f.font;
   for (std::size_t i = 0; i < c.tiles.size(); ++i) {
     const cv::Rect cell = layout_.cells[i];
     if (cell.area() <= 0) continue;
@@ -81,6 +123,7 @@ cv::Mat TileRenderer::render(cv::Size canvas, const TilesContent& c) {
     boxedLine(out, c.note, (out.cols - w) / 2, out.rows - t.lineHeight() - 8, w, t,
               theme::kMessage);
   }
+  if (c.help) drawKeyHelp(out, cv::Rect(0, 0, out.cols, out.rows), f, tileHelpKeys());
   return out;
 }
 

@@ -2,13 +2,15 @@
 // One picture of the preview of several inputs at the window's size: each input's filtered
 // frame in its tile (app/tile_layout.hpp), its overlay line over the tile's top, what became of
 // an input that has no picture (opening, failed) in the middle of its tile, and a note at the
-// bottom of the window (paused). Pure drawing on cv::Mat: the tests render it without a display.
+// bottom of the window (paused), the key list on request. Pure drawing on cv::Mat: the tests render
+// it without a display.
 #include <memory>
 #include <opencv2/core.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "app/text.hpp"
+#include "app/panel.hpp"
 #include "app/tile_layout.hpp"
 
 namespace vf::app {
@@ -26,7 +28,11 @@ struct TilesContent {
   bool overlay = true;  // the overlay lines
   int large = -1;       // >= 0: that input alone, filling the window
   std::string note;     // at the bottom of the window ("paused"); "" none
+  bool help = false;    // the key list over the tiles
 };
+
+// The keys of the preview of several inputs, as its help shows them: {keys, what they do}.
+const std::vector<std::pair<std::string, std::string>>& tileHelpKeys();
 
 class TileRenderer {
  public:
@@ -36,8 +42,8 @@ class TileRenderer {
   const TileLayout& layout() const { return layout_; }  // where the last render put things
 
  private:
-  const Text& font(int px);
-  std::unique_ptr<Text> font_;
+  const PanelFonts& fonts(int px);
+  std::unique_ptr<PanelFonts> fonts_;
   TileLayout layout_;
 };
 

@@ -88,9 +88,10 @@ void label(cv::Mat& canvas, cv::Rect picture, const std::string& text, const Tex
          theme::kText);
 }
 
-// The key list, centred over `area` (the pictures: the panel stays in view).
-void drawHelp(cv::Mat& canvas, cv::Rect area, const PanelFonts& f) {
-  const auto& keys = helpKeys();
+}  // namespace
+
+void drawKeyHelp(cv::Mat& canvas, cv::Rect area, const PanelFonts& f,
+                 const std::vector<std::pair<std::string, std::string>>& keys) {
   int keyW = 0, textW = 0;
   for (const auto& [k, d] : keys) {
     keyW = std::max(keyW, f.bold.width(k));
@@ -110,8 +111,6 @@ void drawHelp(cv::Mat& canvas, cv::Rect area, const PanelFonts& f) {
     f.font.draw(canvas, d, r.x + 2 * pad + keyW + pad, y, theme::kText);
   }
 }
-
-}  // namespace
 
 ViewRenderer::ViewRenderer() = default;
 ViewRenderer::~ViewRenderer() = default;
@@ -139,7 +138,7 @@ cv::Mat ViewRenderer::render(cv::Size canvas, const ViewContent& c) {
   if (layout_.panel.area() > 0) parts_ = drawPanel(out, layout_.panel, c.panel, f);
   if (c.help) {
     const int pictures = layout_.panel.area() > 0 ? layout_.panel.x : out.cols;
-    drawHelp(out, cv::Rect(0, 0, pictures, out.rows), f);
+    drawKeyHelp(out, cv::Rect(0, 0, pictures, out.rows), f, helpKeys());
   }
   return out;
 }

@@ -51,4 +51,8 @@ void placeFrame(cv::Mat& canvas, const cv::Mat& frame, cv::Rect at, double scale
 // The keys, as the help shows them: {keys, what they do}.
 const std::vector<std::pair<std::string, std::string>>& helpKeys();
 
+// A box listing `keys`, centred over `area` (the pictures: the panel stays in view).
+void drawKeyHelp(cv::Mat& canvas, cv::Rect area, const PanelFonts& f,
+                 const std::vector<std::pair<std::string, std::string>>& keys);
+
 }  // namespace vf::app

@@ -237,7 +237,8 @@ TEST(TileView, EachTileShowsItsFrameAndLine) {
 
 // Three files, each written with -o: one window with a tile per input, each showing its input
 // as the chain `gray` makes it on the CPU; 2 shows the second input alone, o hides its line, 2
-// again is the grid; q quits, each output with all its frames.
+// again is the grid, which follows the window when it is resized and goes full screen with f;
+// q quits, each output with all its frames.
 TEST(PreviewWindowTiles, ProgramShowsEachInputInItsTile) {
   REQUIRE_TOOLS();
   TempDir dir("tiles_each");
@@ -270,6 +271,12 @@ TEST(PreviewWindowTiles, ProgramShowsEachInputInItsTile) {
   shell(env + "xdotool key 2");
   std::this_thread::sleep_for(800ms);
   const cv::Mat back = shot(env, id, dir, "back");
+  shell(env + "xdotool windowmove " + id + " 0 0 windowsize " + id + " 560 780");
+  std::this_thread::sleep_for(1000ms);
+  const cv::Mat tall = shot(env, id, dir, "tall");
+  shell(env + "xdotool key f");
+  std::this_thread::sleep_for(1200ms);
+  const cv::Mat full = shot(env, id, dir, "full");
   shell(env + "xdotool key q");
   const ProcResult r = program.wait();
   SCOPED_TRACE(r.err);
@@ -296,6 +303,16 @@ TEST(PreviewWindowTiles, ProgramShowsEachInputInItsTile) {
   EXPECT_LT(differenceFrom(bare, big, refs[1], top), 4.0) << "o: the line hidden";
   const cv::Rect first = l.pictures[0];
   EXPECT_LT(differenceFrom(back, first, refs[0], middle(first)), 4.0) << "2 again: the grid";
+  // Resized tall: the grid follows (one above the other), each tile still its input.
+  ASSERT_EQ(tall.size(), cv::Size(560, 780));
+  const TileLayout lt = layoutTiles(tall.size(), sizes);
+  EXPECT_EQ(std::make_pair(lt.cols, lt.rows), std::make_pair(1, 3));
+  ASSERT_EQ(full.size(), cv::Size(1280, 800)) << "f: the whole screen";
+  const TileLayout lf = layoutTiles(full.size(), sizes);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_LT(differenceFrom(tall, lt.pictures[i], refs[i], middle(lt.pictures[i])), 4.0) << i;
+    EXPECT_LT(differenceFrom(full, lf.pictures[i], refs[i], middle(lf.pictures[i])), 4.0) << i;
+  }
   for (int i = 0; i < 3; ++i) {
     const Probe p = probe(dir / ("out_" + std::to_string(i) + ".mkv"));
     EXPECT_EQ(p.frames, 20) << i;
