@@ -30,6 +30,8 @@ std::vector<cv::Size> shapes(const std::vector<cv::Size>& frames) {
 // Cell i of a grid of `cols` x `rows` over `canvas`, kTileGap between cells; the last row's
 // cells, when it is not full, centred.
 cv::Rect cellOf(cv::Size canvas, int cols, int rows, int n, int i) {
+  cols = std::max(1, cols);
+  rows = std::max(1, rows);
   const int w = std::max(0, (canvas.width - (cols - 1) * kTileGap) / cols);
   const int h = std::max(0, (canvas.height - (rows - 1) * kTileGap) / rows);
   const int row = i / cols, col = i % cols;
