@@ -431,3 +431,28 @@ TEST(PreviewWindowTiles, ProgramLiveStreamsQuitAndSignal) {
     }
   }
 }
+
+// What the tiles cannot show is refused before anything opens, each with what to change: more
+// than 16 inputs, --jobs below their number (some would wait unseen), a batch with a window.
+TEST(PreviewWindowTiles, ProgramRefusesWhatTheTilesCannotShow) {
+  REQUIRE_TOOLS();
+  TempDir dir("tiles_refused");
+  const std::string clip = stillClip(dir, "a", picture(0), 2, 25);
+  Xvfb x("640x480x24");
+  ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
+  std::vector<std::string> many;
+  for (int i = 0; i < 17; ++i) many.insert(many.end(), {"-i", clip});
+  many.insert(many.end(), {"--chain", "gray", "--preview"});
+  ProcResult r = runVidfilter(many, x.options(60));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("16"), std::string::npos) << r.err;
+  r = runVidfilter({"-i", clip, "-i", clip, "--jobs", "1", "--chain", "gray", "--preview"},
+                   x.options(60));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--jobs"), std::string::npos) << r.err;
+  r = runVidfilter(
+      {"batch", "-i", clip, "-o", dir / "out/{name}.mkv", "--chain", "gray", "--preview"},
+      x.options(60));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out")) << "nothing written";
+}
