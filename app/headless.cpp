@@ -1,6 +1,7 @@
 // vidfilter built without its live parts (-DVIDFILTER_LIVE=OFF: no OpenCV videoio, Qt or X):
 // files, URLs, pipes and image sequences work as in the full build; a camera or a GStreamer
-// pipeline as input, and the preview window, are refused with one clear error (exit 2).
+// pipeline as input, and the preview window (of one input or of several), are refused with one
+// clear error (exit 2).
 #include <memory>
 #include <optional>
 #include <string>
@@ -9,6 +10,7 @@
 #include "app/display.hpp"
 #include "app/options.hpp"
 #include "app/preview.hpp"
+#include "app/tile_preview.hpp"
 #include "pipeline/quote.hpp"
 
 namespace vf::app {
@@ -42,6 +44,11 @@ bool decidePreview(std::optional<bool> asked, bool /*writesSomething*/) {
 std::unique_ptr<vf::FrameSink> makePreviewSink(vf::Engine& /*engine*/,
                                                const PreviewOptions& /*opts*/,
                                                PlaybackControl* /*playback*/) {
+  throw UsageError("--preview: " + probeDisplay().reason);
+}
+
+std::unique_ptr<InputsPreview> makeTilePreview(const Settings& /*s*/,
+                                               const std::vector<PlannedJob>& /*jobs*/) {
   throw UsageError("--preview: " + probeDisplay().reason);
 }
 

@@ -140,7 +140,7 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   const bool writes = std::any_of(jobs.begin(), jobs.end(), [](const PlannedJob& j) {
     return j.output.kind != OutputKind::None;
   });
-  const std::unique_ptr<TilePreview> tiles =
+  const std::unique_ptr<InputsPreview> tiles =
       !cl.batch && decidePreview(s.preview, writes) ? makeTilePreview(s, jobs) : nullptr;
 
   const auto devices = openDevices(s.device.value_or(""));

@@ -317,8 +317,8 @@ TilesContent TilePreview::content() const {
   return c;
 }
 
-std::unique_ptr<TilePreview> makeTilePreview(const Settings& s,
-                                             const std::vector<PlannedJob>& jobs) {
+std::unique_ptr<InputsPreview> makeTilePreview(const Settings& s,
+                                               const std::vector<PlannedJob>& jobs) {
   if (jobs.size() > kMaxTiles)
     throw UsageError("--preview shows at most " + std::to_string(kMaxTiles) + " inputs, got " +
                      std::to_string(jobs.size()) + "; write them with -o instead");

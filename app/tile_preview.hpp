@@ -39,7 +39,15 @@ struct TileInput {
   bool paced = false;  // a file without an output: plays at its own rate
 };
 
-class TilePreview : public JobWatcher {
+// The preview of a run's inputs, as the run sees it: a JobWatcher that may keep the inputs on
+// the screen after they ended.
+class InputsPreview : public JobWatcher {
+ public:
+  // After every input ended: keeps the window until the user is done with it, then closes it.
+  virtual void waitForQuit() = 0;
+};
+
+class TilePreview : public InputsPreview {
  public:
   TilePreview(std::vector<TileInput> inputs, TilePreviewOptions opts);
   ~TilePreview() override;
@@ -52,7 +60,7 @@ class TilePreview : public JobWatcher {
 
   // After every input ended: keeps the window until q, a closed window or a signal (returns
   // at once with exitAtEnd, after a quit, or when no input showed a frame), then closes it.
-  void waitForQuit();
+  void waitForQuit() override;
 
   void pressKey(int key);  // as if typed in the window (any thread)
   bool quit() const { return quit_; }
@@ -86,11 +94,11 @@ class TilePreview : public JobWatcher {
   TileRenderer renderer_;
 };
 
-// The tile preview of a run's inputs, from the settings (--window, --title, --no-overlay,
-// --exit-at-end). Throws UsageError when the inputs cannot all be shown at once (more than
-// kMaxTiles, or --jobs below their number).
+// The tile preview of a run's inputs, from the settings (--window, [preview] title,
+// --no-overlay, --exit-at-end). Throws UsageError when the inputs cannot all be shown at once (more
+// than kMaxTiles, or --jobs below their number).
 constexpr std::size_t kMaxTiles = 16;
-std::unique_ptr<TilePreview> makeTilePreview(const Settings& s,
-                                             const std::vector<PlannedJob>& jobs);
+std::unique_ptr<InputsPreview> makeTilePreview(const Settings& s,
+                                               const std::vector<PlannedJob>& jobs);
 
 }  // namespace vf::app
