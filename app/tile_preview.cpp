@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <deque>
 #include <filesystem>
@@ -83,13 +84,20 @@ class TilePreview::Sink : public FrameSink {
       const auto due = base_ + std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(t - baseTime_));
       if (due >= now - std::chrono::milliseconds(500)) {
-        p_.waitWhile([&] { return Clock::now() < due; });
+        waitUntil(due);
         return;
       }
     }
     based_ = true;
     base_ = now;
     baseTime_ = t;
+  }
+
+  // Until `due`, a quit or a signal (which are looked at every 20 ms).
+  void waitUntil(Clock::time_point due) {
+    std::unique_lock<std::mutex> lock(p_.mu_);
+    while (!p_.quit_ && !interruptSignal() && Clock::now() < due)
+      p_.cv_.wait_until(lock, std::min(due, Clock::now() + std::chrono::milliseconds(20)));
   }
 
   TilePreview& p_;
