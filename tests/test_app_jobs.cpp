@@ -161,6 +161,7 @@ TEST(AppJobs, OutputsThatDoNotMatchTheInputsAreRefusedBeforeAnything) {
   fs::create_directories(dir / "x");
   ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 3 -c:v ffv1 " + q(dir / "x/a.mkv"));
   const std::string a = dir / "a.mkv", xa = dir / "x/a.mkv";
+  fs::create_directory_symlink(dir.path(), dir / "link");
   struct Case {
     std::vector<std::string> args;
     std::string says;
@@ -170,6 +171,8 @@ TEST(AppJobs, OutputsThatDoNotMatchTheInputsAreRefusedBeforeAnything) {
       {{"-i", a, "-i", xa, "-o", dir / "o.mkv"}, "put {name}"},
       {{"-i", a, "-i", xa, "-o", dir / "o_{name}.mkv"}, "put {index} in the output name"},
       {{"-i", a, "-i", xa, "-o", dir / "o.mkv", "-o", xa}, "writing it would destroy what is read"},
+      {{"-i", a, "-i", xa, "-o", dir / "o.mkv", "-o", dir / "link/o.mkv"},
+       "is also the output of input 0"},
       {{"-i", a, "-i", xa, "-o", "-", "-o", dir / "o.mkv"}, "stdout carries one video"},
       {{"-i", a, "--shard", "0/2", "-o", dir / "o.mkv"}, "vidfilter batch"},
   };

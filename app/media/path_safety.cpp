@@ -32,6 +32,8 @@ PathGuard::Use PathGuard::describe(const std::string& path, const std::string& r
   std::error_code ec;
   const fs::path c = fs::absolute(path, ec).lexically_normal();
   u.canonical = ec ? path : c.string();
+  const fs::path r = fs::weakly_canonical(path, ec);
+  u.resolved = ec ? u.canonical : r.string();
   return u;
 }
 
@@ -47,7 +49,7 @@ void PathGuard::checkAgainstReads(const Use& w) const {
                        (w.canonical == r.canonical ? "" : ", through a link") +
                        "): writing it would destroy what is read; choose another name");
   for (const Use& o : writes_) {
-    const bool same = (w.exists && o.exists) ? w.id == o.id : w.canonical == o.canonical;
+    const bool same = (w.exists && o.exists) ? w.id == o.id : w.resolved == o.resolved;
     if (same) throw UsageError(w.shown + " is also " + o.shown + "; give each output its own name");
   }
 }

@@ -45,6 +45,7 @@ class PathGuard {
     bool member = false;  // of an output pattern (counted per pattern)
     Id id;
     std::string canonical;  // absolute and normalised, links not followed
+    std::string resolved;   // the directories' links followed: where a new file would be made
   };
   static Use describe(const std::string& path, const std::string& role);
   void checkAgainstReads(const Use& w) const;
