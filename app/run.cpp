@@ -335,7 +335,7 @@ int runCommandLine(const CommandLine& cl) {
   // instead of killing the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
   const Settings s = resolveSettings(cl);
-  if (cl.batch || s.inputs || s.inputsList || s.outputs ||
+  if (cl.batch || s.inputs || s.inputsList || s.outputs || s.jsonPath ||
       (s.device && namesSeveralDevices(*s.device)))
     return runJobs(cl, s);
   return runOneInput(cl, s);

@@ -44,10 +44,6 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
   Settings one = s;
   one.output = spec.output.empty() ? std::nullopt : std::optional<std::string>(spec.output);
   j.output = classifyOutput(one);
-  if (j.output.toStdout)
-    throw UsageError(
-        "-o - with several inputs: stdout carries one video; give each input a "
-        "file, e.g. -o 'out/{name}.mp4'");
   if (batch) {
     if (j.output.kind != OutputKind::Video || j.output.network)
       throw UsageError(
@@ -132,8 +128,16 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   if (const auto at = jsonPath.find("{shard}"); at != std::string::npos)
     jsonPath.replace(at, 7, shardText.empty() ? "0" : shardText.substr(0, shardText.find('/')));
   if (s.jsonPath) settings.jsonPath = jsonPath;
+  if (s.jsonPath && jsonPath != "-") checkStatsPath(jsonPath, "--json");
   std::vector<PlannedJob> jobs;
   for (const JobSpec& spec : specs) jobs.push_back(plan(spec, s, cl.batch));
+  for (const PlannedJob& j : jobs)
+    if (j.output.toStdout && jobs.size() > 1)
+      throw UsageError(
+          "-o - with several inputs: stdout carries one video; give each input a "
+          "file, e.g. -o 'out/{name}.mp4'");
+    else if (j.output.toStdout && jsonPath == "-")
+      throw UsageError("--json - with -o -: stdout carries the video; give --json a file name");
   checkJobPaths(settings, cl.configPath, jobs, cl.batch);
   // One window of tiles, as one input gets its preview: asked for, or by default when nothing
   // is written and a display answers.

@@ -32,18 +32,22 @@ void checkPaths(const Settings& s, const std::string& configPath, const SourceSp
   g.checkOverwrite(policy, canAsk);
 }
 
-void checkStatsPath(const std::string& path) {
+void checkStatsPath(const std::string& path, const std::string& option) {
+  std::error_code ec;
+  const auto type = fs::status(path, ec).type();
+  if (type == fs::file_type::character || type == fs::file_type::block ||
+      type == fs::file_type::fifo)
+    return;
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  std::error_code ec;
   if (!fs::is_directory(dir, ec))
-    throw UsageError("--stats " + printable(path) + ": directory " + quote(dir.string()) +
+    throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
                      " does not exist");
   if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError("--stats " + printable(path) + ": directory " + quote(dir.string()) +
+    throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
                      " is not writable");
   if (fs::is_directory(path, ec))
-    throw UsageError("--stats " + printable(path) + " is a directory; give a file name");
+    throw UsageError(option + " " + printable(path) + " is a directory; give a file name");
 }
 
 Chain chainOf(const Settings& s) {

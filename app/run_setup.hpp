@@ -16,8 +16,9 @@ namespace vf::app {
 void checkPaths(const Settings& s, const std::string& configPath, const SourceSpec& src,
                 const OutputSpec& out);
 
-// The --stats file's directory exists and is writable. Throws UsageError.
-void checkStatsPath(const std::string& path);
+// The --stats (or --json) file's directory exists and is writable, or the path is a device or
+// a FIFO (written as it is). Throws UsageError.
+void checkStatsPath(const std::string& path, const std::string& option = "--stats");
 
 // The chain of the settings (--chain, fused as --fuse/--no-fuse say, Auto otherwise), with the
 // faults VIDFILTER_FAULT injects for the reliability tests. Throws ParamError.

@@ -3,7 +3,10 @@
 // good ones fails alone; outputs that do not match the inputs are refused before anything runs;
 // the --json summary counts what ffprobe counts. And vidfilter batch: shares of a list, complete
 // outputs skipped, partial ones redone.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <csignal>
@@ -275,4 +278,61 @@ TEST(AppJobs, CtrlCStopsEveryInputAndEachOutputPlays) {
   const long written = readJson(dir / "split.json")["inputs"][0]["frames_out"].get<long>();
   EXPECT_GT(written, 0);
   EXPECT_EQ(countFrames(dir / "split.mkv"), written);
+}
+
+TEST(AppJobs, JsonSummaryIsCheckedFirstAndNeverReplacesADevice) {
+  TempDir dir("jobs_json");
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 6 -c:v ffv1 " + q(dir / "a.mkv"));
+  ffmpeg("-f lavfi -i testsrc2=size=80x60:rate=25 -frames:v 4 -c:v ffv1 " + q(dir / "b.mkv"));
+  fs::create_directories(dir / "out");
+  const std::vector<std::string> two = {"-i",      dir / "a.mkv", "-i", dir / "b.mkv",
+                                        "--chain", "sobel",       "-o", dir / "out/{name}.mkv"};
+  // A --json that cannot be written is the user's, said before anything runs.
+  for (const auto& [json, says] : std::vector<std::pair<std::string, std::string>>{
+           {dir / "out", "is a directory"}, {dir / "nodir/r.json", "does not exist"}}) {
+    auto args = two;
+    args.insert(args.end(), {"--json", json});
+    const auto r = runVidfilter(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "out/a.mkv"));
+  }
+  // A device or a FIFO is written as it is: /dev/full fails the run and stays a device; a
+  // FIFO's reader gets the summary.
+  auto full = two;
+  full.insert(full.end(), {"--json", "/dev/full", "-y"});
+  const auto f = runVidfilter(full);
+  EXPECT_EQ(f.status, 1) << f.err;
+  EXPECT_NE(f.err.find("No space left on device"), std::string::npos) << f.err;
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  const std::string fifo = dir / "summary.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  auto piped = two;
+  piped.insert(piped.end(), {"--json", fifo, "-y"});
+  const auto p = runVidfilter(piped);
+  EXPECT_EQ(p.status, 0) << p.err;
+  EXPECT_TRUE(fs::is_fifo(fifo));
+  std::string text(1 << 16, '\0');
+  const ssize_t n = ::read(reader, text.data(), text.size());
+  ::close(reader);
+  text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << text;
+  EXPECT_EQ(doc["inputs"][1]["frames_out"], 4);
+
+  // One input: the summary too, as for several (frames as ffprobe counts them); with -o - it
+  // needs a file of its own.
+  const auto one = runVidfilter({"-i", dir / "a.mkv", "--chain", "sobel", "-o", dir / "out/one.mkv",
+                                 "--json", dir / "one.json"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(readJson(dir / "one.json")["inputs"][0]["frames_out"],
+            countFrames(dir / "out/one.mkv"));
+  EXPECT_EQ(countFrames(dir / "out/one.mkv"), 6);
+  const auto mixed =
+      runVidfilter({"-i", dir / "a.mkv", "--chain", "sobel", "-o", "-", "--json", "-"});
+  EXPECT_EQ(mixed.status, 2) << mixed.err;
+  EXPECT_NE(mixed.err.find("stdout carries the video"), std::string::npos) << mixed.err;
+  EXPECT_TRUE(mixed.out.empty());
 }

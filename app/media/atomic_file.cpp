@@ -1,6 +1,7 @@
 #include "app/media/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,14 +25,32 @@ std::string tempNameFor(const std::string& path, std::mt19937_64& rng) {
 
 std::string failed(const std::string& temp, int fd, int err) {
   if (fd >= 0) ::close(fd);
-  ::unlink(temp.c_str());
+  if (!temp.empty()) ::unlink(temp.c_str());
   return std::strerror(err);
+}
+
+// Every byte to `fd`, then its close; "" or the OS's reason (the temporary file removed).
+std::string writeAll(const std::string& temp, int fd, const std::uint8_t* data, std::size_t size) {
+  for (std::size_t done = 0; done < size;) {
+    const ssize_t n = ::write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return failed(temp, fd, n < 0 ? errno : EIO);
+    done += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) return failed(temp, -1, errno);
+  return "";
 }
 
 }  // namespace
 
 std::string writeFileAtomically(const std::string& path, const std::uint8_t* data, std::size_t size,
                                 bool replace) {
+  // A device or a FIFO (/dev/null, /dev/stdout) is written as it is, never replaced by a file.
+  struct stat st {};
+  if (replace && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+    const int out = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    return out < 0 ? std::strerror(errno) : writeAll("", out, data, size);
+  }
   thread_local std::mt19937_64 rng(std::random_device{}() ^ static_cast<unsigned>(::getpid()));
   std::string temp;
   int fd = -1;
@@ -41,13 +60,7 @@ std::string writeFileAtomically(const std::string& path, const std::uint8_t* dat
     if (fd < 0 && errno != EEXIST) return std::strerror(errno);
   }
   if (fd < 0) return std::strerror(EEXIST);
-  for (std::size_t done = 0; done < size;) {
-    const ssize_t n = ::write(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return failed(temp, fd, n < 0 ? errno : EIO);
-    done += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) return failed(temp, -1, errno);
+  if (std::string why = writeAll(temp, fd, data, size); !why.empty()) return why;
   if (replace) {
     if (::rename(temp.c_str(), path.c_str()) != 0) return failed(temp, -1, errno);
   } else {
