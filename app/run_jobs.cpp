@@ -77,7 +77,10 @@ void checkJobPaths(const Settings& s, const std::string& configPath,
   media::PathGuard partials = g;
   for (const PlannedJob& j : jobs) {
     const std::string role = "the output of input " + std::to_string(j.spec.index);
-    if (j.skip) continue;
+    if (j.skip) {  // complete, not written again; but never an input taken for an output
+      g.writes(j.spec.output, role);
+      continue;
+    }
     if (j.output.kind == OutputKind::Video && !j.output.network) g.writes(j.spec.output, role);
     if (j.output.kind == OutputKind::ImageSequence)
       g.writesPattern(j.spec.output, *j.output.pattern, role);

@@ -102,3 +102,19 @@ TEST(AppBatch, KubernetesIndexNeedsTheNumberOfShares) {
   for (std::size_t k = 0; k < 5; ++k) EXPECT_EQ(fs::exists(b.out(k)), k % 2 == 1) << k;
   EXPECT_EQ(countFrames(b.out(3)), 7);
 }
+
+TEST(AppBatch, AnOutputThatIsAnInputIsRefusedNotSkipped) {
+  Batch b;
+  // Outputs named as the inputs themselves: they exist, but they are what is read, not
+  // complete outputs.
+  const std::string in = b.dir / "a.mp4";
+  const auto before = shellOutput("md5sum < " + q(in));
+  for (const char* y : {"-n", "-y"}) {
+    const auto r = runVidfilter({"batch", "--inputs", b.dir / "list.txt", "--chain", "gray", "-o",
+                                 b.dir / "{name}.mp4", y});
+    EXPECT_EQ(r.status, 2) << y << "\n" << r.err;
+    EXPECT_NE(r.err.find("would destroy what is read"), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(shellOutput("md5sum < " + q(in)), before);
+  EXPECT_EQ(countFrames(in), 4);
+}
