@@ -1,8 +1,11 @@
 #include "app/job_list.hpp"
 
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <regex>
 
@@ -37,8 +40,9 @@ std::optional<long> envNumber(const char* name) {
   const char* v = std::getenv(name);
   if (!v || !*v) return std::nullopt;
   char* end = nullptr;
+  errno = 0;
   const long n = std::strtol(v, &end, 10);
-  if (*end != '\0' || n < 0)
+  if (*end != '\0' || n < 0 || errno == ERANGE || n > std::numeric_limits<int>::max())
     throw UsageError(std::string(name) + "=" + printable(v) + " is not a number from 0");
   return n;
 }
@@ -156,17 +160,22 @@ Shard shardFrom(const std::optional<std::string>& flag, const std::optional<int>
   if (const auto id = envNumber("SLURM_ARRAY_TASK_ID")) {
     const long min = envNumber("SLURM_ARRAY_TASK_MIN").value_or(0);
     const auto count = envNumber("SLURM_ARRAY_TASK_COUNT");
+    // --array=1-7:2 numbers the tasks 1, 3, 5, 7: share (ID - MIN) / STEP.
+    const long step = std::max(1L, envNumber("SLURM_ARRAY_TASK_STEP").value_or(1));
     const long n = shards ? *shards : count.value_or(0);
     if (n < 1)
       throw UsageError(
-          "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not: give --shards N");
-    if (*id - min < 0 || *id - min >= n)
+          "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (or 0): give --shards N");
+    const long share = (*id - min) % step == 0 ? (*id - min) / step : -1;
+    if (share < 0 || share >= n)
       throw UsageError("SLURM_ARRAY_TASK_ID=" + std::to_string(*id) +
                        " (less SLURM_ARRAY_TASK_MIN=" + std::to_string(min) +
-                       ") is not below the " + std::to_string(n) +
+                       (step > 1 ? ", over SLURM_ARRAY_TASK_STEP=" + std::to_string(step) : "") +
+                       ") is not one of the " + std::to_string(n) +
                        " shares; number the array from 0 or 1 without gaps (--array=0-" +
-                       std::to_string(n - 1) + ")");
-    return {static_cast<int>(*id - min), static_cast<int>(n), "SLURM_ARRAY_TASK_ID"};
+                       std::to_string(n - 1) + ") or with one step (--array=1-" +
+                       std::to_string(2 * n - 1) + ":2)");
+    return {static_cast<int>(share), static_cast<int>(n), "SLURM_ARRAY_TASK_ID"};
   }
   if (shards)
     throw UsageError("--shards " + std::to_string(*shards) +

@@ -39,7 +39,8 @@ struct Shard {
 };
 
 // The share from --shard I/N, else --shards N with JOB_COMPLETION_INDEX, else Slurm's
-// SLURM_ARRAY_TASK_ID (less SLURM_ARRAY_TASK_MIN) of SLURM_ARRAY_TASK_COUNT, else
+// SLURM_ARRAY_TASK_ID (less SLURM_ARRAY_TASK_MIN, over SLURM_ARRAY_TASK_STEP) of
+// SLURM_ARRAY_TASK_COUNT, else
 // JOB_COMPLETION_INDEX (needs --shards), else the whole list. Throws UsageError.
 Shard shardFrom(const std::optional<std::string>& flag, const std::optional<int>& shards);
 

@@ -118,3 +118,30 @@ TEST(AppBatch, AnOutputThatIsAnInputIsRefusedNotSkipped) {
   EXPECT_EQ(shellOutput("md5sum < " + q(in)), before);
   EXPECT_EQ(countFrames(in), 4);
 }
+
+TEST(AppBatch, SlurmArraysWithAStepAndMalformedVariables) {
+  Batch b;
+  // --array=1-5:2 runs tasks 1, 3, 5 with SLURM_ARRAY_TASK_COUNT=3: task 3 is share 1 of 3.
+  ProcOptions stepped;
+  stepped.setEnv = {"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=5",
+                    "SLURM_ARRAY_TASK_STEP=2", "SLURM_ARRAY_TASK_COUNT=3"};
+  const auto r = b.run({}, stepped);
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (std::size_t k = 0; k < 5; ++k) EXPECT_EQ(fs::exists(b.out(k)), k % 3 == 1) << k;
+  EXPECT_EQ(countFrames(b.out(4)), 3);
+  EXPECT_EQ(b.report(1)["shard"], "1/3 (SLURM_ARRAY_TASK_ID)");
+  // Values that are not numbers, or past any array's size, are named as given.
+  const std::string id = "SLURM_ARRAY_TASK_ID=1", count = "SLURM_ARRAY_TASK_COUNT=2";
+  for (const auto& [env, named] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"SLURM_ARRAY_TASK_ID=99999999999999999999", count},
+            "SLURM_ARRAY_TASK_ID=99999999999999999999"},
+           {{id, "SLURM_ARRAY_TASK_COUNT=4294967298"}, "SLURM_ARRAY_TASK_COUNT=4294967298"},
+           {{id, count, "SLURM_ARRAY_TASK_STEP=x"}, "SLURM_ARRAY_TASK_STEP=x"}}) {
+    ProcOptions bad;
+    bad.setEnv = env;
+    const auto e = b.run({}, bad);
+    EXPECT_EQ(e.status, 2) << e.err;
+    EXPECT_NE(e.err.find(named + " is not a number"), std::string::npos) << e.err;
+  }
+  EXPECT_FALSE(fs::exists(b.out(0)));
+}
