@@ -4,7 +4,10 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <map>
 #include <regex>
@@ -50,10 +53,17 @@ std::optional<long> envNumber(const char* name) {
 }  // namespace
 
 std::vector<std::string> readInputList(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
     throw UsageError("--inputs " + printable(path) +
-                     ": cannot read it; give a file listing inputs, one a line");
+                     " is a directory; give a file listing inputs, one a line (e.g. ls " +
+                     printable(path) + "/*.mp4 > list.txt)");
+  std::ifstream file;
+  if (path != "-") file.open(path);
+  std::istream& in = path == "-" ? std::cin : file;
+  if (!in)
+    throw UsageError("--inputs " + printable(path) + ": cannot read it (" + std::strerror(errno) +
+                     "); give a file listing inputs, one a line");
   std::vector<std::string> inputs;
   std::string line;
   while (std::getline(in, line)) {

@@ -18,9 +18,9 @@ struct JobSpec {
   std::string statsPath;  // --stats expanded, "" when none
 };
 
-// The lines of an input list: one path or URL a line; blank lines and lines whose first
-// non-blank character is '#' are skipped, spaces around a line are not part of it. Throws
-// UsageError when the list cannot be read or holds no input.
+// The lines of an input list (a file, or stdin for "-"): one path or URL a line; blank lines and
+// lines whose first non-blank character is '#' are skipped, spaces around a line are not part of
+// it. Throws UsageError when the list cannot be read or holds no input.
 std::vector<std::string> readInputList(const std::string& path);
 
 // `pattern` with {name} and {index} replaced for the input `input` at `index`.

@@ -49,8 +49,8 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
       "cam0, a video file, -, a URL, an image pattern or a GStreamer "
       "pipeline ending in appsink (repeat for several inputs)",
       "SRC");
-  opt("--inputs", o.inputsList, "a file listing inputs, one path or URL a line (# comments)",
-      "LIST");
+  opt("--inputs", o.inputsList,
+      "a file listing inputs, one path or URL a line (# comments; - reads stdin)", "LIST");
   opt("--chain", o.chain, "filter chain, e.g. blur=sigma=2,sobel,hist,brightness (-vf)", "CHAIN");
   opt("-o,--output", o.outputs,
       "video file, image pattern (out/frame_%05d.png), - (stdout) or a "

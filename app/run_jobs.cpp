@@ -74,6 +74,9 @@ void checkJobPaths(const Settings& s, const std::string& configPath,
     pipes += j.source.kind == SourceKind::Pipe;
   }
   if (pipes > 1) throw UsageError("-i - is given more than once: stdin carries one video");
+  const bool listOnStdin = s.inputsList && *s.inputsList == "-";
+  if (pipes > 0 && listOnStdin)
+    throw UsageError("-i - and --inputs -: stdin carries the list of inputs; give the list a file");
   media::PathGuard partials = g;
   for (const PlannedJob& j : jobs) {
     const std::string role = "the output of input " + std::to_string(j.spec.index);
@@ -91,7 +94,7 @@ void checkJobPaths(const Settings& s, const std::string& configPath,
   const media::Overwrite policy = batch || s.overwrite.value_or(false) ? media::Overwrite::Always
                                   : !s.overwrite                       ? media::Overwrite::Ask
                                                                        : media::Overwrite::Never;
-  g.checkOverwrite(policy, ::isatty(STDIN_FILENO) == 1 && pipes == 0);
+  g.checkOverwrite(policy, ::isatty(STDIN_FILENO) == 1 && pipes == 0 && !listOnStdin);
 }
 
 int exitStatusOf(const std::vector<JobResult>& results) {

@@ -336,3 +336,43 @@ TEST(AppJobs, JsonSummaryIsCheckedFirstAndNeverReplacesADevice) {
   EXPECT_NE(mixed.err.find("stdout carries the video"), std::string::npos) << mixed.err;
   EXPECT_TRUE(mixed.out.empty());
 }
+
+TEST(AppJobs, InputListsFromAFileOrStdinWithCommentsBlankLinesAndCrlf) {
+  TempDir dir("jobs_list");
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 5 -c:v ffv1 " + q(dir / "a.mkv"));
+  ffmpeg("-f lavfi -i testsrc2=size=80x60:rate=25 -frames:v 3 -c:v ffv1 " + q(dir / "b b.mkv"));
+  // Windows line ends, a comment after spaces, blank and white lines, no final newline.
+  std::ofstream(dir / "list.txt") << "# clips\r\n\r\n  " << dir / "a.mkv"
+                                  << "  \r\n \t\n   # old\n"
+                                  << dir / "b b.mkv";
+  fs::create_directories(dir / "out");
+  ProcOptions fromStdin;
+  fromStdin.stdinPath = dir / "list.txt";
+  for (const std::string& list : {std::string(dir / "list.txt"), std::string("-")}) {
+    const auto r = runVidfilter({"--inputs", list, "--chain", "sobel", "-o",
+                                 dir / "out/{index}_{name}.mkv", "-y", "--json", dir / "r.json"},
+                                fromStdin);
+    ASSERT_EQ(r.status, 0) << list << "\n" << r.err;
+    EXPECT_EQ(countFrames(dir / "out/0_a.mkv"), 5) << list;
+    EXPECT_EQ(countFrames(dir / "out/1_b_b.mkv"), 3) << list;
+    EXPECT_EQ(readJson(dir / "r.json")["inputs"].size(), 2u) << list;
+    fs::remove_all(dir / "out");
+    fs::create_directories(dir / "out");
+  }
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  } cases[] = {
+      {{"--inputs", dir / "out"}, "is a directory; give a file listing inputs"},
+      {{"--inputs", dir / "none.txt"}, "No such file or directory"},
+      {{"--inputs", "-", "-i", "-"}, "stdin carries the list of inputs"},
+  };
+  for (const auto& c : cases) {
+    auto args = c.args;
+    args.insert(args.end(), {"--chain", "sobel", "-o", dir / "out/{index}.mkv"});
+    const auto r = runVidfilter(args, fromStdin);
+    EXPECT_EQ(r.status, 2) << c.says << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_empty(dir / "out"));
+  }
+}
