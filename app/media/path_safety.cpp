@@ -39,25 +39,40 @@ PathGuard::Use PathGuard::describe(const std::string& path, const std::string& r
 
 void PathGuard::reads(const std::string& path, const std::string& role) {
   Use u = describe(path, role);
-  if (u.exists) reads_.push_back(std::move(u));
+  if (!u.exists) return;
+  readById_.emplace(Key{u.id.dev, u.id.ino}, reads_.size());
+  reads_.push_back(std::move(u));
 }
 
+// Two writes are one file when both exist and have one identity, or else by resolved name.
 void PathGuard::checkAgainstReads(const Use& w) const {
-  for (const Use& r : reads_)
-    if (w.exists && w.id == r.id)
-      throw UsageError(w.shown + " is " + r.shown + " (the same file" +
-                       (w.canonical == r.canonical ? "" : ", through a link") +
-                       "): writing it would destroy what is read; choose another name");
-  for (const Use& o : writes_) {
-    const bool same = (w.exists && o.exists) ? w.id == o.id : w.resolved == o.resolved;
-    if (same) throw UsageError(w.shown + " is also " + o.shown + "; give each output its own name");
-  }
+  if (const auto r = readById_.find({w.id.dev, w.id.ino}); w.exists && r != readById_.end())
+    throw UsageError(w.shown + " is " + reads_[r->second].shown + " (the same file" +
+                     (w.canonical == reads_[r->second].canonical ? "" : ", through a link") +
+                     "): writing it would destroy what is read; choose another name");
+  const auto& byName = w.exists ? missingWriteByName_ : writeByName_;
+  const auto named = byName.find(w.resolved);
+  const auto same = writeById_.find({w.id.dev, w.id.ino});
+  const Use* other = named != byName.end()                  ? &writes_[named->second]
+                     : w.exists && same != writeById_.end() ? &writes_[same->second]
+                                                            : nullptr;
+  if (other)
+    throw UsageError(w.shown + " is also " + other->shown + "; give each output its own name");
+}
+
+void PathGuard::addWrite(Use w) {
+  writeByName_.emplace(w.resolved, writes_.size());
+  if (w.exists)
+    writeById_.emplace(Key{w.id.dev, w.id.ino}, writes_.size());
+  else
+    missingWriteByName_.emplace(w.resolved, writes_.size());
+  writes_.push_back(std::move(w));
 }
 
 void PathGuard::writes(const std::string& path, const std::string& role) {
   Use u = describe(path, role);
   checkAgainstReads(u);
-  writes_.push_back(std::move(u));
+  addWrite(std::move(u));
 }
 
 void PathGuard::writesPattern(const std::string& text, const FramePattern& pattern,
@@ -83,7 +98,7 @@ void PathGuard::writesPattern(const std::string& text, const FramePattern& patte
     checkAgainstReads(u);
     if (u.regular && (use.first.empty() || full < use.first)) use.first = full;
     if (u.regular) ++use.existing;
-    writes_.push_back(std::move(u));
+    addWrite(std::move(u));
   }
   // A member that does not exist yet can still collide with another output by name.
   Use first = describe(pattern.name(1), role);

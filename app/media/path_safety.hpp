@@ -6,7 +6,10 @@
 // an existing output is replaced only as ffmpeg would: -y yes, -n never, neither: ask on a
 // terminal, refuse (naming -y) without one.
 #include <sys/types.h>
+
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "app/media/pattern.hpp"
@@ -49,8 +52,14 @@ class PathGuard {
   };
   static Use describe(const std::string& path, const std::string& role);
   void checkAgainstReads(const Use& w) const;
+  void addWrite(Use w);
 
   std::vector<Use> reads_, writes_;
+  // The first read or write of each file, by identity and by resolved name (a list of many
+  // inputs is checked in n log n, not n squared).
+  using Key = std::pair<dev_t, ino_t>;
+  std::map<Key, std::size_t> readById_, writeById_;
+  std::map<std::string, std::size_t> writeByName_, missingWriteByName_;
   struct PatternUse {
     std::string text, first;  // the pattern, its first existing member
     long existing = 0;
