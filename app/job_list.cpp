@@ -136,7 +136,9 @@ std::vector<JobSpec> planJobs(const Settings& s) {
         throw UsageError("inputs " + std::to_string(it->second) + " (" + quote(inputs[it->second]) +
                          ") and " + std::to_string(j.index) + " (" + quote(j.input) +
                          ") would both write " + quote(j.output) +
-                         "; put {index} in the output name to tell them apart");
+                         (outputs.size() == 1
+                              ? "; put {index} in the output name to tell them apart"
+                              : "; give each input an output of its own"));
     }
     jobs.push_back(std::move(j));
   }

@@ -156,8 +156,9 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   if (split)
     for (std::size_t d = 1; d < sh.devices.size(); ++d)
       r.device += "+" + sh.devices[d]->info().index();
-  spdlog::info("input {} on {}: {} -> {}", job.spec.index, r.device, r.description,
-               job.output.kind == OutputKind::None ? std::string("(no output)") : job.spec.output);
+  spdlog::info("input {} on {}: {} -> {}", job.spec.index, r.device, printable(r.description),
+               job.output.kind == OutputKind::None ? std::string("(no output)")
+                                                   : printable(job.spec.output));
   std::unique_ptr<FrameSink> out = openJobOutput(job, chain.output(), *source);
   CountingSink counting(*out, sh.frames[k]);
   TeeSink sink(&counting, sh.watcher ? sh.watcher->started(k, *source, chain.output()) : nullptr);

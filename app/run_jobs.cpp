@@ -174,7 +174,7 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   for (const auto& d : devices)
     report.device += (report.device.empty() ? "" : ", ") + d->info().index() + " " + d->info().name;
   report.chain = chain.str();
-  report.atOnce = ro.atOnce;
+  report.atOnce = std::max(1, std::min<int>(ro.atOnce, static_cast<int>(jobs.size())));
   report.shard = shardText;
   report.exitStatus = exitStatusOf(report.jobs);
   if (!quiet) std::fprintf(stderr, "%s", formatJobTable(report).c_str());

@@ -174,6 +174,8 @@ TEST(AppJobs, OutputsThatDoNotMatchTheInputsAreRefusedBeforeAnything) {
       {{"-i", a, "-i", xa, "-o", dir / "o.mkv"}, "put {name}"},
       {{"-i", a, "-i", xa, "-o", dir / "o_{name}.mkv"}, "put {index} in the output name"},
       {{"-i", a, "-i", xa, "-o", dir / "o.mkv", "-o", xa}, "writing it would destroy what is read"},
+      {{"-i", a, "-i", xa, "-o", dir / "o.mkv", "-o", dir / "o.mkv"},
+       "would both write '" + dir / "o.mkv" + "'; give each input an output of its own"},
       {{"-i", a, "-i", xa, "-o", dir / "o.mkv", "-o", dir / "link/o.mkv"},
        "is also the output of input 0"},
       {{"-i", a, "-i", xa, "-o", "-", "-o", dir / "o.mkv"}, "stdout carries one video"},
@@ -310,7 +312,7 @@ TEST(AppJobs, JsonSummaryIsCheckedFirstAndNeverReplacesADevice) {
   const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
   ASSERT_GE(reader, 0);
   auto piped = two;
-  piped.insert(piped.end(), {"--json", fifo, "-y"});
+  piped.insert(piped.end(), {"--json", fifo, "-y", "--jobs", "8"});
   const auto p = runVidfilter(piped);
   EXPECT_EQ(p.status, 0) << p.err;
   EXPECT_TRUE(fs::is_fifo(fifo));
@@ -321,6 +323,7 @@ TEST(AppJobs, JsonSummaryIsCheckedFirstAndNeverReplacesADevice) {
   const auto doc = nlohmann::json::parse(text, nullptr, false);
   ASSERT_FALSE(doc.is_discarded()) << text;
   EXPECT_EQ(doc["inputs"][1]["frames_out"], 4);
+  EXPECT_EQ(doc["at_once"], 2);  // --jobs 8 with two inputs runs two at once
 
   // One input: the summary too, as for several (frames as ffprobe counts them); with -o - it
   // needs a file of its own.
