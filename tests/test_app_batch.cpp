@@ -121,7 +121,7 @@ TEST(AppBatch, AnOutputThatIsAnInputIsRefusedNotSkipped) {
 
 TEST(AppBatch, SlurmArraysWithAStepAndMalformedVariables) {
   Batch b;
-  // --array=1-5:2 runs tasks 1, 3, 5; real Slurm (23.02) sets these for task 3: share 1 of 3.
+  // --array=1-5:2 runs tasks 1, 3, 5; real Slurm (22.05) sets these for task 3: share 1 of 3.
   ProcOptions stepped;
   stepped.setEnv = {"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=1", "SLURM_ARRAY_TASK_MAX=5",
                     "SLURM_ARRAY_TASK_STEP=2", "SLURM_ARRAY_TASK_COUNT=3"};
