@@ -115,6 +115,11 @@ TEST(AppBatch, AnOutputThatIsAnInputIsRefusedNotSkipped) {
     EXPECT_EQ(r.status, 2) << y << "\n" << r.err;
     EXPECT_NE(r.err.find("would destroy what is read"), std::string::npos) << r.err;
   }
+  // An output that is an input of another share (which another task reads meanwhile).
+  const auto other = runVidfilter({"batch", "-i", in, "-i", b.dir / "c.mp4", "--shard", "1/2",
+                                   "--chain", "gray", "-o", b.dir / "out/a.mkv", "-o", in, "-y"});
+  EXPECT_EQ(other.status, 2) << other.err;
+  EXPECT_NE(other.err.find("is input 0"), std::string::npos) << other.err;
   EXPECT_EQ(shellOutput("md5sum < " + q(in)), before);
   EXPECT_EQ(countFrames(in), 4);
 }
