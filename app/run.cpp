@@ -20,6 +20,7 @@
 #include "app/display.hpp"
 #include "app/feeds.hpp"
 #include "app/interrupt.hpp"
+#include "app/job_list.hpp"
 #include "app/media/av.hpp"
 #include "app/playback.hpp"
 #include "app/preview.hpp"
@@ -163,6 +164,11 @@ Settings resolveSettings(const CommandLine& cl) {
     throw UsageError(
         "no chain: give --chain, e.g. --chain blur,sobel (vidfilter --list-stages lists the "
         "stages), or chain = \"...\" in a --config file");
+  // One input: {name} and {index} in -o and --stats mean what they mean for several.
+  if (s.input && !s.inputs && !s.inputsList) {
+    if (s.output) s.output = expandJobName(*s.output, *s.input, 0);
+    if (s.statsPath) s.statsPath = expandJobName(*s.statsPath, *s.input, 0);
+  }
   return s;
 }
 

@@ -379,3 +379,17 @@ TEST(AppJobs, InputListsFromAFileOrStdinWithCommentsBlankLinesAndCrlf) {
     EXPECT_TRUE(fs::is_empty(dir / "out"));
   }
 }
+
+TEST(AppJobs, OneInputExpandsNameAndIndexAsSeveralDo) {
+  // The command a script runs for each file, one at a time: {name} is the file's name.
+  TempDir dir("jobs_one_name");
+  fs::create_directories(dir / "in");
+  fs::create_directories(dir / "out");
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 7 -c:v ffv1 " + q(dir / "in/clip.mkv"));
+  const auto r = runVidfilter({"-i", dir / "in/clip.mkv", "--chain", "sobel", "-o",
+                               dir / "out/{name}_edges.mkv", "--stats", dir / "out/{index}.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(dir / "out/clip_edges.mkv"), 7);
+  EXPECT_TRUE(fs::is_regular_file(dir / "out/0.jsonl"));
+  EXPECT_FALSE(fs::exists(dir / "out/{name}_edges.mkv"));
+}
