@@ -1,12 +1,16 @@
 // vidfilter batch with the real binary: the share of a list each task of a job array takes
 // (--shard I/N, Slurm's SLURM_ARRAY_TASK_ID/COUNT, Kubernetes' JOB_COMPLETION_INDEX with
 // --shards), complete outputs skipped on a re-run, a partial output left by a stopped task
-// redone, frame counts by ffprobe.
+// redone, SIGTERM while four outputs are written (partial names only, each plays), outputs that
+// are inputs refused, Slurm's variables, frame counts by ffprobe.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tests/support/media.hpp"
 #include "tests/support/process.hpp"
@@ -149,4 +153,64 @@ TEST(AppBatch, SlurmArraysWithAStepAndMalformedVariables) {
     EXPECT_NE(e.err.find(named + " is not a number"), std::string::npos) << e.err;
   }
   EXPECT_FALSE(fs::exists(b.out(0)));
+}
+
+TEST(AppBatch, SigtermLeavesOnlyPartialNamesThatPlayAndARerunCompletesThem) {
+  TempDir dir("batch_sigterm");
+  fs::create_directories(dir / "out");
+  std::ofstream list(dir / "list.txt");
+  for (int k = 0; k < 4; ++k) {
+    const std::string clip = dir / ("c" + std::to_string(k) + ".avi");
+    fs::create_symlink(kVideo, clip);
+    list << clip << "\n";
+  }
+  list.close();
+  const std::vector<std::string> args = {"batch",
+                                         "--inputs",
+                                         dir / "list.txt",
+                                         "--chain",
+                                         "blur,sobel",
+                                         "--frames",
+                                         "120",
+                                         "-o",
+                                         dir / "out/{name}.mkv",
+                                         "--json",
+                                         dir / "out/run.json",
+                                         "--no-progress"};
+  vf::test::Child child(vf::test::vidfilterBinary(), args);
+  const bool writing = child.readUntil(
+      [](const std::string& err) {
+        int n = 0;
+        for (auto at = err.find("writing "); at != std::string::npos;
+             at = err.find("writing ", at + 1))
+          ++n;
+        return n >= 4;
+      },
+      60);
+  ASSERT_TRUE(writing);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  child.signal(SIGTERM);
+  const auto r = child.wait();
+  ASSERT_EQ(r.status, 143) << r.err;
+  std::ifstream in(dir / "out/run.json");
+  const auto doc = nlohmann::json::parse(in);
+  for (int k = 0; k < 4; ++k) {
+    const std::string name = "c" + std::to_string(k);
+    const auto& job = doc["inputs"][k];
+    EXPECT_EQ(job["status"], "stopped") << job.dump();
+    // Nothing under the final name; the partial file plays, every frame said written.
+    EXPECT_FALSE(fs::exists(dir / ("out/" + name + ".mkv"))) << name;
+    const long frames = job["frames_out"].get<long>();
+    EXPECT_GT(frames, 0) << name;
+    EXPECT_LT(frames, 120) << name;
+    EXPECT_EQ(countFrames(dir / ("out/." + name + ".partial.mkv")), frames) << name;
+  }
+  // The re-run redoes them: every output complete, no partial file left.
+  const auto again = runVidfilter(args);
+  ASSERT_EQ(again.status, 0) << again.err;
+  for (int k = 0; k < 4; ++k) {
+    const std::string name = "c" + std::to_string(k);
+    EXPECT_EQ(countFrames(dir / ("out/" + name + ".mkv")), 120) << name;
+    EXPECT_FALSE(fs::exists(dir / ("out/." + name + ".partial.mkv"))) << name;
+  }
 }
