@@ -66,7 +66,12 @@ std::vector<std::string> readInputList(const std::string& path) {
                      "); give a file listing inputs, one a line");
   std::vector<std::string> inputs;
   std::string line;
-  while (std::getline(in, line)) {
+  for (int n = 1; std::getline(in, line); ++n) {
+    if (n == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
+    if (line.find('\0') != std::string::npos)
+      throw UsageError("--inputs " + printable(path) + ": line " + std::to_string(n) +
+                       " holds a NUL byte: this is not a text list of inputs (a video? give it "
+                       "with -i)");
     const std::string t = trim(line);
     if (t.empty() || t[0] == '#') continue;
     inputs.push_back(t);

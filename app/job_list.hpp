@@ -20,7 +20,8 @@ struct JobSpec {
 
 // The lines of an input list (a file, or stdin for "-"): one path or URL a line; blank lines and
 // lines whose first non-blank character is '#' are skipped, spaces around a line are not part of
-// it. Throws UsageError when the list cannot be read or holds no input.
+// it (nor a UTF-8 BOM before the first). Throws UsageError when the list cannot be read, is not
+// text (a NUL byte: a video given as the list) or holds no input.
 std::vector<std::string> readInputList(const std::string& path);
 
 // `pattern` with {name} and {index} replaced for the input `input` at `index`.

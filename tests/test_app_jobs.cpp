@@ -344,9 +344,11 @@ TEST(AppJobs, InputListsFromAFileOrStdinWithCommentsBlankLinesAndCrlf) {
   TempDir dir("jobs_list");
   ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 5 -c:v ffv1 " + q(dir / "a.mkv"));
   ffmpeg("-f lavfi -i testsrc2=size=80x60:rate=25 -frames:v 3 -c:v ffv1 " + q(dir / "b b.mkv"));
-  // Windows line ends, a comment after spaces, blank and white lines, no final newline.
-  std::ofstream(dir / "list.txt") << "# clips\r\n\r\n  " << dir / "a.mkv"
-                                  << "  \r\n \t\n   # old\n"
+  // A BOM and Windows line ends, a comment after spaces, blank and white lines, no final
+  // newline.
+  std::ofstream(dir / "list.txt") << "\xEF\xBB\xBF  " << dir / "a.mkv"
+                                  << "  \r\n\r\n# clips\r\n"
+                                  << " \t\n   # old\n"
                                   << dir / "b b.mkv";
   fs::create_directories(dir / "out");
   ProcOptions fromStdin;
@@ -369,6 +371,7 @@ TEST(AppJobs, InputListsFromAFileOrStdinWithCommentsBlankLinesAndCrlf) {
       {{"--inputs", dir / "out"}, "is a directory; give a file listing inputs"},
       {{"--inputs", dir / "none.txt"}, "No such file or directory"},
       {{"--inputs", "-", "-i", "-"}, "stdin carries the list of inputs"},
+      {{"--inputs", dir / "a.mkv"}, "holds a NUL byte: this is not a text list of inputs"},
   };
   for (const auto& c : cases) {
     auto args = c.args;
