@@ -113,8 +113,9 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   const Chain chain = Chain::parse(*s.chain);  // a wrong chain is the user's, before anything
   std::vector<JobSpec> specs = planJobs(s), listed;
   std::string shardText;
+  Shard shard;
   if (cl.batch) {
-    const Shard shard = shardFrom(cl.shard, cl.shards);
+    shard = shardFrom(cl.shard, cl.shards);
     const std::size_t all = specs.size();
     listed = std::move(specs);
     specs = takeShard(listed, shard);
@@ -135,8 +136,15 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   // Each task of a job array writes its own summary: {shard} is its share's index.
   Settings settings = s;
   std::string jsonPath = s.jsonPath.value_or("");
-  if (const auto at = jsonPath.find("{shard}"); at != std::string::npos)
-    jsonPath.replace(at, 7, shardText.empty() ? "0" : shardText.substr(0, shardText.find('/')));
+  const std::string index = std::to_string(shard.index);
+  for (auto at = jsonPath.find("{shard}"); at != std::string::npos;
+       at = jsonPath.find("{shard}", at + index.size()))
+    jsonPath.replace(at, 7, index);
+  if (s.jsonPath && shard.count > 1 && jsonPath == *s.jsonPath && jsonPath != "-")
+    spdlog::warn(
+        "--json {} has no {{shard}}: each task of the job array writes it, the last over the "
+        "others; put {{shard}} (the share's index) in it, e.g. --json 'out/report_{{shard}}.json'",
+        printable(jsonPath));
   if (s.jsonPath) settings.jsonPath = jsonPath;
   if (s.jsonPath && jsonPath != "-") checkStatsPath(jsonPath, "--json");
   std::vector<PlannedJob> jobs;

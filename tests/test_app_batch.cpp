@@ -94,6 +94,27 @@ TEST(AppBatch, EachShareTakesEveryNthInputAndCompleteOutputsAreSkipped) {
   EXPECT_EQ(doc["inputs"][2]["status"], "skipped");
 }
 
+TEST(AppBatch, EachTasksSummaryHasItsOwnName) {
+  Batch b;
+  auto run = [&](const std::string& shard, const std::string& json) {
+    return runVidfilter({"batch", "--inputs", b.dir / "list.txt", "--chain", "gray", "-o",
+                         b.dir / "out/{name}.mkv", "--shard", shard, "--json", json});
+  };
+  // {shard} wherever it is; a name without it is one file for every task: a warning says so.
+  const std::string json = b.dir / "out/{shard}/r{shard}.json";
+  EXPECT_EQ(run("1/2", json).status, 2);  // out/1/ does not exist: checked first
+  fs::create_directories(b.dir / "out/1");
+  const auto ok = run("1/2", json);
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  std::ifstream in(b.dir / "out/1/r1.json");
+  EXPECT_EQ(nlohmann::json::parse(in)["shard"], "1/2 (--shard)");
+  EXPECT_EQ(ok.err.find("has no {shard}"), std::string::npos) << ok.err;
+  const auto one = run("0/2", b.dir / "out/all.json");
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_NE(one.err.find("has no {shard}: each task of the job array writes it"), std::string::npos)
+      << one.err;
+}
+
 TEST(AppBatch, KubernetesIndexNeedsTheNumberOfShares) {
   Batch b;
   ProcOptions k8s;
