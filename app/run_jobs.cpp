@@ -111,7 +111,8 @@ int exitStatusOf(const std::vector<JobResult>& results) {
 
 int runJobs(const CommandLine& cl, const Settings& s) {
   const Chain chain = Chain::parse(*s.chain);  // a wrong chain is the user's, before anything
-  std::vector<JobSpec> specs = planJobs(s), listed;
+  // A list on a FIFO or stdin may block: a signal meanwhile ends the run at once.
+  std::vector<JobSpec> specs = openOrExitOnSignal([&] { return planJobs(s); }), listed;
   std::string shardText;
   Shard shard;
   if (cl.batch) {

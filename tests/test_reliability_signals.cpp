@@ -1,8 +1,9 @@
 // Reliability: signals, sent to the real binary. SIGPIPE (a progress line or the summary into
 // `| head`) never stops a run; SIGHUP stops it as SIGTERM does; SIGQUIT keeps its default; one
 // SIGTERM, SIGINT or SIGHUP ends a run that is blocked opening or reading a FIFO nobody writes
-// to. SIGINT and SIGTERM during processing: test_reliability_faults.cpp, test_app_offline.cpp,
-// test_app_live.cpp. docs/RELIABILITY.md lists them all.
+// to (a config file, an input, an input list). SIGINT and SIGTERM during processing:
+// test_reliability_faults.cpp, test_app_offline.cpp, test_app_live.cpp. docs/RELIABILITY.md lists
+// them all.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -227,4 +228,19 @@ TEST(ReliabilitySignals, SignalWhileOpeningAnInputFifoEndsTheRun) {
   expectStopsBlocked(args, "OpenCL device", SIGTERM, "a silent writer, SIGTERM");
   ::close(writer);
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(ReliabilitySignals, SignalWhileReadingAnInputListFifoEndsTheRun) {
+  // --inputs names a FIFO: blocked in open() with no writer, in read() with a silent one (was:
+  // exit 2, "cannot read it (Interrupted system call)" or "lists no input").
+  TempDir dir("sig_listfifo");
+  const std::string fifo = makeFifo(dir, "list.txt");
+  const std::vector<std::string> args = {"--inputs", fifo, "--chain",
+                                         "gray",     "-o", dir / "{index}.mkv"};
+  expectStopsBlocked(args, "", SIGTERM, "no writer, SIGTERM");
+  const int writer = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(writer, 0);
+  expectStopsBlocked(args, "", SIGINT, "a silent writer, SIGINT");
+  expectStopsBlocked(args, "", SIGHUP, "a silent writer, SIGHUP");
+  ::close(writer);
 }
