@@ -34,6 +34,8 @@ extern "C" void onInterrupt(int sig) {
   ::_exit(128 + sig);
 }
 
+extern "C" void onWake(int /*sig*/) {}
+
 // SIGQUIT's disposition when the program started (the default, or ignored by the parent).
 struct sigaction gQuitAtStart;
 bool gQuitSaved = false;
@@ -55,6 +57,8 @@ void installInterruptHandlers() {
   for (int sig : {SIGINT, SIGHUP})
     if (!inheritedIgnore(sig)) sigaction(sig, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  sa.sa_handler = onWake;
+  sigaction(SIGURG, &sa, nullptr);
 
   struct sigaction ignore;
   std::memset(&ignore, 0, sizeof ignore);
@@ -69,6 +73,8 @@ void keepSigquitDefault() {
 }
 
 int interruptSignal() { return gSignal.load(); }
+
+void wakeThread(pthread_t thread) { pthread_kill(thread, SIGURG); }
 
 ExitOnSignal::ExitOnSignal() { gExitZones.fetch_add(1); }
 ExitOnSignal::~ExitOnSignal() { gExitZones.fetch_sub(1); }

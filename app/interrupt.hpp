@@ -10,6 +10,8 @@
 // signal killing the process mid-file. SIGQUIT keeps its default (quit at once).
 // A SIGINT or SIGHUP that the parent set to be ignored (nohup; a background job in a script)
 // stays ignored.
+#include <pthread.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +25,10 @@ void installInterruptHandlers();
 void keepSigquitDefault();
 // The first signal received (SIGINT, SIGTERM, SIGHUP), or 0.
 int interruptSignal();
+// Makes a call blocked in `thread` return EINTR (SIGURG, whose handler does nothing, installed
+// by installInterruptHandlers without SA_RESTART): the signal a process gets reaches one of its
+// threads, and another one may be blocked opening a FIFO nobody writes to.
+void wakeThread(pthread_t thread);
 // "SIGINT", "SIGTERM", "SIGHUP".
 const char* signalName(int sig);
 // What the signal means to a user: "interrupted", "terminated", "hung up".

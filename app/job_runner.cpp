@@ -61,7 +61,8 @@ struct Shared {
   std::atomic<int> running{0}, finished{0};
   std::mutex m;
   std::vector<Engine*> engines;
-  FrameSplit* split = nullptr;  // one input over several devices
+  std::vector<pthread_t> opening;  // workers opening an input (it may block: a FIFO)
+  FrameSplit* split = nullptr;     // one input over several devices
   JobWatcher* watcher = nullptr;
 
   void add(Engine* e) {
@@ -77,6 +78,26 @@ struct Shared {
     std::lock_guard<std::mutex> lock(m);
     for (Engine* e : engines) e->stop();
     if (split) split->abort();
+  }
+  // An input's open, which a stop ends even where it blocks (wakeOpening() until it returns).
+  template <typename F>
+  auto open(F&& f) -> decltype(f()) {
+    {
+      std::lock_guard<std::mutex> lock(m);
+      opening.push_back(pthread_self());
+    }
+    struct Done {
+      Shared& sh;
+      ~Done() {
+        std::lock_guard<std::mutex> lock(sh.m);
+        sh.opening.erase(std::find(sh.opening.begin(), sh.opening.end(), pthread_self()));
+      }
+    } done{*this};
+    return openInterruptibly(std::forward<F>(f));
+  }
+  void wakeOpening() {
+    std::lock_guard<std::mutex> lock(m);
+    for (pthread_t t : opening) wakeThread(t);
   }
   void setSplit(FrameSplit* f) {
     std::lock_guard<std::mutex> lock(m);
@@ -146,8 +167,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   Chain chain = makeChain();
   InputOptions io = inputOptions(s, chain, false);
   if (!s.threads) io.decodeThreads = sh.decodeThreads;  // --threads says it for every input
-  std::unique_ptr<CaptureSource> source =
-      openInterruptibly([&] { return openSource(job.source, io); });
+  std::unique_ptr<CaptureSource> source = sh.open([&] { return openSource(job.source, io); });
   r.description = source->description();
   chain.configure(*ctx, source->firstFrameDesc());
   // One input and several devices: its frames are shared among them (files; a live source
@@ -243,6 +263,7 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
           signalVerb(interruptSignal()));
       sh.stopAll();
     }
+    if (stopped) sh.wakeOpening();  // again each time: a wake may come just before the block
     if (o.progress && Clock::now() >= nextDraw) {
       Progress p;
       for (std::size_t k = 0; k < sh.jobs.size(); ++k) p.frames += sh.frames[k].load();

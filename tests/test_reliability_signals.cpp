@@ -8,9 +8,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tests/support/cli_errors.hpp"
@@ -243,4 +245,36 @@ TEST(ReliabilitySignals, SignalWhileReadingAnInputListFifoEndsTheRun) {
   expectStopsBlocked(args, "", SIGINT, "a silent writer, SIGINT");
   expectStopsBlocked(args, "", SIGHUP, "a silent writer, SIGHUP");
   ::close(writer);
+}
+
+TEST(ReliabilitySignals, SignalWhileOneOfSeveralInputsIsABlockedFifoEndsTheRun) {
+  // Several inputs: a worker thread opens each, and the process's signal reaches another thread;
+  // the one blocked on a FIFO (no writer; a silent writer) is woken too (was: the run went on
+  // until the FIFO's writer closed). The other input finishes as it would.
+  TempDir dir("sig_jobsfifo");
+  const std::string fifo = makeFifo(dir, "live.y4m");
+  const std::string clip = dir / "clip.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 8 -c:v ffv1 " + q(clip));
+  for (const bool writer : {false, true}) {
+    SCOPED_TRACE(writer ? "a silent writer" : "no writer");
+    const int w = writer ? ::open(fifo.c_str(), O_RDWR | O_CLOEXEC) : -1;
+    Child c(vf::test::vidfilterBinary(),
+            {"-i", fifo, "-i", clip, "--chain", "sobel", "-o", dir / "{index}.mkv", "-y", "--json",
+             dir / "run.json", "--no-progress"},
+            within(60));
+    ASSERT_TRUE(seen(c, "wrote 8 frames")) << c.errSoFar();
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    c.signal(SIGTERM);
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = c.wait();
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+    EXPECT_EQ(r.status, 143) << r.err;
+    std::ifstream in(dir / "run.json");
+    const auto doc = nlohmann::json::parse(in, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded());
+    EXPECT_EQ(doc["inputs"][0]["status"], "stopped");
+    EXPECT_EQ(doc["inputs"][1]["status"], "done");
+    EXPECT_EQ(countFrames(dir / "1.mkv"), 8);
+    if (w >= 0) ::close(w);
+  }
 }
