@@ -278,3 +278,37 @@ TEST(ReliabilitySignals, SignalWhileOneOfSeveralInputsIsABlockedFifoEndsTheRun) 
     if (w >= 0) ::close(w);
   }
 }
+
+TEST(ReliabilitySignals, SignalWhileAFifoInputIsSilentMidRunEndsTheRun) {
+  // A FIFO that sent 6 frames and then nothing, its writer still there: a stop ends the blocked
+  // read and the output holds the 6 frames (was: the run went on until the writer closed), with
+  // one input and with several.
+  TempDir dir("sig_fifosilent");
+  const std::string fifo = makeFifo(dir, "live.y4m");
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 6 -pix_fmt yuv420p " +
+         q(dir / "six.y4m"));
+  std::ifstream six(dir / "six.y4m", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(six)), std::istreambuf_iterator<char>());
+  ASSERT_LT(bytes.size(), 60000u);  // fits in the pipe's buffer: the write does not block
+  const std::string clip = dir / "clip.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 8 -c:v ffv1 " + q(clip));
+  for (const bool several : {false, true}) {
+    SCOPED_TRACE(several ? "several inputs" : "one input");
+    const int w = ::open(fifo.c_str(), O_RDWR | O_CLOEXEC);
+    ASSERT_GE(w, 0);
+    ASSERT_EQ(::write(w, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+    std::vector<std::string> args = {
+        "-i", fifo, "--chain", "sobel", "-o", dir / "{index}.mkv", "-y", "--no-progress"};
+    if (several) args.insert(args.begin() + 2, {"-i", clip});
+    Child c(vf::test::vidfilterBinary(), args, within(60));
+    ASSERT_TRUE(seen(c, "writing ")) << c.errSoFar();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    c.signal(SIGTERM);
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = c.wait();
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+    EXPECT_EQ(r.status, 143) << r.err;
+    EXPECT_EQ(countFrames(dir / "0.mkv"), 6);
+    ::close(w);
+  }
+}

@@ -2,10 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 #include "app/interrupt.hpp"
 #include "app/options.hpp"
@@ -44,14 +47,19 @@ void Demuxer::IoDeleter::operator()(AVIOContext* io) const {
   avio_context_free(&io);
 }
 
-int Demuxer::readStdin(void* /*opaque*/, std::uint8_t* buf, int size) {
+Demuxer::Fd::~Fd() {
+  if (fd >= 0) ::close(fd);
+}
+
+int Demuxer::readPipe(void* opaque, std::uint8_t* buf, int size) {
+  const int fd = *static_cast<const int*>(opaque);
   for (;;) {
     if (app::interruptSignal()) return AVERROR_EXIT;
-    pollfd p{STDIN_FILENO, POLLIN, 0};
+    pollfd p{fd, POLLIN, 0};
     const int ready = ::poll(&p, 1, 100);
     if (ready < 0 && errno != EINTR) return AVERROR(errno);
     if (ready <= 0) continue;
-    const ssize_t n = ::read(STDIN_FILENO, buf, static_cast<std::size_t>(size));
+    const ssize_t n = ::read(fd, buf, static_cast<std::size_t>(size));
     if (n > 0) return static_cast<int>(n);
     if (n == 0) return AVERROR_EOF;
     if (errno != EINTR && errno != EAGAIN) return AVERROR(errno);
@@ -62,10 +70,23 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   AVFormatContext* raw = avformat_alloc_context();
   if (!raw) outOfMemory("opening the input");
   raw->interrupt_callback = interrupter_.callback();
-  if (request.url == "pipe:0") {
+  struct stat st {};
+  const std::string path = request.url.rfind("file:", 0) == 0 ? request.url.substr(5) : "";
+  if (!path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode)) {
+    fifo_.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // waits for a writer; EINTR on a stop
+    if (fifo_.fd < 0) {
+      const int err = errno;
+      avformat_free_context(raw);
+      if (app::interruptSignal()) throw MediaError("interrupted while opening " + request.shown);
+      throw UsageError("input " + quote(request.shown) +
+                       " (a FIFO) cannot be opened: " + std::strerror(err));
+    }
+    pipeFd_ = fifo_.fd;
+  }
+  if (request.url == "pipe:0" || fifo_.fd >= 0) {
     auto* buffer = static_cast<std::uint8_t*>(av_malloc(1 << 16));
     AVIOContext* io =
-        buffer ? avio_alloc_context(buffer, 1 << 16, 0, nullptr, readStdin, nullptr, nullptr)
+        buffer ? avio_alloc_context(buffer, 1 << 16, 0, &pipeFd_, readPipe, nullptr, nullptr)
                : nullptr;
     if (!io) {
       av_free(buffer);

@@ -1,7 +1,8 @@
 #pragma once
 // An input opened with libavformat: a file, a URL (rtsp, udp, http, srt, ...) or a pipe. Picks
 // the video stream; reads packets in order; seeks. Blocking opens and reads end on the first
-// SIGINT/SIGTERM, network opens after 10 s and network reads after 5 s without data.
+// SIGINT/SIGTERM (stdin and FIFOs are read through poll()), network opens after 10 s and network
+// reads after 5 s without data.
 #include <string>
 
 #include "app/media/av.hpp"
@@ -44,15 +45,22 @@ class Demuxer {
   void cancel() { interrupter_.cancel(); }
 
  private:
-  // stdin: read through poll() so that a signal ends a blocked read whatever the handler's
-  // flags (SA_RESTART restarts a plain read()).
-  static int readStdin(void* opaque, std::uint8_t* buf, int size);
+  // stdin or a FIFO (the descriptor at `opaque`): read through poll() so that a signal ends a
+  // blocked read whatever the handler's flags and whichever thread the signal reached (FFmpeg's
+  // file protocol blocks in read() until a silent writer writes or closes).
+  static int readPipe(void* opaque, std::uint8_t* buf, int size);
   struct IoDeleter {
     void operator()(AVIOContext* io) const;
+  };
+  struct Fd {
+    int fd = -1;
+    ~Fd();
   };
 
   DemuxRequest request_;
   Interrupter interrupter_;
+  Fd fifo_;                                          // a FIFO named by -i, opened here
+  int pipeFd_ = 0;                                   // what the pipe reads: stdin or fifo_
   std::unique_ptr<AVIOContext, IoDeleter> stdinIo_;  // outlives ctx_ (declared first)
   InputPtr ctx_;
   int videoIndex_ = -1;
