@@ -10,14 +10,6 @@ namespace vf::app {
 
 namespace {
 
-// Darkens `r` of `m` to `keep` of its brightness (behind text).
-void shade(cv::Mat& m, cv::Rect r, double keep) {
-  r &= cv::Rect(0, 0, m.cols, m.rows);
-  if (r.area() <= 0) return;
-  cv::Mat roi = m(r);
-  roi.convertTo(roi, -1, keep, 0);
-}
-
 // A line of text in a shaded box at (x, y) (its top left), cut to `maxWidth`.
 void boxedLine(cv::Mat& canvas, const std::string& text, int x, int y, int maxWidth, const Text& t,
                const cv::Scalar& colour) {

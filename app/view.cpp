@@ -59,15 +59,14 @@ const std::vector<std::pair<std::string, std::string>>& helpKeys() {
   return keys;
 }
 
-namespace {
-
-// Darkens `r` of `m` to `keep` of its brightness (labels, help box).
 void shade(cv::Mat& m, cv::Rect r, double keep) {
   r &= cv::Rect(0, 0, m.cols, m.rows);
   if (r.area() <= 0) return;
   cv::Mat roi = m(r);
   roi.convertTo(roi, -1, keep, 0);
 }
+
+namespace {
 
 // The largest rectangle of `frame`'s aspect ratio inside `at`, centred: the original in compare
 // mode when the chain changed the frame's size or shape (resize, crop).

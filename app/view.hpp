@@ -48,6 +48,9 @@ cv::Mat toBgr(const FrameView& frame);
 // area averaging to shrink, nearest neighbour from 2x up).
 void placeFrame(cv::Mat& canvas, const cv::Mat& frame, cv::Rect at, double scale);
 
+// Darkens `r` of `m` (clipped to it) to `keep` of its brightness: behind labels, help and text.
+void shade(cv::Mat& m, cv::Rect r, double keep);
+
 // The keys, as the help shows them: {keys, what they do}.
 const std::vector<std::pair<std::string, std::string>>& helpKeys();
 
