@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Several files through one device against one file alone, in the same run: the product's own
 # path (`vidfilter -i A -i B ... --json`, no output: decode, upload, the chain, download), so
-# the figure is what a user's job gets. Prints per run the frames, the fps and the device's busy
-# share (the frames' device time over the run's wall time, from vidfilter's --json), then the
-# ratio of N at once to one alone.
+# the figure is what a user's job gets. Prints per run the frames, the fps, the device's busy
+# share (the frames' device time over the run's wall time, from vidfilter's --json) and the
+# host's CPU use (from /proc/stat over the run: all cores busy is 100%), then the ratio of N at
+# once to one alone.
 #
 #   tools/perf/many_inputs.sh FILE [N]         # N (default 8) copies of FILE at once
 # Environment:
@@ -14,6 +15,7 @@
 #   CHAIN      the chain (default gray,blur,sobel,hist,brightness)
 #   ARGS       more options for every run, e.g. "--hwdec cuda"
 #   REPEAT     runs of each configuration (default 2; the best is reported)
+#   FRAMES     frames of each input (default: all)
 #   OUT        where the JSON summaries and the table go (default out/many_inputs)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,6 +32,8 @@ rm -f "$out"/*.json
 devices=()
 [[ -n ${DEVICE:-} ]] && devices=(--device "$DEVICE")
 read -r -a extra <<< "${ARGS:-}"
+frames=()
+[[ -n ${FRAMES:-} ]] && frames=(--frames "$FRAMES")
 
 # N distinct names for the same file (each input its own demuxer and decoder), as --inputs lists.
 realpath "$file" > "$out/one.list"
@@ -44,18 +48,27 @@ $run "$prog" "${devices[@]}" "${extra[@]}" -i "$file" --chain "$chain" --frames 
 
 measure() {  # NAME: the inputs of $out/NAME.list
   for ((r = 1; r <= repeat; ++r)); do
-    $run "$prog" "${devices[@]}" "${extra[@]}" --inputs "$out/$1.list" --chain "$chain" --no-preview -q \
+    head -1 /proc/stat > "$out/$1.$r.cpu"
+    $run "$prog" "${devices[@]}" "${extra[@]}" "${frames[@]}" --inputs "$out/$1.list" --chain "$chain" --no-preview -q \
       --jobs "$n" --json "$out/$1.$r.json"
+    head -1 /proc/stat >> "$out/$1.$r.cpu"
   done
 }
 measure one
 measure many
 
-python3 - "$out" "$repeat" "$n" "$chain ${ARGS:-}" <<'EOF' | tee "$out/summary.txt"
+python3 - "$out" "$repeat" "$n" "$chain${ARGS:+ $ARGS}" <<'EOF' | tee "$out/summary.txt"
 import json, sys
 out, repeat, n, chain = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+def cpu(name, r):  # the share of all cores busy over the run, from /proc/stat's "cpu" lines
+    a, b = ([int(v) for v in line.split()[1:]] for line in open(f"{out}/{name}.{r}.cpu"))
+    d = [y - x for x, y in zip(a, b)]
+    idle = d[3] + d[4]  # idle, iowait
+    return 1 - idle / sum(d) if sum(d) else 0
 def best(name):
     runs = [json.load(open(f"{out}/{name}.{r}.json")) for r in range(1, repeat + 1)]
+    for r, d in enumerate(runs, 1):
+        d["cpu"] = cpu(name, r)
     for d in runs:
         if d["exit_status"] != 0:
             sys.exit(f"{name}: exit status {d['exit_status']}")
@@ -66,10 +79,10 @@ def best(name):
 one, f1 = best("one")
 many, fn = best("many")
 print(f"chain {chain}; device {one['device']}")
-print(f"{'run':<12}{'frames':>8}{'seconds':>10}{'fps':>10}  device busy")
+print(f"{'run':<12}{'frames':>8}{'seconds':>10}{'fps':>10}{'host CPU':>10}  device busy")
 for label, d, f in (("1 input", one, f1), (f"{n} at once", many, fn)):
     frames = sum(j["frames_out"] for j in d["inputs"])
     busy = ", ".join(f"{k} {v:.1%}" for k, v in d["device_busy"].items())
-    print(f"{label:<12}{frames:>8}{d['elapsed_s']:>10.2f}{f:>10.1f}  {busy}")
+    print(f"{label:<12}{frames:>8}{d['elapsed_s']:>10.2f}{f:>10.1f}{d['cpu']:>10.0%}  {busy}")
 print(f"{n} at once / 1 alone: {fn / f1:.2f}x (best of {repeat} runs each)")
 EOF
