@@ -2,6 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+extern "C" {
+#include <libavutil/cpu.h>
+}
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -28,10 +32,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Inputs decoded at once share the host's cores: each decoder gets its share (at least one)
-// instead of one thread per core each, which would put N times the cores' threads on them.
+// Inputs decoded at once share the cores this process may use (its CPU affinity: a Slurm
+// task's cpuset, as FFmpeg counts them for one decoder): each decoder gets its share (at least
+// one) instead of one thread per core each, which would put N times the cores' threads on them.
 int decodeThreadsEach(int atOnce) {
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  const int cores = av_cpu_count();
   if (atOnce <= 1 || cores <= 0) return 0;
   return std::max(1, (cores + atOnce - 1) / atOnce);
 }
