@@ -21,6 +21,10 @@ const char* const kRebuild =
     "this vidfilter was built without live inputs and the preview (-DVIDFILTER_LIVE=OFF); use a "
     "full build for them";
 
+UsageError previewRefused() {
+  return UsageError(std::string("--preview: the preview window is not in this build: ") + kRebuild);
+}
+
 }  // namespace
 
 std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec) {
@@ -28,28 +32,20 @@ std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec) {
                    "OpenCV's video capture, and " + kRebuild);
 }
 
-bool displayVariablesSet() { return false; }
-
-DisplayStatus probeDisplay() {
-  DisplayStatus st;
-  st.reason = std::string("the preview window is not in this build: ") + kRebuild;
-  return st;
-}
-
 bool decidePreview(std::optional<bool> asked, bool /*writesSomething*/) {
-  if (asked == true) throw UsageError("--preview: " + probeDisplay().reason);
+  if (asked == true) throw previewRefused();
   return false;
 }
 
 std::unique_ptr<vf::FrameSink> makePreviewSink(vf::Engine& /*engine*/,
                                                const PreviewOptions& /*opts*/,
                                                PlaybackControl* /*playback*/) {
-  throw UsageError("--preview: " + probeDisplay().reason);
+  throw previewRefused();
 }
 
 std::unique_ptr<InputsPreview> makeTilePreview(const Settings& /*s*/,
                                                const std::vector<PlannedJob>& /*jobs*/) {
-  throw UsageError("--preview: " + probeDisplay().reason);
+  throw previewRefused();
 }
 
 }  // namespace vf::app

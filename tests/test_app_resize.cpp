@@ -17,11 +17,8 @@ using vf::test::runVidfilter;
 using vf::test::TempDir;
 namespace mt = vf::test;
 
-namespace {
+using vf::test::haveFfprobe;
 using vf::test::kVideo;
-
-bool haveFfprobe() { return !vf::test::shellOutput("command -v ffprobe").empty(); }
-}  // namespace
 
 TEST(AppResize, ResizeBlurSobelWritesTheNewSize) {
   ASSERT_TRUE(haveFfprobe()) << "ffprobe not found: install the ffmpeg package";
