@@ -108,3 +108,32 @@ TEST(MediaSource, ColourFramesMatchFfmpegsConversion) {
   }
   EXPECT_FALSE(next(src));
 }
+
+TEST(MediaSource, SemiPlanarFramesGiveThePlanarFramesPixels) {
+  // NV12 is what hardware decoders hand back: its frames must come out as the same picture in
+  // planar 4:2:0 does (from a software decoder), byte for byte, and as ffmpeg converts the
+  // planar picture, to the last column (162: not a multiple of 8).
+  TempDir dir("msrc_nv12");
+  const std::string planar = dir / "i420.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=162x98:rate=25 -frames:v 6 -c:v ffv1 -pix_fmt yuv420p " +
+         q(planar));
+  const auto want = ffmpegFrames(planar, "bgr24");
+  ASSERT_EQ(want.size(), 6u);
+  for (const char* packed : {"nv12", "nv21"}) {
+    SCOPED_TRACE(packed);
+    const std::string semi = dir / (std::string(packed) + ".nut");
+    ffmpeg("-i " + q(planar) + " -c:v rawvideo -pix_fmt " + packed + " " + q(semi));
+    app::InputOptions o;
+    media::MediaSource a(fileSpec(planar), o);
+    media::MediaSource b(fileSpec(semi), o);
+    EXPECT_EQ(b.firstFrameDesc(), (FrameDesc{162, 98, PixelFormat::BGR8}));
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      const auto fa = next(a);
+      const auto fb = next(b);
+      ASSERT_TRUE(fa && fb) << i;
+      EXPECT_EQ(test::maxAbsDiff(fb->frame, fa->frame), 0) << i;
+      EXPECT_LE(test::maxAbsDiff(fb->frame, want[i]), 2) << i;
+    }
+    EXPECT_FALSE(next(b));
+  }
+}

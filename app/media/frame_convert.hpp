@@ -37,8 +37,11 @@ class FrameConverter {
 
  private:
   SwsContext* context(int sw, int sh, AVPixelFormat sf, int dw, int dh, AVPixelFormat df);
+  const AVFrame* planar(const AVFrame* src);
   SwsPtr ctx_;
-  std::vector<std::uint8_t> padded_;
+  FramePtr planar_;                   // semi-planar frames unpacked, reused while the size holds
+  std::vector<std::uint8_t> padded_;  // fromSlot's frame grown to the encoder's size
+  std::vector<std::uint8_t> wide_;    // toSlot's rows with room for whole groups of 8
 };
 
 AVPixelFormat avFormatOf(PixelFormat f);
