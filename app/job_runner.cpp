@@ -144,10 +144,11 @@ std::unique_ptr<FrameSink> openJobOutput(const PlannedJob& job, const FrameDesc&
   return openInterruptibly([&] { return openOutput(spec, desc, source); });
 }
 
-// One engine on `ctx`: the input's source through `chain` into `sink`.
-EngineStats runSingle(Shared& sh, const PlannedJob& job, const std::shared_ptr<ClContext>& ctx,
-                      Chain chain, CaptureSource& source, FrameSink& sink,
-                      const EngineOptions& eo) {
+// One engine on `ctx`: the input's source through `chain` into `sink`; `stats` at its end,
+// also when it fails.
+void runSingle(Shared& sh, const PlannedJob& job, const std::shared_ptr<ClContext>& ctx,
+               Chain chain, CaptureSource& source, FrameSink& sink, const EngineOptions& eo,
+               EngineStats& stats) {
   Engine engine(ctx, std::move(chain), eo);
   const Settings& s = sh.s;
   const bool dropNever = s.drop ? *s.drop == "never" : job.output.kind != OutputKind::None;
@@ -157,10 +158,11 @@ EngineStats runSingle(Shared& sh, const PlannedJob& job, const std::shared_ptr<C
     engine.run(source.live() && dropNever ? static_cast<FrameSource&>(waiting) : source, sink);
   } catch (...) {
     sh.remove(&engine);
+    stats = engine.stats();
     throw;
   }
   sh.remove(&engine);
-  return engine.stats();
+  stats = engine.stats();
 }
 
 void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
@@ -201,7 +203,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
     for (std::size_t d = 0; d < per.size(); ++d)
       r.framesPerDevice.emplace_back(sh.devices[d]->info().index(), per[d]);
   } else
-    r.stats = runSingle(sh, job, ctx, std::move(chain), *source, sink, eo);
+    runSingle(sh, job, ctx, std::move(chain), *source, sink, eo, r.stats);
   // What reached the output (one input over several devices: after a stop, frames past a gap
   // in the order are not written).
   r.stats.framesOut = static_cast<std::uint64_t>(sh.frames[k].load());
@@ -238,8 +240,10 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
     try {
       runOne(sh, k, ctx);
     } catch (const Interrupted&) {
+      r.stats.framesOut = static_cast<std::uint64_t>(sh.frames[k].load());
       r.status = JobStatus::Stopped;
     } catch (const std::exception& e) {
+      r.stats.framesOut = static_cast<std::uint64_t>(sh.frames[k].load());  // what was written
       r.status = interruptSignal() ? JobStatus::Stopped : JobStatus::Failed;
       if (r.status == JobStatus::Failed) {
         r.error = describe(e);

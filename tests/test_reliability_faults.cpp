@@ -11,6 +11,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <thread>
 
@@ -138,6 +139,29 @@ TEST(ReliabilityDevice, ClErrorMidStreamKeepsAPlayableFile) {
   EXPECT_EQ(probe(out).frames, written);
   EXPECT_EQ(decodeErrors(out), "");
   EXPECT_TRUE(r.out.empty()) << "no summary after a failed run:\n" << r.out;
+}
+
+TEST(ReliabilityDevice, ClErrorMidStreamOfSeveralInputsCountsWhatEachWrote) {
+  // Each input fails alone with its playable file of the frames done; the --json summary says
+  // how many frames each file has (what a batch tool reads), as ffprobe counts them.
+  TempDir dir("rel_clerr_many");
+  const std::string json = dir / "run.json";
+  const auto r = runVidfilter({"-i", kVideo, "-i", kVideo, "--chain", "gray,blur", "-o",
+                               dir / "out_{index}.mp4", "--frames", "40", "--json", json},
+                              withEnv({"VIDFILTER_FAULT=enqueue:12"}));
+  EXPECT_EQ(r.status, 1) << r.err;
+  std::ifstream in(json);
+  const auto doc = nlohmann::json::parse(in);
+  ASSERT_EQ(doc["inputs"].size(), 2u);
+  for (int k = 0; k < 2; ++k) {
+    SCOPED_TRACE(k);
+    const auto& job = doc["inputs"][k];
+    EXPECT_EQ(job["status"], "failed");
+    const long written = job["frames_out"].get<long>();
+    EXPECT_GE(written, 11 - 2);
+    EXPECT_LE(written, 11);
+    EXPECT_EQ(probe(dir / ("out_" + std::to_string(k) + ".mp4")).frames, written);
+  }
 }
 
 TEST(ReliabilityDevice, ClErrorMidStreamIntoImages) {
