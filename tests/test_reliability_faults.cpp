@@ -1,7 +1,7 @@
 // Reliability: device faults and interrupts, through the real binary. A CL error in the middle
 // of a stream is injected with VIDFILTER_FAULT=enqueue:N (pipeline/fault_injection.cpp): the
 // N-th enqueue of the chain's last stage throws ClError(CL_OUT_OF_RESOURCES). Covered elsewhere,
-// not repeated: no device and a broken gray.cl (test_app_cli.cpp), SIGINT offline
+// not repeated: no device and a broken gray.cl (test_app_cli_errors.cpp), SIGINT offline
 // (test_app_offline.cpp), a second SIGINT and SIGINT while opening (test_app_live.cpp), a signal
 // while the preview is paused (test_app_preview.cpp). Every run here has a timeout: a deadlock
 // fails, it does not hang.

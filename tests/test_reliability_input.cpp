@@ -1,4 +1,4 @@
-// Reliability: bad input, through the real binary. What tests/test_app_cli.cpp,
+// Reliability: bad input, through the real binary. What tests/test_app_cli_errors.cpp,
 // test_app_offline.cpp and test_app_live.cpp already cover (missing, unreadable, text-as-video,
 // truncated, missing camera, stream end, resolution change, every output error) is not repeated;
 // docs/RELIABILITY.md has the whole table.

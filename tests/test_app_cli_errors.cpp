@@ -1,0 +1,214 @@
+// The real binary's error paths: every error is one line naming what is wrong, with the exit
+// status (2 for usage, 1 at run time, 0 for help and listings).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace vf;
+using namespace vf::test;
+
+TEST(AppCliBinary, HelpVersionAndListings) {
+  auto r = runVidfilter({"--help"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Examples:"), std::string::npos);
+  r = runVidfilter({"--version"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("vidfilter ", 0), 0u) << r.out;
+  r = runVidfilter({"--list-stages"});
+  EXPECT_EQ(r.status, 0);
+  for (const char* stage : {"gray", "brightness"}) EXPECT_NE(r.out.find(stage), std::string::npos);
+  r = runVidfilter({"--list-devices"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("P:D"), std::string::npos) << r.out;
+}
+
+TEST(AppCliBinary, MissingInputFile) {
+  expectOneError(runVidfilter({"-i", "/nonexistent/clip.mp4", "--chain", "gray"}), 2,
+                 "input file '/nonexistent/clip.mp4' not found");
+}
+
+TEST(AppCliBinary, InputThatIsNotAVideo) {
+  TempDir dir("cli_notvideo");
+  {
+    std::ofstream f(dir / "notes.mp4");
+    f << "this is text, not a video\n";
+  }
+  expectOneError(runVidfilter({"-i", dir / "notes.mp4", "--chain", "gray", "--no-preview"}), 2,
+                 "is not a video FFmpeg can read");
+  expectOneError(runVidfilter({"-i", dir.path().string(), "--chain", "gray"}), 2, "is a directory");
+}
+
+TEST(AppCliBinary, CameraThatDoesNotExist) {
+  expectOneError(runVidfilter({"-i", "cam99", "--chain", "gray", "--no-preview"}), 2,
+                 "camera cam99 (index 99) could not be opened");
+}
+
+TEST(AppCliBinary, BadChainShowsTheCaret) {
+  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray,blr"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(
+      errorLines(r.err),
+      "vidfilter: unknown stage 'blr'; stages: gray, blur, sobel, hist, brightness, resize, crop, "
+      "equalize, threshold, color, kernel\n"
+      "  gray,blr\n"
+      "       ^^^\n");
+  const auto range = runVidfilter({"-i", kVideo, "--chain", "brightness=gain=99"});
+  EXPECT_EQ(range.status, 2);
+  EXPECT_NE(range.err.find("gain must be in [-16, 16], got 99"), std::string::npos) << range.err;
+  EXPECT_NE(range.err.find("             ^^^^^^^"), std::string::npos) << range.err;
+}
+
+TEST(AppCliBinary, UnknownOption) {
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--frobnicate"}), 2,
+                 "unknown option --frobnicate; see vidfilter --help");
+}
+
+TEST(AppCliBinary, BadDeviceSelectorListsTheDevices) {
+  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "--device", "no-such-device-xyz"});
+  EXPECT_EQ(r.status, 2);
+  const std::string e = errorLines(r.err);
+  EXPECT_EQ(e.rfind("vidfilter: --device no-such-device-xyz: matches no device", 0), 0u) << e;
+  EXPECT_NE(e.find("devices are:\n  0:0"), std::string::npos) << e;
+  const auto idx = runVidfilter({"-i", kVideo, "--chain", "gray", "--device", "7:7"});
+  EXPECT_EQ(idx.status, 2);
+  EXPECT_NE(idx.err.find("--device 7:7: no device with that index"), std::string::npos) << idx.err;
+}
+
+TEST(AppCliBinary, MissingOutputDirectory) {
+  TempDir dir("cli_nodir");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "sub/out.mp4"}), 2,
+                 "output directory '" + (dir / "sub") + "' does not exist; create it first");
+}
+
+TEST(AppCliBinary, UnwritableOutputDirectory) {
+  TempDir dir("cli_ro");
+  std::filesystem::create_directory(dir / "ro");
+  std::filesystem::permissions(
+      dir / "ro", std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec |
+                      std::filesystem::perms::group_read | std::filesystem::perms::group_exec |
+                      std::filesystem::perms::others_read | std::filesystem::perms::others_exec);
+  // Root writes anywhere, so as root the check runs as nobody (the temp dir is world-readable).
+  test::ProcOptions opt;
+  opt.asNobody = geteuid() == 0;
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all,
+                               std::filesystem::perm_options::add);
+  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "ro/out.mp4"}, opt);
+  expectOneError(r, 2, "output directory '" + (dir / "ro") + "' is not writable");
+  const auto seq =
+      runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "ro/f_%03d.png"}, opt);
+  expectOneError(seq, 2, "is not writable");
+}
+
+TEST(AppCliBinary, UnknownContainer) {
+  TempDir dir("cli_ext");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "out.xyz"}), 2,
+                 "unknown container '.xyz'");
+}
+
+TEST(AppCliBinary, OutputOverInputIsRefused) {
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", kVideo}), 2,
+                 "is the input '" + kVideo + "' (the same file)");
+}
+
+TEST(AppCliBinary, FramesZeroOrNegative) {
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "0"}), 2,
+                 "--frames must be a positive number of frames, got 0");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "-4"}), 2,
+                 "--frames must be a positive number of frames, got -4");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--frames=-4"}), 2,
+                 "--frames must be a positive number of frames, got -4");
+}
+
+TEST(AppCliBinary, MissingInputOrChain) {
+  expectOneError(runVidfilter({"--chain", "gray"}), 2, "no input: give -i SRC");
+  expectOneError(runVidfilter({"-i", kVideo}), 2, "no chain: give --chain");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", ""}), 2, "--chain is empty");
+}
+
+TEST(AppCliBinary, PreviewWithoutADisplay) {
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--preview"}), 2,
+                 "--preview needs a display");
+}
+
+TEST(AppCliBinary, GStreamerPipelineMustEndInAppsink) {
+  expectOneError(runVidfilter({"-i", "videotestsrc ! videoconvert", "--chain", "gray"}), 2,
+                 "GStreamer pipeline must end in appsink");
+}
+
+TEST(AppCliBinary, StatsFileInAMissingDirectory) {
+  expectOneError(
+      runVidfilter({"-i", kVideo, "--chain", "gray", "--stats", "/nonexistent/dir/s.jsonl"}), 2,
+      "--stats /nonexistent/dir/s.jsonl: directory '/nonexistent/dir' does not exist");
+}
+
+TEST(AppCliBinary, BenchIsDispatched) {
+  // `vidfilter bench` belongs to the benchmark; here only that the word reaches it: its own
+  // --help answers (and not vidfilter's "unexpected argument 'bench'").
+  const auto r = runVidfilter({"bench", "--help"});
+  EXPECT_EQ(r.err.find("unexpected argument 'bench'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("Sources (-i):"), std::string::npos) << r.out;
+}
+
+TEST(AppCliBinary, CodecTheContainerRefuses) {
+  TempDir dir("cli_codec");
+  expectOneError(
+      runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "a.mp4", "--codec", "ffv1"}), 2,
+      "cannot write '" + (dir / "a.mp4") + "' with codec ffv1 in a mp4 container");
+  expectOneError(
+      runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "a.mp4", "--codec", "ZZZZ"}), 2,
+      "--codec ZZZZ: no such video encoder");
+  EXPECT_FALSE(std::filesystem::exists(dir / "a.mp4"));
+}
+
+TEST(AppCliBinary, UnreadableInputFile) {
+  TempDir dir("cli_unreadable");
+  std::filesystem::copy_file(kVideo, dir / "secret.avi");
+  std::filesystem::permissions(dir / "secret.avi", std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::replace);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all,
+                               std::filesystem::perm_options::add);
+  test::ProcOptions opt;
+  opt.asNobody = geteuid() == 0;  // root reads anything
+  expectOneError(runVidfilter({"-i", dir / "secret.avi", "--chain", "gray"}, opt), 2,
+                 "input file '" + (dir / "secret.avi") + "' is not readable (permission denied)");
+}
+
+TEST(AppCliBinary, NoOpenCLDeviceNamesPocl) {
+  TempDir icd("cli_noicd");  // an empty vendor directory: the ICD loader finds no platform
+  test::ProcOptions opt;
+  opt.setEnv = {"OCL_ICD_VENDORS=" + icd.path().string()};
+  // Not something the user wrote: a runtime failure, exit status 1.
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray"}, opt), 1, "no OpenCL device found");
+  const auto r = runVidfilter({"--list-devices"}, opt);
+  EXPECT_NE((r.out + r.err).find("pocl-opencl-icd"), std::string::npos) << r.err << r.out;
+}
+
+TEST(AppCliBinary, KernelThatDoesNotBuildIsARuntimeError) {
+  // The developer override loads kernels from a directory: a broken gray.cl there.
+  TempDir kernels("cli_badkernel");
+  const auto src = std::filesystem::path(VIDFILTER_SOURCE_DIR) / "kernels";
+  for (const auto& e : std::filesystem::directory_iterator(src))
+    std::filesystem::copy_file(e.path(), kernels.path() / e.path().filename());
+  {
+    std::ofstream f(kernels / "gray.cl", std::ios::app);
+    f << "\nthis is not OpenCL C;\n";
+  }
+  test::ProcOptions opt;
+  opt.setEnv = {"VIDFILTER_KERNEL_DIR=" + kernels.path().string(), "VIDFILTER_CACHE_DIR=off"};
+  TempDir out("cli_badkernel_out");
+  // gray first would take the video's luma and build no kernel: brightness first needs gray.cl.
+  const auto r =
+      runVidfilter({"-i", kVideo, "--chain", "brightness,gray", "-o", out / "never.mp4"}, opt);
+  EXPECT_EQ(r.status, 1) << r.err;
+  const std::string e = errorLines(r.err);
+  EXPECT_NE(e.find("vidfilter: OpenCL kernel gray.cl failed to build"), std::string::npos) << e;
+  EXPECT_NE(e.find("gray.cl:"), std::string::npos) << "the build log names the line:\n" << e;
+  // Kernels build before the output opens: no empty file is left behind.
+  EXPECT_FALSE(std::filesystem::exists(out / "never.mp4"));
+}
