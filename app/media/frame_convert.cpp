@@ -53,6 +53,9 @@ PixelFormat slotFormatFor(AVPixelFormat src, bool grayLuma) {
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(src);
   if (!d) return PixelFormat::BGR8;
   const bool alpha = (d->flags & AV_PIX_FMT_FLAG_ALPHA) != 0;
+  // A palette frame (pal8: an 8-bit PNG, BMP or TIFF) has one component, its index, but colour
+  // (and alpha) entries.
+  if (d->flags & AV_PIX_FMT_FLAG_PAL) return alpha ? PixelFormat::BGRA8 : PixelFormat::BGR8;
   if (d->nb_components == 1 || (d->nb_components == 2 && alpha)) return PixelFormat::Gray8;
   if (grayLuma && !isRgbLike(d)) return PixelFormat::Gray8;
   return alpha ? PixelFormat::BGRA8 : PixelFormat::BGR8;

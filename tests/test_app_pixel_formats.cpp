@@ -1,0 +1,70 @@
+// Pixel formats between FFmpeg's frames and the engine's slots, against ffmpeg's own conversion
+// of the same input (the reference): palette images.
+#include <gtest/gtest.h>
+
+#include <opencv2/imgproc.hpp>
+
+#include "app/media/media_source.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_support.hpp"
+
+using namespace vf;
+using namespace vf::test;
+
+namespace {
+
+// Every frame `path` gives through the media source, each into a poisoned host buffer.
+std::vector<cv::Mat> sourceFrames(const std::string& path, bool grayLuma,
+                                  FrameDesc* first = nullptr) {
+  app::SourceSpec spec;
+  spec.kind = app::SourceKind::File;
+  spec.text = path;
+  app::InputOptions o;
+  o.grayLuma = grayLuma;
+  media::MediaSource src(spec, o);
+  if (first) *first = src.firstFrameDesc();
+  std::vector<cv::Mat> frames;
+  for (;;) {
+    cv::Mat m;
+    FrameTime t;
+    const bool ok = src.next(
+        [&](const FrameDesc& d) {
+          m = test::makeMat(d);
+          m.setTo(cv::Scalar::all(77));
+          return test::viewOf(m);
+        },
+        t);
+    if (!ok) return frames;
+    frames.push_back(m);
+  }
+}
+
+}  // namespace
+
+TEST(PixelFormats, PaletteImagesComeOutInColour) {
+  // An 8-bit PNG (pal8: one index per pixel, colour and alpha in the palette) is a colour
+  // picture: its frames are the palette's colours, as ffmpeg reads them, to the last column.
+  TempDir dir("pix_pal8");
+  for (const char* size : {"161x97", "7x3"}) {
+    SCOPED_TRACE(size);
+    const std::string in = dir / (std::string(size) + ".png");
+    ffmpeg("-f lavfi -i testsrc=size=" + std::string(size) + " -frames:v 1 -pix_fmt pal8 " + q(in));
+    ASSERT_EQ(probeValue(in, "-select_streams v:0", "stream=pix_fmt"), "pal8");
+    const auto want = ffmpegFrames(in, "bgr24");
+    FrameDesc desc;
+    const auto got = sourceFrames(in, false, &desc);
+    EXPECT_EQ(desc.format, PixelFormat::BGRA8);
+    ASSERT_EQ(got.size(), 1u);
+    ASSERT_EQ(want.size(), 1u);
+    cv::Mat bgr;
+    cv::cvtColor(got[0], bgr, cv::COLOR_BGRA2BGR);
+    EXPECT_EQ(test::maxAbsDiff(bgr, want[0]), 0);
+    // The gray chain's input: the palette's colours made gray, as ffmpeg makes them.
+    const auto gray = sourceFrames(in, true, &desc);
+    ASSERT_EQ(gray.size(), 1u);
+    cv::Mat g;
+    cv::cvtColor(gray[0], g, cv::COLOR_BGRA2GRAY);
+    EXPECT_LE(test::maxAbsDiff(g, ffmpegFrames(in, "gray")[0]), 2);
+  }
+}
