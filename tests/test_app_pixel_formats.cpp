@@ -1,5 +1,5 @@
 // Pixel formats between FFmpeg's frames and the engine's slots, against ffmpeg's own conversion
-// of the same input (the reference): palette images.
+// of the same input (the reference): palette images and full-range frames of more than 8 bits.
 #include <gtest/gtest.h>
 
 #include <opencv2/imgproc.hpp>
@@ -66,5 +66,28 @@ TEST(PixelFormats, PaletteImagesComeOutInColour) {
     cv::Mat g;
     cv::cvtColor(gray[0], g, cv::COLOR_BGRA2GRAY);
     EXPECT_LE(test::maxAbsDiff(g, ffmpegFrames(in, "gray")[0]), 2);
+  }
+}
+
+TEST(PixelFormats, LumaOfEveryDepthAndRangeIsFfmpegsGray) {
+  // The gray chain takes the luma as full-range gray: a full-range (pc) frame as is, a
+  // limited-range one stretched, at 8 bits (read directly) and at 10 (through swscale), as
+  // ffmpeg's gray conversion of the same frames.
+  TempDir dir("pix_luma");
+  for (const char* fmt : {"yuv420p", "yuv420p10le", "yuv422p10le"}) {
+    for (const char* range : {"tv", "pc"}) {
+      SCOPED_TRACE(std::string(fmt) + " " + range);
+      const std::string in = dir / (std::string(fmt) + range + ".mkv");
+      ffmpeg("-f lavfi -i testsrc2=size=162x98:rate=25 -frames:v 3 -c:v ffv1 -pix_fmt " +
+             std::string(fmt) + " -color_range " + range + " " + q(in));
+      ASSERT_EQ(probeValue(in, "-select_streams v:0", "stream=color_range"), range);
+      const auto want = ffmpegFrames(in, "gray");
+      FrameDesc desc;
+      const auto got = sourceFrames(in, true, &desc);
+      EXPECT_EQ(desc.format, PixelFormat::Gray8);
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_LE(test::maxAbsDiff(got[i], want[i]), 1) << i;
+    }
   }
 }

@@ -1,10 +1,12 @@
 #include "app/media/frame_convert.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
 extern "C" {
+#include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -28,6 +30,16 @@ bool isFullRange(AVPixelFormat f, AVColorRange r) {
     default:
       return false;
   }
+}
+
+// A YUV or gray format's range: as tagged; untagged, full for the JPEG formats and for gray (as
+// swscale takes them), limited otherwise.
+bool isFullRange(const AVPixFmtDescriptor* d, AVPixelFormat f, AVColorRange r) {
+  return isFullRange(f, r) || (d->nb_components <= 2 && r != AVCOL_RANGE_MPEG);
+}
+
+bool isFullRange(const AVFrame* f, const AVPixFmtDescriptor* d) {
+  return isFullRange(d, static_cast<AVPixelFormat>(f->format), f->color_range);
 }
 
 const int* coefficients(AVColorSpace s) {
@@ -66,13 +78,30 @@ ColourTags tagsOf(const AVFrame* f) {
 }
 
 SwsContext* FrameConverter::context(int sw, int sh, AVPixelFormat sf, int dw, int dh,
-                                    AVPixelFormat df) {
-  SwsContext* c = sws_getCachedContext(ctx_.release(), sw, sh, sf, dw, dh, df, SWS_BICUBIC, nullptr,
-                                       nullptr, nullptr);
-  if (!c)
+                                    AVPixelFormat df, int srcRange, int dstRange) {
+  const std::array<int, 8> key{sw, sh, sf, dw, dh, df, srcRange, dstRange};
+  if (ctx_ && key == key_) return ctx_.get();
+  ctx_.reset(sws_alloc_context());
+  if (!ctx_) outOfMemory("a frame conversion");
+  SwsContext* c = ctx_.get();
+  av_opt_set_int(c, "srcw", sw, 0);
+  av_opt_set_int(c, "srch", sh, 0);
+  av_opt_set_int(c, "src_format", sf, 0);
+  av_opt_set_int(c, "dstw", dw, 0);
+  av_opt_set_int(c, "dsth", dh, 0);
+  av_opt_set_int(c, "dst_format", df, 0);
+  av_opt_set_int(c, "sws_flags", SWS_BICUBIC, 0);
+  // The ranges are set before the context is initialised: swscale 5.1's
+  // sws_setColorspaceDetails does not redo the luma range conversion of a YUV source of more
+  // than 8 bits (a full-range 10-bit frame's gray came out stretched as if limited range).
+  if (srcRange >= 0) av_opt_set_int(c, "src_range", srcRange, 0);
+  if (dstRange >= 0) av_opt_set_int(c, "dst_range", dstRange, 0);
+  if (sws_init_context(c, nullptr, nullptr) < 0) {
+    ctx_.reset();
     throw MediaError(std::string("no conversion from ") + av_get_pix_fmt_name(sf) + " to " +
                      av_get_pix_fmt_name(df));
-  ctx_.reset(c);
+  }
+  key_ = key;
   return c;
 }
 
@@ -100,9 +129,7 @@ bool lumaToGray(const AVFrame* src, const FrameView& dst) {
       d->comp[0].step != 1 || d->comp[0].plane != 0 || dst.format != PixelFormat::Gray8 ||
       src->width != dst.width || src->height != dst.height)
     return false;
-  // Gray formats are full range unless tagged otherwise (as swscale takes them).
-  const bool full = isFullRange(sf, src->color_range) ||
-                    (d->nb_components <= 2 && src->color_range != AVCOL_RANGE_MPEG);
+  const bool full = isFullRange(src, d);
   for (int y = 0; y < dst.height; ++y) {
     const std::uint8_t* in = src->data[0] + std::ptrdiff_t(y) * src->linesize[0];
     std::uint8_t* out = dst.row(y);
@@ -157,14 +184,16 @@ void FrameConverter::toSlot(const AVFrame* frame, const FrameView& dst) {
   const AVFrame* src = planar(frame);
   const auto sf = static_cast<AVPixelFormat>(src->format);
   const AVPixelFormat df = avFormatOf(dst.format);
-  SwsContext* c = context(src->width, src->height, sf, dst.width, dst.height, df);
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(sf);
-  if (d && !isRgbLike(d)) {
-    // The matrix of the frame's tags (SD BT.601 when untagged); gray comes out full range,
-    // as a gray conversion of the colour frame would.
+  const bool yuv = d && !isRgbLike(d);
+  // Gray comes out full range, as a gray conversion of the colour frame would.
+  const bool full = yuv && isFullRange(src, d);
+  SwsContext* c = context(src->width, src->height, sf, dst.width, dst.height, df,
+                          yuv ? int(full) : -1, yuv ? 1 : -1);
+  if (yuv) {
+    // The matrix of the frame's tags (SD BT.601 when untagged).
     const int* table = coefficients(src->colorspace);
-    sws_setColorspaceDetails(c, table, isFullRange(sf, src->color_range), table, 1, 0, 1 << 16,
-                             1 << 16);
+    sws_setColorspaceDetails(c, table, full, table, 1, 0, 1 << 16, 1 << 16);
   }
   if (dst.width % 8 == 0 || dst.format == PixelFormat::Gray8) {
     std::uint8_t* planes[4] = {dst.data, nullptr, nullptr, nullptr};

@@ -3,6 +3,7 @@
 // matrix and range the frame is tagged with (BT.601 limited range when untagged, as ffmpeg).
 // Decoded frames are converted straight into the pinned slot; a chain that begins with gray
 // takes only the luma plane (no chroma is read).
+#include <array>
 #include <vector>
 
 #include "app/media/av.hpp"
@@ -36,9 +37,13 @@ class FrameConverter {
   void fromSlot(const FrameView& src, AVFrame* dst, const ColourTags& tags, int width, int height);
 
  private:
-  SwsContext* context(int sw, int sh, AVPixelFormat sf, int dw, int dh, AVPixelFormat df);
+  // The conversion's context, reused while its sizes, formats and ranges hold (a range of -1:
+  // swscale's default for the format).
+  SwsContext* context(int sw, int sh, AVPixelFormat sf, int dw, int dh, AVPixelFormat df,
+                      int srcRange = -1, int dstRange = -1);
   const AVFrame* planar(const AVFrame* src);
   SwsPtr ctx_;
+  std::array<int, 8> key_{};          // what ctx_ converts: context()'s arguments
   FramePtr planar_;                   // semi-planar frames unpacked, reused while the size holds
   std::vector<std::uint8_t> padded_;  // fromSlot's frame grown to the encoder's size
   std::vector<std::uint8_t> wide_;    // toSlot's rows with room for whole groups of 8
