@@ -1,11 +1,13 @@
 // Pixel formats between FFmpeg's frames and the engine's slots, against ffmpeg's own conversion
-// of the same input (the reference): palette images and full-range frames of more than 8 bits.
+// of the same input (the reference): palette images, full-range frames of more than 8 bits, and
+// gray written from a colour chain.
 #include <gtest/gtest.h>
 
 #include <opencv2/imgproc.hpp>
 
 #include "app/media/media_source.hpp"
 #include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -88,6 +90,32 @@ TEST(PixelFormats, LumaOfEveryDepthAndRangeIsFfmpegsGray) {
       ASSERT_EQ(got.size(), want.size());
       for (std::size_t i = 0; i < got.size(); ++i)
         EXPECT_LE(test::maxAbsDiff(got[i], want[i]), 1) << i;
+    }
+  }
+}
+
+TEST(PixelFormats, GrayOutputIsFullRangeFromEveryChain) {
+  // Gray written from a colour chain is the full-range gray ffmpeg writes (0..255, not
+  // 16..235), and the file says so (pc) even when the input was limited range, as a gray
+  // chain's output.
+  TempDir dir("pix_grayout");
+  for (const char* range : {"-color_range unknown", "-color_range tv"}) {
+    SCOPED_TRACE(range);
+    const std::string in = dir / "in.mkv";
+    ffmpeg("-f lavfi -i testsrc=size=161x97:rate=25 -frames:v 3 -c:v ffv1 -pix_fmt yuv444p " +
+           std::string(range) + " " + q(in));
+    const auto want = ffmpegFrames(in, "gray");
+    for (const char* chain : {"brightness=gain=1", "gray"}) {
+      SCOPED_TRACE(chain);
+      const std::string out = dir / "out.mkv";
+      const auto r = runVidfilter(
+          {"-y", "-i", in, "--chain", chain, "-c:v", "ffv1", "--pix-fmt", "gray", "-o", out});
+      ASSERT_EQ(r.status, 0) << r.err;
+      EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=color_range"), "pc");
+      const auto got = ffmpegFrames(out, "gray");
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_LE(test::maxAbsDiff(got[i], want[i]), 2) << i;
     }
   }
 }

@@ -141,7 +141,12 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   ctx_->color_range = d->flags & AV_PIX_FMT_FLAG_RGB ? AVCOL_RANGE_UNSPECIFIED : colour_.range;
   ctx_->color_primaries = colour_.primaries;
   ctx_->color_trc = colour_.transfer;
-  if (pix == AV_PIX_FMT_YUVJ420P || pix == AV_PIX_FMT_YUVJ422P || pix == AV_PIX_FMT_YUVJ444P)
+  // Gray is written full range (as ffmpeg writes it, and as the chain's gray is), whatever the
+  // input's range.
+  const bool gray =
+      d->nb_components <= 2 && !(d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL));
+  if (gray || pix == AV_PIX_FMT_YUVJ420P || pix == AV_PIX_FMT_YUVJ422P ||
+      pix == AV_PIX_FMT_YUVJ444P)
     ctx_->color_range = AVCOL_RANGE_JPEG;
   colour_.range = ctx_->color_range;
   if (in.globalHeader) ctx_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;

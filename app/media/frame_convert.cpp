@@ -33,7 +33,7 @@ bool isFullRange(AVPixelFormat f, AVColorRange r) {
 }
 
 // A YUV or gray format's range: as tagged; untagged, full for the JPEG formats and for gray (as
-// swscale takes them), limited otherwise.
+// swscale and ffmpeg take them), limited otherwise.
 bool isFullRange(const AVPixFmtDescriptor* d, AVPixelFormat f, AVColorRange r) {
   return isFullRange(f, r) || (d->nb_components <= 2 && r != AVCOL_RANGE_MPEG);
 }
@@ -243,7 +243,8 @@ void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTa
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(df);
   if (d && !isRgbLike(d)) {
     const int* table = coefficients(tags.space);
-    sws_setColorspaceDetails(c, table, 1, table, isFullRange(df, tags.range), 0, 1 << 16, 1 << 16);
+    sws_setColorspaceDetails(c, table, 1, table, isFullRange(d, df, tags.range), 0, 1 << 16,
+                             1 << 16);
   }
   const std::uint8_t* planes[4] = {data, nullptr, nullptr, nullptr};
   const int strides[4] = {stride, 0, 0, 0};
