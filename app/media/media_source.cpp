@@ -220,12 +220,21 @@ void MediaSource::seekBefore(std::int64_t targetUs) {
     eof_ = pending_ = held_ = false;
     lastPts_ = AV_NOPTS_VALUE;
     if (!relayDecided_) early_.clear();  // side packets of the attempt before
-    if (!decodeNext()) return;           // nothing there: the caller sees the end
-    held_ = true;                        // the frame decoded is examined by nextWanted()
-    if (timestampOf(frame_.get()) <= target || at <= demuxer_.startTime()) return;
+    const bool decoded = decodeNext();
+    held_ = decoded;  // the frame decoded is examined by nextWanted()
+    if (at <= demuxer_.startTime()) return;
+    // Nothing decoded: the seek landed past the last keyframe (MPEG-TS seeks to any packet,
+    // and the decoder waits for a keyframe); unless the target lies past the end.
+    if (!decoded && targetUs >= endOfInput()) return;
+    if (decoded && timestampOf(frame_.get()) <= target) return;
     spdlog::debug("{}: the seek to {:.3f} s landed after it; seeking again from further back",
                   spec_.text, double(targetUs) / AV_TIME_BASE);
   }
+}
+
+std::int64_t MediaSource::endOfInput() const {
+  const std::int64_t duration = demuxer_.context()->duration;
+  return duration > 0 ? demuxer_.startTime() + duration : INT64_MAX;
 }
 
 void MediaSource::stamp(FrameTime& time) {

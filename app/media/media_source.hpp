@@ -49,6 +49,7 @@ class MediaSource : public app::CaptureSource {
   // Seeks so that the frame presented at `targetUs` gets decoded: again from further back when
   // the container lands after it (MPEG-TS seeks by an estimate).
   void seekBefore(std::int64_t targetUs);
+  std::int64_t endOfInput() const;  // AV_TIME_BASE: start + duration, or INT64_MAX
   std::int64_t timestampOf(const AVFrame* f) const;
   std::int64_t frameStep() const;  // one frame at the nominal rate, in the stream's time base
   void relay(AVPacket* p);

@@ -1,0 +1,73 @@
+// Media fidelity of file jobs (`vidfilter -i IN --chain ... -o OUT`) on inputs that trip
+// naive demuxing: MPEG-TS that starts late with open GOPs and B-frames, rotated phone video.
+// Every input is made by the ffmpeg command at test time; ffprobe and ffmpeg read the results
+// back (the reference).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_support.hpp"
+
+using namespace vf::test;
+
+namespace {
+
+// The first packet time of each kind of stream ("v", "a"), in seconds.
+double firstPacketTime(const std::string& path, const std::string& stream) {
+  const std::string v = shellOutput("ffprobe -v error -select_streams " + stream +
+                                    " -show_entries packet=pts_time -of csv=p=0 " + q(path) +
+                                    " 2>/dev/null | grep -v N/A | sort -g | head -1");
+  return v.empty() ? -1e9 : std::stod(v);
+}
+
+}  // namespace
+
+TEST(MediaFidelity, TrimInsideTheLastGopOfAnMpegTs) {
+  // 6 s at 25 fps, a keyframe every second, open GOPs and B-frames, AAC beside it; MPEG-TS
+  // starts its clock at 1.4 s. MPEG-TS seeks land on any packet, and the decoder waits for a
+  // keyframe: inside the last GOP there was none after it, and the run ended with "no video
+  // frame in the span asked for" (ffmpeg -ss 5.5 -i gives no frame at all there).
+  TempDir dir("fidelity_ts");
+  const std::string in = dir / "in.ts";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=6 -f lavfi -i "
+      "sine=frequency=440:sample_rate=48000:duration=6 -c:v libx264 -bf 3 -g 25 "
+      "-x264opts open-gop=1 -c:a aac " +
+      q(in));
+  const double start = std::stod(probeValue(in, "", "format=start_time"));
+  ASSERT_GT(start, 1.0);
+  const std::vector<double> times = frameTimes(in);
+  ASSERT_EQ(times.size(), 150u);
+  const auto all = ffmpegFrames(in, "gray", "", "-fps_mode passthrough");
+  ASSERT_EQ(all.size(), 150u);
+  for (const double ss : {5.5, 5.2, 4.9}) {
+    SCOPED_TRACE("--ss " + std::to_string(ss));
+    // The frames presented at or after --ss on the input's timeline (from its start).
+    std::size_t first = 0;
+    while (first < times.size() && times[first] - start < ss - 1e-6) ++first;
+    ASSERT_LT(first, times.size());
+    const std::string out = dir / "out.mkv";
+    const auto r = runVidfilter({"-y", "-i", in, "--chain", "gray", "--ss", std::to_string(ss),
+                                 "--codec", "ffv1", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto got = ffmpegFrames(out, "gray", "", "-fps_mode passthrough");
+    ASSERT_EQ(got.size(), times.size() - first);
+    for (std::size_t i = 0; i < got.size(); ++i)
+      EXPECT_LE(maxAbsDiff(got[i], all[first + i]), 1) << "frame " << i;
+    // The audio comes along, cut where the video starts: its first packet holds the sample
+    // played with the first frame, so it starts at most one packet (1024 samples) earlier.
+    const double v = firstPacketTime(out, "v"), a = firstPacketTime(out, "a");
+    const double lead = times[first] - start - ss;  // the first frame after --ss
+    EXPECT_GE(v - a, lead - 0.002) << v << " " << a;
+    EXPECT_LE(v - a, lead + 1024.0 / 48000 + 0.002) << v << " " << a;
+  }
+  // Past the end: one clear error, at once.
+  const auto r =
+      runVidfilter({"-y", "-i", in, "--chain", "gray", "--ss", "100", "-o", dir / "none.mkv"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("no video frame in the span"), std::string::npos) << r.err;
+}
