@@ -71,3 +71,30 @@ TEST(MediaFidelity, TrimInsideTheLastGopOfAnMpegTs) {
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("no video frame in the span"), std::string::npos) << r.err;
 }
+
+TEST(MediaFidelity, RotationIsKeptOrItsLossIsSaid) {
+  // A phone video (display matrix: -90 degrees). .mp4/.mov keep it; a container that has no
+  // place for it in this FFmpeg (Matroska before 6.1, AVI) lost it without a word.
+  TempDir dir("fidelity_rot");
+  const std::string plain = dir / "plain.mp4", in = dir / "rot.mp4";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 1 -c:v libx264 " + q(plain));
+  ffmpeg("-i " + q(plain) + " -c copy -metadata:s:v:0 rotate=270 " + q(in));
+  ASSERT_EQ(probeValue(in, "-select_streams v", "stream_side_data=rotation"), "-90");
+  for (const char* ext : {"mov", "mkv", "avi"}) {
+    SCOPED_TRACE(ext);
+    const std::string out = dir / (std::string("out.") + ext);
+    const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string kept = probeValue(out, "-select_streams v", "stream_side_data=rotation");
+    const bool warned = r.err.find("rotation (-90 degrees) is not kept") != std::string::npos;
+    if (std::string(ext) == "mov") {
+      EXPECT_EQ(kept, "-90");
+    }
+    if (kept == "-90") {
+      EXPECT_FALSE(warned) << r.err;
+    } else {
+      EXPECT_TRUE(warned) << "rotation lost without a warning: '" << kept << "'\n" << r.err;
+    }
+    EXPECT_EQ(countFrames(out), 25);
+  }
+}

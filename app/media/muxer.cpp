@@ -6,6 +6,7 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "app/options.hpp"
@@ -60,6 +61,10 @@ void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
     if (const std::uint8_t* m = av_stream_get_side_data(in, AV_PKT_DATA_DISPLAYMATRIX, &size)) {
       if (std::uint8_t* out = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, size))
         std::copy(m, m + size, out);
+      if (size >= 9 * sizeof(std::int32_t)) {
+        rotation_ = av_display_rotation_get(reinterpret_cast<const std::int32_t*>(m));
+        rotated_ = !std::isnan(rotation_) && std::lround(rotation_) % 360 != 0;
+      }
     }
     side_ = std::make_unique<SideStreams>(input.format, input.videoStream, ctx_.get(), spec_);
     copyTags(input);
@@ -193,6 +198,7 @@ void Muxer::verify() const {
     if (p->stream_index == 0) ++frames;
     av_packet_unref(p.get());
   }
+  checkRotation(in.get());
   if (frames != videoPackets_)
     throw MediaError(spec_.path + " was written but reads back " + std::to_string(frames) +
                      " of the " + std::to_string(videoPackets_) + " frames written" +
@@ -200,6 +206,16 @@ void Muxer::verify() const {
                      ": the file is damaged");
   spdlog::debug("{}: read back {} frames, {} bytes", spec_.path, frames,
                 static_cast<long long>(st.st_size));
+}
+
+void Muxer::checkRotation(const AVFormatContext* written) const {
+  // Some containers have no place for it (AVI, MPEG-TS; Matroska and WebM in older FFmpeg).
+  if (!rotated_ || written->nb_streams == 0) return;
+  if (av_stream_get_side_data(written->streams[0], AV_PKT_DATA_DISPLAYMATRIX, nullptr)) return;
+  spdlog::warn(
+      "{}: the input's rotation ({:g} degrees) is not kept: this FFmpeg's {} container does not "
+      "hold it, so players show the video unrotated; write .mp4 or .mov to keep it",
+      spec_.path, rotation_, ctx_->oformat->name);
 }
 
 }  // namespace vf::media

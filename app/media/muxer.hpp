@@ -54,12 +54,15 @@ class Muxer {
   void checkRoom(std::int64_t nextPacketBytes);
   void copyTags(const MuxerInput& input);
   void verify() const;
+  void checkRotation(const AVFormatContext* written) const;
 
   OutputSpec spec_;
   std::unique_ptr<AVFormatContext, void (*)(AVFormatContext*)> ctx_;
   std::unique_ptr<SideStreams> side_;
   bool opened_ = false, finished_ = false, finishing_ = false;
   std::int64_t videoPackets_ = 0, videoEndUs_ = 0, packets_ = 0, biggestPacket_ = 0;
+  bool rotated_ = false;  // the input's video carries a display matrix (a rotation)
+  double rotation_ = 0;   // its angle, degrees anticlockwise
 };
 
 }  // namespace vf::media
