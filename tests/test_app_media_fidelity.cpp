@@ -4,6 +4,8 @@
 // back (the reference).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -96,5 +98,45 @@ TEST(MediaFidelity, RotationIsKeptOrItsLossIsSaid) {
       EXPECT_TRUE(warned) << "rotation lost without a warning: '" << kept << "'\n" << r.err;
     }
     EXPECT_EQ(countFrames(out), 25);
+  }
+}
+
+TEST(MediaFidelity, VideoOnlyOutputsOfAnInputWithAudioAndSubtitles) {
+  // `-o -` writes y4m, which holds the video alone (as -f rawvideo): the audio and subtitle
+  // streams were handed to its muxer anyway, whose header then failed ("Input/output error",
+  // exit 1, nothing on stdout) for any input with audio. ffmpeg -f yuv4mpegpipe selects the
+  // video alone (its -vsync cfr also repeats a frame of this input, so it is no reference for
+  // the count).
+  TempDir dir("fidelity_y4m");
+  const std::string srt = dir / "s.srt", in = dir / "in.mkv";
+  std::ofstream(srt) << "1\n00:00:00,500 --> 00:00:01,500\nHello\n";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=2 -f lavfi -i "
+      "sine=frequency=440:sample_rate=48000:duration=2 -i " +
+      q(srt) + " -map 0 -map 1 -map 2 -c:v libx264 -c:a aac -c:s srt " + q(in));
+  const long frames = countFrames(in);
+  ASSERT_EQ(frames, 50);
+  const std::string file = dir / "out.y4m";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", file});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(file), frames);
+  EXPECT_NE(r.err.find("audio stream #1 (aac) dropped"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("subtitle stream #2 (subrip) dropped"), std::string::npos) << r.err;
+  // To stdout, y4m and raw gray frames: the same pictures as the file.
+  const std::vector<std::string> hashes = frameHashes(file);
+  ASSERT_EQ(hashes.size(), 50u);
+  for (const std::string f : {"yuv4mpegpipe", "rawvideo"}) {
+    SCOPED_TRACE(f);
+    const std::string piped = dir / ("piped." + f);
+    const std::string log = shellOutput(q(vidfilterBinary()) + " -i " + q(in) +
+                                        " --chain gray -o - -f " + f + " 2>&1 >" + q(piped));
+    if (f == "yuv4mpegpipe") {
+      EXPECT_EQ(frameHashes(piped), hashes) << log;
+    } else {  // the gray planes of the file's frames, one after the other
+      EXPECT_EQ(shellOutput("md5sum < " + q(piped)),
+                shellOutput("ffmpeg -nostdin -v error -i " + q(file) +
+                            " -f rawvideo -pix_fmt gray - | md5sum"))
+          << log;
+    }
   }
 }

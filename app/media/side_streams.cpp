@@ -17,9 +17,18 @@ std::string describe(const AVStream* st) {
   return s + ")";
 }
 
-// 1: the container takes the codec; 0: it does not; -1: it cannot say (try).
-int takes(const AVOutputFormat* f, AVCodecID id) {
-  return avformat_query_codec(f, id, FF_COMPLIANCE_NORMAL);
+// 1: the container takes the codec; 0: it does not; below 0: it cannot say (try). A
+// container that names no codec of its own for a kind of stream takes none of that kind (as
+// ffmpeg's stream selection has it): y4m and raw video hold the video alone, and their muxers
+// fail on any other stream.
+int takes(const AVOutputFormat* f, AVCodecID id, AVMediaType type) {
+  const int ok = avformat_query_codec(f, id, FF_COMPLIANCE_NORMAL);
+  if (ok >= 0) return ok;
+  const bool videoOnly = f->audio_codec == AV_CODEC_ID_NONE &&
+                         f->subtitle_codec == AV_CODEC_ID_NONE && f->data_codec == AV_CODEC_ID_NONE;
+  if (type == AVMEDIA_TYPE_AUDIO) return f->audio_codec == AV_CODEC_ID_NONE ? 0 : ok;
+  if (type == AVMEDIA_TYPE_SUBTITLE) return f->subtitle_codec == AV_CODEC_ID_NONE ? 0 : ok;
+  return videoOnly ? 0 : ok;
 }
 
 AVStream* newStream(AVFormatContext* out, const AVStream* in) {
@@ -54,7 +63,7 @@ void SideStreams::plan(const AVFormatContext* in, int index, AVFormatContext* ou
     return;
   }
   const bool copy = spec.audioCodec.empty() || spec.audioCodec == "copy";
-  const int ok = takes(out->oformat, ist->codecpar->codec_id);
+  const int ok = takes(out->oformat, ist->codecpar->codec_id, type);
   if (type != AVMEDIA_TYPE_AUDIO || copy) {
     if (ok != 0) {
       AVStream* ost = newStream(out, ist);
@@ -84,9 +93,10 @@ void SideStreams::plan(const AVFormatContext* in, int index, AVFormatContext* ou
   } else if (out->oformat->audio_codec != AV_CODEC_ID_NONE) {
     enc = avcodec_find_encoder(out->oformat->audio_codec);
   }
-  if (!enc || takes(out->oformat, enc->id) == 0) {
-    spdlog::warn("{}: {} dropped: the {} container takes no audio this FFmpeg can encode",
-                 spec.path, what, out->oformat->name);
+  if (!enc || takes(out->oformat, enc->id, type) == 0) {
+    spdlog::warn("{}: {} dropped: the {} container takes {}", spec.path, what, out->oformat->name,
+                 out->oformat->audio_codec == AV_CODEC_ID_NONE ? "no audio (the video alone)"
+                                                               : "no audio this FFmpeg can encode");
     return;
   }
   auto t = std::make_unique<AudioTranscoder>(
