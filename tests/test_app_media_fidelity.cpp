@@ -140,3 +140,57 @@ TEST(MediaFidelity, VideoOnlyOutputsOfAnInputWithAudioAndSubtitles) {
     }
   }
 }
+
+namespace {
+
+// Two 1 s MPEG-TS clips (25 fps, AAC) joined with cat; `offset` starts the second one's clock
+// that much later (0: both start at 1.4 s, the clock starts again).
+std::string joinedTs(const TempDir& dir, const std::string& name, double offset) {
+  const std::string a = dir / (name + "_a.ts"), b = dir / (name + "_b.ts"), ab = dir / name;
+  const std::string clip =
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=1 -f lavfi -i "
+      "sine=frequency=440:sample_rate=48000:duration=1 -c:v libx264 -c:a aac ";
+  ffmpeg(clip + q(a));
+  ffmpeg(clip + "-output_ts_offset " + std::to_string(offset) + " " + q(b));
+  shellOutput("cat " + q(a) + " " + q(b) + " > " + q(ab));
+  return ab;
+}
+
+// The number of audio packets in `path`.
+long audioPackets(const std::string& path) {
+  const std::string v = shellOutput(
+      "ffprobe -v error -select_streams a:0 -show_entries "
+      "packet=pts -of csv=p=0 " +
+      q(path) + " 2>/dev/null | grep -c '[0-9]'");
+  return v.empty() ? -1 : std::stol(v);
+}
+
+}  // namespace
+
+TEST(MediaFidelity, JoinedMpegTsKeepsItsTimelineAndAudio) {
+  // The clock starts again in the middle (recordings joined with cat): the 25 frames after the
+  // jump were stamped one tick apart at the end of the first second (the output lasted 1 s, not
+  // 2), as ffmpeg mends it (a jump back of more than 0.1 s, or ahead of more than 10 s, in a
+  // format that allows discontinuities, shifts every stream from there on).
+  TempDir dir("fidelity_join");
+  const std::string reset = joinedTs(dir, "reset.ts", 0);
+  // The second clip's clock goes on where the first's ended, but its audio starts a little
+  // before the first's last packet ends: the copied audio's timestamps stepped back and the
+  // muxer refused them, ending the run with "Invalid argument" and no file (ffmpeg moves them
+  // up to the last one).
+  const std::string overlap = joinedTs(dir, "overlap.ts", 1.08);
+  for (const std::string& in : {reset, overlap}) {
+    for (const char* ext : {"mkv", "mp4"}) {
+      SCOPED_TRACE(in + " -> " + ext);
+      const std::string out = dir / (std::string("out.") + ext);
+      const auto r = runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", out});
+      ASSERT_EQ(r.status, 0) << r.err;
+      const std::vector<double> t = frameTimes(out);
+      ASSERT_EQ(t.size(), 50u);
+      for (std::size_t i = 1; i < t.size(); ++i)
+        EXPECT_NEAR(t[i] - t[i - 1], 0.04, 0.0025) << "frame " << i;
+      EXPECT_NEAR(durationOf(out), 2.0, 0.1);
+      EXPECT_EQ(audioPackets(out), audioPackets(in));
+    }
+  }
+}

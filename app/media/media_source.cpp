@@ -47,6 +47,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
     : spec_(spec),
       options_(options),
       demuxer_(requestFor(spec, options)),
+      discont_(demuxer_.context(), spec.text),
       frame_(makeFrame()),
       packet_(makePacket()) {
   live_ = spec.kind == app::SourceKind::Url;
@@ -175,6 +176,7 @@ bool MediaSource::decodeNext() {
       decoder_->send(nullptr);
       continue;
     }
+    discont_.apply(packet_.get());
     if (packet_->stream_index == demuxer_.videoIndex())
       decoder_->send(packet_.get());
     else
@@ -216,6 +218,7 @@ void MediaSource::seekBefore(std::int64_t targetUs) {
   for (std::int64_t back = 0;; back = back ? back * 2 : AV_TIME_BASE / 2) {
     const std::int64_t at = targetUs - back;
     demuxer_.seek(at);
+    discont_.reset();
     decoder_->flush();
     eof_ = pending_ = held_ = false;
     lastPts_ = AV_NOPTS_VALUE;

@@ -11,6 +11,7 @@
 
 #include "app/media/decoder.hpp"
 #include "app/media/demuxer.hpp"
+#include "app/media/discontinuity.hpp"
 #include "app/media/frame_convert.hpp"
 #include "app/media/packet_relay.hpp"
 #include "app/sources.hpp"
@@ -60,6 +61,7 @@ class MediaSource : public app::CaptureSource {
   app::SourceSpec spec_;
   app::InputOptions options_;
   Demuxer demuxer_;
+  Discontinuities discont_;
   std::unique_ptr<VideoDecoder> decoder_;
   FrameConverter converter_;
   FramePtr frame_;

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "app/options.hpp"
 
 namespace vf::media {
@@ -140,7 +142,25 @@ void SideStreams::handle(AVPacket* p, std::int64_t endUs, const Write& write) {
   p->stream_index = r->output;
   av_packet_rescale_ts(p, r->inTb, ost->time_base);
   p->pos = -1;
+  keepMonotonic(*r, p);
   write(p);
+}
+
+void SideStreams::keepMonotonic(Route& r, AVPacket* p) const {
+  // Copied timestamps that step back (streams overlapping where files were joined, a
+  // discontinuity mended by the other stream's jump) are moved up to the last one, as ffmpeg
+  // does: a muxer refuses them, which ended the whole run.
+  if (p->dts == AV_NOPTS_VALUE) return;
+  if (r.lastDts != AV_NOPTS_VALUE) {
+    const std::int64_t min = r.lastDts + !(out_->oformat->flags & AVFMT_TS_NONSTRICT);
+    if (p->dts < min) {
+      spdlog::debug("stream #{}: timestamp {} after {}; moved to {}", r.input, p->dts, r.lastDts,
+                    min);
+      if (p->pts != AV_NOPTS_VALUE && p->pts >= p->dts) p->pts = std::max(p->pts, min);
+      p->dts = min;
+    }
+  }
+  r.lastDts = p->dts;
 }
 
 void SideStreams::flush(const Write& write) {

@@ -39,9 +39,11 @@ class SideStreams {
     int input = -1, output = -1;
     AVRational inTb{1, 1};
     std::unique_ptr<AudioTranscoder> transcoder;
+    std::int64_t lastDts = AV_NOPTS_VALUE;  // of the last packet copied (output time base)
   };
   void plan(const AVFormatContext* in, int index, AVFormatContext* out, const OutputSpec& spec);
   Route* route(int input);
+  void keepMonotonic(Route& r, AVPacket* p) const;
 
   std::vector<Route> routes_;
   AVFormatContext* out_;
