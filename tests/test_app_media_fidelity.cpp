@@ -194,3 +194,31 @@ TEST(MediaFidelity, JoinedMpegTsKeepsItsTimelineAndAudio) {
     }
   }
 }
+
+TEST(MediaFidelity, MatroskaAttachmentsAreKept) {
+  // An ASS subtitle's fonts travel as attachments. Matroska into Matroska dropped them with
+  // "the matroska container cannot hold ttf (.mkv holds almost anything)": its codec query
+  // knows no attachment (ffmpeg -map 0 -c copy keeps them).
+  TempDir dir("fidelity_attach");
+  const std::string font = dir / "face.ttf", in = dir / "in.mkv";
+  {
+    std::ofstream f(font, std::ios::binary);
+    for (int i = 0; i < 4096; ++i) f.put(static_cast<char>((i * 7919) >> 3));
+  }
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25:duration=1 -c:v libx264 -attach " + q(font) +
+         " -metadata:s:t mimetype=application/x-truetype-font " + q(in));
+  ASSERT_EQ(probeValue(in, "-select_streams t", "stream=codec_name"), "ttf");
+  const std::string out = dir / "out.mkv";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probeValue(out, "-select_streams t", "stream_tags=filename"), "face.ttf");
+  const std::string back = dir / "back.ttf";
+  shellOutput("ffmpeg -nostdin -v error -dump_attachment:t:0 " + q(back) + " -i " + q(out) +
+              " 2>/dev/null");
+  EXPECT_EQ(shellOutput("cmp " + q(back) + " " + q(font) + " 2>&1 && echo same"), "same\n");
+  EXPECT_EQ(countFrames(out), 25);
+  // .mp4 has no place for them: dropped, and said so.
+  const auto m = runVidfilter({"-i", in, "--chain", "gray", "-o", dir / "out.mp4"});
+  ASSERT_EQ(m.status, 0) << m.err;
+  EXPECT_NE(m.err.find("attachment stream #1 (ttf) dropped"), std::string::npos) << m.err;
+}

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "app/options.hpp"
 
@@ -65,7 +66,11 @@ void SideStreams::plan(const AVFormatContext* in, int index, AVFormatContext* ou
     return;
   }
   const bool copy = spec.audioCodec.empty() || spec.audioCodec == "copy";
-  const int ok = takes(out->oformat, ist->codecpar->codec_id, type);
+  const bool matroska = std::strcmp(out->oformat->name, "matroska") == 0;
+  // Attachments (an ASS subtitle's fonts) are files, not a codec: Matroska holds any of them.
+  const int ok = type == AVMEDIA_TYPE_ATTACHMENT
+                     ? matroska
+                     : takes(out->oformat, ist->codecpar->codec_id, type);
   if (type != AVMEDIA_TYPE_AUDIO || copy) {
     if (ok != 0) {
       AVStream* ost = newStream(out, ist);
@@ -80,6 +85,7 @@ void SideStreams::plan(const AVFormatContext* in, int index, AVFormatContext* ou
       spdlog::warn("{}: {} dropped: the {} container cannot hold {}{}", spec.path, what,
                    out->oformat->name, avcodec_get_name(ist->codecpar->codec_id),
                    type == AVMEDIA_TYPE_AUDIO ? " as it is (leave out -c:a copy to re-encode it)"
+                   : matroska                 ? ""
                                               : " (.mkv holds almost anything)");
       return;
     }
