@@ -4,8 +4,11 @@
 // back (the reference).
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -221,4 +224,51 @@ TEST(MediaFidelity, MatroskaAttachmentsAreKept) {
   const auto m = runVidfilter({"-i", in, "--chain", "gray", "-o", dir / "out.mp4"});
   ASSERT_EQ(m.status, 0) << m.err;
   EXPECT_NE(m.err.find("attachment stream #1 (ttf) dropped"), std::string::npos) << m.err;
+}
+
+namespace {
+
+// The RMS level (0..1) of the first audio stream of `path`, mono, over [from, from + length) s.
+double audioLevel(const std::string& path, double from, double length) {
+  std::unique_ptr<FILE, int (*)(FILE*)> p(
+      popen(("ffmpeg -nostdin -v error -i " + q(path) + " -ss " + std::to_string(from) + " -t " +
+             std::to_string(length) + " -map 0:a:0 -ac 1 -ar 48000 -f f32le - 2>/dev/null")
+                .c_str(),
+            "r"),
+      pclose);
+  double sum = 0;
+  long n = 0;
+  float v = 0;
+  while (std::fread(&v, sizeof v, 1, p.get()) == 1) {
+    sum += double(v) * v;
+    ++n;
+  }
+  return n > 0 ? std::sqrt(sum / double(n)) : -1;
+}
+
+}  // namespace
+
+TEST(MediaFidelity, ReencodedAudioKeepsItsGaps) {
+  // PCM audio with no samples between 1 s and 2 s (its timestamps jump), re-encoded as AAC for
+  // .mp4 and Opus for .webm: the samples after the gap were numbered on from before it, so the
+  // rest of the audio played 1 s early. The gap is now silence and the tone comes back at 2 s.
+  TempDir dir("fidelity_gap");
+  const std::string in = dir / "gap.mkv";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=4 -f lavfi -i "
+      "sine=frequency=440:sample_rate=48000:duration=4 -af \"aselect='not(between(t,1,2))'\" "
+      "-c:v libx264 -c:a pcm_s16le " +
+      q(in));
+  ASSERT_GT(audioLevel(in, 2.2, 0.6), 0.05);
+  for (const char* ext : {"mp4", "webm"}) {
+    SCOPED_TRACE(ext);
+    const std::string out = dir / (std::string("out.") + ext);
+    const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("re-encoded"), std::string::npos) << r.err;
+    EXPECT_GT(audioLevel(out, 0.2, 0.6), 0.05);  // the tone before the gap
+    EXPECT_LT(audioLevel(out, 1.2, 0.6), 0.01);  // silence where the input has none
+    EXPECT_GT(audioLevel(out, 2.2, 0.6), 0.05);  // the tone after it, on time
+    EXPECT_GT(audioLevel(out, 3.5, 0.4), 0.05);  // and to the end
+  }
 }

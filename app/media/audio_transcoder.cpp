@@ -1,5 +1,10 @@
 #include "app/media/audio_transcoder.hpp"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <memory>
+
 #include "app/options.hpp"
 
 extern "C" {
@@ -10,6 +15,8 @@ extern "C" {
 namespace vf::media {
 
 namespace {
+
+constexpr int kMaxGapSeconds = 600;  // a longer jump is a broken clock, not a pause
 
 AVSampleFormat pickSampleFormat(const AVCodec* c, AVSampleFormat want) {
   if (!c->sample_fmts) return want;
@@ -79,11 +86,48 @@ void AudioTranscoder::process(const AVPacket* packet, const Sink& out) {
   }
 }
 
+void AudioTranscoder::fillGap(const AVFrame* f, const Sink& out) {
+  if (nextPts_ == AV_NOPTS_VALUE || f->best_effort_timestamp == AV_NOPTS_VALUE) return;
+  // Where the samples so far end: encoded, waiting in the FIFO, and held by the resampler.
+  const std::int64_t end =
+      nextPts_ + av_audio_fifo_size(fifo_) + swr_get_delay(swr_, enc_->sample_rate);
+  const std::int64_t at =
+      av_rescale_q(f->best_effort_timestamp, dec_->pkt_timebase, enc_->time_base);
+  std::int64_t gap = at - end;
+  const int rate = enc_->sample_rate;
+  if (gap <= rate / 50) return;  // within 20 ms: timestamp jitter
+  if (gap > std::int64_t{kMaxGapSeconds} * rate) {
+    spdlog::warn("{}: the audio jumps {:.1f} s ahead; not filled with silence (more than {} s)",
+                 shown_, double(gap) / rate, kMaxGapSeconds);
+    return;
+  }
+  spdlog::debug("{}: {:.3f} s without audio filled with silence", shown_, double(gap) / rate);
+  // A second of silence at a time, encoded as it goes.
+  const int chunk = static_cast<int>(std::min<std::int64_t>(gap, rate));
+  const int channels = enc_->ch_layout.nb_channels;
+  std::uint8_t** raw = nullptr;
+  if (av_samples_alloc_array_and_samples(&raw, nullptr, channels, chunk, enc_->sample_fmt, 0) < 0)
+    outOfMemory("audio re-encoding");
+  const auto freePlanes = [](std::uint8_t** p) {
+    av_freep(&p[0]);
+    av_freep(&p);
+  };
+  std::unique_ptr<std::uint8_t*, decltype(freePlanes)> planes(raw, freePlanes);
+  av_samples_set_silence(planes.get(), 0, chunk, channels, enc_->sample_fmt);
+  for (; gap > 0; gap -= chunk) {
+    av_audio_fifo_write(fifo_, reinterpret_cast<void**>(planes.get()),
+                        static_cast<int>(std::min<std::int64_t>(gap, chunk)));
+    encodeFromFifo(false, out);  // may throw: the planes are freed all the same
+  }
+}
+
 void AudioTranscoder::decoded(AVFrame* f, const Sink& out) {
   if (nextPts_ == AV_NOPTS_VALUE) {
     const std::int64_t ts =
         f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp : 0;
     nextPts_ = av_rescale_q(ts, dec_->pkt_timebase, enc_->time_base);
+  } else {
+    fillGap(f, out);
   }
   const int maxOut = swr_get_out_samples(swr_, f->nb_samples);
   std::uint8_t** planes = nullptr;

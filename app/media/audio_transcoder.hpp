@@ -1,7 +1,8 @@
 #pragma once
 // Audio that the output's container cannot take as it is: decoded, resampled (swresample) to
 // what the encoder takes, and encoded (AAC for mp4/mov, Opus for webm, or -c:a NAME), in the
-// encoder's frame size.
+// encoder's frame size. The timestamps of the first frame place the stream; a gap in the input
+// (its timestamps jump ahead) is filled with silence, so what follows stays in sync.
 #include <functional>
 #include <string>
 
@@ -32,6 +33,8 @@ class AudioTranscoder {
 
  private:
   void decoded(AVFrame* f, const Sink& out);
+  // Silence up to where `f` starts, when its timestamp is past the samples before it.
+  void fillGap(const AVFrame* f, const Sink& out);
   void encodeFromFifo(bool all, const Sink& out);
   void drain(const Sink& out);
 
