@@ -272,3 +272,24 @@ TEST(MediaFidelity, ReencodedAudioKeepsItsGaps) {
     EXPECT_GT(audioLevel(out, 3.5, 0.4), 0.05);  // and to the end
   }
 }
+
+TEST(MediaFidelity, TimecodeTrackIsNamedAndTheTimecodeKept) {
+  // A QuickTime timecode track is a data stream FFmpeg has no codec for: its warning read
+  // "data stream #2 (none, eng) dropped: the matroska container cannot hold none". It names
+  // the track's tag now; the timecode itself goes on as the video stream's tag (.mkv) or a new
+  // timecode track (.mov), as with ffmpeg.
+  TempDir dir("fidelity_tmcd");
+  const std::string in = dir / "in.mov";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=1 -c:v libx264 -timecode "
+      "01:02:03:04 " +
+      q(in));
+  ASSERT_EQ(probeValue(in, "-select_streams d", "stream=codec_tag_string"), "tmcd");
+  const std::string mkv = dir / "out.mkv", mov = dir / "out.mov";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", mkv});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("data stream #1 (tmcd, eng) dropped"), std::string::npos) << r.err;
+  EXPECT_EQ(probeValue(mkv, "-select_streams v", "stream_tags=timecode"), "01:02:03:04");
+  ASSERT_EQ(runVidfilter({"-i", in, "--chain", "gray", "-o", mov}).status, 0);
+  EXPECT_EQ(probeValue(mov, "-select_streams d", "stream_tags=timecode"), "01:02:03:04");
+}

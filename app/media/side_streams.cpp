@@ -11,10 +11,18 @@ namespace vf::media {
 
 namespace {
 
+// The codec's name; for a stream FFmpeg has no codec for (a QuickTime timecode track), its tag.
+std::string codecOf(const AVStream* st) {
+  const AVCodecParameters* p = st->codecpar;
+  if (p->codec_id != AV_CODEC_ID_NONE || p->codec_tag == 0) return avcodec_get_name(p->codec_id);
+  char tag[AV_FOURCC_MAX_STRING_SIZE] = {};
+  return av_fourcc_make_string(tag, p->codec_tag);
+}
+
 std::string describe(const AVStream* st) {
   const char* type = av_get_media_type_string(st->codecpar->codec_type);
   std::string s = std::string(type ? type : "data") + " stream #" + std::to_string(st->index) +
-                  " (" + avcodec_get_name(st->codecpar->codec_id);
+                  " (" + codecOf(st);
   if (const AVDictionaryEntry* lang = av_dict_get(st->metadata, "language", nullptr, 0))
     s += std::string(", ") + lang->value;
   return s + ")";
@@ -83,7 +91,7 @@ void SideStreams::plan(const AVFormatContext* in, int index, AVFormatContext* ou
     }
     if (type != AVMEDIA_TYPE_AUDIO || spec.audioCodec == "copy") {
       spdlog::warn("{}: {} dropped: the {} container cannot hold {}{}", spec.path, what,
-                   out->oformat->name, avcodec_get_name(ist->codecpar->codec_id),
+                   out->oformat->name, codecOf(ist),
                    type == AVMEDIA_TYPE_AUDIO ? " as it is (leave out -c:a copy to re-encode it)"
                    : matroska                 ? ""
                                               : " (.mkv holds almost anything)");
