@@ -128,6 +128,14 @@ TEST(MediaFidelity, VideoOnlyOutputsOfAnInputWithAudioAndSubtitles) {
   // To stdout, y4m and raw gray frames: the same pictures as the file.
   const std::vector<std::string> hashes = frameHashes(file);
   ASSERT_EQ(hashes.size(), 50u);
+  // Raw frames into a file: read back as raw frames of the size written (no header to probe).
+  const std::string rawFile = dir / "out.gray";
+  const auto rr = runVidfilter({"-i", in, "--chain", "gray", "-o", rawFile, "-f", "rawvideo"});
+  ASSERT_EQ(rr.status, 0) << rr.err;
+  EXPECT_EQ(std::filesystem::file_size(rawFile), 50u * 160 * 120);
+  EXPECT_EQ(shellOutput("md5sum < " + q(rawFile)),
+            shellOutput("ffmpeg -nostdin -v error -i " + q(file) +
+                        " -f rawvideo -pix_fmt gray - | md5sum"));
   for (const std::string f : {"yuv4mpegpipe", "rawvideo"}) {
     SCOPED_TRACE(f);
     const std::string piped = dir / ("piped." + f);

@@ -14,6 +14,7 @@
 
 extern "C" {
 #include <libavutil/display.h>
+#include <libavutil/pixdesc.h>
 }
 
 namespace vf::media {
@@ -185,8 +186,20 @@ void Muxer::finish(bool flushSide) {
 void Muxer::verify() const {
   struct stat st {};
   if (::stat(spec_.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || videoPackets_ == 0) return;
+  // Raw video has no header to find its frames by: it is read back as what was written.
+  const AVInputFormat* format = nullptr;
+  AVDictionary* options = nullptr;
+  const AVCodecParameters* video = ctx_->streams[0]->codecpar;
+  if (std::string(ctx_->oformat->name) == "rawvideo" && video->codec_id == AV_CODEC_ID_RAWVIDEO) {
+    format = av_find_input_format("rawvideo");
+    const std::string size = std::to_string(video->width) + "x" + std::to_string(video->height);
+    av_dict_set(&options, "video_size", size.c_str(), 0);
+    av_dict_set(&options, "pixel_format",
+                av_get_pix_fmt_name(static_cast<AVPixelFormat>(video->format)), 0);
+  }
   AVFormatContext* raw = nullptr;
-  int err = avformat_open_input(&raw, spec_.url.c_str(), nullptr, nullptr);
+  int err = avformat_open_input(&raw, spec_.url.c_str(), format, &options);
+  av_dict_free(&options);
   if (err < 0)
     throw MediaError(spec_.path + " was written but does not open again (" + avError(err) +
                      "): the file is damaged");
