@@ -204,9 +204,6 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
       r.framesPerDevice.emplace_back(sh.devices[d]->info().index(), per[d]);
   } else
     runSingle(sh, job, ctx, std::move(chain), *source, sink, eo, r.stats);
-  // What reached the output (one input over several devices: after a stop, frames past a gap
-  // in the order are not written).
-  r.stats.framesOut = static_cast<std::uint64_t>(sh.frames[k].load());
   if (interruptSignal()) {
     r.status = JobStatus::Stopped;
     return;
@@ -240,16 +237,17 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
     try {
       runOne(sh, k, ctx);
     } catch (const Interrupted&) {
-      r.stats.framesOut = static_cast<std::uint64_t>(sh.frames[k].load());
       r.status = JobStatus::Stopped;
     } catch (const std::exception& e) {
-      r.stats.framesOut = static_cast<std::uint64_t>(sh.frames[k].load());  // what was written
       r.status = interruptSignal() ? JobStatus::Stopped : JobStatus::Failed;
       if (r.status == JobStatus::Failed) {
         r.error = describe(e);
         spdlog::error("input {} ({}): {}", job.spec.index, printable(job.spec.input), r.error);
       }
     }
+    // What reached the output, whether it ended well or not (one input over several devices:
+    // after a stop, frames past a gap in the order are not written).
+    r.stats.framesOut = static_cast<std::uint64_t>(sh.frames[k].load());
     --sh.running;
     ++sh.finished;
     if (sh.watcher) sh.watcher->ended(k, r);

@@ -195,7 +195,7 @@ void FrameConverter::toSlot(const AVFrame* frame, const FrameView& dst) {
     const int* table = coefficients(src->colorspace);
     sws_setColorspaceDetails(c, table, full, table, 1, 0, 1 << 16, 1 << 16);
   }
-  if (dst.width % 8 == 0 || dst.format == PixelFormat::Gray8) {
+  if (!yuv || dst.width % 8 == 0 || dst.format == PixelFormat::Gray8) {
     std::uint8_t* planes[4] = {dst.data, nullptr, nullptr, nullptr};
     int strides[4] = {static_cast<int>(dst.stride), 0, 0, 0};
     sws_scale(c, src->data, src->linesize, 0, src->height, planes, strides);
