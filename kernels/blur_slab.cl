@@ -51,7 +51,8 @@
 //
 // Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on are
 // the constant A operands, lane l's operand j (c < KR: columns, chunk c; KR + c: rows, chunk c)
-// at uint4 j * 32 + l (pipeline/stages/blur_fragments.cpp), value.
+// at uint4 j * 32 + l (pipeline/stages/blur_fragments.cpp), value; with PROLOGUE (slab_io.cl:
+// src read through point-wise functions) then the functions' parameters.
 
 #include "border.cl"
 
@@ -78,20 +79,20 @@
 // wa[j], wb[j] = W[j] of source rows y + g and y + 8 + g (the lane's rows of the two slabs from
 // row y). Strips clear of every edge (`inside`, the same for the whole warp) issue them as plain
 // loads, the others through the border rule.
-#define LOAD_SLABS(wa, wb, y)                                                               \
-  do {                                                                                      \
-    if (inside) {                                                                           \
-      const size_t at = (size_t)((y) + g) * n + xs + 4 * q;                                 \
-      LOAD_WORDS16(wa, NW, src, at);                                                        \
-      LOAD_WORDS16(wb, NW, src, at + 8 * (size_t)n);                                        \
-    } else {                                                                                \
-      const int ba = border_index((y) + g, height), bb = border_index((y) + 8 + g, height); \
-      UNROLL                                                                                \
-      for (int j = 0; j < NW; ++j) {                                                        \
-        wa[j] = load_word_row(src, ba, xs + 16 * j + 4 * q, n, width, height, value);       \
-        wb[j] = load_word_row(src, bb, xs + 16 * j + 4 * q, n, width, height, value);       \
-      }                                                                                     \
-    }                                                                                       \
+#define LOAD_SLABS(wa, wb, y)                                                                  \
+  do {                                                                                         \
+    if (inside) {                                                                              \
+      const size_t at = (size_t)((y) + g) * n + xs + 4 * q;                                    \
+      LOAD_WORDS16(wa, NW, src, at);                                                           \
+      LOAD_WORDS16(wb, NW, src, at + 8 * (size_t)n);                                           \
+    } else {                                                                                   \
+      const int ba = border_index((y) + g, height), bb = border_index((y) + 8 + g, height);    \
+      UNROLL                                                                                   \
+      for (int j = 0; j < NW; ++j) {                                                           \
+        wa[j] = load_word_row(src, ba, xs + 16 * j + 4 * q, n, width, height, value PRO_PASS); \
+        wb[j] = load_word_row(src, bb, xs + 16 * j + 4 * q, n, width, height, value PRO_PASS); \
+      }                                                                                        \
+    }                                                                                          \
   } while (0)
 
 // d = the row products of set u on the slab whose words are w.
@@ -117,7 +118,7 @@
 
 __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
     __global const uchar* src, __global uchar* dst, int width, int height,
-    __global const uint* taps, int value) {
+    __global const uint* taps, int value PRO_DECL) {
   WARP_OPS_LOCALS;
   __local uint out_stage[WARPS * 16 * OS];
   // A work-group is WARPS strips one above the other; warps past the frame's last strip compute

@@ -10,29 +10,33 @@
 // partial words at its ends byte by byte, one lane each.
 // Every word read holds at least one byte of the frame; the frame's last row is never read this
 // way unless ALIGNED (its last aligned word could end past the buffer).
-// load_word_row also needs border.cl and CHANNELS.
+// load_word_row also needs border.cl and CHANNELS. Both read the source through prologue.cl
+// (SRC_WORD, SRC_BYTE: plain loads, or a prologue's functions applied as the words are read).
 
 #ifndef VF_SLAB_IO_CL
 #define VF_SLAB_IO_CL
+
+#include "prologue.cl"
 
 // w[j] = the little-endian word of bytes at + 16 j .. at + 16 j + 3 of src, j < count: each one
 // aligned load where `at` is a multiple of 4 (ALIGNED: the row and the offset are), else the
 // aligned words either side and a permute. A macro, so w stays in registers.
 #if ALIGNED
-#define LOAD_WORDS16(w, count, src, at)                             \
-  do {                                                              \
-    const __global uint* p_ = (const __global uint*)((src) + (at)); \
-    UNROLL                                                          \
-    for (int j_ = 0; j_ < (count); ++j_) (w)[j_] = p_[4 * j_];      \
+#define LOAD_WORDS16(w, count, src, at)                                   \
+  do {                                                                    \
+    const size_t b_ = (at) >> 2;                                          \
+    UNROLL                                                                \
+    for (int j_ = 0; j_ < (count); ++j_) (w)[j_] = SRC_WORD(b_ + 4 * j_); \
   } while (0)
 #else
-#define LOAD_WORDS16(w, count, src, at)                                                         \
-  do {                                                                                          \
-    const size_t at_ = (at);                                                                    \
-    const uint o_ = (uint)at_ & 3u;                                                             \
-    const __global uint* p_ = (const __global uint*)((src) + (at_ - o_));                       \
-    UNROLL                                                                                      \
-    for (int j_ = 0; j_ < (count); ++j_) (w)[j_] = funnel_word(p_[4 * j_], p_[4 * j_ + 1], o_); \
+#define LOAD_WORDS16(w, count, src, at)                                            \
+  do {                                                                             \
+    const size_t at_ = (at);                                                       \
+    const uint o_ = (uint)at_ & 3u;                                                \
+    const size_t b_ = (at_ - o_) >> 2;                                             \
+    UNROLL                                                                         \
+    for (int j_ = 0; j_ < (count); ++j_)                                           \
+      (w)[j_] = funnel_word(SRC_WORD(b_ + 4 * j_), SRC_WORD(b_ + 4 * j_ + 1), o_); \
   } while (0)
 #endif
 
@@ -40,18 +44,18 @@
 // gave (-1: BORDER_CONSTANT's outside row), as a little-endian word, through the border rule
 // (border.cl, CHANNELS). A word inside a row other than the frame's last loads as above.
 inline uint load_word_row(__global const uchar* src, int by, int e, int n, int width, int height,
-                          int value) {
+                          int value PRO_DECL) {
   if (by >= 0 && e >= 0 && e + 4 <= n && (ALIGNED || by + 1 < height)) {
     const size_t at = (size_t)by * n + e;
     const uint o = (uint)at & 3u;
-    const __global uint* p = (const __global uint*)(src + (at - o));
-    return ALIGNED ? p[0] : funnel_word(p[0], p[1], o);
+    const size_t b = (at - o) >> 2;
+    return ALIGNED ? SRC_WORD(b) : funnel_word(SRC_WORD(b), SRC_WORD(b + 1), o);
   }
   uint w = 0;
 #pragma unroll 1
   for (int j = 0; j < 4; ++j) {
     const int x = border_element(e + j, width, CHANNELS);
-    w |= (uint)((by < 0 || x < 0) ? (uchar)value : src[(size_t)by * n + x]) << (8 * j);
+    w |= (uint)((by < 0 || x < 0) ? (uchar)value : SRC_BYTE((size_t)by * n + x)) << (8 * j);
   }
   return w;
 }

@@ -260,6 +260,9 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
       const StageEventsOff off(!stageEvents && k != lastPass);
       if (fused_[k])
         ev = clCall(label(pass), [&] { return fused_[k]->enqueue(queue, *cur, *dst, deps); });
+      else if (pass.prologue)
+        ev = clCall(label(pass),
+                    [&] { return stages_[pass.stages.back()]->enqueue(queue, *cur, *dst, deps); });
       else
         ev = clCall(st.name(), [&] { return st.enqueue(queue, *cur, *dst, deps); });
     }

@@ -26,7 +26,8 @@ void Chain::planFusion(ClContext& cl) {
     Stage& st = *stages_[i];
     const PointFn* f = st.pointFn();
     indices.push_back(i);
-    traits.push_back({f != nullptr, f && f->startsPass, st.histogramCounter() != nullptr});
+    traits.push_back(
+        {f != nullptr, f && f->startsPass, st.histogramCounter() != nullptr, st.takesPrologue()});
   }
   const bool fuse = fuse_ == Fusion::On || (fuse_ == Fusion::Auto && !cl.facts().cpu);
   passes_ = planPasses(indices, traits, fuse);
@@ -38,6 +39,12 @@ void Chain::planFusion(ClContext& cl) {
     for (const std::size_t i : passes_[k].stages) members.push_back(stages_[i].get());
     const std::size_t first = passes_[k].stages.front();
     const FrameDesc in = first == 0 ? input_ : stageOut_[first - 1];
+    if (passes_[k].prologue) {
+      Stage* reader = members.back();
+      members.pop_back();
+      clCall(label(passes_[k]), [&] { reader->setPrologue(members, in); });
+      continue;
+    }
     auto pass = std::make_unique<FusedPass>();
     clCall(label(passes_[k]), [&] { pass->configure(cl, members, in); });
     fused_[k] = std::move(pass);
@@ -58,8 +65,15 @@ std::vector<Chain::Pass> Chain::passes() const {
   std::vector<Pass> out;
   for (std::size_t k = 0; k < passes_.size(); ++k) {
     const PassPlan& p = passes_[k];
-    out.push_back({label(p), p.stages, p.fused,
-                   fused_[k] ? fused_[k]->schedule() : stages_[p.stages.front()]->schedule()});
+    std::string schedule;
+    if (fused_[k])
+      schedule = fused_[k]->schedule();
+    else if (p.prologue)  // the reader's schedule, and what it reads through
+      schedule = stages_[p.stages.back()]->schedule() +
+                 " prologue=" + label({{p.stages.begin(), p.stages.end() - 1}, false, false});
+    else
+      schedule = stages_[p.stages.front()]->schedule();
+    out.push_back({label(p), p.stages, p.fused, schedule});
   }
   return out;
 }

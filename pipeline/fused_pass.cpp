@@ -1,12 +1,12 @@
 #include "pipeline/fused_pass.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <climits>
 #include <stdexcept>
 
 #include "pipeline/error.hpp"
 #include "pipeline/fusion.hpp"
+#include "pipeline/point_source.hpp"
 #include "pipeline/stages/histogram_kernel.hpp"
 
 namespace vf {
@@ -14,18 +14,6 @@ namespace vf {
 namespace {
 
 std::string num(long long v) { return std::to_string(v); }
-
-// "__global const float* gain_bias" -> "__global const float*": the declaration's type.
-std::string declType(const std::string& decl) {
-  std::size_t end = decl.size();
-  while (end > 0 &&
-         (std::isalnum(static_cast<unsigned char>(decl[end - 1])) || decl[end - 1] == '_'))
-    --end;
-  std::string t = decl.substr(0, end);
-  while (!t.empty() && t.back() == ' ') t.pop_back();
-  if (t.empty()) throw std::logic_error("PointFn parameter without a type: " + decl);
-  return t;
-}
 
 // Counts the current pixel (array v, `channels` bytes) into local histogram lh<h>.
 std::string countLines(int h, int v, int channels, bool plain) {
@@ -78,15 +66,12 @@ std::string fusedPassSource(const std::vector<Stage*>& stages, int inChannels, i
       if (f->inChannels != ch)
         throw std::logic_error(st->name() + ": its function takes " + num(f->inChannels) +
                                " channels, the pass has " + num(ch));
-      const std::string name = "fused_fn" + num(fn);
-      fns += "#define POINT_FN " + name + "\n" + f->source + "#undef POINT_FN\n";
-      std::string call;
-      for (std::size_t j = 0; j < f->params.size(); ++j) {
-        const std::string a = "a" + num(fn) + "_" + num(static_cast<long long>(j));
-        fnParams += ", " + declType(f->params[j]) + " " + a;
-        args += ", " + a;
-        call += ", " + a;
-      }
+      const PointCall pc = pointCall(*f, fn);
+      fns += pc.definition;
+      fnParams += pc.params;
+      args += pc.args;
+      const std::string& name = pc.name;
+      const std::string& call = pc.args;
       body += "  uchar v" + num(v + 1) + "[4];\n  " + name + "(v" + num(v) + ", v" + num(v + 1) +
               call + ");\n";
       ++v;

@@ -36,6 +36,20 @@ std::vector<PassPlan> planPasses(const std::vector<std::size_t>& indices,
     // first (it starts the next run instead).
     const bool breaks = end || !fuse || !fusable(traits[k]) || traits[k].startsPass;
     if (!breaks) continue;
+    if (!end && fuse && traits[k].prologue) {
+      // The run's functions after its last counter fold into stage k's loads.
+      std::size_t tail = begin;
+      for (std::size_t j = begin; j < k; ++j)
+        if (traits[j].counter) tail = j + 1;
+      if (tail < k) {
+        closeRun(indices, traits, begin, tail, out);
+        PassPlan p{{}, true, true};
+        for (std::size_t j = tail; j <= k; ++j) p.stages.push_back(indices[j]);
+        out.push_back(std::move(p));
+        begin = k + 1;
+        continue;
+      }
+    }
     closeRun(indices, traits, begin, k, out);
     begin = k;
     if (end) break;

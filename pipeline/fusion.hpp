@@ -11,6 +11,12 @@
 // (PointFn::startsPass, brightness=auto: its levels come from the histogram) ends the run
 // before it and starts the next one, after its prelude. A run becomes a fused pass only when
 // it holds at least two stages and one function; any other stage is its own pass.
+//
+// Prologues: a stage that can read its input through point-wise functions (Stage::
+// takesPrologue: the blur's tensor-core kernel) takes the functions at the end of the run
+// before it, those after the run's last counter: "gray,blur" is one pass, the blur loading BGR
+// pixels and converting each to gray as it reads it; "gray,hist,blur" stays two (the count
+// needs the gray frame written once anyway).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -22,12 +28,15 @@ struct FusionTraits {
   bool point = false;       // has a PointFn
   bool startsPass = false;  // its PointFn needs the whole frame before it
   bool counter = false;     // counts a histogram of the frame passing through (hist)
+  bool prologue = false;    // can read its input through point-wise functions
 };
 
-// One pass: chain indices of its stages, in order; fused passes have two or more.
+// One pass: chain indices of its stages, in order; fused passes have two or more. A prologue
+// pass (fused too) is its last stage reading through the functions of the others.
 struct PassPlan {
   std::vector<std::size_t> stages;
   bool fused = false;
+  bool prologue = false;
 };
 
 // The passes for the enabled stages `indices` (in chain order) with `traits` (same order).

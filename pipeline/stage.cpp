@@ -1,5 +1,7 @@
 #include "pipeline/stage.hpp"
 
+#include <stdexcept>
+
 #include "pipeline/error.hpp"
 
 namespace vf {
@@ -11,6 +13,10 @@ thread_local std::uint64_t tLaunched = 0;
 StageEventsOff::StageEventsOff(bool off) : previous_(tEventsOff) { tEventsOff = off; }
 StageEventsOff::~StageEventsOff() { tEventsOff = previous_; }
 std::uint64_t kernelsLaunched() { return tLaunched; }
+
+void Stage::setPrologue(const std::vector<Stage*>& fns, const FrameDesc& /*in*/) {
+  if (!fns.empty()) throw std::logic_error(name() + " cannot read through a prologue");
+}
 
 cl::Event launchKernel(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
                        const cl::NDRange& local, const std::vector<cl::Event>& wait) {

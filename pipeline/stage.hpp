@@ -135,6 +135,16 @@ class Stage {
   // A passthrough stage that only counts a histogram of the frame (hist): a fused pass counts
   // for it through this (HistogramKernel::advance) instead of its own kernel. Null: it does not.
   virtual HistogramKernel* histogramCounter() { return nullptr; }
+  // A stage that can read its input through point-wise functions, applied to each pixel as it
+  // loads it (a prologue: the functions' pass folded into this one), with the schedule
+  // configure() chose. Default: it cannot.
+  virtual bool takesPrologue() const { return false; }
+  // From the next frame on, reads through the functions of `fns` (configured, in chain order,
+  // each a pointFn(); the first reads frames `in`, the last gives what configure() was given):
+  // enqueue()'s `in` is then the first function's input, and the stage enqueues the first
+  // function's prelude when it has one. Empty `fns`: reads its input as it is.
+  // Called after configure(), only where takesPrologue(); a later configure() clears it.
+  virtual void setPrologue(const std::vector<Stage*>& fns, const FrameDesc& in);
 
  private:
   const StageInfo& info_;

@@ -11,13 +11,23 @@
 // for the device and frame. Live parameters: sigma (taps rewritten, no rebuild unless the
 // derived radius changes) and value (a kernel argument). ksize, border and the schedule
 // parameters are -D options: changing them reconfigures.
+//
+// Prologue (Stage::setPrologue, planned by pipeline/fusion.hpp): where its plan says so
+// (BlurPlan::prologue), the slab kernel reads its source through point-wise functions
+// ("gray,blur": BGR pixels converted to gray as they are loaded, no gray frame written). Should
+// a new sigma move the plan to one that does not, the functions run first as a fused pass of
+// their own into a scratch frame, so a live change never needs the chain planned again.
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "pipeline/border.hpp"
+#include "pipeline/cl/kernel_source.hpp"
 #include "pipeline/error.hpp"
+#include "pipeline/fused_pass.hpp"
+#include "pipeline/point_source.hpp"
 #include "pipeline/stages/blur_fragments.hpp"
 #include "pipeline/stages/blur_schedule.hpp"
 #include "pipeline/stages/blur_taps.hpp"
@@ -48,6 +58,8 @@ class BlurStage : public Stage {
     if (cl_ != &ctx.cl) built_.clear();  // programs belong to a context
     cl_ = &ctx.cl;
     in_ = in;
+    pro_ = {};
+    proPass_.reset();
     rebuildIfChanged();
     ensureScratch();
     // Created with its initial contents: configure() has no queue to write on.
@@ -71,29 +83,48 @@ class BlurStage : public Stage {
     tapsDirty_ = true;
   }
 
-  std::string schedule() const override { return plan_.text; }
+  std::string schedule() const override {
+    return plan_.text + (proPass_ ? " prologue=own-pass" : "");
+  }
+
+  bool takesPrologue() const override { return plan_.prologue; }
+
+  void setPrologue(const std::vector<Stage*>& fns, const FrameDesc& in) override {
+    if (fns.empty() && pro_.empty()) return;
+    pro_ = makePrologue(fns, in, in_);
+    rebuildIfChanged();
+  }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
     std::vector<cl::Event> deps = wait;
     if (tapsDirty_) deps.push_back(writeTaps(q));
-    const std::vector<BlurLaunch>& launches = plan_.launches;
-    if (launches.size() == 1) {
-      setArgs(kernels_[0], in, out);
-      const cl::Event done =
-          launchKernel(q, kernels_[0], launches[0].global, launches[0].local, deps);
-      lastDone_ = done;
-      return {done, done};
+    StageEvents pre;
+    const cl::Buffer* src = &in;
+    if (proPass_) {  // the functions as their own pass (the plan cannot read through them)
+      pre = proPass_->enqueue(q, in, proFrame_, deps);
+      deps.assign(1, pre.last);
+      src = &proFrame_;
+    } else {
+      pre = pro_.enqueuePrelude(q, in, deps);
+      if (pre.last()) deps.assign(1, pre.last);
     }
-    // Two passes through the 16-bit scratch.
-    setArgs(kernels_[0], in, mid_);
-    const cl::Event first =
-        launchKernel(q, kernels_[0], launches[0].global, launches[0].local, deps);
-    setArgs(kernels_[1], mid_, out);
-    const cl::Event last =
-        launchKernel(q, kernels_[1], launches[1].global, launches[1].local, {first});
-    lastDone_ = last;
-    return {first, last};
+    const std::vector<BlurLaunch>& launches = plan_.launches;
+    StageEvents ev;
+    if (launches.size() == 1) {
+      setArgs(kernels_[0], *src, out);
+      ev.first = ev.last =
+          launchKernel(q, kernels_[0], launches[0].global, launches[0].local, deps);
+    } else {
+      // Two passes through the 16-bit scratch.
+      setArgs(kernels_[0], *src, mid_);
+      ev.first = launchKernel(q, kernels_[0], launches[0].global, launches[0].local, deps);
+      setArgs(kernels_[1], mid_, out);
+      ev.last = launchKernel(q, kernels_[1], launches[1].global, launches[1].local, {ev.first});
+    }
+    if (pre.first()) ev.first = pre.first;
+    lastDone_ = ev.last;
+    return ev;
   }
 
  private:
@@ -128,6 +159,7 @@ class BlurStage : public Stage {
     k.setArg(3, in_.height);
     k.setArg(4, taps_);
     k.setArg(5, params().integer("value"));
+    if (!proPass_) pro_.setArgs(k, 6);  // the prologue's parameters follow
   }
 
   int ksize() const {
@@ -155,7 +187,8 @@ class BlurStage : public Stage {
     const std::vector<int> taps = fixedPointTaps(ksize(), params().number("sigma"));
     const BlurRequest q = request(taps);
     BlurPlan plan = planBlur(q, cl_->facts());
-    if (plan.file + " " + plan.options != built_) {
+    if (buildKey(plan) != built_) {
+      preparePrologue(plan);
       Built b = build(plan);
       if (b.most < plan.groupItems && plan.groupShrinks) {
         // A device may run fewer work-items for a kernel than it reports in general: an
@@ -169,7 +202,7 @@ class BlurStage : public Stage {
                         " work-items per group exceed what this device runs for it (" +
                         std::to_string(b.most) + ")" + (plan.hint.empty() ? "" : "; " + plan.hint));
       kernels_ = std::move(b.kernels);
-      built_ = plan.file + " " + plan.options;
+      built_ = buildKey(plan);
     }
     plan_ = plan;
     hostTaps_ = tapsBlock(taps);
@@ -180,8 +213,35 @@ class BlurStage : public Stage {
     std::vector<cl::Kernel> kernels;  // one per launch of the plan
     std::size_t most = 0;             // the fewest work-items per group they run
   };
+  // What kernels_ were built from: the plan's file and options, and the prologue.
+  std::string buildKey(const BlurPlan& plan) const {
+    std::string key = plan.file + " " + plan.options;
+    if (!pro_.empty()) key += (plan.prologue ? " reading through " : " after ") + pro_.fn.source;
+    return key;
+  }
+
+  // With a prologue: the slab kernel reads through it (no own pass), any other plan gets the
+  // functions' own pass and its scratch frame.
+  void preparePrologue(const BlurPlan& plan) {
+    proPass_.reset();
+    if (pro_.empty() || plan.prologue) return;
+    auto pass = std::make_unique<FusedPass>();
+    pass->configure(*cl_, pro_.fns, pro_.in);
+    if (proFrameBytes_ < in_.bytes()) {
+      proFrame_ = clCall("clCreateBuffer(blur prologue frame)", [&] {
+        return cl::Buffer(cl_->context(), CL_MEM_READ_WRITE, in_.bytes());
+      });
+      proFrameBytes_ = in_.bytes();
+    }
+    proPass_ = std::move(pass);
+  }
+
   Built build(const BlurPlan& plan) const {
-    const cl::Program program = cl_->programs().build(plan.file, plan.options);
+    const cl::Program program =
+        pro_.empty() || proPass_
+            ? cl_->programs().build(plan.file, plan.options)
+            : cl_->programs().buildSource("blur reading through functions",
+                                          pro_.header() + kernelSource(plan.file), plan.options);
     Built b;
     b.most = cl_->facts().maxWorkGroupSize;
     for (const BlurLaunch& l : plan.launches) {
@@ -208,8 +268,14 @@ class BlurStage : public Stage {
 
   ClContext* cl_ = nullptr;
   FrameDesc in_;
+  // The functions this stage reads through (setPrologue), with their own pass and its frame
+  // when the plan cannot read through them.
+  Prologue pro_;
+  std::unique_ptr<FusedPass> proPass_;
+  cl::Buffer proFrame_;
+  std::size_t proFrameBytes_ = 0;
   BlurPlan plan_;
-  std::string built_;                // file and options of kernels_
+  std::string built_;                // buildKey of kernels_
   std::vector<cl::Kernel> kernels_;  // one per plan_.launches entry
   cl::Buffer mid_, taps_;
   std::size_t midBytes_ = 0;

@@ -57,6 +57,9 @@ struct BlurPlan {
   bool groupShrinks = false;
   std::string hint;
   std::string text;  // the schedule as key=value text (Stage::schedule())
+  // It reads its source through point-wise functions where the chain offers them
+  // (Stage::takesPrologue): the slab kernel, where that is faster than their own pass.
+  bool prologue = false;
 };
 
 // The kernel `request.kernel` names, or for auto the device's: slab on NVIDIA compute capability

@@ -1,0 +1,93 @@
+#include "pipeline/point_source.hpp"
+
+#include <cctype>
+#include <stdexcept>
+
+namespace vf {
+
+std::string declType(const std::string& decl) {
+  std::size_t end = decl.size();
+  while (end > 0 &&
+         (std::isalnum(static_cast<unsigned char>(decl[end - 1])) || decl[end - 1] == '_'))
+    --end;
+  std::string t = decl.substr(0, end);
+  while (!t.empty() && t.back() == ' ') t.pop_back();
+  if (t.empty()) throw std::logic_error("PointFn parameter without a type: " + decl);
+  return t;
+}
+
+PointCall pointCall(const PointFn& f, int index) {
+  PointCall c;
+  c.name = "fused_fn" + std::to_string(index);
+  c.definition = "#define POINT_FN " + c.name + "\n" + f.source + "#undef POINT_FN\n";
+  for (std::size_t j = 0; j < f.params.size(); ++j) {
+    const std::string a = "a" + std::to_string(index) + "_" + std::to_string(j);
+    c.params += ", " + declType(f.params[j]) + " " + a;
+    c.args += ", " + a;
+  }
+  return c;
+}
+
+PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
+                            const std::string& name) {
+  PixelFunction out;
+  std::string defs, body = "  uchar v0[4];\n";
+  for (int c = 0; c < inChannels; ++c)
+    body += "  v0[" + std::to_string(c) + "] = in[" + std::to_string(c) + "];\n";
+  int ch = inChannels, k = 0;
+  for (Stage* st : stages) {
+    const PointFn* f = st->pointFn();
+    if (!f) throw std::logic_error(st->name() + " has no point-wise function");
+    if (f->inChannels != ch)
+      throw std::logic_error(st->name() + ": its function takes " + std::to_string(f->inChannels) +
+                             " channels, the pixel has " + std::to_string(ch));
+    const PointCall c = pointCall(*f, k);
+    defs += c.definition;
+    out.params += c.params;
+    out.args += c.args;
+    out.paramCount += static_cast<int>(f->params.size());
+    const std::string from = "v" + std::to_string(k), to = "v" + std::to_string(k + 1);
+    body += "  uchar " + to + "[4];\n  " + c.name + "(" + from + ", " + to + c.args + ");\n";
+    ch = f->outChannels;
+    ++k;
+  }
+  for (int c = 0; c < ch; ++c)
+    body += "  out[" + std::to_string(c) + "] = v" + std::to_string(k) + "[" + std::to_string(c) +
+            "];\n";
+  out.outChannels = ch;
+  out.source = defs + "inline void " + name + "(const uchar* in, uchar* out" + out.params +
+               ") {\n" + body + "}\n";
+  return out;
+}
+
+std::string Prologue::header() const {
+  return "#define PROLOGUE 1\n#define PRO_CH " + std::to_string(in.channels()) +
+         "\n#define PRO_OUT " + std::to_string(fn.outChannels) + "\n#define PRO_DECL " + fn.params +
+         "\n#define PRO_PASS " + fn.args + "\n" + fn.source;
+}
+
+void Prologue::setArgs(cl::Kernel& kernel, cl_uint first) const {
+  for (Stage* f : fns) {
+    f->setPointArgs(kernel, first);
+    first += static_cast<cl_uint>(f->pointFn()->params.size());
+  }
+}
+
+StageEvents Prologue::enqueuePrelude(cl::CommandQueue& queue, const cl::Buffer& src,
+                                     const std::vector<cl::Event>& wait) const {
+  if (fns.empty() || !fns.front()->pointFn()->startsPass) return {};
+  return fns.front()->enqueuePrelude(queue, src, wait);
+}
+
+Prologue makePrologue(const std::vector<Stage*>& fns, const FrameDesc& in, const FrameDesc& out) {
+  Prologue p;
+  if (fns.empty()) return p;
+  p.fns = fns;
+  p.in = in;
+  p.fn = pixelFunction(fns, in.channels(), "pro_pixel");
+  if (p.fn.outChannels != out.channels() || in.width != out.width || in.height != out.height)
+    throw std::logic_error("a prologue that does not make " + out.str() + " of " + in.str());
+  return p;
+}
+
+}  // namespace vf

@@ -1,0 +1,56 @@
+#pragma once
+// OpenCL C for point-wise functions (Stage::pointFn) called from a generated kernel: the fused
+// pass (fused_pass.hpp) and a stage reading its input through a prologue (Stage::setPrologue).
+#include <string>
+#include <vector>
+
+#include "pipeline/stage.hpp"
+
+namespace vf {
+
+// One function as the caller sees it: its definition renamed fused_fn<index>, its parameters
+// declared for the caller (", float a<index>_0, ..."), and the arguments passing them on.
+struct PointCall {
+  std::string definition, params, args, name;
+};
+PointCall pointCall(const PointFn& f, int index);
+
+// A run of point-wise stages as one pixel function,
+// `inline void <name>(const uchar* in, uchar* out <params>)`: a pixel of `inChannels` bytes
+// through every function in order, `outChannels` bytes out. `params` and `args` declare and
+// pass the functions' parameters, in order (kernel arguments of the caller). Throws
+// std::logic_error when a stage has no function or the channels do not follow.
+struct PixelFunction {
+  std::string source, params, args;
+  int outChannels = 0;
+  int paramCount = 0;
+};
+PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
+                            const std::string& name);
+
+// The functions a stage reads its input through (Stage::setPrologue), and what the reading
+// kernel needs of them: the text to put before its source (kernels/prologue.cl's PROLOGUE,
+// PRO_CH, PRO_OUT, PRO_DECL, PRO_PASS and the pixel function pro_pixel) and its arguments.
+struct Prologue {
+  std::vector<Stage*> fns;  // in chain order; empty: none
+  FrameDesc in;             // what the first function reads
+  PixelFunction fn;
+
+  bool empty() const { return fns.empty(); }
+  std::string header() const;
+  // Sets the functions' parameters (their live values) as kernel arguments from `first` on.
+  void setArgs(cl::Kernel& kernel, cl_uint first) const;
+  // The first function's prelude when it needs the whole frame first (brightness=auto's levels),
+  // reading `src`; null events when it needs none.
+  StageEvents enqueuePrelude(cl::CommandQueue& queue, const cl::Buffer& src,
+                             const std::vector<cl::Event>& wait) const;
+};
+// The prologue of `fns` on frames `in`, for a stage configured for `out`: std::logic_error when
+// the functions do not make frames of `out`'s size and format.
+Prologue makePrologue(const std::vector<Stage*>& fns, const FrameDesc& in, const FrameDesc& out);
+
+// The parameters' type in a declaration: "__global const float* gain_bias" ->
+// "__global const float*".
+std::string declType(const std::string& decl);
+
+}  // namespace vf

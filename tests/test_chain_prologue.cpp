@@ -1,0 +1,208 @@
+// Prologues (pipeline/fusion.hpp): point-wise stages folded into the loads of the stage after
+// them (the blur's slab kernel, emulated on CPU devices). The planner's rule; the folded chain
+// against OpenCV (cvtColor, convertTo, GaussianBlur) on real and random frames, odd sizes,
+// every format and border; against the same chain unfused, output and side outputs; and the
+// blur's own pass for the functions when its plan cannot read through them.
+#include <opencv2/imgproc.hpp>
+
+#include "pipeline/fusion.hpp"
+#include "tests/support/test_support.hpp"
+
+using namespace vf;
+using namespace vf::test;
+
+namespace {
+
+std::vector<std::vector<std::size_t>> stagesOf(const std::vector<PassPlan>& plan) {
+  std::vector<std::vector<std::size_t>> out;
+  for (const auto& p : plan) out.push_back(p.stages);
+  return out;
+}
+
+constexpr FusionTraits kPoint{true, false, false, false}, kStarts{true, true, false, false},
+    kCounter{false, false, true, false}, kReader{false, false, false, true},
+    kOpaque{false, false, false, false};
+
+}  // namespace
+
+TEST(ProloguePlan, FunctionsAfterTheLastCounterFoldIntoTheReader) {
+  // gray, hist, brightness, blur: the count needs the gray frame; brightness folds.
+  const auto p = planPasses({0, 1, 2, 3}, {kPoint, kCounter, kPoint, kReader}, true);
+  EXPECT_EQ(stagesOf(p), (std::vector<std::vector<std::size_t>>{{0, 1}, {2, 3}}));
+  EXPECT_TRUE(p[0].fused);
+  EXPECT_FALSE(p[0].prologue);
+  EXPECT_TRUE(p[1].fused);
+  EXPECT_TRUE(p[1].prologue);
+  // gray, brightness, blur, brightness: both functions before the blur fold; the one after is
+  // a pass of its own.
+  const auto q = planPasses({0, 1, 2, 3}, {kPoint, kPoint, kReader, kPoint}, true);
+  EXPECT_EQ(stagesOf(q), (std::vector<std::vector<std::size_t>>{{0, 1, 2}, {3}}));
+  EXPECT_TRUE(q[0].prologue);
+  EXPECT_FALSE(q[1].fused);
+  // A function needing the whole frame first folds too (the reader runs its prelude).
+  const auto r = planPasses({4, 6}, {kStarts, kReader}, true);
+  EXPECT_EQ(stagesOf(r), (std::vector<std::vector<std::size_t>>{{4, 6}}));
+  EXPECT_TRUE(r[0].prologue);
+}
+
+TEST(ProloguePlan, NothingToFoldOrFusionOffLeavesTheReaderAlone) {
+  const auto counted = planPasses({0, 1, 2}, {kPoint, kCounter, kReader}, true);
+  EXPECT_EQ(stagesOf(counted), (std::vector<std::vector<std::size_t>>{{0, 1}, {2}}));
+  EXPECT_FALSE(counted[1].prologue);
+  const auto opaque = planPasses({0, 1}, {kOpaque, kReader}, true);
+  EXPECT_EQ(stagesOf(opaque), (std::vector<std::vector<std::size_t>>{{0}, {1}}));
+  const auto off = planPasses({0, 1}, {kPoint, kReader}, false);
+  EXPECT_EQ(stagesOf(off), (std::vector<std::vector<std::size_t>>{{0}, {1}}));
+  for (const auto& x : off) EXPECT_FALSE(x.fused || x.prologue);
+  const auto alone = planPasses({3}, {kReader}, true);
+  EXPECT_FALSE(alone[0].fused || alone[0].prologue);
+}
+
+namespace {
+
+cv::Mat cvBlur(const cv::Mat& in, double sigma, int ksize, int border) {
+  cv::Mat out;
+  cv::GaussianBlur(in, out, cv::Size(ksize, ksize), sigma, sigma, border);
+  return out;
+}
+
+struct Border {
+  const char* name;
+  int cv;
+};
+const Border kBorders[] = {{"reflect101", cv::BORDER_REFLECT_101},
+                           {"replicate", cv::BORDER_REPLICATE},
+                           {"reflect", cv::BORDER_REFLECT},
+                           {"wrap", cv::BORDER_WRAP},
+                           {"constant", cv::BORDER_CONSTANT}};
+
+}  // namespace
+
+// gray folded into the slab blur: one pass, the pixels of cvtColor then GaussianBlur, on
+// widths whose gray rows are and are not a multiple of 4 and 16 bytes, through every border
+// rule (the frames are small enough that every strip touches an edge), BGR and BGRA in turn.
+TEST(PrologueChain, GrayIntoTheSlabBlurIsOpenCvs) {
+  const cv::Size sizes[] = {{1, 1}, {3, 2}, {17, 13}, {64, 40}, {203, 77}, {640, 480}};
+  int k = 0;
+  for (const cv::Size size : sizes)
+    for (const Border& b : kBorders) {
+      const int type = k % 3 ? CV_8UC3 : CV_8UC4;
+      const cv::Mat in = k % 2 ? randomFrame(size.width, size.height, type, 40 + k)
+                               : realFrame(k, type, size.width, size.height);
+      ++k;
+      const std::string text =
+          std::string("gray,blur=kernel=slab:sigma=1.3:ksize=7:value=77:border=") + b.name;
+      SCOPED_TRACE(text + " on " + viewOf(in).desc().str());
+      Chain chain = Chain::parse(text);
+      chain.setFusion(Chain::Fusion::On);
+      const cv::Mat out = runChecked(chain, in);
+      ASSERT_EQ(chain.passes().size(), 1u);
+      EXPECT_TRUE(chain.passes()[0].fused);
+      EXPECT_EQ(chain.timingNames(), (std::vector<std::string>{"gray+blur", ""}));
+      EXPECT_NE(chain.passes()[0].schedule.find("prologue=gray"), std::string::npos);
+      cv::Mat gray;
+      cv::cvtColor(in, gray, type == CV_8UC3 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGRA2GRAY);
+      cv::Mat ref;
+      if (b.cv == cv::BORDER_CONSTANT) {  // OpenCV's constant border is 0: pad with 77 first
+        cv::Mat padded;
+        cv::copyMakeBorder(gray, padded, 3, 3, 3, 3, cv::BORDER_CONSTANT, cv::Scalar(77));
+        ref = cvBlur(padded, 1.3, 7, cv::BORDER_REFLECT_101)(cv::Rect(3, 3, gray.cols, gray.rows));
+      } else {
+        ref = cvBlur(gray, 1.3, 7, b.cv);
+      }
+      EXPECT_EQ(maxAbsDiff(out, ref), 0);
+    }
+}
+
+// Functions that keep the format (brightness, manual and automatic) folded into the slab blur
+// of gray frames (of colour frames they stay passes), wider radii, odd sizes in turn: the same
+// output and side outputs as the chain unfused.
+TEST(PrologueChain, EveryFoldedFunctionEqualsTheUnfusedChain) {
+  const std::string chains[] = {
+      "brightness=gain=1.7:bias=-20,blur=kernel=slab:sigma=2.5",
+      "gray,brightness=gain=-1:bias=255,blur=kernel=slab:ksize=5:border=wrap",
+      "hist,brightness=mode=auto:clip=2,blur=kernel=slab:ksize=15:sigma=9:border=replicate",
+      "gray,hist,brightness=gain=0.6:bias=3,blur=kernel=slab:border=constant:value=200,hist",
+      "brightness=gain=1.2,brightness=bias=-9,blur=kernel=slab:sigma=1:border=reflect,sobel",
+  };
+  const cv::Size sizes[] = {{2, 3}, {37, 23}, {333, 97}};
+  int k = 0;
+  for (const std::string& text : chains)
+    for (const int type : {CV_8UC1, CV_8UC3, CV_8UC4}) {
+      const cv::Size size = sizes[k % 3];
+      const cv::Mat in = k % 2 ? randomFrame(size.width, size.height, type, 90 + k)
+                               : realFrame(k, type, size.width, size.height);
+      ++k;
+      SCOPED_TRACE(text + " on " + viewOf(in).desc().str());
+      Chain fused = Chain::parse(text), plain = Chain::parse(text);
+      fused.setFusion(Chain::Fusion::On);
+      plain.setFusion(Chain::Fusion::Off);
+      std::vector<std::vector<std::uint8_t>> sideFused, sidePlain;
+      cv::Mat a, b;
+      try {
+        a = runChecked(fused, in, &sideFused);
+      } catch (const UserError&) {
+        EXPECT_THROW(runChecked(plain, in, &sidePlain), UserError);
+        continue;  // the chain does not take this format (gray on gray frames passes)
+      }
+      b = runChecked(plain, in, &sidePlain);
+      // Folded where the blur's frame is gray (its plan reads colour frames as passes).
+      bool folded = false;
+      for (const auto& p : fused.passes())
+        folded = folded || p.schedule.find("prologue=") != std::string::npos;
+      EXPECT_EQ(folded, text.rfind("gray", 0) == 0 || type == CV_8UC1);
+      EXPECT_EQ(maxAbsDiff(a, b), 0);
+      EXPECT_EQ(sideFused, sidePlain) << "side outputs differ";
+    }
+}
+
+// A blur whose plan cannot read through its prologue (here the two-pass kernel) runs the
+// functions as its own pass first: the same pixels.
+TEST(PrologueChain, APlanWithoutPrologueRunsTheFunctionsFirst) {
+  const cv::Mat in = realFrame(5, CV_8UC3, 211, 119);
+  Chain chain = Chain::parse("gray,brightness=gain=1.4:bias=-30,blur=kernel=cpu:sigma=2");
+  chain.setFusion(Chain::Fusion::Off);
+  chain.configure(context(), viewOf(in).desc());
+  Stage& blur = chain.stage(2);
+  EXPECT_FALSE(blur.takesPrologue());
+  blur.setPrologue({&chain.stage(0), &chain.stage(1)}, viewOf(in).desc());
+  EXPECT_NE(blur.schedule().find("prologue=own-pass"), std::string::npos);
+
+  ClContext& cl = context();
+  cl::CommandQueue& q = queue();
+  const cl::Buffer src(cl.context(), CL_MEM_READ_ONLY, in.total() * in.elemSize());
+  const std::size_t outBytes = std::size_t(in.cols) * in.rows;
+  const cl::Buffer dst(cl.context(), CL_MEM_READ_WRITE, outBytes);
+  q.enqueueWriteBuffer(src, CL_TRUE, 0, in.total() * in.elemSize(), in.data);
+  std::vector<std::uint8_t> poison(outBytes, 0x5A);
+  q.enqueueWriteBuffer(dst, CL_TRUE, 0, outBytes, poison.data());
+  const StageEvents ev = blur.enqueue(q, src, dst, {});
+  ASSERT_TRUE(ev.last());
+  cv::Mat out(in.rows, in.cols, CV_8UC1);
+  q.enqueueReadBuffer(dst, CL_TRUE, 0, outBytes, out.data, nullptr);
+
+  cv::Mat gray, bright;
+  cv::cvtColor(in, gray, cv::COLOR_BGR2GRAY);
+  gray.convertTo(bright, -1, 1.4, -30);
+  EXPECT_EQ(maxAbsDiff(out, cvBlur(bright, 2, 0, cv::BORDER_REFLECT_101)), 0);
+}
+
+// A live sigma that takes the blur past the radius its loads read through (the plan's
+// prologue) runs the functions as the blur's own pass from the next frame on, and back: the
+// chain is not planned again and every frame is OpenCV's.
+TEST(PrologueChain, ALiveSigmaPastThePrologueRadiusKeepsThePixels) {
+  const cv::Mat in = realFrame(6, CV_8UC3, 157, 91);
+  Chain chain = Chain::parse("gray,blur=kernel=slab:sigma=1.2");
+  chain.setFusion(Chain::Fusion::On);
+  cv::Mat gray;
+  cv::cvtColor(in, gray, cv::COLOR_BGR2GRAY);
+  for (const double sigma : {1.2, 4.0, 1.2}) {
+    SCOPED_TRACE("sigma " + std::to_string(sigma));
+    chain.stage(1).params().set("sigma", std::to_string(sigma));
+    chain.stage(1).update();
+    const cv::Mat out = runChecked(chain, in);
+    EXPECT_EQ(chain.timingNames(), (std::vector<std::string>{"gray+blur", ""}));
+    EXPECT_EQ(chain.stage(1).schedule().find("prologue=own-pass") != std::string::npos, sigma > 2);
+    EXPECT_EQ(maxAbsDiff(out, cvBlur(gray, sigma, 0, cv::BORDER_REFLECT_101)), 0);
+  }
+}
