@@ -37,7 +37,9 @@
 // Build options: -DKSIZE=1|3|5|7 -DCH=1|3|4 -DVX=4|8|16 -DPY -DMODE_{X,Y,MAG,L2}
 //                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP} [-DSLIDE_PIXELS]
 //                -DEXACT=0|1 [-DH2 [-DH2_PTX]] -DPERM_PTX=0|1 (1: NVIDIA's byte permute)
-// Run time:      the smoothing taps times scale (centre first), the border value.
+// Run time:      the smoothing taps times scale (centre first), the border value; with
+//                PROLOGUE (the source read through point-wise functions, prologue.cl) then the
+//                functions' parameters.
 
 #include "border.cl"
 #include "byte_perm.cl"
@@ -46,6 +48,8 @@
 #error "KSIZE must be 1, 3, 5 or 7"
 #endif
 #include "sobel_modes.cl"
+#define UNROLL _Pragma("unroll")
+#include "prologue.cl"
 
 #if KSIZE == 1
 #define R 1
@@ -84,25 +88,25 @@ __constant float DV[7] = {-1, -4, -5, 0, 5, 4, 1};
 #define BIAS 0x1.0p23f
 
 // The byte at byte column bc (may lie outside the row) of source row sy (-1: a constant row).
-inline uint fetch_byte(__global const uchar* src, int bc, int sy, int width, int value) {
+inline uint fetch_byte(__global const uchar* src, int bc, int sy, int width, int value PRO_DECL) {
   const int t = bc + HB;  // >= 0 for every column a work-item reads, so / and % floor
   const int sx = border_index(t / CH - R, width);
   if (sx < 0 || sy < 0) return (uint)value;
-  return src[(sy * width + sx) * CH + t % CH];
+  return SRC_BYTE((size_t)((sy * width + sx) * CH + t % CH));
 }
 
 // The halo words of a loaded row through the border rule: the left ones (w[0 .. HW - 1], bytes
 // -4 HW .. -1 relative to x0) or the right ones (bytes VX .. VX + 4 HW - 1), only the HB bytes
 // next to the vector fetched.
 inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, int sy, int width,
-                       int value) {
+                       int value PRO_DECL) {
 #pragma unroll
   for (int i = 0; i < HW; ++i) w[left ? i : VX / 4 + HW + i] = 0;
 #pragma unroll
   for (int k = 0; k < HB; ++k) {
     const int j = left ? -HB + k : VX + k;  // byte relative to x0
     const int b = j + 4 * HW;               // byte of the loaded row
-    w[b / 4] |= fetch_byte(src, x0 + j, sy, width, value) << (8 * (b % 4));
+    w[b / 4] |= fetch_byte(src, x0 + j, sy, width, value PRO_PASS) << (8 * (b % 4));
   }
 }
 
@@ -115,7 +119,7 @@ inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, in
 // (one work-item per row: its warp waits for a few byte loads, not for the whole row byte by
 // byte).
 inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int width, int height,
-                     int rowBytes, int value, bool vec) {
+                     int rowBytes, int value, bool vec PRO_DECL) {
   const int at = (sy < 0 ? 0 : sy) * rowBytes + x0;  // the vector's first byte
   const bool left = x0 >= 4 * HW, right = x0 + VX + 4 * HW <= rowBytes;
   if (sy < 0) {
@@ -125,11 +129,14 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     __global const uchar* p = src + at;
     if (left) {
 #pragma unroll
-      for (int i = 0; i < HW; ++i) w[i] = ((__global const uint*)p)[i - HW];
+      for (int i = 0; i < HW; ++i) w[i] = SRC_WORD((size_t)(at / 4 + i - HW));
     } else {
-      halo_words(src, w, x0, true, sy, width, value);
+      halo_words(src, w, x0, true, sy, width, value PRO_PASS);
     }
-#if VX == 4
+#if PROLOGUE
+#pragma unroll
+    for (int i = 0; i < VX / 4; ++i) w[HW + i] = SRC_WORD((size_t)(at / 4 + i));
+#elif VX == 4
     w[HW] = *(__global const uint*)p;
 #else
     const UINTV q = *(__global const UINTV*)p;
@@ -142,26 +149,28 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
 #endif
     if (right) {
 #pragma unroll
-      for (int i = 0; i < HW; ++i) w[VX / 4 + HW + i] = ((__global const uint*)(p + VX))[i];
+      for (int i = 0; i < HW; ++i) w[VX / 4 + HW + i] = SRC_WORD((size_t)((at + VX) / 4 + i));
     } else {
-      halo_words(src, w, x0, false, sy, width, value);
+      halo_words(src, w, x0, false, sy, width, value PRO_PASS);
     }
   } else if (vec && sy + 1 < height) {
     const uint o = (uint)at & 3u;
-    const __global uint* p = (const __global uint*)(src + (at - o)) - HW;  // word of byte -4 HW
+    const int b = (int)((uint)(at - o) >> 2) - HW;  // word of byte -4 HW
     if (left) {
 #pragma unroll
-      for (int i = 0; i < HW; ++i) w[i] = funnel_word(p[i], p[i + 1], o);
+      for (int i = 0; i < HW; ++i) w[i] = funnel_word(SRC_WORD(b + i), SRC_WORD(b + i + 1), o);
     } else {
-      halo_words(src, w, x0, true, sy, width, value);
+      halo_words(src, w, x0, true, sy, width, value PRO_PASS);
     }
 #pragma unroll
-    for (int i = HW; i < HW + VX / 4; ++i) w[i] = funnel_word(p[i], p[i + 1], o);
+    for (int i = HW; i < HW + VX / 4; ++i)
+      w[i] = funnel_word(SRC_WORD(b + i), SRC_WORD(b + i + 1), o);
     if (right) {
 #pragma unroll
-      for (int i = HW + VX / 4; i < NW; ++i) w[i] = funnel_word(p[i], p[i + 1], o);
+      for (int i = HW + VX / 4; i < NW; ++i)
+        w[i] = funnel_word(SRC_WORD(b + i), SRC_WORD(b + i + 1), o);
     } else {
-      halo_words(src, w, x0, false, sy, width, value);
+      halo_words(src, w, x0, false, sy, width, value PRO_PASS);
     }
   } else {
     // The row's last, partial vector (and the last row when it does not start VX-aligned):
@@ -170,7 +179,8 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     for (int i = 0; i < NW; ++i) w[i] = 0;
 #pragma unroll
     for (int j = -HB; j < VX + HB; ++j)
-      w[(j + 4 * HW) / 4] |= fetch_byte(src, x0 + j, sy, width, value) << (8 * ((j + 4 * HW) % 4));
+      w[(j + 4 * HW) / 4] |= fetch_byte(src, x0 + j, sy, width, value PRO_PASS)
+                             << (8 * ((j + 4 * HW) % 4));
   }
 }
 
@@ -343,7 +353,7 @@ inline void store_row(__global uchar* dst, int at, const uchar* out, int count) 
 // slide=taps. The whole strip of a work-item; `exact` is a constant in each of the two inlined
 // copies. The horizontal taps of the 2R rows above slide through registers (4R x VX floats).
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                  int height, float4 taps, int value, bool exact, int x0, int y0) {
+                  int height, float4 taps, int value, bool exact, int x0, int y0 PRO_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
   float d[WIN][VX], s[WIN][VX];
@@ -358,7 +368,8 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   for (int step = 0; step < PY + 2 * R; ++step) {
     const int y = y0 + step - 2 * R;  // the output row once the window is full
     if (step >= 2 * R && y >= height) break;
-    load_row(src, w, x0, border_index(y0 + step - R, height), width, height, rowBytes, value, vec);
+    load_row(src, w, x0, border_index(y0 + step - R, height), width, height, rowBytes, value,
+             vec PRO_PASS);
     to_floats(w, p);
     horizontal(p, taps, exact, d[2 * R], s[2 * R]);
     if (step >= 2 * R) {
@@ -388,20 +399,20 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 // 2^26. At other scales the horizontal taps of the three rows are recomputed per output row,
 // in OpenCV's order.
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                  int height, float4 taps, int value, bool exact, int x0, int y0) {
+                  int height, float4 taps, int value, bool exact, int x0, int y0 PRO_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
   uint w[NW];
   float p0[NB], p1[NB], p2[NB];
-  load_row(src, w, x0, border_index(y0 - 1, height), width, height, rowBytes, value, vec);
+  load_row(src, w, x0, border_index(y0 - 1, height), width, height, rowBytes, value, vec PRO_PASS);
   to_floats(w, p0);
-  load_row(src, w, x0, border_index(y0, height), width, height, rowBytes, value, vec);
+  load_row(src, w, x0, border_index(y0, height), width, height, rowBytes, value, vec PRO_PASS);
   to_floats(w, p1);
 #pragma unroll
   for (int r = 0; r < PY; ++r) {
     const int y = y0 + r;
     if (y >= height) break;
-    load_row(src, w, x0, border_index(y + 1, height), width, height, rowBytes, value, vec);
+    load_row(src, w, x0, border_index(y + 1, height), width, height, rowBytes, value, vec PRO_PASS);
     to_floats(w, p2);
     uchar out[VX];
     if (exact) {
@@ -466,14 +477,14 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 #endif
 
 __kernel void sobel(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                    int height, float4 taps, int value) {
+                    int height, float4 taps, int value PRO_DECL) {
   const int x0 = get_global_id(0) * VX;          // first byte column of the work-item
   const int y0 = get_global_id(1) * PY;          // first output row
   if (x0 >= width * CH || y0 >= height) return;  // the rounded-up global size (no barriers)
 #if EXACT && USE_H2
   (void)taps;
-  strip_h2(src, dst, width, height, value, x0, y0);
+  strip_h2(src, dst, width, height, value, x0, y0 PRO_PASS);
 #else
-  strip(src, dst, width, height, taps, value, EXACT, x0, y0);
+  strip(src, dst, width, height, taps, value, EXACT, x0, y0 PRO_PASS);
 #endif
 }

@@ -90,19 +90,19 @@ inline void h2_taps(const uint* w, uint* d, uint* s) {
 // The rows load one after another: issuing every row's loads first takes more registers, and
 // the warps lost to them cost more than the overlap gains.
 inline void strip_h2(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                     int height, int value, int x0, int y0) {
+                     int height, int value, int x0, int y0 PRO_DECL) {
   const bool vec = x0 + VX <= width;
   uint w[NW], d0[NP], d1[NP], d2[NP], s0[NP], s1[NP], s2[NP];
-  load_row(src, w, x0, border_index(y0 - 1, height), width, height, width, value, vec);
+  load_row(src, w, x0, border_index(y0 - 1, height), width, height, width, value, vec PRO_PASS);
   h2_taps(w, d0, s0);
-  load_row(src, w, x0, border_index(y0, height), width, height, width, value, vec);
+  load_row(src, w, x0, border_index(y0, height), width, height, width, value, vec PRO_PASS);
   h2_taps(w, d1, s1);
 #pragma unroll
   for (int r = 0; r < PY; ++r) {
     // No early exit past the frame's last row: rows past it are read folded (valid memory)
     // and not stored.
     const int y = y0 + r;
-    load_row(src, w, x0, border_index(y + 1, height), width, height, width, value, vec);
+    load_row(src, w, x0, border_index(y + 1, height), width, height, width, value, vec PRO_PASS);
     h2_taps(w, d2, s2);
     uint o[NP], out[VX / 4];
 #pragma unroll

@@ -1,8 +1,8 @@
 // Prologues (pipeline/fusion.hpp): point-wise stages folded into the loads of the stage after
-// them (the blur's slab kernel, emulated on CPU devices). The planner's rule; the folded chain
-// against OpenCV (cvtColor, convertTo, GaussianBlur) on real and random frames, odd sizes,
-// every format and border; against the same chain unfused, output and side outputs; and the
-// blur's own pass for the functions when its plan cannot read through them.
+// them (the blur's slab kernel, emulated on CPU devices, and the sobel's direct kernel). The
+// planner's rule; the folded chain against OpenCV (cvtColor, convertTo, GaussianBlur) on real and
+// random frames, odd sizes, every format and border; against the same chain unfused, output and
+// side outputs; and the blur's own pass for the functions when its plan cannot read through them.
 #include <opencv2/imgproc.hpp>
 
 #include "pipeline/fusion.hpp"
@@ -121,7 +121,7 @@ TEST(PrologueChain, EveryFoldedFunctionEqualsTheUnfusedChain) {
   const std::string chains[] = {
       "brightness=gain=1.7:bias=-20,blur=kernel=slab:sigma=2.5",
       "gray,brightness=gain=-1:bias=255,blur=kernel=slab:ksize=5:border=wrap",
-      "hist,brightness=mode=auto:clip=2,blur=kernel=slab:ksize=15:sigma=9:border=replicate",
+      "hist,brightness=mode=auto:clip=2,blur=kernel=slab:sigma=9:prologue=on:border=replicate",
       "gray,hist,brightness=gain=0.6:bias=3,blur=kernel=slab:border=constant:value=200,hist",
       "brightness=gain=1.2,brightness=bias=-9,blur=kernel=slab:sigma=1:border=reflect,sobel",
   };
@@ -205,4 +205,69 @@ TEST(PrologueChain, ALiveSigmaPastThePrologueRadiusKeepsThePixels) {
     EXPECT_EQ(chain.stage(1).schedule().find("prologue=own-pass") != std::string::npos, sigma > 2);
     EXPECT_EQ(maxAbsDiff(out, cvBlur(gray, sigma, 0, cv::BORDER_REFLECT_101)), 0);
   }
+}
+
+// gray folded into the direct sobel kernel: every aperture, mode and border, the f16x2 lanes
+// (emulated here) and the float paths, scale 1 and another, rows that are and are not whole
+// words and vectors (prologue=on: auto folds ksize 3 on whole-word rows), BGR and BGRA in turn:
+// the same bytes as the chain unfused (whose sobel is
+// OpenCV's by its own tests), and one chain against OpenCV directly.
+TEST(PrologueChain, GrayIntoTheDirectSobelEqualsTheUnfusedChain) {
+  const cv::Size sizes[] = {{1, 1}, {5, 3}, {19, 11}, {64, 32}, {203, 77}};
+  const char* modes[] = {"mag", "l2", "x", "y"};
+  int k = 0;
+  for (const Border& b : kBorders)
+    for (const int ksize : {1, 3, 5, 7}) {
+      const cv::Size size = sizes[k % 5];
+      const int type = k % 3 ? CV_8UC3 : CV_8UC4;
+      const cv::Mat in = k % 2 ? randomFrame(size.width, size.height, type, 300 + k)
+                               : realFrame(k, type, size.width, size.height);
+      const std::string text =
+          "gray,sobel=kernel=direct:prologue=on:ksize=" + std::to_string(ksize) +
+          ":mode=" + modes[(k + k / 4) % 4] + ":border=" + b.name +
+          ":value=" + std::to_string(40 + k) + ":half=" + (k % 2 ? "on" : "off") +
+          ":scale=" + (k % 5 == 4 ? "0.5" : "1");
+      ++k;
+      SCOPED_TRACE(text + " on " + viewOf(in).desc().str());
+      Chain fused = Chain::parse(text), plain = Chain::parse(text);
+      fused.setFusion(Chain::Fusion::On);
+      plain.setFusion(Chain::Fusion::Off);
+      const cv::Mat a = runChecked(fused, in), p = runChecked(plain, in);
+      ASSERT_EQ(fused.passes().size(), 1u);
+      EXPECT_EQ(fused.timingNames(), (std::vector<std::string>{"gray+sobel", ""}));
+      EXPECT_EQ(maxAbsDiff(a, p), 0);
+    }
+  const cv::Mat in = realFrame(3, CV_8UC3, 333, 201);
+  Chain chain = Chain::parse("gray,sobel=kernel=direct");
+  chain.setFusion(Chain::Fusion::On);
+  const cv::Mat out = runChecked(chain, in);
+  cv::Mat gray, gx, gy, ax, ay, ref;
+  cv::cvtColor(in, gray, cv::COLOR_BGR2GRAY);
+  cv::Sobel(gray, gx, CV_16S, 1, 0, 3);
+  cv::Sobel(gray, gy, CV_16S, 0, 1, 3);
+  cv::convertScaleAbs(gx, ax);
+  cv::convertScaleAbs(gy, ay);
+  cv::addWeighted(ax, 0.5, ay, 0.5, 0, ref);
+  EXPECT_EQ(maxAbsDiff(out, ref), 0);
+}
+
+// Where the stages fold by default (where the H200 measured one pass faster), and never with
+// prologue=off.
+TEST(PrologueChain, AutoFoldsWhereFasterAndOffNever) {
+  const auto passes = [](const std::string& text, int width) {
+    Chain chain = Chain::parse(text);
+    chain.setFusion(Chain::Fusion::On);
+    chain.configure(context(), {width, 32, PixelFormat::BGR8});
+    return chain.passes().size();
+  };
+  EXPECT_EQ(passes("gray,sobel=kernel=direct", 64), 1u);
+  EXPECT_EQ(passes("gray,sobel=kernel=direct", 66), 2u);  // rows not whole words
+  EXPECT_EQ(passes("gray,sobel=kernel=direct:ksize=5", 64), 2u);
+  EXPECT_EQ(passes("gray,sobel=kernel=direct:prologue=off", 64), 2u);
+  EXPECT_EQ(passes("gray,sobel=kernel=tile:prologue=on", 64), 2u);  // the direct kernel's
+  EXPECT_EQ(passes("gray,blur=kernel=slab", 66), 1u);
+  EXPECT_EQ(passes("gray,blur=kernel=slab:sigma=6", 64), 2u);  // radius 18
+  EXPECT_EQ(passes("gray,blur=kernel=slab:prologue=off", 64), 2u);
+  EXPECT_EQ(passes("brightness=gain=2,blur=kernel=slab:prologue=on", 64), 2u);  // colour blur
+  EXPECT_EQ(passes("gray,blur=kernel=cpu:prologue=on", 64), 2u);
 }

@@ -177,6 +177,7 @@ class BlurStage : public Stage {
     q.strip = params().size("strip");
     q.warps = params().integer("warps");
     q.prefetch = params().text("prefetch");
+    q.prologue = params().text("prologue");
     return q;
   }
 
@@ -322,6 +323,12 @@ const StageInfo& blurStageInfo() {
           enumParam("prefetch", "auto", {"auto", "on", "off"},
                     "kernel=slab: load each band's rows during the band before (auto: where the "
                     "row halo is at most 8 elements and a strip has several bands)")
+              .asSchedule(),
+          enumParam("prologue", "auto", {"auto", "on", "off"},
+                    "kernel=slab on gray frames, fused chains: read the point-wise stages just "
+                    "before it (gray, brightness) in its loads, one pass (auto: radius <= 8 and "
+                    "frames up to 1920x1200, where that is faster; off: they run as their own "
+                    "pass)")
               .asSchedule(),
       },
       [] { return std::make_unique<BlurStage>(); }};

@@ -193,15 +193,16 @@ constexpr int kSlabWarps = 4, kSlabWarpsPerUnit = 24;
 constexpr int kSlabRegisterOperands = 8;
 // Point-wise functions read in the loads (a prologue: "gray,blur" as one pass) pay where the
 // launch they save is a large share of the time: a gray blur (its source words computed four
-// pixels at a time), radius <= 8, frames up to about twice 1920x1080. H200, gray,blur on BGR
-// against gray and blur as two passes: 1280x720 15.0 us against 17.0 + the gap between
-// launches, 1920x1080 17.5 against 19.5 +, 3840x2160 34.3 against 30.8 + (even), 4001x2003 52.9
-// against 45.4 +, 7680x4320 83.6 against 77.1 +; sigma 6 slower at every size (1920x1080 40.7
-// against 29.3 +): each lane converts every word it loads, the frame 1.25 times over with the
-// halo and twice in rows that do not start at a whole word. A colour blur's words straddle
-// pixels: brightness,blur,sobel on 1920x1080 BGR took 82 us read through, 43 as passes.
+// pixels at a time), radius <= 8, frames up to 1920x1200. H200, gray,blur on BGR read through
+// against gray and blur as two passes, one run: 1280x720 14.0 us against 6.3 + 10.0, 1366x768
+// 18.4 against 6.5 + 15.3, 1920x1080 17.2 against 7.2 + 11.0, 2560x1440 23.1 against 9.3 + 12.4;
+// an earlier run: 3840x2160 34.3 against 14.7 + 16.1, 4001x2003 52.9 against 14.1 + 31.3, sigma 6
+// 1920x1080 40.7 against 8.2 + 21.1. Each lane converts every word it loads: the frame 1.25
+// times over with the halo, twice in rows that do not start at a whole word. A colour blur's
+// words straddle pixels: brightness,blur,sobel on 1920x1080 BGR took 82 us read through, 43 as
+// passes.
 constexpr int kPrologueRadius = 8;
-constexpr std::size_t kProloguePixels = 2 * 1920 * 1080;
+constexpr std::size_t kProloguePixels = 1920 * 1200;
 
 BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
   const int cn = q.frame.channels(), warps = q.warps > 0 ? q.warps : kSlabWarps;
@@ -255,8 +256,10 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
   const std::size_t stacks = ((std::size_t(q.frame.height) + shape.th - 1) / shape.th + w - 1) / w;
   p.launches = {{"blur_slab", cl::NDRange((n + ow - 1) / ow * 32, stacks * w), cl::NDRange(32, w)}};
   p.groupItems = wg;
-  p.prologue = cn == 1 && r <= kPrologueRadius &&
-               std::size_t(q.frame.width) * std::size_t(q.frame.height) <= kProloguePixels;
+  p.prologue = cn == 1 && q.prologue != "off" &&
+               (q.prologue == "on" ||
+                (r <= kPrologueRadius &&
+                 std::size_t(q.frame.width) * std::size_t(q.frame.height) <= kProloguePixels));
   p.hint = "use fewer warps";
   p.text = "kernel=slab strip=" + std::to_string(shape.nb) + "x" + std::to_string(shape.th) +
            " warps=" + std::to_string(warps) + " prefetch=" + (pf ? "on" : "off") +

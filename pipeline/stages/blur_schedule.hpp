@@ -37,6 +37,7 @@ struct BlurRequest {
   Size2 strip{0, 0};            // the slab kernel's strip: sets of 16 outputs x rows; 0: per frame
   int warps = 0;                // the slab kernel's warps per work-group; 0: 4
   std::string prefetch = "auto";  // the slab kernel loads each band's rows during the band before
+  std::string prologue = "auto";  // the slab kernel reads through point-wise functions offered
 };
 
 // One kernel launch of a plan.

@@ -15,6 +15,10 @@
 // its tile by rows or by vectors (`load`). On a CPU (PoCL) tall strips amortise the halo rows
 // and loading whole rows per work-item does the border arithmetic once per row; on a GPU the
 // direct kernel needs about a quarter of the tile kernel's issue slots per byte.
+//
+// Prologue (Stage::setPrologue, pipeline/fusion.hpp): where its plan says so (SobelPlan::
+// prologue), the direct kernel reads its gray source through the point-wise functions before
+// it ("gray,sobel": BGR pixels converted as they are loaded, no gray frame written).
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -22,7 +26,9 @@
 
 #include "pipeline/border.hpp"
 #include "pipeline/cl/build_options.hpp"
+#include "pipeline/cl/kernel_source.hpp"
 #include "pipeline/error.hpp"
+#include "pipeline/point_source.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {
@@ -69,9 +75,19 @@ struct SobelPlan {
   bool direct = false;
   int vec = 16, rows = 16;
   std::string load;
-  bool half = false;  // the f16x2 lanes, where the path applies
+  bool half = false;      // the f16x2 lanes, where the path applies
+  bool prologue = false;  // reads through point-wise functions offered (Stage::takesPrologue)
   BuildOptions options;
 };
+
+// Point-wise functions read in the direct kernel's loads (a prologue: "gray,sobel" as one pass)
+// pay for ksize 3 on gray rows of whole words up to 2560x1440; elsewhere two passes are as fast
+// or faster. H200, the chain read through against gray and sobel as passes (each word loaded is
+// converted, twice in rows that do not start at a whole word): ksize 3 1920x1080 14.6 us against
+// 7.2 + 9.9, 2560x1440 17.9 against 9.3 + 10.9, 1280x720 14.2 against 6.3 + 9.3, 1366x768 27.5
+// against 6.5 + 14.8; ksize 5 1920x1080 21.7 against 7.2 + 14.8, 2560x1440 29.2 against 9.3 +
+// 18.0.
+constexpr std::size_t kProloguePixels = 2560 * 1440;
 
 SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in) {
   SobelPlan s;
@@ -89,6 +105,10 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   s.vec = p.integer("vec") ? p.integer("vec") : gpuDefault ? gpuDirect.vec : def.vec;
   s.rows = p.integer("rows") ? p.integer("rows") : gpuDefault ? gpuDirect.rows : def.rows;
   s.load = p.text("load") == "auto" ? def.load : p.text("load");
+  const std::string pro = p.text("prologue");
+  s.prologue = s.direct && in.channels() == 1 && pro != "off" &&
+               (pro == "on" || (ksize == 3 && in.width % 4 == 0 &&
+                                std::size_t(in.width) * std::size_t(in.height) <= kProloguePixels));
   const std::string modeDefine = mode == "l2"  ? "MODE_L2"
                                  : mode == "x" ? "MODE_X"
                                  : mode == "y" ? "MODE_Y"
@@ -129,6 +149,8 @@ class SobelStage : public Stage {
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     validate();
     in_ = in;
+    cl_ = &ctx.cl;
+    pro_ = {};
     ksize_ = params().integer("ksize");
     wg_ = params().size("wg");
     const DeviceFacts& facts = ctx.cl.facts();
@@ -147,17 +169,7 @@ class SobelStage : public Stage {
                       std::to_string(plan_.vec) + " and rows=" + std::to_string(plan_.rows) +
                       " needs a " + std::to_string(tileBytes) + "-byte tile; this device has " +
                       std::to_string(facts.localMemBytes) + " bytes of local memory");
-    // The direct kernel comes in two programs, scale 1 (EXACT=1: integer-exact paths) and any
-    // other scale, both built now so a live scale change swaps kernels without a build; each
-    // gets the registers of its own path.
-    const char* file = plan_.direct ? "sobel_gpu.cl" : "sobel.cl";
-    const auto build = [&](const BuildOptions& o) {
-      return clCall("clCreateKernel(sobel)",
-                    [&] { return cl::Kernel(ctx.cl.programs().build(file, o.str()), "sobel"); });
-    };
-    kernel_ = build(plan_.direct ? BuildOptions(plan_.options).define("EXACT", 1) : plan_.options);
-    kernelScaled_ =
-        plan_.direct ? build(BuildOptions(plan_.options).define("EXACT", 0)) : cl::Kernel();
+    build();
     std::size_t fits = clCall("clGetKernelWorkGroupInfo(sobel)", [&] {
       std::size_t f = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device());
       if (plan_.direct)
@@ -169,6 +181,14 @@ class SobelStage : public Stage {
       throw UserError("sobel: wg=" + params().text("wg") + " exceeds the " + std::to_string(fits) +
                       " work-items per group this device runs the kernel with");
     return in;
+  }
+
+  bool takesPrologue() const override { return plan_.prologue; }
+
+  void setPrologue(const std::vector<Stage*>& fns, const FrameDesc& in) override {
+    if (fns.empty() && pro_.empty()) return;
+    pro_ = makePrologue(fns, in, in_);
+    build();
   }
 
   std::string schedule() const override {
@@ -192,6 +212,7 @@ class SobelStage : public Stage {
     cl::Kernel& k = scaled_ ? kernelScaled_ : kernel_;  // the one enqueue launches
     k.setArg(4, taps);
     k.setArg(5, params().integer("value"));
+    pro_.setArgs(k, 6);  // the prologue's parameters follow
   }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
@@ -205,11 +226,35 @@ class SobelStage : public Stage {
     const std::size_t items = (in_.rowBytes() + plan_.vec - 1) / plan_.vec;
     const std::size_t strips = (std::size_t(in_.height) + plan_.rows - 1) / plan_.rows;
     const cl::NDRange global(roundUp(items, wg_.w), roundUp(strips, wg_.h));
-    cl::Event e = launchKernel(q, kernel, global, cl::NDRange(wg_.w, wg_.h), wait);
-    return {e, e};
+    std::vector<cl::Event> deps = wait;
+    const StageEvents pre = pro_.enqueuePrelude(q, in, deps);
+    if (pre.last()) deps.assign(1, pre.last);
+    cl::Event e = launchKernel(q, kernel, global, cl::NDRange(wg_.w, wg_.h), deps);
+    return {pre.first() ? pre.first : e, e};
   }
 
  private:
+  // The direct kernel comes in two programs, scale 1 (EXACT=1: integer-exact paths) and any
+  // other scale, both built now so a live scale change swaps kernels without a build; each gets
+  // the registers of its own path. With a prologue, both read through it.
+  void build() {
+    const char* file = plan_.direct ? "sobel_gpu.cl" : "sobel.cl";
+    const auto make = [&](const BuildOptions& o) {
+      return clCall("clCreateKernel(sobel)", [&] {
+        const cl::Program program =
+            pro_.empty() ? cl_->programs().build(file, o.str())
+                         : cl_->programs().buildSource("sobel reading through functions",
+                                                       pro_.header() + kernelSource(file), o.str());
+        return cl::Kernel(program, "sobel");
+      });
+    };
+    kernel_ = make(plan_.direct ? BuildOptions(plan_.options).define("EXACT", 1) : plan_.options);
+    kernelScaled_ =
+        plan_.direct ? make(BuildOptions(plan_.options).define("EXACT", 0)) : cl::Kernel();
+  }
+
+  ClContext* cl_ = nullptr;
+  Prologue pro_;  // the functions this stage reads through (setPrologue)
   FrameDesc in_;
   SobelPlan plan_;
   int ksize_ = 3;
@@ -267,6 +312,12 @@ const StageInfo& sobelStageInfo() {
                     "two pixels per instruction in pairs of 16-bit floats (exact); auto: on "
                     "NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: also "
                     "elsewhere, emulated in float (slow; for tests); off: never")
+              .asSchedule(),
+          enumParam("prologue", "auto", {"auto", "on", "off"},
+                    "kernel=direct on gray frames, fused chains: read the point-wise stages just "
+                    "before it (gray, brightness) in its loads, one pass (auto: ksize 3, rows a "
+                    "multiple of 4 pixels, frames up to 2560x1440, where that is faster; off: "
+                    "they run as their own pass)")
               .asSchedule(),
       },
       [] { return std::make_unique<SobelStage>(); }};
