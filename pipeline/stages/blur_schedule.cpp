@@ -194,13 +194,12 @@ constexpr int kSlabRegisterOperands = 8;
 // Point-wise functions read in the loads (a prologue: "gray,blur" as one pass) pay where the
 // launch they save is a large share of the time: a gray blur (its source words computed four
 // pixels at a time), radius <= 8, frames up to 1920x1200. H200, gray,blur on BGR read through
-// against gray and blur as two passes, one run: 1280x720 14.0 us against 6.3 + 10.0, 1366x768
-// 18.4 against 6.5 + 15.3, 1920x1080 17.2 against 7.2 + 11.0, 2560x1440 23.1 against 9.3 + 12.4;
-// an earlier run: 3840x2160 34.3 against 14.7 + 16.1, 4001x2003 52.9 against 14.1 + 31.3, sigma 6
-// 1920x1080 40.7 against 8.2 + 21.1. Each lane converts every word it loads: the frame 1.25
-// times over with the halo, twice in rows that do not start at a whole word. A colour blur's
-// words straddle pixels: brightness,blur,sobel on 1920x1080 BGR took 82 us read through, 43 as
-// passes.
+// against two passes in the same run (prologue=on, off), us: 11x11 1280x720 14.5 / 25.3,
+// 1366x768 18.6 / 31.3, 1920x1080 16.9 / 25.7, 2560x1440 22.9 / 28.4 (BGRA 28.1 / 27.6),
+// 3840x2160 33.9 / 30.5, 4001x2003 52.6 / 45.9; sigma 6 1920x1080 39.3 / 32.8. Each lane
+// converts every word it loads: the frame 1.25 times over with the halo, twice in rows that do
+// not start at a whole word. A colour blur's words straddle pixels: brightness,blur,sobel on
+// 1920x1080 BGR took 82 us read through, 43 as passes.
 constexpr int kPrologueRadius = 8;
 constexpr std::size_t kProloguePixels = 1920 * 1200;
 

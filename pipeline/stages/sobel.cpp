@@ -81,13 +81,15 @@ struct SobelPlan {
 };
 
 // Point-wise functions read in the direct kernel's loads (a prologue: "gray,sobel" as one pass)
-// pay for ksize 3 on gray rows of whole words up to 2560x1440; elsewhere two passes are as fast
-// or faster. H200, the chain read through against gray and sobel as passes (each word loaded is
-// converted, twice in rows that do not start at a whole word): ksize 3 1920x1080 14.6 us against
-// 7.2 + 9.9, 2560x1440 17.9 against 9.3 + 10.9, 1280x720 14.2 against 6.3 + 9.3, 1366x768 27.5
-// against 6.5 + 14.8; ksize 5 1920x1080 21.7 against 7.2 + 14.8, 2560x1440 29.2 against 9.3 +
-// 18.0.
-constexpr std::size_t kProloguePixels = 2560 * 1440;
+// pay for ksize 3 and 5 up to 1920x1200; past that, and for ksize 7, two passes are as fast or
+// faster (each word loaded is converted, twice in rows that do not start at a whole word). H200,
+// gray,sobel on BGR, read through against two passes in the same run (prologue=on, off), us:
+// ksize 3 1280x720 14.1 / 22.2, 1366x768 27.0 / 30.0, 1920x1080 14.9 / 22.4, 2560x1440 18.7 /
+// 23.2 (BGRA 26.7 / 23.5), 3840x2160 30.2 / 29.2 (BGRA 54.7 / 30.9); ksize 5 1920x1080 22.7 /
+// 30.0, 3840x2160 51.7 / 43.1; ksize 7 1920x1080 29.0 / 31.0, 1366x768 36.9 / 35.1, 2560x1440
+// 45.3 / 41.1.
+constexpr int kPrologueKsize = 5;
+constexpr std::size_t kProloguePixels = 1920 * 1200;
 
 SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in) {
   SobelPlan s;
@@ -107,7 +109,7 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   s.load = p.text("load") == "auto" ? def.load : p.text("load");
   const std::string pro = p.text("prologue");
   s.prologue = s.direct && in.channels() == 1 && pro != "off" &&
-               (pro == "on" || (ksize == 3 && in.width % 4 == 0 &&
+               (pro == "on" || (ksize <= kPrologueKsize &&
                                 std::size_t(in.width) * std::size_t(in.height) <= kProloguePixels));
   const std::string modeDefine = mode == "l2"  ? "MODE_L2"
                                  : mode == "x" ? "MODE_X"
@@ -315,9 +317,9 @@ const StageInfo& sobelStageInfo() {
               .asSchedule(),
           enumParam("prologue", "auto", {"auto", "on", "off"},
                     "kernel=direct on gray frames, fused chains: read the point-wise stages just "
-                    "before it (gray, brightness) in its loads, one pass (auto: ksize 3, rows a "
-                    "multiple of 4 pixels, frames up to 2560x1440, where that is faster; off: "
-                    "they run as their own pass)")
+                    "before it (gray, brightness) in its loads, one pass (auto: ksize up to 5 and "
+                    "frames up to 1920x1200, where that is faster; off: they run as their own "
+                    "pass)")
               .asSchedule(),
       },
       [] { return std::make_unique<SobelStage>(); }};
