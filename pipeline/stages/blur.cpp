@@ -189,7 +189,7 @@ class BlurStage : public Stage {
     const BlurRequest q = request(taps);
     BlurPlan plan = planBlur(q, cl_->facts());
     if (buildKey(plan) != built_) {
-      preparePrologue(plan);
+      std::unique_ptr<FusedPass> pass = prologuePass(plan);
       Built b = build(plan);
       if (b.most < plan.groupItems && plan.groupShrinks) {
         // A device may run fewer work-items for a kernel than it reports in general: an
@@ -203,6 +203,7 @@ class BlurStage : public Stage {
                         " work-items per group exceed what this device runs for it (" +
                         std::to_string(b.most) + ")" + (plan.hint.empty() ? "" : "; " + plan.hint));
       kernels_ = std::move(b.kernels);
+      proPass_ = std::move(pass);
       built_ = buildKey(plan);
     }
     plan_ = plan;
@@ -221,11 +222,10 @@ class BlurStage : public Stage {
     return key;
   }
 
-  // With a prologue: the slab kernel reads through it (no own pass), any other plan gets the
-  // functions' own pass and its scratch frame.
-  void preparePrologue(const BlurPlan& plan) {
-    proPass_.reset();
-    if (pro_.empty() || plan.prologue) return;
+  // With a prologue: a plan that reads through it needs no own pass; any other gets the
+  // functions' own pass (returned) and its scratch frame (allocated here).
+  std::unique_ptr<FusedPass> prologuePass(const BlurPlan& plan) {
+    if (pro_.empty() || plan.prologue) return nullptr;
     auto pass = std::make_unique<FusedPass>();
     pass->configure(*cl_, pro_.fns, pro_.in);
     if (proFrameBytes_ < in_.bytes()) {
@@ -234,12 +234,12 @@ class BlurStage : public Stage {
       });
       proFrameBytes_ = in_.bytes();
     }
-    proPass_ = std::move(pass);
+    return pass;
   }
 
   Built build(const BlurPlan& plan) const {
     const cl::Program program =
-        pro_.empty() || proPass_
+        pro_.empty() || !plan.prologue
             ? cl_->programs().build(plan.file, plan.options)
             : cl_->programs().buildSource("blur reading through functions",
                                           pro_.header() + kernelSource(plan.file), plan.options);
