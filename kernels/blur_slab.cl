@@ -51,7 +51,7 @@
 //
 // Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on are
 // the constant A operands, lane l's operand j (c < KR: columns, chunk c; KR + c: rows, chunk c)
-// at uint4 j * 32 + l (pipeline/stages/blur_fragments.cpp), value; with PROLOGUE (slab_io.cl:
+// at uint4 j * 32 + l (pipeline/stages/blur_fragments.cpp), value; with PROLOGUE (prologue.cl:
 // src read through point-wise functions) then the functions' parameters.
 
 #include "border.cl"

@@ -70,10 +70,8 @@ std::string fusedPassSource(const std::vector<Stage*>& stages, int inChannels, i
       fns += pc.definition;
       fnParams += pc.params;
       args += pc.args;
-      const std::string& name = pc.name;
-      const std::string& call = pc.args;
-      body += "  uchar v" + num(v + 1) + "[4];\n  " + name + "(v" + num(v) + ", v" + num(v + 1) +
-              call + ");\n";
+      body += "  uchar v" + num(v + 1) + "[4];\n  " + pc.name + "(v" + num(v) + ", v" + num(v + 1) +
+              pc.args + ");\n";
       ++v;
       ++fn;
       ch = f->outChannels;

@@ -3,6 +3,8 @@
 #include <cctype>
 #include <stdexcept>
 
+#include "pipeline/cl/kernel_source.hpp"
+
 namespace vf {
 
 std::string declType(const std::string& decl) {
@@ -45,7 +47,6 @@ PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
     defs += c.definition;
     out.params += c.params;
     out.args += c.args;
-    out.paramCount += static_cast<int>(f->params.size());
     const std::string from = "v" + std::to_string(k), to = "v" + std::to_string(k + 1);
     body += "  uchar " + to + "[4];\n  " + c.name + "(" + from + ", " + to + c.args + ");\n";
     ch = f->outChannels;
@@ -60,10 +61,15 @@ PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
   return out;
 }
 
-std::string Prologue::header() const {
-  return "#define PROLOGUE 1\n#define PRO_CH " + std::to_string(in.channels()) +
-         "\n#define PRO_OUT " + std::to_string(fn.outChannels) + "\n#define PRO_DECL " + fn.params +
-         "\n#define PRO_PASS " + fn.args + "\n" + fn.source;
+cl::Program Prologue::build(ProgramCache& programs, const std::string& file,
+                            const std::string& options) const {
+  if (empty()) return programs.build(file, options);
+  const std::string header = "#define PROLOGUE 1\n#define PRO_CH " + std::to_string(in.channels()) +
+                             "\n#define PRO_OUT " + std::to_string(fn.outChannels) +
+                             "\n#define PRO_DECL " + fn.params + "\n#define PRO_PASS " + fn.args +
+                             "\n" + fn.source;
+  return programs.buildSource(file + " reading through functions", header + kernelSource(file),
+                              options);
 }
 
 void Prologue::setArgs(cl::Kernel& kernel, cl_uint first) const {
@@ -74,9 +80,11 @@ void Prologue::setArgs(cl::Kernel& kernel, cl_uint first) const {
 }
 
 StageEvents Prologue::enqueuePrelude(cl::CommandQueue& queue, const cl::Buffer& src,
-                                     const std::vector<cl::Event>& wait) const {
+                                     std::vector<cl::Event>& deps) const {
   if (fns.empty() || !fns.front()->pointFn()->startsPass) return {};
-  return fns.front()->enqueuePrelude(queue, src, wait);
+  const StageEvents pre = fns.front()->enqueuePrelude(queue, src, deps);
+  if (pre.last()) deps.assign(1, pre.last);
+  return pre;
 }
 
 Prologue makePrologue(const std::vector<Stage*>& fns, const FrameDesc& in, const FrameDesc& out) {

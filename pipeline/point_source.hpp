@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/cl/program_cache.hpp"
 #include "pipeline/stage.hpp"
 
 namespace vf {
@@ -23,7 +24,6 @@ PointCall pointCall(const PointFn& f, int index);
 struct PixelFunction {
   std::string source, params, args;
   int outChannels = 0;
-  int paramCount = 0;
 };
 PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
                             const std::string& name);
@@ -37,13 +37,16 @@ struct Prologue {
   PixelFunction fn;
 
   bool empty() const { return fns.empty(); }
-  std::string header() const;
+  // kernels/<file> built with `options` to read through the functions (as it is without any).
+  cl::Program build(ProgramCache& programs, const std::string& file,
+                    const std::string& options) const;
   // Sets the functions' parameters (their live values) as kernel arguments from `first` on.
   void setArgs(cl::Kernel& kernel, cl_uint first) const;
   // The first function's prelude when it needs the whole frame first (brightness=auto's levels),
-  // reading `src`; null events when it needs none.
+  // reading `src` after `deps`, which then become its last event; null events when it needs
+  // none (`deps` left as they are).
   StageEvents enqueuePrelude(cl::CommandQueue& queue, const cl::Buffer& src,
-                             const std::vector<cl::Event>& wait) const;
+                             std::vector<cl::Event>& deps) const;
 };
 // The prologue of `fns` on frames `in`, for a stage configured for `out`: std::logic_error when
 // the functions do not make frames of `out`'s size and format.

@@ -1,4 +1,5 @@
-// Fusion (pipeline/fusion.hpp): the planner's rule, and the fused chain against the same chain
+// Fusion (pipeline/fusion.hpp): the planner's rule (prologues included; their kernels in
+// tests/test_chain_prologue.cpp), and the fused chain against the same chain
 // with fusion off, byte for byte, output and every side output, on every sequence of stages the
 // registry allows (generated from the registry, with parameters drawn from each stage's own
 // declarations), odd sizes, every format, real and random frames. The unfused stages are
@@ -21,8 +22,9 @@ std::vector<std::vector<std::size_t>> stagesOf(const std::vector<PassPlan>& plan
   return out;
 }
 
-constexpr FusionTraits kPoint{true, false, false}, kStarts{true, true, false},
-    kCounter{false, false, true}, kOpaque{false, false, false};
+constexpr FusionTraits kPoint{true, false, false, false}, kStarts{true, true, false, false},
+    kCounter{false, false, true, false}, kReader{false, false, false, true},
+    kOpaque{false, false, false, false};
 
 }  // namespace
 
@@ -58,6 +60,39 @@ TEST(FusionPlan, OffEveryStageIsItsOwnPass) {
   const auto p = planPasses({0, 1, 2}, {kPoint, kCounter, kPoint}, false);
   EXPECT_EQ(stagesOf(p), (std::vector<std::vector<std::size_t>>{{0}, {1}, {2}}));
   for (const auto& x : p) EXPECT_FALSE(x.fused);
+}
+
+TEST(ProloguePlan, FunctionsAfterTheLastCounterFoldIntoTheReader) {
+  // gray, hist, brightness, blur: the count needs the gray frame; brightness folds.
+  const auto p = planPasses({0, 1, 2, 3}, {kPoint, kCounter, kPoint, kReader}, true);
+  EXPECT_EQ(stagesOf(p), (std::vector<std::vector<std::size_t>>{{0, 1}, {2, 3}}));
+  EXPECT_TRUE(p[0].fused);
+  EXPECT_FALSE(p[0].prologue);
+  EXPECT_TRUE(p[1].fused);
+  EXPECT_TRUE(p[1].prologue);
+  // gray, brightness, blur, brightness: both functions before the blur fold; the one after is
+  // a pass of its own.
+  const auto q = planPasses({0, 1, 2, 3}, {kPoint, kPoint, kReader, kPoint}, true);
+  EXPECT_EQ(stagesOf(q), (std::vector<std::vector<std::size_t>>{{0, 1, 2}, {3}}));
+  EXPECT_TRUE(q[0].prologue);
+  EXPECT_FALSE(q[1].fused);
+  // A function needing the whole frame first folds too (the reader runs its prelude).
+  const auto r = planPasses({4, 6}, {kStarts, kReader}, true);
+  EXPECT_EQ(stagesOf(r), (std::vector<std::vector<std::size_t>>{{4, 6}}));
+  EXPECT_TRUE(r[0].prologue);
+}
+
+TEST(ProloguePlan, NothingToFoldOrFusionOffLeavesTheReaderAlone) {
+  const auto counted = planPasses({0, 1, 2}, {kPoint, kCounter, kReader}, true);
+  EXPECT_EQ(stagesOf(counted), (std::vector<std::vector<std::size_t>>{{0, 1}, {2}}));
+  EXPECT_FALSE(counted[1].prologue);
+  const auto opaque = planPasses({0, 1}, {kOpaque, kReader}, true);
+  EXPECT_EQ(stagesOf(opaque), (std::vector<std::vector<std::size_t>>{{0}, {1}}));
+  const auto off = planPasses({0, 1}, {kPoint, kReader}, false);
+  EXPECT_EQ(stagesOf(off), (std::vector<std::vector<std::size_t>>{{0}, {1}}));
+  for (const auto& x : off) EXPECT_FALSE(x.fused || x.prologue);
+  const auto alone = planPasses({3}, {kReader}, true);
+  EXPECT_FALSE(alone[0].fused || alone[0].prologue);
 }
 
 namespace {

@@ -1,62 +1,15 @@
 // Prologues (pipeline/fusion.hpp): point-wise stages folded into the loads of the stage after
-// them (the blur's slab kernel, emulated on CPU devices, and the sobel's direct kernel). The
-// planner's rule; the folded chain against OpenCV (cvtColor, convertTo, GaussianBlur) on real and
-// random frames, odd sizes, every format and border; against the same chain unfused, output and
-// side outputs; and the blur's own pass for the functions when its plan cannot read through them.
+// them (the blur's slab kernel, emulated on CPU devices, and the sobel's direct kernel), as
+// tests/test_chain_fusion.cpp plans them: the folded chain against OpenCV (cvtColor, convertTo,
+// GaussianBlur) on real and random frames, odd sizes, every format and border; against the same
+// chain unfused, output and side outputs; and the blur's own pass for the functions when its plan
+// cannot read through them.
 #include <opencv2/imgproc.hpp>
 
-#include "pipeline/fusion.hpp"
 #include "tests/support/test_support.hpp"
 
 using namespace vf;
 using namespace vf::test;
-
-namespace {
-
-std::vector<std::vector<std::size_t>> stagesOf(const std::vector<PassPlan>& plan) {
-  std::vector<std::vector<std::size_t>> out;
-  for (const auto& p : plan) out.push_back(p.stages);
-  return out;
-}
-
-constexpr FusionTraits kPoint{true, false, false, false}, kStarts{true, true, false, false},
-    kCounter{false, false, true, false}, kReader{false, false, false, true},
-    kOpaque{false, false, false, false};
-
-}  // namespace
-
-TEST(ProloguePlan, FunctionsAfterTheLastCounterFoldIntoTheReader) {
-  // gray, hist, brightness, blur: the count needs the gray frame; brightness folds.
-  const auto p = planPasses({0, 1, 2, 3}, {kPoint, kCounter, kPoint, kReader}, true);
-  EXPECT_EQ(stagesOf(p), (std::vector<std::vector<std::size_t>>{{0, 1}, {2, 3}}));
-  EXPECT_TRUE(p[0].fused);
-  EXPECT_FALSE(p[0].prologue);
-  EXPECT_TRUE(p[1].fused);
-  EXPECT_TRUE(p[1].prologue);
-  // gray, brightness, blur, brightness: both functions before the blur fold; the one after is
-  // a pass of its own.
-  const auto q = planPasses({0, 1, 2, 3}, {kPoint, kPoint, kReader, kPoint}, true);
-  EXPECT_EQ(stagesOf(q), (std::vector<std::vector<std::size_t>>{{0, 1, 2}, {3}}));
-  EXPECT_TRUE(q[0].prologue);
-  EXPECT_FALSE(q[1].fused);
-  // A function needing the whole frame first folds too (the reader runs its prelude).
-  const auto r = planPasses({4, 6}, {kStarts, kReader}, true);
-  EXPECT_EQ(stagesOf(r), (std::vector<std::vector<std::size_t>>{{4, 6}}));
-  EXPECT_TRUE(r[0].prologue);
-}
-
-TEST(ProloguePlan, NothingToFoldOrFusionOffLeavesTheReaderAlone) {
-  const auto counted = planPasses({0, 1, 2}, {kPoint, kCounter, kReader}, true);
-  EXPECT_EQ(stagesOf(counted), (std::vector<std::vector<std::size_t>>{{0, 1}, {2}}));
-  EXPECT_FALSE(counted[1].prologue);
-  const auto opaque = planPasses({0, 1}, {kOpaque, kReader}, true);
-  EXPECT_EQ(stagesOf(opaque), (std::vector<std::vector<std::size_t>>{{0}, {1}}));
-  const auto off = planPasses({0, 1}, {kPoint, kReader}, false);
-  EXPECT_EQ(stagesOf(off), (std::vector<std::vector<std::size_t>>{{0}, {1}}));
-  for (const auto& x : off) EXPECT_FALSE(x.fused || x.prologue);
-  const auto alone = planPasses({3}, {kReader}, true);
-  EXPECT_FALSE(alone[0].fused || alone[0].prologue);
-}
 
 namespace {
 

@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "pipeline/border.hpp"
-#include "pipeline/cl/kernel_source.hpp"
 #include "pipeline/error.hpp"
 #include "pipeline/fused_pass.hpp"
 #include "pipeline/point_source.hpp"
@@ -107,7 +106,6 @@ class BlurStage : public Stage {
       src = &proFrame_;
     } else {
       pre = pro_.enqueuePrelude(q, in, deps);
-      if (pre.last()) deps.assign(1, pre.last);
     }
     const std::vector<BlurLaunch>& launches = plan_.launches;
     StageEvents ev;
@@ -238,11 +236,9 @@ class BlurStage : public Stage {
   }
 
   Built build(const BlurPlan& plan) const {
-    const cl::Program program =
-        pro_.empty() || !plan.prologue
-            ? cl_->programs().build(plan.file, plan.options)
-            : cl_->programs().buildSource("blur reading through functions",
-                                          pro_.header() + kernelSource(plan.file), plan.options);
+    // A plan that does not read through the prologue runs its functions' own pass first.
+    const cl::Program program = plan.prologue ? pro_.build(cl_->programs(), plan.file, plan.options)
+                                              : cl_->programs().build(plan.file, plan.options);
     Built b;
     b.most = cl_->facts().maxWorkGroupSize;
     for (const BlurLaunch& l : plan.launches) {

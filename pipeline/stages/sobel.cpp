@@ -26,7 +26,6 @@
 
 #include "pipeline/border.hpp"
 #include "pipeline/cl/build_options.hpp"
-#include "pipeline/cl/kernel_source.hpp"
 #include "pipeline/error.hpp"
 #include "pipeline/point_source.hpp"
 #include "pipeline/stages/stage_infos.hpp"
@@ -230,7 +229,6 @@ class SobelStage : public Stage {
     const cl::NDRange global(roundUp(items, wg_.w), roundUp(strips, wg_.h));
     std::vector<cl::Event> deps = wait;
     const StageEvents pre = pro_.enqueuePrelude(q, in, deps);
-    if (pre.last()) deps.assign(1, pre.last);
     cl::Event e = launchKernel(q, kernel, global, cl::NDRange(wg_.w, wg_.h), deps);
     return {pre.first() ? pre.first : e, e};
   }
@@ -243,11 +241,7 @@ class SobelStage : public Stage {
     const char* file = plan_.direct ? "sobel_gpu.cl" : "sobel.cl";
     const auto make = [&](const BuildOptions& o) {
       return clCall("clCreateKernel(sobel)", [&] {
-        const cl::Program program =
-            pro_.empty() ? cl_->programs().build(file, o.str())
-                         : cl_->programs().buildSource("sobel reading through functions",
-                                                       pro_.header() + kernelSource(file), o.str());
-        return cl::Kernel(program, "sobel");
+        return cl::Kernel(pro_.build(cl_->programs(), file, o.str()), "sobel");
       });
     };
     kernel_ = make(plan_.direct ? BuildOptions(plan_.options).define("EXACT", 1) : plan_.options);
