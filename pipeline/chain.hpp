@@ -60,11 +60,12 @@ class Chain {
   bool enabled(std::size_t i) const { return enabled_.at(i); }
 
   // Fusion (pipeline/fusion.hpp). Auto (the default): on GPUs; on CPUs each stage's own kernels,
-  // which PoCL runs faster than the generated pass (measured with bench's fusion section:
-  // brightness,brightness 1.6 ms unfused against 75 fused at 1080p BGR). On: everywhere (tests,
-  // bench). Off: every stage runs its own kernels (the per-stage split of the time, and the
-  // reference the fused passes are tested against). Takes effect at the next configure();
-  // returns true when that is needed.
+  // which PoCL runs as fast as the generated pass or faster (bench's fusion section, 1080p BGR,
+  // three runs, unfused / fused: hist,brightness 2.7-3.4 / 3.1-3.5 ms, brightness,brightness
+  // 1.2-1.5 / 1.5-1.6), so fewer launches gain nothing there. On: everywhere (tests, bench). Off:
+  // every stage runs its own kernels (the per-stage split of the time, and the reference the fused
+  // passes are tested against). Takes effect at the next configure(); returns true when that is
+  // needed.
   enum class Fusion { Auto, On, Off };
   bool setFusion(Fusion mode);
   Fusion fusion() const { return fuse_; }

@@ -15,29 +15,86 @@ namespace {
 
 std::string num(long long v) { return std::to_string(v); }
 
-// Counts the current pixel (array v, `channels` bytes) into local histogram lh<h>.
-std::string countLines(int h, int v, int channels, bool plain) {
+const char* const kHex = "0123456789abcdef";
+
+// Sub-histograms a work-group counts into with plain increments (one work-item per group, on
+// CPUs): lane q of 16 counts into copy q % kCopies, as the hist stage's CPU schedule
+// (kernels/hist.cl: neighbouring pixels often share a value, and consecutive increments of one
+// counter stall on store-to-load forwarding).
+constexpr int kCopies = 4;
+
+// Counts the current pixel (array v, `channels` channels of `lanes` pixels) into local
+// histogram lh<h>.
+std::string countLines(int h, int v, int channels, bool plain, int lanes) {
   std::string s;
-  for (int c = 0; c < channels; ++c) {
-    const std::string bin =
-        "lh" + num(h) + "[" + num(c * 256) + " + v" + num(v) + "[" + num(c) + "]]";
-    s += plain ? "  " + bin + " += 1u;\n" : "  atomic_inc(&" + bin + ");\n";
+  // Pixel by pixel, its channels in turn (as the bytes lie): two increments of one counter
+  // are channels x copies increments apart.
+  for (int q = 0; q < lanes; ++q)
+    for (int c = 0; c < channels; ++c) {
+      const std::string lane = lanes == 1 ? "" : std::string(".s") + kHex[q];
+      const int copy = plain ? q % kCopies : 0;
+      const std::string bin = "lh" + num(h) + "[" + num((copy * channels + c) * 256) + " + v" +
+                              num(v) + "[" + num(c) + "]" + lane + "]";
+      s += plain ? "  " + bin + " += 1u;\n" : "  atomic_inc(&" + bin + ");\n";
+    }
+  return s;
+}
+
+// `to`[j] = vector j of the other layout of 16 pixels of n channels: interleaved (16-byte
+// vectors of consecutive bytes) or planar (vector c: channel c of the 16 pixels). Each target
+// vector is the OR of one single-source byte shuffle (zeros elsewhere) per source vector, which
+// a CPU compiler lowers to a byte shuffle and an OR each.
+std::string relayout(const std::string& to, const std::string& from, int n, bool toPlanar) {
+  std::string s;
+  for (int j = 0; j < n; ++j) {
+    s += "      " + to + "[" + num(j) + "] = ";
+    bool first = true;
+    for (int src = 0; src < n; ++src) {
+      std::string term = "(uchar16)(";
+      bool any = false;
+      for (int q = 0; q < 16; ++q) {
+        // The byte of `from` that lands in component q of target j: toPlanar: channel j of
+        // pixel q, byte q*n + j of the interleaved bytes; else byte 16j + q, channel
+        // (16j + q) % n of pixel (16j + q) / n.
+        const int k = toPlanar ? q * n + j : 16 * j + q;
+        const int vec = toPlanar ? k / 16 : k % n, comp = toPlanar ? k % 16 : k / n;
+        term += q ? ", " : "";
+        if (vec == src) {
+          term += from + "[" + num(src) + "].s" + kHex[comp];
+          any = true;
+        } else {
+          term += "0";
+        }
+      }
+      if (!any) continue;
+      s += (first ? "" : " | ") + term + ")";
+      first = false;
+    }
+    s += ";\n";
   }
   return s;
 }
 
 // The kernel around fused_pixel: 16 pixels per step, loaded and stored as whole 16-byte
 // vectors (the pixel index is a multiple of 16, so the byte offsets are multiples of 16), the
-// last partial chunk pixel by pixel.
-std::string chunkLoop(int in, int out, const std::string& args) {
+// last partial chunk pixel by pixel. `planes`: the 16 pixels go through fused_pixel16 at once,
+// as a uchar16 of lanes per channel (on CPUs, where one pixel at a time does not vectorise).
+std::string chunkLoop(int in, int out, const std::string& args, bool planes) {
   std::string s = "    const int p0 = k * 16;\n    if (p0 + 16 <= pixels) {\n";
   s += "      uchar16 a[" + num(in) + "], b[" + num(out) + "];\n";
   for (int j = 0; j < in; ++j)
     s += "      a[" + num(j) + "] = ((__global const uchar16*)src)[(size_t)k * " + num(in) + " + " +
          num(j) + "];\n";
-  s += "#pragma unroll\n      for (int q = 0; q < 16; ++q)\n"
-       "        fused_pixel((const uchar*)a + q * " +
-       num(in) + ", (uchar*)b + q * " + num(out) + args + ");\n";
+  if (planes) {
+    s += "      uchar16 pa[4], pb[4];\n";
+    s += in == 1 ? "      pa[0] = a[0];\n" : relayout("pa", "a", in, true);
+    s += "      fused_pixel16(pa, pb" + args + ");\n";
+    s += out == 1 ? "      b[0] = pb[0];\n" : relayout("b", "pb", out, false);
+  } else {
+    s += "#pragma unroll\n      for (int q = 0; q < 16; ++q)\n"
+         "        fused_pixel((const uchar*)a + q * " +
+         num(in) + ", (uchar*)b + q * " + num(out) + args + ");\n";
+  }
   for (int j = 0; j < out; ++j)
     s += "      ((__global uchar16*)dst)[(size_t)k * " + num(out) + " + " + num(j) + "] = b[" +
          num(j) + "];\n";
@@ -54,68 +111,57 @@ std::string chunkLoop(int in, int out, const std::string& args) {
 }  // namespace
 
 std::string fusedPassSource(const std::vector<Stage*>& stages, int inChannels, int local,
-                            bool cpuBlocks) {
-  // fused_pixel: one pixel through every function and counter, in chain order.
-  std::string fns, fnParams, kernelParams, args, counters, merge, body;
-  int ch = inChannels, v = 0, fn = 0, hist = 0;
-  body += "  uchar v0[4];\n";
-  for (int c = 0; c < inChannels; ++c) body += "  v0[" + num(c) + "] = in[" + num(c) + "];\n";
+                            bool cpu) {
   const bool plain = local == 1;
+  // fused_pixel (and fused_pixel16 on CPUs): a pixel (16 pixels) through every function and
+  // counter in chain order.
+  auto counting = [plain](int lanes) {
+    return [plain, lanes](int h, int v, int ch) { return countLines(h, v, ch, plain, lanes); };
+  };
+  const PixelFunction px = pixelFunction(stages, inChannels, "fused_pixel", 1, counting(1));
+  std::string s = "// Generated by vidfilter's chain: one fused pass (pipeline/fused_pass.cpp).\n";
+  s += px.source;
+  if (cpu) s += pixelFunction(stages, inChannels, "fused_pixel16", 16, counting(16)).source;
+  // Each counter's local histogram, cleared, and its merge into the frame's histogram.
+  std::string kernelParams, counters, merge;
+  int ch = inChannels, hist = 0;
   for (Stage* st : stages) {
     if (const PointFn* f = st->pointFn()) {
-      if (f->inChannels != ch)
-        throw std::logic_error(st->name() + ": its function takes " + num(f->inChannels) +
-                               " channels, the pass has " + num(ch));
-      const PointCall pc = pointCall(*f, fn);
-      fns += pc.definition;
-      fnParams += pc.params;
-      args += pc.args;
-      body += "  uchar v" + num(v + 1) + "[4];\n  " + pc.name + "(v" + num(v) + ", v" + num(v + 1) +
-              pc.args + ");\n";
-      ++v;
-      ++fn;
       ch = f->outChannels;
-    } else if (st->histogramCounter()) {
-      const std::string h = num(hist), bins = num(ch * 256);
-      kernelParams += ", __global uint* hist" + h + ", __global uint* clear" + h;
-      fnParams += ", __local uint* lh" + h;
-      args += ", lh" + h;
-      counters += "  __local uint lh" + h + "[" + bins + "];\n  for (int i = lid; i < " + bins +
-                  "; i += " + num(local) + ") lh" + h + "[i] = 0u;\n" +
-                  "  for (int i = (int)get_global_id(0); i < " + bins +
-                  "; i += (int)get_global_size(0)) clear" + h + "[i] = 0u;\n";
-      merge += "  for (int i = lid; i < " + bins + "; i += " + num(local) + ")\n    if (lh" + h +
-               "[i]) atomic_add(&hist" + h + "[i], lh" + h + "[i]);\n";
-      body += countLines(hist, v, ch, plain);
-      ++hist;
-    } else {
-      throw std::logic_error(st->name() + " is neither point-wise nor a counter: not fusable");
+      continue;
     }
+    const std::string h = num(hist++), bins = num(ch * 256);
+    const int copies = plain ? kCopies : 1;
+    kernelParams += ", __global uint* hist" + h + ", __global uint* clear" + h;
+    counters += "  __local uint lh" + h + "[" + num(copies * ch * 256) + "];\n" +
+                "  for (int i = lid; i < " + num(copies * ch * 256) + "; i += " + num(local) +
+                ") lh" + h + "[i] = 0u;\n" + "  for (int i = (int)get_global_id(0); i < " + bins +
+                "; i += (int)get_global_size(0)) clear" + h + "[i] = 0u;\n";
+    std::string sum = "lh" + h + "[i]";
+    for (int c = 1; c < copies; ++c) sum += " + lh" + h + "[i + " + num(c * ch * 256) + "]";
+    merge += "  for (int i = lid; i < " + bins + "; i += " + num(local) +
+             ") {\n    const uint n = " + sum + ";\n    if (n) atomic_add(&hist" + h +
+             "[i], n);\n  }\n";
   }
-  for (int c = 0; c < ch; ++c) body += "  out[" + num(c) + "] = v" + num(v) + "[" + num(c) + "];\n";
-
-  std::string s = "// Generated by vidfilter's chain: one fused pass (pipeline/fused_pass.cpp).\n";
-  s += fns;
-  s += "inline void fused_pixel(const uchar* in, uchar* out" + fnParams + ") {\n" + body + "}\n";
   // Kernel arguments: the functions' parameters in order, then each counter's two buffers.
   std::string kernelFnParams;
-  for (std::size_t pos = 0; pos < fnParams.size();) {
-    const std::size_t next = fnParams.find(", ", pos + 2);
+  for (std::size_t pos = 0; pos < px.params.size();) {
+    const std::size_t next = px.params.find(", ", pos + 2);
     const std::string part =
-        fnParams.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        px.params.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
     if (part.find("__local") == std::string::npos) kernelFnParams += part;
-    pos = next == std::string::npos ? fnParams.size() : next;
+    pos = next == std::string::npos ? px.params.size() : next;
   }
   s += "__kernel __attribute__((reqd_work_group_size(" + num(local) +
        ", 1, 1))) void fused_pass(__global const uchar* src, __global uchar* dst, int pixels" +
        kernelFnParams + kernelParams + ") {\n  const int chunks = (pixels + 15) / 16;\n";
-  const std::string loop = chunkLoop(inChannels, ch, args);
+  const std::string loop = chunkLoop(inChannels, px.outChannels, px.args, cpu);
   if (hist == 0) {
     s += "  const int k = (int)get_global_id(0);\n  if (k < chunks) {\n" + loop + "  }\n}\n";
     return s;
   }
   s += "  const int lid = (int)get_local_id(0);\n" + counters + "  barrier(CLK_LOCAL_MEM_FENCE);\n";
-  if (cpuBlocks)
+  if (cpu && plain)
     s += "  const int per = (chunks + (int)get_global_size(0) - 1) / (int)get_global_size(0);\n"
          "  const int begin = (int)get_global_id(0) * per, end = min(chunks, begin + per);\n"
          "  for (int k = begin; k < end; ++k) {\n";
@@ -161,7 +207,7 @@ void FusedPass::configure(ClContext& cl, const std::vector<Stage*>& stages, cons
       counting
           ? std::max(1, std::min(facts.cpu ? units : 4 * units, (chunks + local_ - 1) / local_))
           : (chunks + local_ - 1) / local_;
-  source_ = fusedPassSource(stages, in.channels(), local_, blocked_);
+  source_ = fusedPassSource(stages, in.channels(), local_, facts.cpu);
   kernel_ = clCall("clCreateKernel(fused_pass " + label_ + ")", [&] {
     return cl::Kernel(cl.programs().buildSource("fused pass " + label_, source_, ""), "fused_pass");
   });

@@ -6,11 +6,12 @@
 // and writes the pixel once.
 //
 // Schedule: a work-item takes 16 pixels at a time, loaded and stored as whole 16-byte vectors
-// (the last partial chunk pixel by pixel). Without counters, one chunk per work-item. With
-// counters, as the hist stage: one work-item per group on CPUs, each counting a contiguous
-// block of chunks with plain increments into its group's local histogram; 256 per group on
-// GPUs, a grid-stride loop with local atomics; each group adds its local counts to the frame's
-// histogram at the end.
+// (the last partial chunk pixel by pixel); on CPUs the 16 pixels go through the functions
+// together, their channels split into 16-lane vectors (the stages' own CPU kernels do the same).
+// Without counters, one chunk per work-item. With counters, as the hist stage: one work-item per
+// group on CPUs, each counting a contiguous block of chunks with plain increments into its group's
+// local histogram; 256 per group on GPUs, a grid-stride loop with local atomics; each group adds
+// its local counts to the frame's histogram at the end.
 #include <string>
 #include <vector>
 
@@ -53,8 +54,8 @@ class FusedPass {
 };
 
 // The kernel source for functions and counters in the order `stages` gives them (exposed for
-// tests). `cpuBlocks`: counters count by contiguous blocks (CPUs) rather than a grid stride.
-std::string fusedPassSource(const std::vector<Stage*>& stages, int inChannels, int local,
-                            bool cpuBlocks);
+// tests). `cpu`: 16 pixels through the functions at once as channel lanes, and with `local` 1
+// counters count by contiguous blocks, rather than a pixel at a time and a grid stride.
+std::string fusedPassSource(const std::vector<Stage*>& stages, int inChannels, int local, bool cpu);
 
 }  // namespace vf

@@ -18,9 +18,24 @@ std::string declType(const std::string& decl) {
   return t;
 }
 
-PointCall pointCall(const PointFn& f, int index) {
+std::string laneTypes(int lanes) {
+  if (lanes != 1 && lanes != 16)
+    throw std::logic_error("point functions come for 1 or 16 lanes, not " + std::to_string(lanes));
+  const std::string n = lanes == 1 ? "" : "16";
+  return "#define PX uchar" + n + "\n#define PX_FLOAT float" + n +
+         "\n#define PX_U32(x) convert_uint" + n + "(x)\n#define PX_F32(x) convert_float" + n +
+         "(x)\n#define PX_BITS(x) as_int" + n + "(x)\n#define PX_BYTE(x) convert_uchar" + n +
+         "(x)\n";
+}
+
+std::string laneTypesEnd() {
+  return "#undef PX\n#undef PX_FLOAT\n#undef PX_U32\n#undef PX_F32\n#undef PX_BITS\n"
+         "#undef PX_BYTE\n";
+}
+
+PointCall pointCall(const PointFn& f, int index, int lanes) {
   PointCall c;
-  c.name = "fused_fn" + std::to_string(index);
+  c.name = "fused_fn" + std::to_string(index) + (lanes == 1 ? "" : "_x" + std::to_string(lanes));
   c.definition = "#define POINT_FN " + c.name + "\n" + f.source + "#undef POINT_FN\n";
   for (std::size_t j = 0; j < f.params.size(); ++j) {
     const std::string a = "a" + std::to_string(index) + "_" + std::to_string(j);
@@ -31,24 +46,33 @@ PointCall pointCall(const PointFn& f, int index) {
 }
 
 PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
-                            const std::string& name) {
+                            const std::string& name, int lanes, const CountLines& count) {
   PixelFunction out;
-  std::string defs, body = "  uchar v0[4];\n";
+  std::string defs, body = "  PX v0[4];\n";
   for (int c = 0; c < inChannels; ++c)
     body += "  v0[" + std::to_string(c) + "] = in[" + std::to_string(c) + "];\n";
   int ch = inChannels, k = 0;
   for (Stage* st : stages) {
     const PointFn* f = st->pointFn();
-    if (!f) throw std::logic_error(st->name() + " has no point-wise function");
+    if (!f && count && st->histogramCounter()) {
+      const std::string h = std::to_string(out.counters);
+      out.params += ", __local uint* lh" + h;
+      out.args += ", lh" + h;
+      body += count(out.counters++, k, ch);
+      continue;
+    }
+    if (!f)
+      throw std::logic_error(st->name() + (count ? " is neither point-wise nor a counter"
+                                                 : " has no point-wise function"));
     if (f->inChannels != ch)
       throw std::logic_error(st->name() + ": its function takes " + std::to_string(f->inChannels) +
                              " channels, the pixel has " + std::to_string(ch));
-    const PointCall c = pointCall(*f, k);
+    const PointCall c = pointCall(*f, k, lanes);
     defs += c.definition;
     out.params += c.params;
     out.args += c.args;
     const std::string from = "v" + std::to_string(k), to = "v" + std::to_string(k + 1);
-    body += "  uchar " + to + "[4];\n  " + c.name + "(" + from + ", " + to + c.args + ");\n";
+    body += "  PX " + to + "[4];\n  " + c.name + "(" + from + ", " + to + c.args + ");\n";
     ch = f->outChannels;
     ++k;
   }
@@ -56,8 +80,8 @@ PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
     body += "  out[" + std::to_string(c) + "] = v" + std::to_string(k) + "[" + std::to_string(c) +
             "];\n";
   out.outChannels = ch;
-  out.source = defs + "inline void " + name + "(const uchar* in, uchar* out" + out.params +
-               ") {\n" + body + "}\n";
+  out.source = laneTypes(lanes) + defs + "inline void " + name + "(const PX* in, PX* out" +
+               out.params + ") {\n" + body + "}\n" + laneTypesEnd();
   return out;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // OpenCL C for point-wise functions (Stage::pointFn) called from a generated kernel: the fused
 // pass (fused_pass.hpp) and a stage reading its input through a prologue (Stage::setPrologue).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -9,24 +10,36 @@
 
 namespace vf {
 
-// One function as the caller sees it: its definition renamed fused_fn<index>, its parameters
-// declared for the caller (", float a<index>_0, ..."), and the arguments passing them on.
+// The type macros a PointFn's source computes with (PX, PX_FLOAT, PX_U32, PX_F32, PX_BITS,
+// PX_BYTE; see PointFn) for `lanes` pixels at once, 1 or 16, and the text that undefines them.
+std::string laneTypes(int lanes);
+std::string laneTypesEnd();
+
+// One function as the caller sees it, for `lanes` pixels at once: its definition renamed
+// fused_fn<index> (fused_fn<index>_x16 for 16 lanes), its parameters declared for the caller
+// (", float a<index>_0, ..."), and the arguments passing them on. The definition expects the
+// lanes' type macros (laneTypes) defined around it.
 struct PointCall {
   std::string definition, params, args, name;
 };
-PointCall pointCall(const PointFn& f, int index);
+PointCall pointCall(const PointFn& f, int index, int lanes = 1);
 
 // A run of point-wise stages as one pixel function,
-// `inline void <name>(const uchar* in, uchar* out <params>)`: a pixel of `inChannels` bytes
-// through every function in order, `outChannels` bytes out. `params` and `args` declare and
-// pass the functions' parameters, in order (kernel arguments of the caller). Throws
-// std::logic_error when a stage has no function or the channels do not follow.
+// `inline void <name>(const PX* in, PX* out <params>)`: a pixel of `inChannels` channels through
+// every function in order, `outChannels` out; PX is uchar, or uchar16 with `lanes` 16 (the
+// channels of 16 pixels, a vector each). `params` and `args` declare and pass the functions'
+// parameters, in order (kernel arguments of the caller). With `count`, histogram counters
+// (Stage::histogramCounter) may be among the stages: each takes a parameter `__local uint*
+// lh<k>` (k counts them from 0) and count(k, v, channels) gives the lines counting the pixel
+// where it is, the array v<v> of `channels` channels. Throws std::logic_error when a stage is
+// neither or the channels do not follow.
+using CountLines = std::function<std::string(int counter, int v, int channels)>;
 struct PixelFunction {
   std::string source, params, args;
-  int outChannels = 0;
+  int outChannels = 0, counters = 0;
 };
 PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
-                            const std::string& name);
+                            const std::string& name, int lanes = 1, const CountLines& count = {});
 
 // The functions a stage reads its input through (Stage::setPrologue), and what the reading
 // kernel needs of them: the text to put before its source (kernels/prologue.cl's PROLOGUE,

@@ -61,9 +61,9 @@ class GrayStage : public Stage {
   int wg_ = 256;  // work-items per group
   cl::Kernel kernel_;
   PointFn fn_{
-      "void POINT_FN(const uchar* in, uchar* out) {\n"
-      "  out[0] = (uchar)((in[0] * 3735 + in[1] * 19235 + in[2] * 9798 + (1 << 14)) >> "
-      "15);\n}\n",
+      "void POINT_FN(const PX* in, PX* out) {\n"
+      "  out[0] = PX_BYTE((PX_U32(in[0]) * 3735u + PX_U32(in[1]) * 19235u + PX_U32(in[2]) * "
+      "9798u + (1u << 14)) >> 15);\n}\n",
       3,
       1,
       {},
