@@ -39,30 +39,7 @@ double chainMs(const EngineStats& st) {
   return total;
 }
 
-// Device time of one frame: the stages, the upload and the download (profiling events).
-double frameDeviceMs(const EngineStats& st) {
-  return chainMs(st) + st.uploadMs.mean + st.downloadMs.mean;
-}
-
 }  // namespace
-
-std::vector<std::pair<std::string, double>> deviceBusy(const RunReport& r) {
-  std::vector<std::pair<std::string, double>> busy;
-  auto add = [&](const std::string& dev, double ms) {
-    for (auto& b : busy)
-      if (b.first == dev) return void(b.second += ms);
-    busy.emplace_back(dev, ms);
-  };
-  for (const JobResult& j : r.jobs) {
-    const double per = frameDeviceMs(j.stats);
-    if (!j.framesPerDevice.empty())
-      for (const auto& [dev, n] : j.framesPerDevice) add(dev, per * static_cast<double>(n));
-    else if (!j.device.empty())
-      add(j.device, per * static_cast<double>(j.stats.framesOut));
-  }
-  for (auto& b : busy) b.second = r.elapsedSec > 0 ? b.second / (1000 * r.elapsedSec) : 0;
-  return busy;
-}
 
 std::string formatJobTable(const RunReport& r) {
   std::string s;
@@ -103,13 +80,12 @@ std::string formatJobTable(const RunReport& r) {
       s += "; " + std::to_string(count[static_cast<int>(st)]) + " " + statusName(st);
   s += "\n";
   std::string busy;
-  for (const auto& [dev, share] : deviceBusy(r)) {
+  for (const auto& [dev, share] : r.deviceBusy) {
     std::snprintf(line, sizeof line, "%s%s %.0f%%", busy.empty() ? "" : ", ", dev.c_str(),
                   100 * share);
     busy += line;
   }
-  if (!busy.empty())
-    s += "device busy: " + busy + " (device time of the frames over the run's time)\n";
+  if (!busy.empty()) s += "device busy: " + busy + " (time any command ran over the run's time)\n";
   return s;
 }
 
@@ -142,7 +118,7 @@ std::string jobReportJson(const RunReport& r) {
     inputs.push_back(std::move(o));
   }
   json busy = json::object();
-  for (const auto& [dev, share] : deviceBusy(r)) busy[dev] = share;
+  for (const auto& [dev, share] : r.deviceBusy) busy[dev] = share;
   const json doc = {{"device", r.device},
                     {"chain", r.chain},
                     {"elapsed_s", r.elapsedSec},

@@ -34,12 +34,11 @@ struct RunReport {
   int atOnce = 1;     // inputs run at once
   std::string shard;  // "1/3 (SLURM_ARRAY_TASK_ID)" for batch, else ""
   std::vector<JobResult> jobs;
+  // Per device ("P:D"), the share of the run's time it was busy: the time in which any of its
+  // commands ran (uploads, chains, downloads of every input, from profiling, overlaps counted
+  // once: DeviceActivity) over the run's wall time.
+  std::vector<std::pair<std::string, double>> deviceBusy;
 };
-
-// Per device ("P:D"), the share of the run's time it was busy: the device time of the frames
-// it ran (stages, upload, download, from profiling; the stages' mean over the timed frames)
-// over the run's wall time. Queues of several inputs may overlap on a device: above 1 then.
-std::vector<std::pair<std::string, double>> deviceBusy(const RunReport& r);
 
 // The table, for stderr.
 std::string formatJobTable(const RunReport& r);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 
 #include "app/device_set.hpp"
@@ -178,11 +179,18 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   ro.watcher = tiles.get();
   const bool quiet = s.quiet.value_or(false);
   ro.progress = !tiles && !quiet && s.progress.value_or(::isatty(STDERR_FILENO) == 1);
+  std::vector<std::uint64_t> busyBefore;
+  for (const auto& d : devices) busyBefore.push_back(d->activity().busyNs());
   const auto start = std::chrono::steady_clock::now();
   RunReport report;
   report.jobs = runPlannedJobs(devices, s, jobs, ro);
   report.elapsedSec =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (std::size_t k = 0; k < devices.size(); ++k) {
+    const double busySec = 1e-9 * double(devices[k]->activity().busyNs() - busyBefore[k]);
+    report.deviceBusy.emplace_back(devices[k]->info().index(),
+                                   report.elapsedSec > 0 ? busySec / report.elapsedSec : 0);
+  }
   if (tiles) tiles->waitForQuit();  // the window stays at the end until q (or --exit-at-end)
   for (const auto& d : devices)
     report.device += (report.device.empty() ? "" : ", ") + d->info().index() + " " + d->info().name;

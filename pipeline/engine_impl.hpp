@@ -73,6 +73,7 @@ struct Engine::Impl {
   void sinkLoop(FrameSink& sink);
   int nextToDeliver(FrameSink& sink);  // an in-flight slot; -1 when delivery is over
   void deliver(Slot& s, FrameSink& sink);
+  void recordActivity(const Slot& s);
 
   void recordError(std::exception_ptr e, bool fatal);
   void notifyAll();

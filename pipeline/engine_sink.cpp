@@ -42,6 +42,22 @@ int Engine::Impl::nextToDeliver(FrameSink& sink) {
   }
 }
 
+// The device time the frame's commands ran, into the device's record: from the upload's start
+// to the end of the chain's last command (the chain waits on the upload; any gap in between is
+// the compute queue still running the frame before), and the download.
+void Engine::Impl::recordActivity(const Slot& s) {
+  DeviceActivity& a = cl->activity();
+  cl_ulong start = 0, end = 0;
+  const bool chain = s.run.done() != nullptr;
+  if (profilingTime(chain ? s.run.done : s.upload, CL_PROFILING_COMMAND_END, end) &&
+      (profilingTime(s.upload, CL_PROFILING_COMMAND_START, start) ||
+       (chain && profilingTime(s.run.done, CL_PROFILING_COMMAND_START, start))))
+    a.add(start, end);
+  if (profilingTime(s.download, CL_PROFILING_COMMAND_START, start) &&
+      profilingTime(s.download, CL_PROFILING_COMMAND_END, end))
+    a.add(start, end);
+}
+
 void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
   clCall("clWaitForEvents(download)", [&] { s.download.wait(); });
   // The download waited on the chain, which waited on the upload: every event is complete.
@@ -54,6 +70,7 @@ void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
   }
   st.uploadMs = eventMs(s.upload);
   st.downloadMs = eventMs(s.download);
+  recordActivity(s);
   st.queueWaitMs = msBetween(s.captured, s.uploadQueued);
   cl_ulong queued = 0, started = 0;
   if (profilingTime(s.upload, CL_PROFILING_COMMAND_QUEUED, queued) &&

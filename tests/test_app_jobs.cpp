@@ -112,10 +112,11 @@ TEST(AppJobs, FourInputsAtOnceOnOneOrTwoDevicesEqualFourSeparateRuns) {
     used.insert(doc2["inputs"][k]["device"].get<std::string>());
   }
   EXPECT_EQ(used, (std::set<std::string>{"0:0", "0:1"})) << doc2.dump();
-  // Each device's busy share: its frames' device time over the run's time.
+  // Each device's busy share: the time any of its commands ran over the run's time (the
+  // device's clock and the host's may differ in rate by a little).
   for (const char* dev : {"0:0", "0:1"}) {
     EXPECT_GT(doc2["device_busy"][dev].get<double>(), 0) << doc2.dump();
-    EXPECT_LT(doc2["device_busy"][dev].get<double>(), 8) << doc2.dump();
+    EXPECT_LE(doc2["device_busy"][dev].get<double>(), 1.01) << doc2.dump();
   }
 }
 

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "pipeline/cl/device.hpp"
+#include "pipeline/cl/device_activity.hpp"
 #include "pipeline/cl/device_facts.hpp"
 #include "pipeline/cl/event_timing.hpp"
 #include "pipeline/cl/opencl.hpp"
@@ -10,8 +11,8 @@
 
 namespace vf {
 
-// The OpenCL context of one device, its facts, its program cache, and a factory for profiling
-// queues.
+// The OpenCL context of one device, its facts, its program cache, a factory for profiling
+// queues, and the record of when its commands ran (shared by every engine on the device).
 class ClContext {
  public:
   explicit ClContext(const DeviceInfo& device);
@@ -27,6 +28,7 @@ class ClContext {
   const cl::Device& device() const { return info_.device; }
   const cl::Context& context() const { return context_; }
   ProgramCache& programs() { return *programs_; }
+  DeviceActivity& activity() { return *activity_; }
 
   // A new in-order queue with profiling enabled (every stage's time comes from its event).
   cl::CommandQueue makeQueue() const;
@@ -36,6 +38,7 @@ class ClContext {
   DeviceFacts facts_;
   cl::Context context_;
   std::unique_ptr<ProgramCache> programs_;
+  std::unique_ptr<DeviceActivity> activity_ = std::make_unique<DeviceActivity>();
 };
 
 }  // namespace vf

@@ -2,7 +2,7 @@
 # Several files through one device against one file alone, in the same run: the product's own
 # path (`vidfilter -i A -i B ... --json`, no output: decode, upload, the chain, download), so
 # the figure is what a user's job gets. Prints per run the frames, the fps, the device's busy
-# share (the frames' device time over the run's wall time, from vidfilter's --json) and the
+# share (the time any command ran over the run's wall time, from vidfilter's --json) and the
 # host's CPU use (from /proc/stat over the run: all cores busy is 100%), then the ratio of N at
 # once to one alone.
 #
