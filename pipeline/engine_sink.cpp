@@ -1,5 +1,7 @@
 // The engine's sink thread (the contract is at the top of engine.cpp): waits on the oldest
 // in-flight frame's download, measures it, hands it to the sink and frees its slot.
+#include <algorithm>
+
 #include "pipeline/engine_impl.hpp"
 #include "pipeline/error.hpp"
 
@@ -42,20 +44,25 @@ int Engine::Impl::nextToDeliver(FrameSink& sink) {
   }
 }
 
-// The device time the frame's commands ran, into the device's record: from the upload's start
-// to the end of the chain's last command (the chain waits on the upload; any gap in between is
-// the compute queue still running the frame before), and the download.
+// The device time the frame's commands ran, into the device's record: the upload, the chain
+// and the download. The chain's kernels run from the later of the upload's end and the moment
+// they were enqueued (its last command's CL_PROFILING_COMMAND_QUEUED: the frame's commands are
+// enqueued together, and only untimed frames' first kernels lack events) to its last command's
+// end; a wait in between is the compute queue still running the frame before.
 void Engine::Impl::recordActivity(const Slot& s) {
   DeviceActivity& a = cl->activity();
-  cl_ulong start = 0, end = 0;
-  const bool chain = s.run.done() != nullptr;
-  if (profilingTime(chain ? s.run.done : s.upload, CL_PROFILING_COMMAND_END, end) &&
-      (profilingTime(s.upload, CL_PROFILING_COMMAND_START, start) ||
-       (chain && profilingTime(s.run.done, CL_PROFILING_COMMAND_START, start))))
+  cl_ulong start = 0, end = 0, uploadEnd = 0, queued = 0;
+  auto ran = [&](const cl::Event& e) {
+    return e() && profilingTime(e, CL_PROFILING_COMMAND_START, start) &&
+           profilingTime(e, CL_PROFILING_COMMAND_END, end);
+  };
+  if (ran(s.upload)) {
     a.add(start, end);
-  if (profilingTime(s.download, CL_PROFILING_COMMAND_START, start) &&
-      profilingTime(s.download, CL_PROFILING_COMMAND_END, end))
-    a.add(start, end);
+    uploadEnd = end;
+  }
+  if (ran(s.run.done) && profilingTime(s.run.done, CL_PROFILING_COMMAND_QUEUED, queued))
+    a.add(std::min(start, std::max(uploadEnd, queued)), end);
+  if (ran(s.download)) a.add(start, end);
 }
 
 void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
