@@ -77,6 +77,12 @@ void expectGoodReport(const std::string& label, const ProcResult& r, const Json&
     expectSummary(total.at(key), 5);
   EXPECT_TRUE(total.contains("opencv_tapi"));
   EXPECT_TRUE(total.contains("ratio_vs_cpu"));
+  // Fused and unfused: each with the kernels timed and as the engine's untimed frames run.
+  const Json& fusion = json.at("fusion");
+  for (const char* side : {"fused", "unfused"}) {
+    EXPECT_GT(fusion.at(side).at("device_span_median_ms").get<double>(), 0.0) << side;
+    EXPECT_GT(fusion.at(side).at("untimed_span_median_ms").get<double>(), 0.0) << side;
+  }
   const Json& engine = json.at("engine");
   EXPECT_GT(engine.at("engine_fps").get<double>(), 0.0);
   EXPECT_GT(engine.at("latency_ms").get<double>(), 0.0);

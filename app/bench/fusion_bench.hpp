@@ -1,6 +1,7 @@
 #pragma once
 // The chain fused and unfused in the same run (pipeline/fusion.hpp): per frame, its device time
-// (first command's START to last END) and host wall time, and the kernels it launches.
+// (first command's START to last END, with every kernel timed, and as the engine's untimed
+// frames run) and host wall time, and the kernels it launches.
 #include <opencv2/core.hpp>
 #include <string>
 #include <vector>
@@ -14,6 +15,11 @@ struct FusionSide {
   std::vector<std::string> passes;  // "gray+hist+brightness", "blur", ...
   double launches = 0;              // kernels per frame (side-output reads not counted)
   double spanMs = 0, wallMs = 0;    // medians over the timed runs
+  // The device span of the chain enqueued as the engine enqueues the frames it does not time
+  // (Chain::enqueue's stageEvents false: no event on a kernel but the last), from a marker
+  // enqueued just before it to the last command's end: without the per-kernel events of the
+  // timed runs, whose profiling widens the gaps between launches on some drivers.
+  double untimedSpanMs = 0;
 };
 
 struct FusionComparison {
