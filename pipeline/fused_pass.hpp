@@ -55,7 +55,9 @@ class FusedPass {
 
 // The kernel source for functions and counters in the order `stages` gives them (exposed for
 // tests). `cpu`: 16 pixels through the functions at once as channel lanes, and with `local` 1
-// counters count by contiguous blocks, rather than a pixel at a time and a grid stride.
-std::string fusedPassSource(const std::vector<Stage*>& stages, int inChannels, int local, bool cpu);
+// counters count by contiguous blocks into `copies` sub-histograms each, rather than a pixel at
+// a time and a grid stride with local atomics.
+std::string fusedPassSource(const std::vector<Stage*>& stages, int inChannels, int local, bool cpu,
+                            int copies = 1);
 
 }  // namespace vf

@@ -22,15 +22,15 @@ std::string laneTypes(int lanes) {
   if (lanes != 1 && lanes != 16)
     throw std::logic_error("point functions come for 1 or 16 lanes, not " + std::to_string(lanes));
   const std::string n = lanes == 1 ? "" : "16";
-  return "#define PX uchar" + n + "\n#define PX_FLOAT float" + n +
-         "\n#define PX_U32(x) convert_uint" + n + "(x)\n#define PX_F32(x) convert_float" + n +
-         "(x)\n#define PX_BITS(x) as_int" + n + "(x)\n#define PX_BYTE(x) convert_uchar" + n +
+  return "#define VF_PX uchar" + n + "\n#define VF_PX_FLOAT float" + n +
+         "\n#define VF_PX_U32(x) convert_uint" + n + "(x)\n#define VF_PX_F32(x) convert_float" + n +
+         "(x)\n#define VF_PX_BITS(x) as_int" + n + "(x)\n#define VF_PX_BYTE(x) convert_uchar" + n +
          "(x)\n";
 }
 
 std::string laneTypesEnd() {
-  return "#undef PX\n#undef PX_FLOAT\n#undef PX_U32\n#undef PX_F32\n#undef PX_BITS\n"
-         "#undef PX_BYTE\n";
+  return "#undef VF_PX\n#undef VF_PX_FLOAT\n#undef VF_PX_U32\n#undef VF_PX_F32\n#undef VF_PX_BITS\n"
+         "#undef VF_PX_BYTE\n";
 }
 
 PointCall pointCall(const PointFn& f, int index, int lanes) {
@@ -48,7 +48,7 @@ PointCall pointCall(const PointFn& f, int index, int lanes) {
 PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
                             const std::string& name, int lanes, const CountLines& count) {
   PixelFunction out;
-  std::string defs, body = "  PX v0[4];\n";
+  std::string defs, body = "  VF_PX v0[4];\n";
   for (int c = 0; c < inChannels; ++c)
     body += "  v0[" + std::to_string(c) + "] = in[" + std::to_string(c) + "];\n";
   int ch = inChannels, k = 0;
@@ -72,7 +72,7 @@ PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
     out.params += c.params;
     out.args += c.args;
     const std::string from = "v" + std::to_string(k), to = "v" + std::to_string(k + 1);
-    body += "  PX " + to + "[4];\n  " + c.name + "(" + from + ", " + to + c.args + ");\n";
+    body += "  VF_PX " + to + "[4];\n  " + c.name + "(" + from + ", " + to + c.args + ");\n";
     ch = f->outChannels;
     ++k;
   }
@@ -80,7 +80,7 @@ PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
     body += "  out[" + std::to_string(c) + "] = v" + std::to_string(k) + "[" + std::to_string(c) +
             "];\n";
   out.outChannels = ch;
-  out.source = laneTypes(lanes) + defs + "inline void " + name + "(const PX* in, PX* out" +
+  out.source = laneTypes(lanes) + defs + "inline void " + name + "(const VF_PX* in, VF_PX* out" +
                out.params + ") {\n" + body + "}\n" + laneTypesEnd();
   return out;
 }

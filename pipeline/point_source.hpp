@@ -10,8 +10,9 @@
 
 namespace vf {
 
-// The type macros a PointFn's source computes with (PX, PX_FLOAT, PX_U32, PX_F32, PX_BITS,
-// PX_BYTE; see PointFn) for `lanes` pixels at once, 1 or 16, and the text that undefines them.
+// The type macros a PointFn's source computes with (VF_PX, VF_PX_FLOAT, VF_PX_U32, VF_PX_F32,
+// VF_PX_BITS, VF_PX_BYTE; see PointFn) for `lanes` pixels at once, 1 or 16, and the text that
+// undefines them.
 std::string laneTypes(int lanes);
 std::string laneTypesEnd();
 
@@ -25,9 +26,9 @@ struct PointCall {
 PointCall pointCall(const PointFn& f, int index, int lanes = 1);
 
 // A run of point-wise stages as one pixel function,
-// `inline void <name>(const PX* in, PX* out <params>)`: a pixel of `inChannels` channels through
-// every function in order, `outChannels` out; PX is uchar, or uchar16 with `lanes` 16 (the
-// channels of 16 pixels, a vector each). `params` and `args` declare and pass the functions'
+// `inline void <name>(const VF_PX* in, VF_PX* out <params>)`: a pixel of `inChannels` channels
+// through every function in order, `outChannels` out; VF_PX is uchar, or uchar16 with `lanes` 16
+// (the channels of 16 pixels, a vector each). `params` and `args` declare and pass the functions'
 // parameters, in order (kernel arguments of the caller). With `count`, histogram counters
 // (Stage::histogramCounter) may be among the stages: each takes a parameter `__local uint*
 // lh<k>` (k counts them from 0) and count(k, v, channels) gives the lines counting the pixel

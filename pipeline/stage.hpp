@@ -17,13 +17,13 @@ class Stage;
 class HistogramKernel;
 
 // A point-wise stage's per-pixel function, as OpenCL C, for a fused pass (pipeline/fusion.hpp).
-// `source` defines `void POINT_FN(const PX* in, PX* out, <params>)` (POINT_FN is a macro the
+// `source` defines `void POINT_FN(const VF_PX* in, VF_PX* out, <params>)` (POINT_FN is a macro the
 // pass defines to a name of its own): `in` holds a pixel's inChannels channels, `out` receives
-// its outChannels, both in private memory. The caller instantiates it for one pixel (PX is
-// uchar) or for 16 pixels at once (PX is uchar16, each channel the 16 pixels' lanes: how CPUs
-// vectorise it), so it computes through the pass's type macros only: PX_FLOAT (float or
-// float16), PX_U32(x) and PX_F32(x) (a channel widened to uint or float lanes), PX_BITS(x)
-// (as_int of float lanes) and PX_BYTE(x) (int or uint lanes in [0, 255] back to channels).
+// its outChannels, both in private memory. The caller instantiates it for one pixel (VF_PX is
+// uchar) or for 16 pixels at once (VF_PX is uchar16, each channel the 16 pixels' lanes: how CPUs
+// vectorise it), so it computes through the pass's type macros only: VF_PX_FLOAT (float or
+// float16), VF_PX_U32(x) and VF_PX_F32(x) (a channel widened to uint or float lanes), VF_PX_BITS(x)
+// (as_int of float lanes) and VF_PX_BYTE(x) (int or uint lanes in [0, 255] back to channels).
 // The function must give the same bytes as the stage's own kernel.
 struct PointFn {
   std::string source;

@@ -16,9 +16,10 @@ struct FusionSide {
   double launches = 0;              // kernels per frame (side-output reads not counted)
   double spanMs = 0, wallMs = 0;    // medians over the timed runs
   // The device span of the chain enqueued as the engine enqueues the frames it does not time
-  // (Chain::enqueue's stageEvents false: no event on a kernel but the last), from a marker
-  // enqueued just before it to the last command's end: without the per-kernel events of the
-  // timed runs, whose profiling widens the gaps between launches on some drivers.
+  // (Chain::enqueue's stageEvents false: no event on a kernel but the last), from the end of a
+  // marker just before it (held until the chain is enqueued) to the last command's end: without
+  // the per-kernel events of the timed runs, whose profiling widens the gaps between launches
+  // on some drivers. It includes the step from the marker to the first kernel.
   double untimedSpanMs = 0;
 };
 

@@ -40,4 +40,9 @@ std::uint64_t DeviceActivity::busyNs() const {
   return total;
 }
 
+std::size_t DeviceActivity::held() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return open_.size();
+}
+
 }  // namespace vf

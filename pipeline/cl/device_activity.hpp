@@ -2,6 +2,7 @@
 // The time a device spent running commands: the union of the intervals (device clock, from
 // profiling) in which the commands of every engine on it ran. Commands of several inputs that
 // overlap count once, so the busy share over a run never passes the run's time.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -15,13 +16,16 @@ class DeviceActivity {
   void add(std::uint64_t startNs, std::uint64_t endNs);
   // The ns covered by the intervals added so far.
   std::uint64_t busyNs() const;
+  // The disjoint intervals held (bounded: see kKeep).
+  std::size_t held() const;
 
  private:
   // Disjoint intervals, start -> end. Past kKeep of them the earliest half is folded into
   // settled_ and forgotten: a later interval is cut at horizon_, the end of the last one folded
-  // (intervals arrive as frames complete, within a few frames of each other: one that old is
-  // not expected), so memory stays bounded over a long run.
-  static constexpr std::size_t kKeep = 4096;
+  // (intervals arrive as frames complete, engines on one device a few frames apart: one that
+  // comes after thousands of later ones is not expected), so memory stays bounded over a long
+  // run.
+  static constexpr std::size_t kKeep = 16384;
   mutable std::mutex mutex_;
   std::map<std::uint64_t, std::uint64_t> open_;
   std::uint64_t settled_ = 0, horizon_ = 0;

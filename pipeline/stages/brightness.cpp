@@ -148,7 +148,7 @@ class BrightnessStage : public Stage {
 
   static PointFn pointFunction(int channels, bool autoMode) {
     const std::string round =
-        "PX_BYTE(PX_BITS(clamp(x, 0.0f, 255.0f) + 12582912.0f) - 0x4B400000)";  // TO_UCHAR
+        "VF_PX_BYTE(VF_PX_BITS(clamp(x, 0.0f, 255.0f) + 12582912.0f) - 0x4B400000)";  // TO_UCHAR
     const std::string c = std::to_string(channels);
     PointFn f;
     f.inChannels = f.outChannels = channels;
@@ -156,11 +156,11 @@ class BrightnessStage : public Stage {
     if (autoMode) {
       f.params = {"__global const float* gain_bias"};
       f.source =
-          "void POINT_FN(const PX* in, PX* out, __global const float* gain_bias) {\n"
+          "void POINT_FN(const VF_PX* in, VF_PX* out, __global const float* gain_bias) {\n"
           "  for (int c = 0; c < " +
           c +
           "; ++c) {\n"
-          "    const PX_FLOAT x = PX_F32(in[c]) * gain_bias[c] + gain_bias[" +
+          "    const VF_PX_FLOAT x = VF_PX_F32(in[c]) * gain_bias[c] + gain_bias[" +
           c +
           " + c];\n"
           "    out[c] = " +
@@ -168,11 +168,11 @@ class BrightnessStage : public Stage {
     } else {
       f.params = {"float gain", "float bias"};
       f.source =
-          "void POINT_FN(const PX* in, PX* out, float gain, float bias) {\n"
+          "void POINT_FN(const VF_PX* in, VF_PX* out, float gain, float bias) {\n"
           "  for (int c = 0; c < " +
           c +
           "; ++c) {\n"
-          "    const PX_FLOAT x = PX_F32(in[c]) * gain + bias;\n"
+          "    const VF_PX_FLOAT x = VF_PX_F32(in[c]) * gain + bias;\n"
           "    out[c] = " +
           round + ";\n  }\n}\n";
     }

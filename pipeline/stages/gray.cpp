@@ -61,8 +61,9 @@ class GrayStage : public Stage {
   int wg_ = 256;  // work-items per group
   cl::Kernel kernel_;
   PointFn fn_{
-      "void POINT_FN(const PX* in, PX* out) {\n"
-      "  out[0] = PX_BYTE((PX_U32(in[0]) * 3735u + PX_U32(in[1]) * 19235u + PX_U32(in[2]) * "
+      "void POINT_FN(const VF_PX* in, VF_PX* out) {\n"
+      "  out[0] = VF_PX_BYTE((VF_PX_U32(in[0]) * 3735u + VF_PX_U32(in[1]) * 19235u + "
+      "VF_PX_U32(in[2]) * "
       "9798u + (1u << 14)) >> 15);\n}\n",
       3,
       1,
