@@ -257,7 +257,7 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
     const std::uint64_t before = kernelsLaunched();
     StageEvents ev;
     {
-      const StageEventsOff off(!stageEvents && k != lastPass);
+      const StageEventsOff off(!stageEvents && k != 0 && k != lastPass);
       if (fused_[k])
         ev = clCall(label(pass), [&] { return fused_[k]->enqueue(queue, *cur, *dst, deps); });
       else if (pass.prologue)

@@ -98,9 +98,10 @@ class Chain {
   // `side` (one vector per sideOutputs() entry, resized here) on the same queue, so a later
   // frame cannot overwrite them first; they are valid once run.done completes.
   // stageEvents false: the stages' kernels are enqueued without events (run.stages holds null
-  // events for them: no per-stage time), except the last enabled stage's, so run.done still
-  // marks the end of the frame; the queue must be in order (ours all are). Saves host time on
-  // drivers where events are costly (the engine times only some frames).
+  // events for them: no per-stage time), except the first and the last pass's, so the frame's
+  // device span is still known and run.done still marks its end; the queue must be in order
+  // (ours all are). Saves host time on drivers where events are costly (the engine times only
+  // some frames).
   ChainRun enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                    const std::vector<cl::Event>& wait,
                    std::vector<std::vector<std::uint8_t>>* side = nullptr, bool stageEvents = true);

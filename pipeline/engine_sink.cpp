@@ -45,38 +45,22 @@ int Engine::Impl::nextToDeliver(FrameSink& sink) {
 }
 
 // The device time the frame's commands ran, into the device's record: the upload, the chain
-// and the download. The chain runs from its first command's start, which timed frames know;
-// untimed frames have an event on their last command only (Chain::enqueue), so theirs starts
-// at the later of the upload's end and the moment that command was enqueued (the frame's
-// commands are enqueued one after another within microseconds; a wait before that is the host,
-// not the device), or at that command's own start where the driver gives no QUEUED time. A wait
-// inside the span is the compute queue still running the frame before: busy either way.
+// from its first command's start (every frame's first pass has events, timed or not:
+// Chain::enqueue) to its last command's end, and the download. A wait inside the chain's span
+// is the compute queue still running the frame before: busy either way.
 void Engine::Impl::recordActivity(const Slot& s) {
   DeviceActivity& a = cl->activity();
-  cl_ulong start = 0, end = 0, uploadEnd = 0, from = 0;
+  cl_ulong start = 0, end = 0, first = 0;
   auto ran = [&](const cl::Event& e) {
     return e() && profilingTime(e, CL_PROFILING_COMMAND_START, start) &&
            profilingTime(e, CL_PROFILING_COMMAND_END, end);
   };
-  if (ran(s.upload)) {
-    a.add(start, end);
-    uploadEnd = end;
-  }
-  cl_ulong first = 0;
-  bool timed = false;
-  for (const StageEvents& ev : s.run.stages)
-    if (ev.first() && profilingTime(ev.first, CL_PROFILING_COMMAND_START, first)) {
-      timed = true;
-      break;
-    }
+  if (ran(s.upload)) a.add(start, end);
   if (ran(s.run.done)) {
-    if (timed)
-      from = first;
-    else if (profilingTime(s.run.done, CL_PROFILING_COMMAND_QUEUED, from))
-      from = std::max(uploadEnd, from);
-    else
-      from = start;
-    a.add(std::min(start, from), end);
+    first = start;
+    for (const StageEvents& ev : s.run.stages)
+      if (ev.first() && profilingTime(ev.first, CL_PROFILING_COMMAND_START, first)) break;
+    a.add(std::min(first, start), end);
   }
   if (ran(s.download)) a.add(start, end);
 }

@@ -16,10 +16,9 @@ struct FusionSide {
   double launches = 0;              // kernels per frame (side-output reads not counted)
   double spanMs = 0, wallMs = 0;    // medians over the timed runs
   // The device span of the chain enqueued as the engine enqueues the frames it does not time
-  // (Chain::enqueue's stageEvents false: no event on a kernel but the last), from the end of a
-  // marker just before it (held until the chain is enqueued) to the last command's end: without
+  // (Chain::enqueue's stageEvents false: events on the first and the last pass only), without
   // the per-kernel events of the timed runs, whose profiling widens the gaps between launches
-  // on some drivers. It includes the step from the marker to the first kernel.
+  // on some drivers.
   double untimedSpanMs = 0;
 };
 

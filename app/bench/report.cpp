@@ -225,8 +225,8 @@ void printFusion(const Results& r) {
         fmtMs(f->untimedSpanMs).c_str(), fmtMs(f->wallMs).c_str(), f->launches, passes.c_str());
   }
   std::printf(
-      "  (untimed: enqueued as the engine's untimed frames, no event but the last kernel's; "
-      "from a marker before the chain to its end)\n");
+      "  (untimed: enqueued as the engine's untimed frames, events on the first and the last "
+      "pass only)\n");
 }
 
 namespace {
