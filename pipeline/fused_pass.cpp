@@ -127,13 +127,10 @@ std::string fusedPassSource(const std::vector<Stage*>& stages, int inChannels, i
   if (cpu) s += pixelFunction(stages, inChannels, "fused_pixel16", 16, counting(16)).source;
   // Each counter's local histogram, cleared, and its merge into the frame's histogram.
   std::string kernelParams, counters, merge;
-  int ch = inChannels, hist = 0;
-  for (Stage* st : stages) {
-    if (const PointFn* f = st->pointFn()) {
-      ch = f->outChannels;
-      continue;
-    }
-    const std::string h = num(hist++), bins = num(ch * 256);
+  const int hist = static_cast<int>(px.counterChannels.size());
+  for (int k = 0; k < hist; ++k) {
+    const int ch = px.counterChannels[k];
+    const std::string h = num(k), bins = num(ch * 256);
     kernelParams += ", __global uint* hist" + h + ", __global uint* clear" + h;
     counters += "  __local uint lh" + h + "[" + num(copies * ch * 256) + "];\n" +
                 "  for (int i = lid; i < " + num(copies * ch * 256) + "; i += " + num(local) +

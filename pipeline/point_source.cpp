@@ -18,6 +18,11 @@ std::string declType(const std::string& decl) {
   return t;
 }
 
+namespace {
+
+// The type macros a PointFn's source computes with (VF_PX, VF_PX_FLOAT, VF_PX_U32, VF_PX_F32,
+// VF_PX_BITS, VF_PX_BYTE; see PointFn) for `lanes` pixels at once, 1 or 16, and the text that
+// undefines them.
 std::string laneTypes(int lanes) {
   if (lanes != 1 && lanes != 16)
     throw std::logic_error("point functions come for 1 or 16 lanes, not " + std::to_string(lanes));
@@ -33,6 +38,13 @@ std::string laneTypesEnd() {
          "#undef VF_PX_BYTE\n";
 }
 
+// One function as the caller sees it, for `lanes` pixels at once: its definition renamed
+// fused_fn<index> (fused_fn<index>_x16 for 16 lanes), its parameters declared for the caller
+// (", float a<index>_0, ..."), and the arguments passing them on. The definition expects the
+// lanes' type macros (laneTypes) defined around it.
+struct PointCall {
+  std::string definition, params, args, name;
+};
 PointCall pointCall(const PointFn& f, int index, int lanes) {
   PointCall c;
   c.name = "fused_fn" + std::to_string(index) + (lanes == 1 ? "" : "_x" + std::to_string(lanes));
@@ -45,6 +57,8 @@ PointCall pointCall(const PointFn& f, int index, int lanes) {
   return c;
 }
 
+}  // namespace
+
 PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
                             const std::string& name, int lanes, const CountLines& count) {
   PixelFunction out;
@@ -55,10 +69,11 @@ PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
   for (Stage* st : stages) {
     const PointFn* f = st->pointFn();
     if (!f && count && st->histogramCounter()) {
-      const std::string h = std::to_string(out.counters);
-      out.params += ", __local uint* lh" + h;
-      out.args += ", lh" + h;
-      body += count(out.counters++, k, ch);
+      const int h = static_cast<int>(out.counterChannels.size());
+      out.params += ", __local uint* lh" + std::to_string(h);
+      out.args += ", lh" + std::to_string(h);
+      body += count(h, k, ch);
+      out.counterChannels.push_back(ch);
       continue;
     }
     if (!f)

@@ -10,21 +10,6 @@
 
 namespace vf {
 
-// The type macros a PointFn's source computes with (VF_PX, VF_PX_FLOAT, VF_PX_U32, VF_PX_F32,
-// VF_PX_BITS, VF_PX_BYTE; see PointFn) for `lanes` pixels at once, 1 or 16, and the text that
-// undefines them.
-std::string laneTypes(int lanes);
-std::string laneTypesEnd();
-
-// One function as the caller sees it, for `lanes` pixels at once: its definition renamed
-// fused_fn<index> (fused_fn<index>_x16 for 16 lanes), its parameters declared for the caller
-// (", float a<index>_0, ..."), and the arguments passing them on. The definition expects the
-// lanes' type macros (laneTypes) defined around it.
-struct PointCall {
-  std::string definition, params, args, name;
-};
-PointCall pointCall(const PointFn& f, int index, int lanes = 1);
-
 // A run of point-wise stages as one pixel function,
 // `inline void <name>(const VF_PX* in, VF_PX* out <params>)`: a pixel of `inChannels` channels
 // through every function in order, `outChannels` out; VF_PX is uchar, or uchar16 with `lanes` 16
@@ -32,12 +17,14 @@ PointCall pointCall(const PointFn& f, int index, int lanes = 1);
 // parameters, in order (kernel arguments of the caller). With `count`, histogram counters
 // (Stage::histogramCounter) may be among the stages: each takes a parameter `__local uint*
 // lh<k>` (k counts them from 0) and count(k, v, channels) gives the lines counting the pixel
-// where it is, the array v<v> of `channels` channels. Throws std::logic_error when a stage is
-// neither or the channels do not follow.
+// where it is, the array v<v> of `channels` channels; `counterChannels` lists each counter's
+// channels. The functions' type macros (see PointFn) are defined around the source only.
+// Throws std::logic_error when a stage is neither or the channels do not follow.
 using CountLines = std::function<std::string(int counter, int v, int channels)>;
 struct PixelFunction {
   std::string source, params, args;
-  int outChannels = 0, counters = 0;
+  int outChannels = 0;
+  std::vector<int> counterChannels;
 };
 PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
                             const std::string& name, int lanes = 1, const CountLines& count = {});
