@@ -95,7 +95,8 @@ std::string jobReportJson(const RunReport& r) {
   for (const JobResult& j : r.jobs) {
     json stages = json::object();
     for (std::size_t i = 0; i < j.stats.stageNames.size() && i < j.stats.stageMs.size(); ++i)
-      stages[std::to_string(i + 1) + " " + j.stats.stageNames[i]] = j.stats.stageMs[i].mean;
+      if (!j.stats.stageNames[i].empty())  // else timed in its fused pass's entry
+        stages[std::to_string(i + 1) + " " + j.stats.stageNames[i]] = j.stats.stageMs[i].mean;
     json o = {{"index", j.spec.index},
               {"input", j.spec.input},
               {"output", j.spec.output.empty() ? json(nullptr) : json(j.spec.output)},

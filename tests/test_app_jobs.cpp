@@ -334,6 +334,18 @@ TEST(AppJobs, JsonSummaryIsCheckedFirstAndNeverReplacesADevice) {
   EXPECT_EQ(readJson(dir / "one.json")["inputs"][0]["frames_out"],
             countFrames(dir / "out/one.mkv"));
   EXPECT_EQ(countFrames(dir / "out/one.mkv"), 6);
+  // A fused pass is one entry named for its stages, as in the table; the stages it took in
+  // have none of their own.
+  const auto fused = runVidfilter({"-i", dir / "a.mkv", "--chain", "sobel,hist,brightness", "--fuse",
+                                   "--json", dir / "fused.json"});
+  ASSERT_EQ(fused.status, 0) << fused.err;
+  const auto fusedDoc = readJson(dir / "fused.json");
+  std::vector<std::string> timed;
+  for (const auto& [name, ms] : fusedDoc["inputs"][0]["device_ms"].items()) {
+    timed.push_back(name);
+    EXPECT_GE(ms.get<double>(), 0) << name;
+  }
+  EXPECT_EQ(timed, (std::vector<std::string>{"1 sobel", "2 hist+brightness"}));
   const auto mixed =
       runVidfilter({"-i", dir / "a.mkv", "--chain", "sobel", "-o", "-", "--json", "-"});
   EXPECT_EQ(mixed.status, 2) << mixed.err;
