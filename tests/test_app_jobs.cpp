@@ -58,7 +58,7 @@ TEST(AppJobs, FourInputsAtOnceOnOneOrTwoDevicesEqualFourSeparateRuns) {
   fs::create_directories(dir / "one");
   fs::create_directories(dir / "all");
   // The separate runs decode with one thread (--threads 1), the run of four with the cores
-  // shared among them: the frames are the same.
+  // shared among them (several threads each): the frames are the same.
   for (const auto& c : clips) {
     const std::string out = (dir.path() / "one" / (fs::path(c).stem().string() + ".mkv")).string();
     const auto r =

@@ -4,7 +4,8 @@
 # the figure is what a user's job gets. Prints per run the frames, the fps, the device's busy
 # share (the time any command ran over the run's wall time, from vidfilter's --json) and the
 # host's CPU use (from /proc/stat over the run: all cores busy is 100%), then the ratio of N at
-# once to one alone.
+# once to one alone. With CAPACITY=1, a third run: 2N copies at once with one decoder thread
+# each, what the host's cores decode of FILE at most (software decoding).
 #
 #   tools/perf/many_inputs.sh FILE [N]         # N (default 8) copies of FILE at once
 # Environment:
@@ -17,6 +18,7 @@
 #   REPEAT     runs of each configuration (default 2; the best is reported)
 #   FRAMES     frames of each input (default: all)
 #   OUT        where the JSON summaries and the table go (default out/many_inputs)
+#   CAPACITY   1: also the 2N-copies run above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 file=${1:?usage: tools/perf/many_inputs.sh FILE [N]}
@@ -38,28 +40,35 @@ frames=()
 # N distinct names for the same file (each input its own demuxer and decoder), as --inputs lists.
 realpath "$file" > "$out/one.list"
 : > "$out/many.list"
-for ((i = 1; i <= n; ++i)); do
+: > "$out/capacity.list"
+for ((i = 1; i <= 2 * n; ++i)); do
   ln -sf "$(realpath "$file")" "$out/inputs/in$i.${file##*.}"
-  echo "$out/inputs/in$i.${file##*.}" >> "$out/many.list"
+  ((i <= n)) && echo "$out/inputs/in$i.${file##*.}" >> "$out/many.list"
+  echo "$out/inputs/in$i.${file##*.}" >> "$out/capacity.list"
 done
 
 # Kernels built once (the program cache), so neither configuration pays for it.
 $run "$prog" "${devices[@]}" "${extra[@]}" -i "$file" --chain "$chain" --frames 5 --no-preview -q > /dev/null
 
-measure() {  # NAME: the inputs of $out/NAME.list
+measure() {  # NAME JOBS [OPTION...]: the inputs of $out/NAME.list
+  local name=$1 jobs=$2
+  shift 2
   for ((r = 1; r <= repeat; ++r)); do
-    head -1 /proc/stat > "$out/$1.$r.cpu"
-    $run "$prog" "${devices[@]}" "${extra[@]}" "${frames[@]}" --inputs "$out/$1.list" --chain "$chain" --no-preview -q \
-      --jobs "$n" --json "$out/$1.$r.json"
-    head -1 /proc/stat >> "$out/$1.$r.cpu"
+    head -1 /proc/stat > "$out/$name.$r.cpu"
+    $run "$prog" "${devices[@]}" "${extra[@]}" "${frames[@]}" --inputs "$out/$name.list" --chain "$chain" --no-preview -q \
+      --jobs "$jobs" --json "$out/$name.$r.json" "$@"
+    head -1 /proc/stat >> "$out/$name.$r.cpu"
   done
 }
-measure one
-measure many
+measure one "$n"
+measure many "$n"
+capacity=${CAPACITY:-0}
+[[ $capacity == 1 ]] && measure capacity $((2 * n)) --threads 1
 
-python3 - "$out" "$repeat" "$n" "$chain${ARGS:+ $ARGS}" <<'EOF' | tee "$out/summary.txt"
+python3 - "$out" "$repeat" "$n" "$chain${ARGS:+ $ARGS}" "$capacity" <<'EOF' | tee "$out/summary.txt"
 import json, sys
 out, repeat, n, chain = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+capacity = sys.argv[5] == "1"
 def cpu(name, r):  # the share of all cores busy over the run, from /proc/stat's "cpu" lines
     a, b = ([int(v) for v in line.split()[1:]] for line in open(f"{out}/{name}.{r}.cpu"))
     d = [y - x for x, y in zip(a, b)]
@@ -80,9 +89,16 @@ one, f1 = best("one")
 many, fn = best("many")
 print(f"chain {chain}; device {one['device']}")
 print(f"{'run':<12}{'frames':>8}{'seconds':>10}{'fps':>10}{'host CPU':>10}  device busy")
-for label, d, f in (("1 input", one, f1), (f"{n} at once", many, fn)):
+rows = [("1 input", one, f1), (f"{n} at once", many, fn)]
+if capacity:
+    cap, fc = best("capacity")
+    rows.append((f"{2 * n}, 1 thread", cap, fc))
+for label, d, f in rows:
     frames = sum(j["frames_out"] for j in d["inputs"])
     busy = ", ".join(f"{k} {v:.1%}" for k, v in d["device_busy"].items())
     print(f"{label:<12}{frames:>8}{d['elapsed_s']:>10.2f}{f:>10.1f}{d['cpu']:>10.0%}  {busy}")
 print(f"{n} at once / 1 alone: {fn / f1:.2f}x (best of {repeat} runs each)")
+if capacity:
+    print(f"{2 * n} with one decoder thread each / 1 alone: {fc / f1:.2f}x; "
+          f"{n} at once: {fn / fc:.0%} of it")
 EOF
