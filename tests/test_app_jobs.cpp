@@ -336,8 +336,8 @@ TEST(AppJobs, JsonSummaryIsCheckedFirstAndNeverReplacesADevice) {
   EXPECT_EQ(countFrames(dir / "out/one.mkv"), 6);
   // A fused pass is one entry named for its stages, as in the table; the stages it took in
   // have none of their own.
-  const auto fused = runVidfilter({"-i", dir / "a.mkv", "--chain", "sobel,hist,brightness", "--fuse",
-                                   "--json", dir / "fused.json"});
+  const auto fused = runVidfilter({"-i", dir / "a.mkv", "--chain", "sobel,hist,brightness",
+                                   "--fuse", "--json", dir / "fused.json"});
   ASSERT_EQ(fused.status, 0) << fused.err;
   const auto fusedDoc = readJson(dir / "fused.json");
   std::vector<std::string> timed;
