@@ -26,8 +26,18 @@ void Chain::planFusion(ClContext& cl) {
     Stage& st = *stages_[i];
     const PointFn* f = st.pointFn();
     indices.push_back(i);
-    traits.push_back(
-        {f != nullptr, f && f->startsPass, st.histogramCounter() != nullptr, st.takesPrologue()});
+    traits.push_back({f != nullptr, f && f->startsPass, st.histogramCounter() != nullptr, false});
+  }
+  // A reader is offered the functions before it back to a counter or a stage that is not one
+  // (planPasses' run); it says whether it reads through them from where the first one reads.
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    std::size_t first = k;
+    while (first > 0 && traits[first - 1].point && !traits[first - 1].counter) {
+      --first;
+      if (traits[first].startsPass) break;
+    }
+    const FrameDesc source = indices[first] == 0 ? input_ : stageOut_[indices[first] - 1];
+    traits[k].prologue = first < k && stages_[indices[k]]->takesPrologue(source);
   }
   const bool fuse = fuse_ == Fusion::On || (fuse_ == Fusion::Auto && !cl.facts().cpu);
   passes_ = planPasses(indices, traits, fuse);

@@ -141,13 +141,13 @@ class Stage {
   virtual HistogramKernel* histogramCounter() { return nullptr; }
   // A stage that can read its input through point-wise functions, applied to each pixel as it
   // loads it (a prologue: the functions' pass folded into this one), with the schedule
-  // configure() chose. Default: it cannot.
-  virtual bool takesPrologue() const { return false; }
+  // configure() chose, where the first function reads frames `source`. Default: it cannot.
+  virtual bool takesPrologue(const FrameDesc& /*source*/) const { return false; }
   // From the next frame on, reads through the functions of `fns` (configured, in chain order,
   // each a pointFn(); the first reads frames `in`, the last gives what configure() was given):
   // enqueue()'s `in` is then the first function's input, and the stage enqueues the first
   // function's prelude when it has one. Empty `fns`: reads its input as it is.
-  // Called after configure(), only where takesPrologue(); a later configure() clears it.
+  // Called after configure(), only where takesPrologue(in); a later configure() clears it.
   virtual void setPrologue(const std::vector<Stage*>& fns, const FrameDesc& in);
 
  private:

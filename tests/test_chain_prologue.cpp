@@ -117,7 +117,7 @@ TEST(PrologueChain, APlanWithoutPrologueRunsTheFunctionsFirst) {
   chain.setFusion(Chain::Fusion::Off);
   chain.configure(context(), viewOf(in).desc());
   Stage& blur = chain.stage(2);
-  EXPECT_FALSE(blur.takesPrologue());
+  EXPECT_FALSE(blur.takesPrologue(viewOf(in).desc()));
   blur.setPrologue({&chain.stage(0), &chain.stage(1)}, viewOf(in).desc());
   EXPECT_NE(blur.schedule().find("prologue=own-pass"), std::string::npos);
 
@@ -204,15 +204,32 @@ TEST(PrologueChain, GrayIntoTheDirectSobelEqualsTheUnfusedChain) {
   EXPECT_EQ(maxAbsDiff(out, ref), 0);
 }
 
-// Where the stages fold by default (where the H200 measured one pass faster), and never with
-// prologue=off.
+// Where the stages fold by default (where the H200 measured one pass faster: up to a source of
+// 2560x1440 BGR bytes, whatever its shape), always with prologue=on, never with prologue=off.
 TEST(PrologueChain, AutoFoldsWhereFasterAndOffNever) {
-  const auto passes = [](const std::string& text, int width) {
+  const auto passes = [](const std::string& text, int width, int height = 32,
+                         PixelFormat format = PixelFormat::BGR8) {
     Chain chain = Chain::parse(text);
     chain.setFusion(Chain::Fusion::On);
-    chain.configure(context(), {width, 32, PixelFormat::BGR8});
+    chain.configure(context(), {width, height, format});
     return chain.passes().size();
   };
+  for (const std::string reader : {"sobel=kernel=direct", "blur=kernel=slab"}) {
+    SCOPED_TRACE(reader);
+    EXPECT_EQ(passes("gray," + reader, 2560, 1440), 1u);
+    EXPECT_EQ(passes("gray," + reader, 2560, 1441), 2u);
+    EXPECT_EQ(passes("gray," + reader, 1920, 1440, PixelFormat::BGRA8), 1u);  // the same bytes
+    EXPECT_EQ(passes("gray," + reader, 2560, 1440, PixelFormat::BGRA8), 2u);
+    EXPECT_EQ(passes("gray," + reader + ":prologue=on", 3840, 2160), 1u);
+    // The source is the first function's: brightness reads the gray frame, gray the BGR one.
+    EXPECT_EQ(passes("gray,brightness=gain=2," + reader, 3840, 1440), 2u);
+    Chain counted = Chain::parse("gray,hist,brightness=gain=2," + reader);
+    counted.setFusion(Chain::Fusion::On);
+    counted.configure(context(), {3840, 2160, PixelFormat::BGR8});  // brightness reads 8 MB
+    ASSERT_EQ(counted.passes().size(), 2u);
+    EXPECT_NE(counted.passes()[1].schedule.find("prologue=brightness"), std::string::npos)
+        << counted.passes()[1].schedule;
+  }
   EXPECT_EQ(passes("gray,sobel=kernel=direct", 66), 1u);
   EXPECT_EQ(passes("gray,sobel=kernel=direct:ksize=5", 64), 1u);
   EXPECT_EQ(passes("gray,sobel=kernel=direct:ksize=7", 64), 2u);
