@@ -34,14 +34,16 @@ using Clock = std::chrono::steady_clock;
 
 // Inputs decoded at once share the cores this process may use (its CPU affinity: a Slurm
 // task's cpuset, as FFmpeg counts them for one decoder): each decoder gets four times its share
-// of them (at least one, at most one per core). A decoder's frame threads wait on each other
-// (each frame on its reference rows), so an equal share leaves cores idle: 8 H.264 1080p inputs
-// on 16 cores decoded 30% faster with 8 threads each than with 2 (docs/PERFORMANCE.md), and
-// one thread per core each would put N times the cores' threads on them.
+// of them, at least one and at most what one input alone gets (FFmpeg's automatic count: the
+// cores, at most 16). A decoder's frame threads wait on each other (each frame on its reference
+// rows), so an equal share leaves cores idle: 8 H.264 1080p inputs on 16 cores decoded 30%
+// faster with 8 threads each than with 2 on a crf-12 stream, 3-8% on a crf-30 one
+// (docs/PERFORMANCE.md).
 int decodeThreadsEach(int atOnce) {
+  constexpr int kAutoMax = 16;  // libavcodec's own cap on an automatic thread count
   const int cores = av_cpu_count();
   if (atOnce <= 1 || cores <= 0) return 0;
-  return std::clamp((4 * cores + atOnce - 1) / atOnce, 1, cores);
+  return std::clamp((4 * cores + atOnce - 1) / atOnce, 1, std::min(cores, kAutoMax));
 }
 
 // What every worker shares: the jobs' counters, the engines running now (Ctrl-C stops them).

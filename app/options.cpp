@@ -93,8 +93,8 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
       "FMT");
   opt("--hwdec", o.hwdec, "hardware decoding: auto, none (default), cuda or vaapi", "DEV");
   opt("--threads", o.threads,
-      "decoder threads per input (0, the default: one per core, fewer when several inputs "
-      "decode at once)",
+      "decoder threads per input (0, the default: FFmpeg's count, the cores up to 16; "
+      "several inputs at once: 4/N of the cores each)",
       "N");
   opt("--drop", o.drop,
       "live sources: oldest (drop when behind; default when only previewing) "

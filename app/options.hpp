@@ -32,7 +32,7 @@ struct Settings {
   std::optional<bool> preview, compare, overlay, progress, exitAtEnd;
   std::optional<std::int64_t> frames;
   std::optional<int> slots;
-  std::optional<int> threads;  // decoder threads per input (0: the cores, shared)
+  std::optional<int> threads;  // decoder threads per input (0: FFmpeg's count, or a share)
   // Media: trimming (seconds), rates, raw input, encoder, muxer, overwriting, decoding.
   std::optional<double> start, to, duration, rate, crf;
   std::optional<std::string> size, inputPixFmt, pixFmt, preset, format, audioCodec, hwdec, drop;

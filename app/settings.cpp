@@ -69,8 +69,8 @@ std::string checkFrames(std::int64_t n) {
 
 std::string checkThreads(std::int64_t n) {
   if (n < 0 || n > 256)
-    return "must be in [0, 256] (decoder threads per input; 0: one per core, fewer when "
-           "several inputs decode at once), got " +
+    return "must be in [0, 256] (decoder threads per input; 0: FFmpeg's count, the cores up "
+           "to 16, or 4/N of the cores each for N inputs at once), got " +
            std::to_string(n);
   return "";
 }

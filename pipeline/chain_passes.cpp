@@ -28,14 +28,10 @@ void Chain::planFusion(ClContext& cl) {
     indices.push_back(i);
     traits.push_back({f != nullptr, f && f->startsPass, st.histogramCounter() != nullptr, false});
   }
-  // A reader is offered the functions before it back to a counter or a stage that is not one
-  // (planPasses' run); it says whether it reads through them from where the first one reads.
+  // A reader is offered the functions planPasses would fold into it; it says whether it reads
+  // through them, judging the frame the first one reads.
   for (std::size_t k = 0; k < indices.size(); ++k) {
-    std::size_t first = k;
-    while (first > 0 && traits[first - 1].point && !traits[first - 1].counter) {
-      --first;
-      if (traits[first].startsPass) break;
-    }
+    const std::size_t first = prologueStart(traits, k);
     const FrameDesc source = indices[first] == 0 ? input_ : stageOut_[indices[first] - 1];
     traits[k].prologue = first < k && stages_[indices[k]]->takesPrologue(source);
   }

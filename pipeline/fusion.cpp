@@ -24,6 +24,15 @@ void closeRun(const std::vector<std::size_t>& indices, const std::vector<FusionT
 }
 }  // namespace
 
+std::size_t prologueStart(const std::vector<FusionTraits>& traits, std::size_t k) {
+  std::size_t first = k;
+  while (first > 0 && traits[first - 1].point && !traits[first - 1].counter) {
+    --first;
+    if (traits[first].startsPass) break;
+  }
+  return first;
+}
+
 std::vector<PassPlan> planPasses(const std::vector<std::size_t>& indices,
                                  const std::vector<FusionTraits>& traits, bool fuse) {
   if (indices.size() != traits.size())
@@ -38,9 +47,8 @@ std::vector<PassPlan> planPasses(const std::vector<std::size_t>& indices,
     if (!breaks) continue;
     if (!end && fuse && traits[k].prologue) {
       // The run's functions after its last counter fold into stage k's loads.
-      std::size_t tail = begin;
-      for (std::size_t j = begin; j < k; ++j)
-        if (traits[j].counter) tail = j + 1;
+      const std::size_t tail = prologueStart(traits, k);
+      if (tail < begin) throw std::logic_error("planPasses: a prologue reaching before its run");
       if (tail < k) {
         closeRun(indices, traits, begin, tail, out);
         PassPlan p{{}, true, true};

@@ -13,8 +13,9 @@
 // it holds at least two stages and one function; any other stage is its own pass.
 //
 // Prologues: a stage that can read its input through point-wise functions (Stage::
-// takesPrologue: the blur's tensor-core kernel) takes the functions at the end of the run
-// before it, those after the run's last counter: "gray,blur" is one pass, the blur loading BGR
+// takesPrologue: the blur's tensor-core kernel and the sobel's direct kernel, each judging the
+// frame the first function reads) takes the functions at the end of the run before it, those
+// after the run's last counter (prologueStart): "gray,blur" is one pass, the blur loading BGR
 // pixels and converting each to gray as it reads it; "gray,hist,blur" stays two (the count
 // needs the gray frame written once anyway).
 #include <cstddef>
@@ -28,8 +29,14 @@ struct FusionTraits {
   bool point = false;       // has a PointFn
   bool startsPass = false;  // its PointFn needs the whole frame before it
   bool counter = false;     // counts a histogram of the frame passing through (hist)
-  bool prologue = false;    // can read its input through point-wise functions
+  // can read its input through the functions from prologueStart on (judged on their source)
+  bool prologue = false;
 };
+
+// The position in `traits` of the first function a stage at position k would read through:
+// back over the functions before it, to the start of their run (a stage that is not one, or
+// one that starts a pass, which is included) or to just after a counter. k when there is none.
+std::size_t prologueStart(const std::vector<FusionTraits>& traits, std::size_t k);
 
 // One pass: chain indices of its stages, in order; fused passes have two or more. A prologue
 // pass (fused too) is its last stage reading through the functions of the others.

@@ -49,6 +49,11 @@ struct Prologue {
   StageEvents enqueuePrelude(cl::CommandQueue& queue, const cl::Buffer& src,
                              std::vector<cl::Event>& deps) const;
 };
+// Whether a prologue reading `source` is as small as those measured faster than the functions'
+// own pass (by the blur's and the sobel's auto rule): at most the bytes and the pixels of
+// 2560x1440 BGR.
+bool prologueSourceFits(const FrameDesc& source);
+
 // The prologue of `fns` on frames `in`, for a stage configured for `out`: std::logic_error when
 // the functions do not make frames of `out`'s size and format.
 Prologue makePrologue(const std::vector<Stage*>& fns, const FrameDesc& in, const FrameDesc& out);

@@ -95,6 +95,37 @@ TEST(ProloguePlan, NothingToFoldOrFusionOffLeavesTheReaderAlone) {
   EXPECT_FALSE(alone[0].fused || alone[0].prologue);
 }
 
+// Every sequence of four stages before a reader: the functions the plan folds into it are those
+// from prologueStart on (what the chain judges the reader's source by), and prologueStart is the
+// start of the run of functions before the reader, cut after its last counter.
+TEST(ProloguePlan, TheFoldedFunctionsStartWherePrologueStartSays) {
+  const FusionTraits kinds[] = {kPoint, kStarts, kCounter, kOpaque};
+  for (int code = 0; code < 256; ++code) {
+    std::vector<FusionTraits> traits;
+    std::string shape;
+    for (int j = 0, c = code; j < 4; ++j, c /= 4) {
+      traits.push_back(kinds[c % 4]);
+      shape += "PSCO"[c % 4];
+    }
+    traits.push_back(kReader);
+    SCOPED_TRACE(shape + "R");
+    // By hand: back from the reader while stages are functions, stopping after a counter or an
+    // opaque stage, or at a function that starts a pass (it heads its run).
+    std::size_t expect = 4;
+    while (expect > 0 && (shape[expect - 1] == 'P' || shape[expect - 1] == 'S')) {
+      --expect;
+      if (shape[expect] == 'S') break;
+    }
+    EXPECT_EQ(prologueStart(traits, 4), expect);
+    const auto p = planPasses({0, 1, 2, 3, 4}, traits, true);
+    ASSERT_FALSE(p.empty());
+    const PassPlan& last = p.back();
+    EXPECT_EQ(last.prologue, expect < 4);
+    EXPECT_EQ(last.stages.front(), expect);
+    EXPECT_EQ(last.stages.back(), 4u);
+  }
+}
+
 namespace {
 
 // A value for `spec` drawn from its declaration: enums any choice, numbers within the range

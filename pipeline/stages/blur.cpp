@@ -87,7 +87,7 @@ class BlurStage : public Stage {
   }
 
   bool takesPrologue(const FrameDesc& source) const override {
-    return plan_.prologue && source.bytes() <= plan_.prologueSourceBytes;
+    return plan_.prologue && (plan_.anySource || prologueSourceFits(source));
   }
 
   void setPrologue(const std::vector<Stage*>& fns, const FrameDesc& in) override {
@@ -325,8 +325,8 @@ const StageInfo& blurStageInfo() {
           enumParam("prologue", "auto", {"auto", "on", "off"},
                     "kernel=slab on gray frames, fused chains: read the point-wise stages just "
                     "before it (gray, brightness) in its loads, one pass (auto: radius <= 8 and "
-                    "their source up to 11 MB, 2560x1440 BGR, where that is faster; off: they run "
-                    "as their own pass)")
+                    "their source within 2560x1440 BGR's bytes and pixels, where that is faster; "
+                    "off: they run as their own pass)")
               .asSchedule(),
       },
       [] { return std::make_unique<BlurStage>(); }};

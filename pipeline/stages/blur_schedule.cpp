@@ -193,8 +193,8 @@ constexpr int kSlabWarps = 4, kSlabWarpsPerUnit = 24;
 constexpr int kSlabRegisterOperands = 8;
 // Point-wise functions read in the loads (a prologue: "gray,blur" as one pass) pay where the
 // launch they save is a large share of the time: a gray blur (its source words computed four
-// pixels at a time), radius <= 8, sources up to 2560x1440 BGR (11 MB; BGRA of that size was a
-// tie, 28.1 / 27.6 us, and sobel's a loss). H200, gray,blur on BGR read through
+// pixels at a time), radius <= 8, sources that prologueSourceFits (point_source.cpp). H200,
+// gray,blur on BGR read through
 // against two passes in the same run (prologue=on, off), us: 11x11 1280x720 14.5 / 25.3,
 // 1366x768 18.6 / 31.3, 1920x1080 16.9 / 25.7, 2560x1440 22.9 / 28.4 (BGRA 28.1 / 27.6),
 // 3840x2160 33.9 / 30.5, 4001x2003 52.6 / 45.9; sigma 6 1920x1080 39.3 / 32.8. Each lane
@@ -202,7 +202,6 @@ constexpr int kSlabRegisterOperands = 8;
 // not start at a whole word. A colour blur's words straddle pixels: brightness,blur,sobel on
 // 1920x1080 BGR took 82 us read through, 43 as passes.
 constexpr int kPrologueRadius = 8;
-constexpr std::size_t kPrologueSourceBytes = std::size_t(2560) * 1440 * 3;
 
 BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
   const int cn = q.frame.channels(), warps = q.warps > 0 ? q.warps : kSlabWarps;
@@ -257,7 +256,7 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
   p.launches = {{"blur_slab", cl::NDRange((n + ow - 1) / ow * 32, stacks * w), cl::NDRange(32, w)}};
   p.groupItems = wg;
   p.prologue = cn == 1 && q.prologue != "off" && (q.prologue == "on" || r <= kPrologueRadius);
-  p.prologueSourceBytes = q.prologue == "on" ? SIZE_MAX : kPrologueSourceBytes;
+  p.anySource = q.prologue == "on";
   p.hint = "use fewer warps";
   p.text = "kernel=slab strip=" + std::to_string(shape.nb) + "x" + std::to_string(shape.th) +
            " warps=" + std::to_string(warps) + " prefetch=" + (pf ? "on" : "off") +

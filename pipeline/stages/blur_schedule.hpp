@@ -59,10 +59,10 @@ struct BlurPlan {
   std::string hint;
   std::string text;  // the schedule as key=value text (Stage::schedule())
   // It reads its source through point-wise functions where the chain offers them
-  // (Stage::takesPrologue) on a source frame of at most prologueSourceBytes: the slab kernel,
-  // where that is faster than their own pass.
+  // (Stage::takesPrologue): the slab kernel, where that is faster than their own pass, on
+  // sources that prologueSourceFits or, anySource (prologue=on), on any.
   bool prologue = false;
-  std::size_t prologueSourceBytes = SIZE_MAX;
+  bool anySource = false;
 };
 
 // The kernel `request.kernel` names, or for auto the device's: slab on NVIDIA compute capability

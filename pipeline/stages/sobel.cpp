@@ -74,23 +74,22 @@ struct SobelPlan {
   bool direct = false;
   int vec = 16, rows = 16;
   std::string load;
-  bool half = false;      // the f16x2 lanes, where the path applies
-  bool prologue = false;  // reads through point-wise functions offered (Stage::takesPrologue)
-  std::size_t prologueSourceBytes = SIZE_MAX;  // ... whose source frame is at most this large
+  bool half = false;       // the f16x2 lanes, where the path applies
+  bool prologue = false;   // reads through point-wise functions offered (Stage::takesPrologue)
+  bool anySource = false;  // ... on any source (prologue=on), else those prologueSourceFits
   BuildOptions options;
 };
 
 // Point-wise functions read in the direct kernel's loads (a prologue: "gray,sobel" as one pass)
-// pay for ksize 3 and 5 on sources up to 2560x1440 BGR (11 MB); past that, and for ksize 7, two
-// passes are as fast or faster (each source word loaded is converted, twice in rows that do not
-// start at a whole word). H200,
+// pay for ksize 3 and 5 on sources that prologueSourceFits (point_source.cpp); past that, and
+// for ksize 7, two passes are as fast or faster (each source word loaded is converted, twice in
+// rows that do not start at a whole word). H200,
 // gray,sobel on BGR, read through against two passes in the same run (prologue=on, off), us:
 // ksize 3 1280x720 14.1 / 22.2, 1366x768 27.0 / 30.0, 1920x1080 14.9 / 22.4, 2560x1440 18.7 /
 // 23.2 (BGRA 26.7 / 23.5), 3840x2160 30.2 / 29.2 (BGRA 54.7 / 30.9); ksize 5 1920x1080 22.7 /
 // 30.0, 3840x2160 51.7 / 43.1; ksize 7 1920x1080 29.0 / 31.0, 1366x768 36.9 / 35.1, 2560x1440
 // 45.3 / 41.1.
 constexpr int kPrologueKsize = 5;
-constexpr std::size_t kPrologueSourceBytes = std::size_t(2560) * 1440 * 3;
 
 SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in) {
   SobelPlan s;
@@ -111,7 +110,7 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const std::string pro = p.text("prologue");
   s.prologue =
       s.direct && in.channels() == 1 && pro != "off" && (pro == "on" || ksize <= kPrologueKsize);
-  s.prologueSourceBytes = pro == "on" ? SIZE_MAX : kPrologueSourceBytes;
+  s.anySource = pro == "on";
   const std::string modeDefine = mode == "l2"  ? "MODE_L2"
                                  : mode == "x" ? "MODE_X"
                                  : mode == "y" ? "MODE_Y"
@@ -187,7 +186,7 @@ class SobelStage : public Stage {
   }
 
   bool takesPrologue(const FrameDesc& source) const override {
-    return plan_.prologue && source.bytes() <= plan_.prologueSourceBytes;
+    return plan_.prologue && (plan_.anySource || prologueSourceFits(source));
   }
 
   void setPrologue(const std::vector<Stage*>& fns, const FrameDesc& in) override {
@@ -316,8 +315,8 @@ const StageInfo& sobelStageInfo() {
           enumParam("prologue", "auto", {"auto", "on", "off"},
                     "kernel=direct on gray frames, fused chains: read the point-wise stages just "
                     "before it (gray, brightness) in its loads, one pass (auto: ksize up to 5 and "
-                    "their source up to 11 MB, 2560x1440 BGR, where that is faster; off: they run "
-                    "as their own pass)")
+                    "their source within 2560x1440 BGR's bytes and pixels, where that is faster; "
+                    "off: they run as their own pass)")
               .asSchedule(),
       },
       [] { return std::make_unique<SobelStage>(); }};

@@ -4,8 +4,9 @@
 # the figure is what a user's job gets. Prints per run the frames, the fps, the device's busy
 # share (the time any command ran over the run's wall time, from vidfilter's --json) and the
 # host's CPU use (from /proc/stat over the run: all cores busy is 100%), then the ratio of N at
-# once to one alone. With CAPACITY=1, a third run: 2N copies at once with one decoder thread
-# each, what the host's cores decode of FILE at most (software decoding).
+# once to one alone. With CAPACITY=1, a third run: max(2N, cores) copies at once (at most 64)
+# with one decoder thread each, every core busy with a decoder of its own: an estimate of what
+# the host's cores decode of FILE (software decoding).
 #
 #   tools/perf/many_inputs.sh FILE [N]         # N (default 8) copies of FILE at once
 # Environment:
@@ -18,7 +19,7 @@
 #   REPEAT     runs of each configuration (default 2; the best is reported)
 #   FRAMES     frames of each input (default: all)
 #   OUT        where the JSON summaries and the table go (default out/many_inputs)
-#   CAPACITY   1: also the 2N-copies run above
+#   CAPACITY   1: also the run of copies with one thread each, above
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 file=${1:?usage: tools/perf/many_inputs.sh FILE [N]}
@@ -38,10 +39,12 @@ frames=()
 [[ -n ${FRAMES:-} ]] && frames=(--frames "$FRAMES")
 
 # N distinct names for the same file (each input its own demuxer and decoder), as --inputs lists.
+copies=$((2 * n > $(nproc) ? 2 * n : $(nproc)))
+((copies > 64)) && copies=64
 realpath "$file" > "$out/one.list"
 : > "$out/many.list"
 : > "$out/capacity.list"
-for ((i = 1; i <= 2 * n; ++i)); do
+for ((i = 1; i <= copies; ++i)); do
   ln -sf "$(realpath "$file")" "$out/inputs/in$i.${file##*.}"
   ((i <= n)) && echo "$out/inputs/in$i.${file##*.}" >> "$out/many.list"
   echo "$out/inputs/in$i.${file##*.}" >> "$out/capacity.list"
@@ -63,12 +66,12 @@ measure() {  # NAME JOBS [OPTION...]: the inputs of $out/NAME.list
 measure one "$n"
 measure many "$n"
 capacity=${CAPACITY:-0}
-[[ $capacity == 1 ]] && measure capacity $((2 * n)) --threads 1
+[[ $capacity == 1 ]] && measure capacity "$copies" --threads 1
 
-python3 - "$out" "$repeat" "$n" "$chain${ARGS:+ $ARGS}" "$capacity" <<'EOF' | tee "$out/summary.txt"
+python3 - "$out" "$repeat" "$n" "$chain${ARGS:+ $ARGS}" "$capacity" "$copies" <<'EOF' | tee "$out/summary.txt"
 import json, sys
 out, repeat, n, chain = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-capacity = sys.argv[5] == "1"
+capacity, copies = sys.argv[5] == "1", int(sys.argv[6])
 def cpu(name, r):  # the share of all cores busy over the run, from /proc/stat's "cpu" lines
     a, b = ([int(v) for v in line.split()[1:]] for line in open(f"{out}/{name}.{r}.cpu"))
     d = [y - x for x, y in zip(a, b)]
@@ -92,13 +95,13 @@ print(f"{'run':<12}{'frames':>8}{'seconds':>10}{'fps':>10}{'host CPU':>10}  devi
 rows = [("1 input", one, f1), (f"{n} at once", many, fn)]
 if capacity:
     cap, fc = best("capacity")
-    rows.append((f"{2 * n}, 1 thread", cap, fc))
+    rows.append((f"{copies}, 1 thread", cap, fc))
 for label, d, f in rows:
     frames = sum(j["frames_out"] for j in d["inputs"])
     busy = ", ".join(f"{k} {v:.1%}" for k, v in d["device_busy"].items())
     print(f"{label:<12}{frames:>8}{d['elapsed_s']:>10.2f}{f:>10.1f}{d['cpu']:>10.0%}  {busy}")
 print(f"{n} at once / 1 alone: {fn / f1:.2f}x (best of {repeat} runs each)")
 if capacity:
-    print(f"{2 * n} with one decoder thread each / 1 alone: {fc / f1:.2f}x; "
+    print(f"{copies} with one decoder thread each / 1 alone: {fc / f1:.2f}x; "
           f"{n} at once: {fn / fc:.0%} of it")
 EOF
