@@ -28,12 +28,13 @@ void Chain::planFusion(ClContext& cl) {
     indices.push_back(i);
     traits.push_back({f != nullptr, f && f->startsPass, st.histogramCounter() != nullptr, false});
   }
+  // The frames chain stage i reads.
+  const auto inputOf = [&](std::size_t i) { return i == 0 ? input_ : stageOut_[i - 1]; };
   // A reader is offered the functions planPasses would fold into it; it says whether it reads
   // through them, judging the frame the first one reads.
   for (std::size_t k = 0; k < indices.size(); ++k) {
     const std::size_t first = prologueStart(traits, k);
-    const FrameDesc source = indices[first] == 0 ? input_ : stageOut_[indices[first] - 1];
-    traits[k].prologue = first < k && stages_[indices[k]]->takesPrologue(source);
+    traits[k].prologue = first < k && stages_[indices[k]]->takesPrologue(inputOf(indices[first]));
   }
   const bool fuse = fuse_ == Fusion::On || (fuse_ == Fusion::Auto && !cl.facts().cpu);
   passes_ = planPasses(indices, traits, fuse);
@@ -43,8 +44,7 @@ void Chain::planFusion(ClContext& cl) {
     if (!passes_[k].fused) continue;
     std::vector<Stage*> members;
     for (const std::size_t i : passes_[k].stages) members.push_back(stages_[i].get());
-    const std::size_t first = passes_[k].stages.front();
-    const FrameDesc in = first == 0 ? input_ : stageOut_[first - 1];
+    const FrameDesc in = inputOf(passes_[k].stages.front());
     if (passes_[k].prologue) {
       Stage* reader = members.back();
       members.pop_back();

@@ -38,13 +38,17 @@ read -r -a extra <<< "${ARGS:-}"
 frames=()
 [[ -n ${FRAMES:-} ]] && frames=(--frames "$FRAMES")
 
-# N distinct names for the same file (each input its own demuxer and decoder), as --inputs lists.
+# N distinct names for the same file (each input its own demuxer and decoder), as --inputs lists;
+# with CAPACITY=1, as many as the capacity run takes.
+capacity=${CAPACITY:-0}
 copies=$((2 * n > $(nproc) ? 2 * n : $(nproc)))
 ((copies > 64)) && copies=64
+names=$n
+[[ $capacity == 1 ]] && names=$copies
 realpath "$file" > "$out/one.list"
 : > "$out/many.list"
 : > "$out/capacity.list"
-for ((i = 1; i <= copies; ++i)); do
+for ((i = 1; i <= names; ++i)); do
   ln -sf "$(realpath "$file")" "$out/inputs/in$i.${file##*.}"
   ((i <= n)) && echo "$out/inputs/in$i.${file##*.}" >> "$out/many.list"
   echo "$out/inputs/in$i.${file##*.}" >> "$out/capacity.list"
@@ -65,7 +69,6 @@ measure() {  # NAME JOBS [OPTION...]: the inputs of $out/NAME.list
 }
 measure one "$n"
 measure many "$n"
-capacity=${CAPACITY:-0}
 [[ $capacity == 1 ]] && measure capacity "$copies" --threads 1
 
 python3 - "$out" "$repeat" "$n" "$chain${ARGS:+ $ARGS}" "$capacity" "$copies" <<'EOF' | tee "$out/summary.txt"
