@@ -16,16 +16,18 @@ class DeviceActivity {
   void add(std::uint64_t startNs, std::uint64_t endNs);
   // The ns covered by the intervals added so far.
   std::uint64_t busyNs() const;
-  // The disjoint intervals held (bounded: see kKeep).
+  // The disjoint intervals held: at most kKeep.
   std::size_t held() const;
+  // Past kKeep intervals the earliest half is folded into one total and forgotten: a later
+  // interval is cut at the end of the last one folded (intervals arrive as frames complete,
+  // engines on one device a few frames apart, a few intervals a frame: one that comes after
+  // a thousand later ones is not expected), so memory stays bounded (about 100 KB) over a long
+  // run.
+  static constexpr std::size_t kKeep = 2048;
 
  private:
-  // Disjoint intervals, start -> end. Past kKeep of them the earliest half is folded into
-  // settled_ and forgotten: a later interval is cut at horizon_, the end of the last one folded
-  // (intervals arrive as frames complete, engines on one device a few frames apart: one that
-  // comes after thousands of later ones is not expected), so memory stays bounded over a long
-  // run.
-  static constexpr std::size_t kKeep = 16384;
+  // Disjoint intervals, start -> end; settled_: the ns of those folded, horizon_: where the last
+  // one folded ended.
   mutable std::mutex mutex_;
   std::map<std::uint64_t, std::uint64_t> open_;
   std::uint64_t settled_ = 0, horizon_ = 0;
