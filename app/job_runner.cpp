@@ -54,6 +54,7 @@ struct Shared {
         s(settings),
         jobs(j),
         decodeThreads(decodeThreadsEach(atOnce)),
+        convertThreads(convertThreadsEach(settings, atOnce)),
         frames(std::make_unique<std::atomic<std::int64_t>[]>(j.size())) {
     for (const PlannedJob& job : j) {
       JobResult r;
@@ -64,7 +65,8 @@ struct Shared {
   const std::vector<std::shared_ptr<ClContext>>& devices;
   const Settings& s;
   const std::vector<PlannedJob>& jobs;
-  const int decodeThreads;  // per input's decoder (0: one per core)
+  const int decodeThreads;   // per input's decoder (0: one per core)
+  const int convertThreads;  // per input's conversion into the slots
   std::vector<JobResult> results;
   std::unique_ptr<std::atomic<std::int64_t>[]> frames;  // delivered, per job
   std::atomic<std::size_t> next{0};
@@ -179,6 +181,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   Chain chain = makeChain();
   InputOptions io = inputOptions(s, chain, false);
   if (!s.threads) io.decodeThreads = sh.decodeThreads;  // --threads says it for every input
+  io.convertThreads = sh.convertThreads;
   std::unique_ptr<CaptureSource> source = sh.open([&] { return openSource(job.source, io); });
   r.description = source->description();
   chain.configure(*ctx, source->firstFrameDesc());

@@ -2,6 +2,11 @@
 
 #include <unistd.h>
 
+extern "C" {
+#include <libavutil/cpu.h>
+}
+
+#include <algorithm>
 #include <filesystem>
 
 #include "app/media/image_sequence.hpp"
@@ -57,6 +62,14 @@ Chain chainOf(const Settings& s) {
   return c;
 }
 
+int convertThreadsEach(const Settings& s, int atOnce) {
+  constexpr int kMost = 4;
+  const int cores = std::max(1, av_cpu_count());
+  int n = std::clamp(cores / std::max(atOnce, 1), 1, kMost);
+  if (s.threads.value_or(0) > 0) n = std::min(n, *s.threads);
+  return n;
+}
+
 InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
   InputOptions o;
   o.start = s.start.value_or(0);
@@ -70,6 +83,7 @@ InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
   o.rawPixFmt = s.inputPixFmt.value_or("");
   o.hwdec = s.hwdec.value_or("none");
   o.decodeThreads = s.threads.value_or(0);
+  o.convertThreads = convertThreadsEach(s, 1);
   o.grayLuma = !preview && chain.size() > 0 && chain.stage(0).name() == "gray";
   o.camera = cameraModeOf(s);
   return o;

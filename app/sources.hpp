@@ -29,6 +29,7 @@ struct InputOptions {
   std::string hwdec = "none";      // none, auto, cuda, vaapi
   bool grayLuma = false;           // the chain begins with gray: deliver the luma plane
   int decodeThreads = 0;           // a file's decoder threads (0: one per core)
+  int convertThreads = 1;          // threads converting a decoded frame into the slot
   CameraMode camera;               // --camera-size/--camera-fps/--camera-format
 };
 

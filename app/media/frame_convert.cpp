@@ -78,8 +78,8 @@ ColourTags tagsOf(const AVFrame* f) {
 }
 
 SwsContext* FrameConverter::context(int sw, int sh, AVPixelFormat sf, int dw, int dh,
-                                    AVPixelFormat df, int srcRange, int dstRange) {
-  const std::array<int, 8> key{sw, sh, sf, dw, dh, df, srcRange, dstRange};
+                                    AVPixelFormat df, int srcRange, int dstRange, int threads) {
+  const std::array<int, 9> key{sw, sh, sf, dw, dh, df, srcRange, dstRange, threads};
   if (ctx_ && key == key_) return ctx_.get();
   ctx_.reset(sws_alloc_context());
   if (!ctx_) outOfMemory("a frame conversion");
@@ -91,6 +91,7 @@ SwsContext* FrameConverter::context(int sw, int sh, AVPixelFormat sf, int dw, in
   av_opt_set_int(c, "dsth", dh, 0);
   av_opt_set_int(c, "dst_format", df, 0);
   av_opt_set_int(c, "sws_flags", SWS_BICUBIC, 0);
+  av_opt_set_int(c, "threads", threads, 0);
   // The ranges are set before the context is initialised: swscale 5.1's
   // sws_setColorspaceDetails does not redo the luma range conversion of a YUV source of more
   // than 8 bits (a full-range 10-bit frame's gray came out stretched as if limited range).
@@ -144,6 +145,19 @@ bool lumaToGray(const AVFrame* src, const FrameView& dst) {
 
 }  // namespace
 
+namespace {
+
+// swscale's slice threads (FFmpeg 5.1) give the one-thread bytes from 8-bit planar YUV, the
+// decoders' usual output (and NV12 once unpacked); from 10-bit YUV, rows at the bands' edges came
+// out differently from run to run, so the other formats convert on the calling thread.
+bool threadable(const AVFrame* src) {
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(static_cast<AVPixelFormat>(src->format));
+  return d && !isRgbLike(d) && (d->flags & AV_PIX_FMT_FLAG_PLANAR) && d->nb_components == 3 &&
+         d->comp[0].depth == 8 && d->comp[1].depth == 8 && d->comp[2].depth == 8;
+}
+
+}  // namespace
+
 // NV12 and NV21 (NVDEC and VAAPI hand back NV12) have no fast colour path in swscale: its
 // generic scaler takes about five times as long as from planar 4:2:0 (8 against 1.7 ms a 1080p
 // frame here). Unpacked to planar first (an exact copy of the interleaved chroma), they take the
@@ -188,17 +202,16 @@ void FrameConverter::toSlot(const AVFrame* frame, const FrameView& dst) {
   const bool yuv = d && !isRgbLike(d);
   // Gray comes out full range, as a gray conversion of the colour frame would.
   const bool full = yuv && isFullRange(src, d);
+  const int threads = threadable(src) ? threads_ : 1;
   SwsContext* c = context(src->width, src->height, sf, dst.width, dst.height, df,
-                          yuv ? int(full) : -1, yuv ? 1 : -1);
+                          yuv ? int(full) : -1, yuv ? 1 : -1, threads);
   if (yuv) {
     // The matrix of the frame's tags (SD BT.601 when untagged).
     const int* table = coefficients(src->colorspace);
     sws_setColorspaceDetails(c, table, full, table, 1, 0, 1 << 16, 1 << 16);
   }
   if (!yuv || dst.width % 8 == 0 || dst.format == PixelFormat::Gray8) {
-    std::uint8_t* planes[4] = {dst.data, nullptr, nullptr, nullptr};
-    int strides[4] = {static_cast<int>(dst.stride), 0, 0, 0};
-    sws_scale(c, src->data, src->linesize, 0, src->height, planes, strides);
+    convert(c, threads, src, dst.data, static_cast<int>(dst.stride), df, dst.width, dst.height);
     return;
   }
   // swscale's x86 path from planar YUV to packed RGB converts whole groups of 8 pixels and, when
@@ -208,10 +221,32 @@ void FrameConverter::toSlot(const AVFrame* frame, const FrameView& dst) {
   const std::size_t row = std::size_t(dst.width) * vf::channels(dst.format);
   const std::size_t stride = std::size_t((dst.width + 15) / 16 * 16) * vf::channels(dst.format);
   wide_.resize(stride * std::size_t(dst.height));
-  std::uint8_t* planes[4] = {wide_.data(), nullptr, nullptr, nullptr};
-  int strides[4] = {static_cast<int>(stride), 0, 0, 0};
-  sws_scale(c, src->data, src->linesize, 0, src->height, planes, strides);
+  convert(c, threads, src, wide_.data(), static_cast<int>(stride), df, dst.width, dst.height);
   for (int y = 0; y < dst.height; ++y) std::memcpy(dst.row(y), wide_.data() + y * stride, row);
+}
+
+void FrameConverter::convert(SwsContext* c, int threads, const AVFrame* src, std::uint8_t* out,
+                             int stride, AVPixelFormat df, int width, int height) {
+  if (threads <= 1) {
+    std::uint8_t* planes[4] = {out, nullptr, nullptr, nullptr};
+    int strides[4] = {stride, 0, 0, 0};
+    sws_scale(c, src->data, src->linesize, 0, src->height, planes, strides);
+    return;
+  }
+  // sws_scale() runs on the calling thread; the frame API runs bands of rows on the context's
+  // threads. It takes the destination as a frame with a buffer: the rows at `out`, which this
+  // frame does not own (nothing to free).
+  FramePtr dst = makeFrame();
+  dst->format = df;
+  dst->width = width;
+  dst->height = height;
+  dst->data[0] = out;
+  dst->linesize[0] = stride;
+  dst->buf[0] = av_buffer_create(
+      out, std::size_t(stride) * std::size_t(height), [](void*, std::uint8_t*) {}, nullptr, 0);
+  if (!dst->buf[0]) outOfMemory("a frame conversion");
+  const int err = sws_scale_frame(c, dst.get(), src);
+  if (err < 0) throw MediaError("converting a decoded frame failed: " + avError(err));
 }
 
 void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTags& tags, int width,

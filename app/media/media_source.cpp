@@ -48,6 +48,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
       options_(options),
       demuxer_(requestFor(spec, options)),
       discont_(demuxer_.context(), spec.text),
+      converter_(options.convertThreads),
       frame_(makeFrame()),
       packet_(makePacket()) {
   live_ = spec.kind == app::SourceKind::Url;
