@@ -18,6 +18,7 @@ extern "C" {
 #include "app/feeds.hpp"
 #include "app/frame_split.hpp"
 #include "app/interrupt.hpp"
+#include "app/media/frame_convert.hpp"
 #include "app/report.hpp"
 #include "app/run_setup.hpp"
 #include "pipeline/cl/error.hpp"
@@ -54,7 +55,7 @@ struct Shared {
         s(settings),
         jobs(j),
         decodeThreads(decodeThreadsEach(atOnce)),
-        convertThreads(convertThreadsEach(settings, atOnce)),
+        convertThreads(media::convertThreadsEach(atOnce, settings.threads.value_or(0))),
         frames(std::make_unique<std::atomic<std::int64_t>[]>(j.size())) {
     for (const PlannedJob& job : j) {
       JobResult r;

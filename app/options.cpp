@@ -94,8 +94,9 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   opt("--hwdec", o.hwdec, "hardware decoding: auto, none (default), cuda or vaapi", "DEV");
   opt("--threads", o.threads,
       "decoder threads per input (0, the default: FFmpeg's count, the cores up to 16; "
-      "several inputs at once: 4/N of the cores each); also caps each input's colour "
-      "conversion threads (default: 1/N of the cores, at most 4)",
+      "several inputs at once: 4/N of the cores each); also caps the threads that "
+      "convert each input's decoded 8-bit YUV frames (default: one per 4 cores an input has, "
+      "at most 4)",
       "N");
   opt("--drop", o.drop,
       "live sources: oldest (drop when behind; default when only previewing) "

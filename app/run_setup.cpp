@@ -2,13 +2,9 @@
 
 #include <unistd.h>
 
-extern "C" {
-#include <libavutil/cpu.h>
-}
-
-#include <algorithm>
 #include <filesystem>
 
+#include "app/media/frame_convert.hpp"
 #include "app/media/image_sequence.hpp"
 #include "app/media/path_safety.hpp"
 #include "pipeline/fault_injection.hpp"
@@ -62,14 +58,6 @@ Chain chainOf(const Settings& s) {
   return c;
 }
 
-int convertThreadsEach(const Settings& s, int atOnce) {
-  constexpr int kMost = 4;
-  const int cores = std::max(1, av_cpu_count());
-  int n = std::clamp(cores / std::max(atOnce, 1), 1, kMost);
-  if (s.threads.value_or(0) > 0) n = std::min(n, *s.threads);
-  return n;
-}
-
 InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
   InputOptions o;
   o.start = s.start.value_or(0);
@@ -83,7 +71,7 @@ InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
   o.rawPixFmt = s.inputPixFmt.value_or("");
   o.hwdec = s.hwdec.value_or("none");
   o.decodeThreads = s.threads.value_or(0);
-  o.convertThreads = convertThreadsEach(s, 1);
+  o.convertThreads = media::convertThreadsEach(1, s.threads.value_or(0));
   o.grayLuma = !preview && chain.size() > 0 && chain.stage(0).name() == "gray";
   o.camera = cameraModeOf(s);
   return o;

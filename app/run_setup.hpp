@@ -24,11 +24,6 @@ void checkStatsPath(const std::string& path, const std::string& option = "--stat
 // faults VIDFILTER_FAULT injects for the reliability tests. Throws ParamError.
 Chain chainOf(const Settings& s);
 
-// The threads that convert each decoded frame into the slot when `atOnce` inputs decode at once:
-// the cores shared among them, at most 4 each (a 1080p frame to BGR takes 0.5-0.7 ms on one
-// core; 4 bring it near a memory copy), at least one; --threads N (decoding) caps them at N.
-int convertThreadsEach(const Settings& s, int atOnce);
-
 // How the input is read, from the settings. A chain that begins with gray takes the luma plane,
 // unless the preview may switch that stage off. Throws UsageError for an empty span.
 InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview);

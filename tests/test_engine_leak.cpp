@@ -39,7 +39,7 @@ long residentKiB() {
 
 // No OpenCL object accumulates over a long run (2 x 4,000 frames after a warm-up run): the engine's
 // live buffers and events stay bounded by the slot count while it runs and return to zero after;
-// RSS does not grow from one 4,000-frame run to the next.
+// RSS does not grow.
 class EngineLeak : public ::testing::TestWithParam<Transfer> {};
 
 TEST_P(EngineLeak, LongRunKeepsObjectCountsAndMemoryFlat) {
@@ -73,12 +73,11 @@ TEST_P(EngineLeak, LongRunKeepsObjectCountsAndMemoryFlat) {
     EXPECT_LE(maxEvents, slots * (3 + 2 * 2));
     EXPECT_GT(maxEvents, 0);
     EXPECT_EQ(engineObjectCounts().events, before.events) << "events held after run()";
-    // A leak grows RSS in every run by the same amount: measured on PoCL, one cl_event leaked
-    // per frame adds 1.0-1.1 MiB per 4,000-frame run, the engine itself < 64 KiB. A one-off step
-    // (an allocator arena, a PoCL worker's stack) shows in one run only, so the smaller of the
-    // two runs' growths is judged.
+    // Measured on PoCL: one cl_event leaked per frame adds 1.1-1.5 MiB per 4,000 frames (2.2-3.0
+    // MiB over both runs), the engine itself < 64 KiB. The bound leaves room for a one-off step
+    // (an allocator arena, a PoCL worker's stack: 516 KiB seen once).
     if (!kSanitized) {
-      EXPECT_LT(std::min(rss1 - rss0, rss2 - rss1), 512)
+      EXPECT_LT(rss2 - rss0, 1024)
           << "RSS grew from " << rss0 << " KiB to " << rss1 << " KiB to " << rss2 << " KiB";
     }
   }

@@ -15,6 +15,7 @@
 
 #include "app/bench/job_parts.hpp"
 #include "app/media/av.hpp"
+#include "app/media/frame_convert.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/text_file.hpp"
@@ -161,12 +162,19 @@ int run(Options& o) {
   std::vector<PartResult> parts;
   ResidentFrames decoded, filtered;
   parts.push_back(decodeOnly(o.setup, "none", &decoded));
+  std::optional<PartResult> oneThread;  // the conversion's threads against one, same frames
+  if (o.setup.convertThreads > 1 && !chainStartsWithGray(o.setup.chain)) {
+    JobSetup one = o.setup;
+    one.convertThreads = 1;
+    oneThread = decodeOnly(one, "none", nullptr);
+  }
   if (o.setup.hwdec != "none") parts.push_back(decodeOnly(o.setup, o.setup.hwdec, nullptr));
   o.setup.frames = std::min(o.setup.frames, parts[0].frames);
   parts.push_back(chainOnly(o.setup, cl, decoded, &filtered));
   parts.push_back(encodeOnly(o.setup, filtered, (dir / "encode_only.mp4").string()));
   const PartResult slowest = *std::min_element(parts.begin(), parts.end(),
                                                [](auto& a, auto& b) { return a.fps() < b.fps(); });
+  if (oneThread) parts.insert(parts.begin() + 1, *oneThread);  // not a part of the job
   const PartResult whole = wholeJob(o.setup, cl, "none", (dir / "whole.mp4").string());
   parts.push_back(whole);
   std::optional<PartResult> hwWhole;
@@ -206,6 +214,7 @@ int jobBenchMain(int argc, char** argv) {
       "  vidfilter bench --input in1080.mp4 --hwdec cuda     (software and NVDEC in one run)\n"
       "Exit status: 0 ok, 1 error, 2 usage.");
   Options o;
+  o.setup.convertThreads = media::convertThreadsEach(1, 0);
   o.setup.chain = "gray,blur,sobel";
   app.add_option("--input", o.setup.input, "the video file (required)")->required();
   app.add_option("--chain", o.setup.chain, "the chain")->capture_default_str();

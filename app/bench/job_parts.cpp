@@ -22,6 +22,7 @@ app::InputOptions inputOptions(const JobSetup& s, const std::string& hwdec) {
   app::InputOptions o;
   o.hwdec = hwdec;
   o.grayLuma = chainStartsWithGray(s.chain);
+  o.convertThreads = s.convertThreads;
   return o;
 }
 
@@ -104,7 +105,13 @@ PartResult decodeOnly(const JobSetup& s, const std::string& hwdec, ResidentFrame
     keep->desc = d;
     keep->fps = src->fps() > 0 ? src->fps() : 25;
   }
-  PartResult r{"decode only" + std::string(hwdec == "none" ? "" : " (" + hwdec + ")")};
+  std::string name = "decode only";
+  if (hwdec != "none") name += " (" + hwdec + ")";
+  if (!chainStartsWithGray(s.chain))  // gray takes the luma plane: no conversion
+    name += s.convertThreads == 1
+                ? ", conversion on 1 thread"
+                : ", conversion on " + std::to_string(s.convertThreads) + " threads";
+  PartResult r{name};
   const auto t0 = Clock::now();
   FrameTime t;
   while (r.frames < s.frames && src->next(slot, t)) {

@@ -1,6 +1,7 @@
 #pragma once
 // The parts of a file job (`vidfilter bench --input`), each timed alone, and the whole job:
-// decode only (demux, decode, conversion into a host frame as into the engine's slot), the
+// decode only (demux, decode, conversion into a host frame as into the engine's slot, on the
+// program's conversion threads, and on one thread beside it), the
 // chain only (the engine on frames resident in host memory: upload, kernels, download), encode
 // only (frames already filtered, resident, through the output's conversion, encoder and muxer
 // into a file), and the whole job as `vidfilter -i FILE -o OUT` runs it.
@@ -19,6 +20,7 @@ struct JobSetup {
   int frames = 300;   // frames of the input each part processes (fewer if the input is shorter)
   int resident = 48;  // distinct frames kept in memory for the chain-only and encode-only parts
   int slots = 3;
+  int convertThreads = 1;  // threads converting decoded frames into the slot (the program's count)
   media::EncoderSettings encoder;
   std::string outputDir;  // where the encode-only and whole-job files go
 };

@@ -6,6 +6,7 @@
 #include <cstring>
 
 extern "C" {
+#include <libavutil/cpu.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 }
@@ -77,33 +78,42 @@ ColourTags tagsOf(const AVFrame* f) {
   return {f->colorspace, f->color_range, f->color_primaries, f->color_trc};
 }
 
-SwsContext* FrameConverter::context(int sw, int sh, AVPixelFormat sf, int dw, int dh,
-                                    AVPixelFormat df, int srcRange, int dstRange, int threads) {
-  const std::array<int, 9> key{sw, sh, sf, dw, dh, df, srcRange, dstRange, threads};
+SwsContext* FrameConverter::context(const Spec& p) {
+  const std::array<int, 12> key{p.sw,       p.sh,       p.sf,    p.dw,      p.dh,      p.df,
+                                p.srcRange, p.dstRange, p.space, p.srcFull, p.dstFull, p.threads};
   if (ctx_ && key == key_) return ctx_.get();
-  ctx_.reset(sws_alloc_context());
-  if (!ctx_) outOfMemory("a frame conversion");
-  SwsContext* c = ctx_.get();
-  av_opt_set_int(c, "srcw", sw, 0);
-  av_opt_set_int(c, "srch", sh, 0);
-  av_opt_set_int(c, "src_format", sf, 0);
-  av_opt_set_int(c, "dstw", dw, 0);
-  av_opt_set_int(c, "dsth", dh, 0);
-  av_opt_set_int(c, "dst_format", df, 0);
-  av_opt_set_int(c, "sws_flags", SWS_BICUBIC, 0);
-  av_opt_set_int(c, "threads", threads, 0);
-  // The ranges are set before the context is initialised: swscale 5.1's
-  // sws_setColorspaceDetails does not redo the luma range conversion of a YUV source of more
-  // than 8 bits (a full-range 10-bit frame's gray came out stretched as if limited range).
-  if (srcRange >= 0) av_opt_set_int(c, "src_range", srcRange, 0);
-  if (dstRange >= 0) av_opt_set_int(c, "dst_range", dstRange, 0);
-  if (sws_init_context(c, nullptr, nullptr) < 0) {
+  for (int threads = p.threads;; threads = 1) {
+    ctx_.reset(sws_alloc_context());
+    if (!ctx_) outOfMemory("a frame conversion");
+    SwsContext* c = ctx_.get();
+    av_opt_set_int(c, "srcw", p.sw, 0);
+    av_opt_set_int(c, "srch", p.sh, 0);
+    av_opt_set_int(c, "src_format", p.sf, 0);
+    av_opt_set_int(c, "dstw", p.dw, 0);
+    av_opt_set_int(c, "dsth", p.dh, 0);
+    av_opt_set_int(c, "dst_format", p.df, 0);
+    av_opt_set_int(c, "sws_flags", SWS_BICUBIC, 0);
+    av_opt_set_int(c, "threads", threads, 0);
+    // The ranges are set before the context is initialised: swscale 5.1's
+    // sws_setColorspaceDetails does not redo the luma range conversion of a YUV source of more
+    // than 8 bits (a full-range 10-bit frame's gray came out stretched as if limited range).
+    if (p.srcRange >= 0) av_opt_set_int(c, "src_range", p.srcRange, 0);
+    if (p.dstRange >= 0) av_opt_set_int(c, "dst_range", p.dstRange, 0);
+    const int err = sws_init_context(c, nullptr, nullptr);
+    if (err >= 0) {
+      if (p.space >= 0) {
+        const int* table = coefficients(static_cast<AVColorSpace>(p.space));
+        sws_setColorspaceDetails(c, table, p.srcFull, table, p.dstFull, 0, 1 << 16, 1 << 16);
+      }
+      key_ = key;
+      return c;
+    }
     ctx_.reset();
-    throw MediaError(std::string("no conversion from ") + av_get_pix_fmt_name(sf) + " to " +
-                     av_get_pix_fmt_name(df));
+    if (threads == 1)  // with slice threads it may be the threads that failed: one more try
+      throw MediaError(std::string("no conversion from ") +
+                       av_get_pix_fmt_name(static_cast<AVPixelFormat>(p.sf)) + " to " +
+                       av_get_pix_fmt_name(static_cast<AVPixelFormat>(p.df)) + ": " + avError(err));
   }
-  key_ = key;
-  return c;
 }
 
 namespace {
@@ -147,13 +157,22 @@ bool lumaToGray(const AVFrame* src, const FrameView& dst) {
 
 namespace {
 
-// swscale's slice threads (FFmpeg 5.1) give the one-thread bytes from 8-bit planar YUV, the
-// decoders' usual output (and NV12 once unpacked); from 10-bit YUV, rows at the bands' edges came
-// out differently from run to run, so the other formats convert on the calling thread.
+// swscale's slice threads (FFmpeg 5.1) give the one-thread bytes from 8-bit planar 4:2:0, 4:2:2
+// and 4:4:4 YUV, the decoders' usual output (and NV12 once unpacked), as the tests check; from
+// 10-bit YUV, rows at the bands' edges came out differently from run to run, so every format the
+// tests do not cover converts on the calling thread.
 bool threadable(const AVFrame* src) {
-  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(static_cast<AVPixelFormat>(src->format));
-  return d && !isRgbLike(d) && (d->flags & AV_PIX_FMT_FLAG_PLANAR) && d->nb_components == 3 &&
-         d->comp[0].depth == 8 && d->comp[1].depth == 8 && d->comp[2].depth == 8;
+  switch (src->format) {
+    case AV_PIX_FMT_YUV420P:
+    case AV_PIX_FMT_YUVJ420P:
+    case AV_PIX_FMT_YUV422P:
+    case AV_PIX_FMT_YUVJ422P:
+    case AV_PIX_FMT_YUV444P:
+    case AV_PIX_FMT_YUVJ444P:
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -203,13 +222,14 @@ void FrameConverter::toSlot(const AVFrame* frame, const FrameView& dst) {
   // Gray comes out full range, as a gray conversion of the colour frame would.
   const bool full = yuv && isFullRange(src, d);
   const int threads = threadable(src) ? threads_ : 1;
-  SwsContext* c = context(src->width, src->height, sf, dst.width, dst.height, df,
-                          yuv ? int(full) : -1, yuv ? 1 : -1, threads);
-  if (yuv) {
-    // The matrix of the frame's tags (SD BT.601 when untagged).
-    const int* table = coefficients(src->colorspace);
-    sws_setColorspaceDetails(c, table, full, table, 1, 0, 1 << 16, 1 << 16);
+  Spec spec{src->width, src->height, sf, dst.width, dst.height, df};
+  spec.threads = threads;
+  if (yuv) {  // the matrix of the frame's tags (SD BT.601 when untagged), to full-range BGR
+    spec.srcRange = spec.srcFull = int(full);
+    spec.dstRange = spec.dstFull = 1;
+    spec.space = src->colorspace;
   }
+  SwsContext* c = context(spec);
   if (!yuv || dst.width % 8 == 0 || dst.format == PixelFormat::Gray8) {
     convert(c, threads, src, dst.data, static_cast<int>(dst.stride), df, dst.width, dst.height);
     return;
@@ -274,16 +294,24 @@ void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTa
     sw = dst->width;
     sh = dst->height;
   }
-  SwsContext* c = context(sw, sh, sf, dst->width, dst->height, df);
+  Spec spec{sw, sh, sf, dst->width, dst->height, df};
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(df);
-  if (d && !isRgbLike(d)) {
-    const int* table = coefficients(tags.space);
-    sws_setColorspaceDetails(c, table, 1, table, isFullRange(d, df, tags.range), 0, 1 << 16,
-                             1 << 16);
+  if (d && !isRgbLike(d)) {  // full-range BGR to the output's matrix and range
+    spec.space = tags.space;
+    spec.srcFull = 1;
+    spec.dstFull = int(isFullRange(d, df, tags.range));
   }
+  SwsContext* c = context(spec);
   const std::uint8_t* planes[4] = {data, nullptr, nullptr, nullptr};
   const int strides[4] = {stride, 0, 0, 0};
   sws_scale(c, planes, strides, 0, sh, dst->data, dst->linesize);
+}
+
+int convertThreadsEach(int atOnce, int cap) {
+  constexpr int kMost = 4;
+  const int cores = std::max(1, av_cpu_count());
+  const int n = std::clamp(cores / (4 * std::max(atOnce, 1)), 1, kMost);
+  return cap > 0 ? std::min(n, cap) : n;
 }
 
 }  // namespace vf::media

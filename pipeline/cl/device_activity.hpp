@@ -19,10 +19,11 @@ class DeviceActivity {
   // The disjoint intervals held: at most kKeep.
   std::size_t held() const;
   // Past kKeep intervals the earliest half is folded into one total and forgotten: a later
-  // interval is cut at the end of the last one folded (intervals arrive as frames complete,
-  // engines on one device a few frames apart, a few intervals a frame: one that comes after
-  // a thousand later ones is not expected), so memory stays bounded (about 100 KB) over a long
-  // run.
+  // interval is cut at the end of the last one folded, so memory stays bounded (about 100 KB)
+  // over a long run. Intervals arrive as frames complete, a few a frame; engines sharing a device
+  // are usually a few frames apart. One that lags a thousand intervals behind the others (a slow
+  // encoder's input beside fast ones) has its intervals cut or dropped: the busy share then
+  // misses the part of its device time that no other engine's commands overlapped.
   static constexpr std::size_t kKeep = 2048;
 
  private:
