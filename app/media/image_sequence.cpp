@@ -104,7 +104,8 @@ ImageSequenceSource::ImageSequenceSource(const app::SourceSpec& spec,
     : spec_(spec),
       grayLuma_(options.grayLuma),
       files_(listSequence(spec.text)),
-      frame_(makeFrame()) {
+      frame_(makeFrame()),
+      converter_(options.convertThreads) {
   if (options.rate > 0) rate_ = options.rate;
   const AVRational r = av_d2q(rate_, 1001000);
   tb_ = av_inv_q(r);
