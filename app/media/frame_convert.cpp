@@ -153,10 +153,6 @@ bool lumaToGray(const AVFrame* src, const FrameView& dst) {
   return true;
 }
 
-}  // namespace
-
-namespace {
-
 // swscale's slice threads (FFmpeg 5.1) give the one-thread bytes from 8-bit planar 4:2:0, 4:2:2
 // and 4:4:4 YUV, the decoders' usual output (and NV12 once unpacked), as the tests check; from
 // 10-bit YUV, rows at the bands' edges came out differently from run to run, so every format the
