@@ -157,6 +157,13 @@ std::string Chain::str() const {
   return s;
 }
 
+std::vector<std::string> Chain::filesRead() const {
+  std::vector<std::string> files;
+  for (const auto& st : stages_)
+    for (std::string& f : st->filesRead()) files.push_back(std::move(f));
+  return files;
+}
+
 bool Chain::setEnabled(std::size_t i, bool on) {
   if (enabled_.at(i) == on) return false;
   enabled_[i] = on;

@@ -108,6 +108,8 @@ class Chain {
 
   // The side outputs of the frame enqueued last (their buffers may change from frame to frame).
   std::vector<SideOutput> sideOutputs() const;
+  // The files the stages read (Stage::filesRead), in chain order.
+  std::vector<std::string> filesRead() const;
   // Enqueues non-blocking reads of those side outputs into dst[k] (sideOutputs()[k].bytes each)
   // on `queue` after `after` (a null event: after what the in-order queue holds), and returns
   // the last read's event (`after` when there are none). Enqueue them on the frame's queue

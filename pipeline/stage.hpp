@@ -99,6 +99,9 @@ class Stage {
   // Checks across parameters (throws ParamError). Called after parsing, before configure.
   virtual void validate() const {}
 
+  // Files the stage reads (a user kernel's source): an output must never be written over them.
+  virtual std::vector<std::string> filesRead() const { return {}; }
+
   // Prepares for frames described by `in`: checks the format (UserError naming the stage when
   // it cannot take it), builds programs, allocates scratch. Returns what it produces.
   // Never called per frame; called again when the input size or format changes.

@@ -123,6 +123,9 @@ TEST(MediaFidelity, VideoOnlyOutputsOfAnInputWithAudioAndSubtitles) {
   const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", file});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(countFrames(file), frames);
+  // y4m has no timestamps: its header's rate is the input's, so the frames last as long.
+  EXPECT_EQ(probeValue(file, "-select_streams v:0", "stream=r_frame_rate"), "25/1");
+  EXPECT_NEAR(durationOf(file), 2.0, 0.05);
   EXPECT_NE(r.err.find("audio stream #1 (aac) dropped"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("subtitle stream #2 (subrip) dropped"), std::string::npos) << r.err;
   // To stdout, y4m and raw gray frames: the same pictures as the file.
@@ -143,6 +146,7 @@ TEST(MediaFidelity, VideoOnlyOutputsOfAnInputWithAudioAndSubtitles) {
                                         " --chain gray -o - -f " + f + " 2>&1 >" + q(piped));
     if (f == "yuv4mpegpipe") {
       EXPECT_EQ(frameHashes(piped), hashes) << log;
+      EXPECT_EQ(probeValue(piped, "-select_streams v:0", "stream=r_frame_rate"), "25/1");
     } else {  // the gray planes of the file's frames, one after the other
       EXPECT_EQ(shellOutput("md5sum < " + q(piped)),
                 shellOutput("ffmpeg -nostdin -v error -i " + q(file) +

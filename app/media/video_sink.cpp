@@ -17,7 +17,10 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
   in.fps = timing.fps;
   in.muxer = spec.muxer;
   const int flags = muxer_.context()->oformat->flags;
-  in.constantRate = (flags & AVFMT_NOTIMESTAMPS) != 0;
+  // y4m keeps no timestamps either: its header's rate is the stream's time base, so frames are
+  // numbered at the input's rate (the input's time base, 1/12800 for a typical mp4, would play
+  // the frames 512 times too fast).
+  in.constantRate = (flags & AVFMT_NOTIMESTAMPS) != 0 || spec.muxer == "yuv4mpegpipe";
   in.rateTimeBase = spec.muxer == "avi";
   in.globalHeader = muxer_.wantsGlobalHeader();
   if (input) in.colour = input->colour();

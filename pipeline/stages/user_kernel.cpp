@@ -84,6 +84,8 @@ class UserKernelStage : public Stage {
       throw ParamError("file", "give the kernel's file: kernel=path/to/file.cl");
   }
 
+  std::vector<std::string> filesRead() const override { return {params().text("file")}; }
+
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     const std::string path = params().text("file");
     const std::string user = readUserFile(path);  // read again at each configure: edits count
