@@ -1,5 +1,6 @@
 #include "app/run_setup.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -64,9 +65,12 @@ InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
   o.start = s.start.value_or(0);
   if (s.to) o.end = *s.to;
   if (s.duration) o.end = o.start + *s.duration;
+  if (s.duration && *s.duration <= 0)
+    throw UsageError(
+        fmt::format("-t {:g} s: nothing to process; give a duration above 0", *s.duration));
   if (o.end && *o.end <= o.start)
-    throw UsageError("--to " + std::to_string(*o.end) + " s is not after --ss " +
-                     std::to_string(o.start) + " s: nothing to process");
+    throw UsageError(
+        fmt::format("--to {:g} s is not after --ss {:g} s: nothing to process", *o.end, o.start));
   o.rate = s.rate.value_or(0);
   o.rawSize = s.size.value_or("");
   o.rawPixFmt = s.inputPixFmt.value_or("");

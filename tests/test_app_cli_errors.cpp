@@ -105,6 +105,27 @@ TEST(AppCliBinary, UnwritableOutputDirectory) {
   expectOneError(seq, 2, "is not writable");
 }
 
+TEST(AppCliBinary, EmptySpansNameWhatWasGiven) {
+  TempDir dir("cli_span");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-t", "0", "-o", dir / "a.mp4"}), 2,
+                 "-t 0 s: nothing to process; give a duration above 0");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--ss", "1.5", "--to", "1", "-o",
+                               dir / "b.mp4"}),
+                 2, "--to 1 s is not after --ss 1.5 s: nothing to process");
+  EXPECT_FALSE(std::filesystem::exists(dir / "a.mp4"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "b.mp4"));
+}
+
+TEST(AppCliBinary, StdinThatIsNoVideoNamesTheRawOptions) {
+  TempDir dir("cli_stdin");
+  const std::string junk = dir / "junk.txt";
+  std::ofstream(junk) << "not a video\n";
+  ProcOptions opt;
+  opt.stdinPath = junk;
+  expectOneError(runVidfilter({"-i", "-", "--chain", "gray", "-o", dir / "o.mp4"}, opt), 2,
+                 "raw video with --size and --input-pix-fmt");
+}
+
 TEST(AppCliBinary, UnknownContainer) {
   TempDir dir("cli_ext");
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "out.xyz"}), 2,

@@ -30,7 +30,8 @@ std::string openFailure(const DemuxRequest& r, int err) {
            " (nothing is sending there, wrong address, or FFmpeg cannot read that protocol)";
   if (r.url == "pipe:0")
     return "stdin (-i -) holds no video FFmpeg can read (" + avError(err) +
-           "); send y4m (ffmpeg ... -f yuv4mpegpipe -) or raw video with --size and --pix-fmt";
+           "); send y4m (ffmpeg ... -f yuv4mpegpipe -) or raw video with --size and "
+           "--input-pix-fmt";
   if (err == AVERROR(EACCES))
     return "input file " + quote(r.shown) + " is not readable (permission denied)";
   if (err == AVERROR(ENOENT))
