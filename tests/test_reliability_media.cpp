@@ -183,6 +183,15 @@ TEST(ReliabilityMedia, WriteFailuresAreNeverReportedAsSuccess) {
   EXPECT_EQ(countFrames(out), std::stol(m[1]));
   EXPECT_EQ(decodeErrors(out), "");
   EXPECT_EQ(r.err.find("wrote "), std::string::npos) << r.err;
+  // A limit below the room the index needs: nothing kept, and said so (no file "which plays").
+  lim.fileSizeLimit = 60 * 1024;
+  const std::string none = dir / "none.mp4";
+  r = runVidfilter({"-i", in, "--chain", "sobel", "-o", none}, lim);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(errorLine(r.err).find("is reached; stopped before the first frame"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("which plays"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(none));
   // Images (colour PNGs of some 20 KiB) under an 8 KiB limit: the image that does not fit
   // fails with EFBIG, named.
   vf::test::ProcOptions small;

@@ -115,6 +115,12 @@ void Muxer::open() {
   opened_ = true;
 }
 
+std::string Muxer::stopped() const {
+  if (videoPackets_ == 0) return "stopped before the first frame";
+  return "stopped after " + std::to_string(videoPackets_) +
+         " frames and closed the file, which plays";
+}
+
 void Muxer::checkRoom(std::int64_t next) {
   if (spec_.toStdout || spec_.network || !ctx_->pb || finishing_) return;
   // After this packet there must still be room for the container's index (mp4's moov: up to
@@ -127,9 +133,8 @@ void Muxer::checkRoom(std::int64_t next) {
       written + need > static_cast<std::int64_t>(lim.rlim_cur))
     throw MediaError("writing " + spec_.path +
                      ": File too large: the file size limit (ulimit -f, " +
-                     std::to_string(lim.rlim_cur / 1024) + " KiB) is reached; stopped after " +
-                     std::to_string(videoPackets_) +
-                     " frames and closed the file, which plays; raise the limit or write less");
+                     std::to_string(lim.rlim_cur / 1024) + " KiB) is reached; " + stopped() +
+                     "; raise the limit or write less");
   const std::string dir = std::filesystem::path(spec_.path).parent_path().string();
   struct statvfs fs {};
   if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) != 0) return;
@@ -137,10 +142,8 @@ void Muxer::checkRoom(std::int64_t next) {
   if (avail < double(need))
     throw MediaError("the disk holding " + spec_.path + " is full (" +
                      std::to_string(static_cast<long long>(avail / 1024)) +
-                     " KiB left): No space left on device; stopped after " +
-                     std::to_string(videoPackets_) +
-                     " frames and closed the file, which plays; free some space or write "
-                     "elsewhere");
+                     " KiB left): No space left on device; " + stopped() +
+                     "; free some space or write elsewhere");
 }
 
 void Muxer::write(AVPacket* p) {

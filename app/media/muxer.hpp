@@ -51,6 +51,8 @@ class Muxer {
 
  private:
   void write(AVPacket* p);
+  // What a stop for want of room left: the frames kept in a file that plays, or none.
+  std::string stopped() const;
   void checkRoom(std::int64_t nextPacketBytes);
   void copyTags(const MuxerInput& input);
   void verify() const;
