@@ -89,6 +89,7 @@ void checkJobPaths(const Settings& s, const std::string& configPath,
       g.writes(j.spec.output, role);
       continue;
     }
+    if (j.output.toStdout) g.writesStdout();
     if (j.output.kind == OutputKind::Video && !j.output.network) g.writes(j.spec.output, role);
     if (j.output.kind == OutputKind::ImageSequence)
       g.writesPattern(j.spec.output, *j.output.pattern, role);

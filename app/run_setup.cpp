@@ -25,6 +25,7 @@ void checkPaths(const Settings& s, const std::string& configPath, const SourceSp
     for (const std::string& m : media::listSequence(src.text)) g.reads(m, "input image");
   if (out.kind == OutputKind::Video && !out.toStdout && !out.network)
     g.writes(out.path, "the output");
+  if (out.toStdout) g.writesStdout();
   if (out.kind == OutputKind::ImageSequence)
     g.writesPattern(out.path, *out.pattern, "the output pattern");
   if (s.statsPath) g.writes(*s.statsPath, "--stats");

@@ -112,6 +112,13 @@ TEST(ReliabilityMedia, SideFilesAndOutputsNeverOverwriteAnInput) {
     args.insert(args.end(), extra.begin(), extra.end());
     expectOneError(runVidfilter(args), 2, "is a kernel file");
   }
+  // Stdout redirected into the input (`-o - >> in.mkv`).
+  const std::string appended =
+      shellOutput(q(vf::test::vidfilterBinary()) + " -i " + q(in) + " --chain gray -o - >> " +
+                  q(in) + " 2>" + q(dir / "err.txt") + "; echo $?");
+  EXPECT_EQ(appended, "2\n");
+  EXPECT_NE(shellOutput("cat " + q(dir / "err.txt")).find("which is redirected into the input"),
+            std::string::npos);
   // The output through a symbolic link and through a hard link to the input.
   std::filesystem::create_symlink(in, dir / "link.mkv");
   expectOneError(runVidfilter({"-i", in, "--chain", "gray", "-o", dir / "link.mkv", "-y"}), 2,

@@ -75,6 +75,14 @@ void PathGuard::writes(const std::string& path, const std::string& role) {
   addWrite(std::move(u));
 }
 
+void PathGuard::writesStdout() const {
+  struct stat st {};
+  if (::fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  if (const auto r = readById_.find({st.st_dev, st.st_ino}); r != readById_.end())
+    throw UsageError("-o - writes to stdout, which is redirected into " + reads_[r->second].shown +
+                     ": writing it would destroy what is read; send stdout elsewhere");
+}
+
 void PathGuard::writesPattern(const std::string& text, const FramePattern& pattern,
                               const std::string& role) {
   if (pattern.suffix.find('/') != std::string::npos)

@@ -27,6 +27,10 @@ class PathGuard {
   // A file the run writes. Throws UsageError when it is a file read, or another output.
   void writes(const std::string& path, const std::string& role);
 
+  // Output to stdout (-o -): when stdout is a regular file, it must not be a file read (`-o - >>
+  // input.y4m`). Throws UsageError.
+  void writesStdout() const;
+
   // The members of an output pattern (in its directory) that exist now, as writes() does for
   // each. Throws UsageError when the frame number is in a directory name.
   void writesPattern(const std::string& text, const FramePattern& pattern, const std::string& role);
