@@ -89,6 +89,14 @@ bool hasJobFields(const std::string& pattern) {
 }
 
 std::string expandJobName(const std::string& pattern, const std::string& input, int index) {
+  // A field name in braces that is not one of the two (a typo such as {nme}) would otherwise
+  // become part of the file's name.
+  static const std::regex field(R"(\{([A-Za-z_]+)\})");
+  for (std::sregex_iterator it(pattern.begin(), pattern.end(), field), end; it != end; ++it)
+    if ((*it)[1] != "name" && (*it)[1] != "index")
+      throw UsageError(quote(pattern) + ": " + it->str() +
+                       " is not a field; the fields are {name} (the input's name) and {index} "
+                       "(its place, from 0)");
   std::string out;
   for (std::size_t i = 0; i < pattern.size();) {
     if (pattern.compare(i, 6, "{name}") == 0) {

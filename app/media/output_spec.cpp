@@ -199,9 +199,10 @@ OutputSpec classifyOutput(const OutputRequest& r) {
       : s.network && !r.format ? av_guess_format(networkMuxer(scheme).c_str(), nullptr, nullptr)
                                : findMuxer(s, r.format);
   if (!f)
-    throw UsageError("output " + quote(s.path) + ": unknown container '" +
-                     (s.extension.empty() ? "" : "." + s.extension) +
-                     "'; use .mp4, .mkv, .mov, .webm, .avi, an image pattern such as "
+    throw UsageError("output " + quote(s.path) +
+                     (s.extension.empty() ? std::string(": no extension to tell the container from")
+                                          : ": unknown container '." + s.extension + "'") +
+                     "; use .mp4, .mkv, .mov, .webm, .avi, an image pattern such as "
                      "out/frame_%05d.png, or name the container with -f");
   if (std::string(f->name) == "image2")
     throw UsageError("output " + quote(s.path) +
