@@ -86,6 +86,21 @@ TEST(AppCliBinary, MissingOutputDirectory) {
                  "output directory '" + (dir / "sub") + "' does not exist; create it first");
 }
 
+TEST(AppCliBinary, OutputLinkToAMissingDirectory) {
+  // A link to a file not made yet is written through; one into a missing directory is refused.
+  TempDir dir("cli_link");
+  std::filesystem::create_directory(dir / "real");
+  std::filesystem::create_symlink("real/made.mkv", dir / "through.mkv");
+  std::filesystem::create_symlink("nowhere/x.mkv", dir / "broken.mkv");
+  const auto ok =
+      runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "3", "-o", dir / "through.mkv"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(countFrames(dir / "real/made.mkv"), 3);
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "broken.mkv"}), 2,
+                 "the output '" + (dir / "broken.mkv") +
+                     "' is a symbolic link to 'nowhere/x.mkv', whose directory does not exist");
+}
+
 TEST(AppCliBinary, UnwritableOutputDirectory) {
   TempDir dir("cli_ro");
   std::filesystem::create_directory(dir / "ro");

@@ -71,6 +71,16 @@ void PathGuard::addWrite(Use w) {
 
 void PathGuard::writes(const std::string& path, const std::string& role) {
   Use u = describe(path, role);
+  // A link to a file not made yet is written through (the file is made); one whose target's
+  // directory does not exist cannot be.
+  std::error_code ec;
+  if (!u.exists && fs::is_symlink(fs::symlink_status(path, ec))) {
+    const fs::path target = fs::read_symlink(path, ec);
+    const fs::path dir = (fs::path(path).parent_path() / target).parent_path();
+    if (!ec && !fs::is_directory(dir.empty() ? fs::path(".") : dir, ec))
+      throw UsageError(u.shown + " is a symbolic link to " + quote(target.string()) +
+                       ", whose directory does not exist; remove the link or give another name");
+  }
   checkAgainstReads(u);
   addWrite(std::move(u));
 }
