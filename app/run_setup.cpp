@@ -37,6 +37,10 @@ void checkPaths(const Settings& s, const std::string& configPath, const SourceSp
 }
 
 void checkStatsPath(const std::string& path, const std::string& option) {
+  if (path == "-")
+    throw UsageError(option +
+                     " -: the per-frame statistics go to a file; give a file name (--json - "
+                     "prints the run's summary on stdout)");
   std::error_code ec;
   const auto type = fs::status(path, ec).type();
   if (type == fs::file_type::character || type == fs::file_type::block ||

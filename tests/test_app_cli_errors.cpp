@@ -131,6 +131,15 @@ TEST(AppCliBinary, EmptySpansNameWhatWasGiven) {
   EXPECT_FALSE(std::filesystem::exists(dir / "b.mp4"));
 }
 
+TEST(AppCliBinary, StatsToADashIsRefused) {
+  TempDir dir("cli_stats");
+  expectOneError(
+      runVidfilter({"-i", kVideo, "--chain", "gray", "--stats", "-", "-o", dir / "o.mp4"}), 2,
+      "--stats -: the per-frame statistics go to a file; give a file name");
+  EXPECT_FALSE(std::filesystem::exists("-"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.mp4"));
+}
+
 TEST(AppCliBinary, StdinThatIsNoVideoNamesTheRawOptions) {
   TempDir dir("cli_stdin");
   const std::string junk = dir / "junk.txt";
