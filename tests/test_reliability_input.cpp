@@ -90,6 +90,33 @@ TEST(ReliabilityInput, DamageInTheMiddleIsSkippedAndCounted) {
   EXPECT_EQ(decodeErrors(out), "");
 }
 
+TEST(ReliabilityInput, CutShortFileWithoutAFrameCountIsNamed) {
+  // Matroska keeps no frame count: a file cut short ends like a whole one, and only its
+  // declared length tells. The frames there are kept (exit 0), with a warning; whole files, and
+  // a video shorter than its audio, say nothing of it.
+  TempDir dir("rel_cut");
+  const std::string full = dir / "full.mkv", cut = dir / "cut.mkv", av = dir / "av.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=320x240:rate=25:duration=4 -c:v libx264 " + q(full));
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=320x240:rate=25:duration=2 -f lavfi -i sine=duration=3 "
+      "-c:v libx264 -c:a aac " +
+      q(av));
+  std::filesystem::copy_file(full, cut);
+  std::filesystem::resize_file(cut, std::filesystem::file_size(full) * 4 / 10);
+  const auto r = runVidfilter({"-i", cut, "--chain", "gray", "-o", dir / "o_cut.mkv"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const long frames = countFrames(dir / "o_cut.mkv");
+  EXPECT_GT(frames, 0);
+  EXPECT_LT(frames, 100);
+  EXPECT_NE(r.err.find("its container declares; the file may be truncated"), std::string::npos)
+      << r.err;
+  for (const std::string& whole : {full, av}) {
+    const auto w = runVidfilter({"-i", whole, "--chain", "gray", "-o", whole + ".out.mkv"});
+    EXPECT_EQ(w.status, 0) << w.err;
+    EXPECT_EQ(w.err.find("may be truncated"), std::string::npos) << w.err;
+  }
+}
+
 TEST(ReliabilityInput, ImageSequenceStopsAtADamagedImage) {
   // Policy for image sequences: the run stops at the first image that cannot be read, with an
   // error naming the frame, the file and why (exit 1); every image before it is processed and

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
@@ -291,7 +292,33 @@ bool MediaSource::endOfStream() {
         "{}: decoded {} of {} frames; the rest could not be read (truncated or damaged file)",
         spec_.text, delivered_, count_);
   if (failed > 0) spdlog::warn("{}: {} frame(s) failed to decode", spec_.text, failed);
+  if (!trimmed && !exactCount_) warnIfShort();
   return false;
+}
+
+// Without a frame count in the container (Matroska, MPEG-TS), a file cut short ends like a
+// whole one: the video's declared length tells them apart.
+void MediaSource::warnIfShort() const {
+  const AVStream* v = demuxer_.video();
+  std::int64_t declaredUs = -1;
+  if (v->duration > 0) {
+    declaredUs = av_rescale_q(v->duration, v->time_base, AV_TIME_BASE_Q);
+  } else if (const AVDictionaryEntry* e = av_dict_get(v->metadata, "DURATION", nullptr, 0)) {
+    int h = 0, m = 0;
+    double sec = 0;
+    if (std::sscanf(e->value, "%d:%d:%lf", &h, &m, &sec) == 3)
+      declaredUs = std::llround((h * 3600.0 + m * 60.0 + sec) * AV_TIME_BASE);
+  } else if (demuxer_.context()->nb_streams == 1 && demuxer_.context()->duration > 0) {
+    declaredUs = demuxer_.context()->duration;
+  }
+  if (declaredUs <= 0 || lastPts_ == AV_NOPTS_VALUE) return;
+  const std::int64_t endUs = av_rescale_q(lastPts_ + lastDuration_, tb_, AV_TIME_BASE_Q) -
+                             std::max<std::int64_t>(demuxer_.startTime(), 0);
+  if (declaredUs - endUs > std::max<std::int64_t>(AV_TIME_BASE / 2, 2 * (declaredUs / 100)))
+    spdlog::warn(
+        "{}: the video ends at {:.2f} s of the {:.2f} s its container declares; the "
+        "file may be truncated",
+        spec_.text, double(endUs) / AV_TIME_BASE, double(declaredUs) / AV_TIME_BASE);
 }
 
 }  // namespace vf::media

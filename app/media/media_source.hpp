@@ -55,6 +55,7 @@ class MediaSource : public app::CaptureSource {
   std::int64_t frameStep() const;  // one frame at the nominal rate, in the stream's time base
   void relay(AVPacket* p);
   bool endOfStream();
+  void warnIfShort() const;  // warns when the video ends well before its declared length
   void applySeek();
   void stamp(FrameTime& time);
 
