@@ -261,7 +261,7 @@ int runOneInput(const CommandLine& cl, const Settings& s) {
   const SourceSpec sourceSpec = classifySource(*s.input);
   checkSourceAccess(sourceSpec);
   if (s.statsPath) checkStatsPath(*s.statsPath);
-  checkPaths(s, cl.configPath, sourceSpec, output);
+  checkPaths(s, cl.configPath, chain, sourceSpec, output);
   const bool preview = decidePreview(s.preview, output.kind != OutputKind::None);
 
   std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));

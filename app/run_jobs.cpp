@@ -60,13 +60,13 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
 
 // Nothing read is written over; existing outputs only as ffmpeg would (batch: complete outputs
 // are skipped, -y redoes them; a partial file left by a stopped task is its own to replace).
-void checkJobPaths(const Settings& s, const std::string& configPath,
+void checkJobPaths(const Settings& s, const std::string& configPath, const Chain& chain,
                    const std::vector<PlannedJob>& jobs, const std::vector<JobSpec>& listed,
                    bool batch) {
   media::PathGuard g;
   if (!configPath.empty()) g.reads(configPath, "the config file");
   if (s.inputsList) g.reads(*s.inputsList, "the input list");
-  for (const std::string& f : Chain::parse(*s.chain).filesRead()) g.reads(f, "a kernel file");
+  for (const std::string& f : chain.filesRead()) g.reads(f, "a kernel file");
   // A batch task checks against the whole list: the other shares are read by other tasks.
   for (const JobSpec& o : listed) g.reads(o.input, "input " + std::to_string(o.index));
   int pipes = 0;
@@ -160,7 +160,7 @@ int runJobs(const CommandLine& cl, const Settings& s) {
           "file, e.g. -o 'out/{name}.mp4'");
     else if (j.output.toStdout && jsonPath == "-")
       throw UsageError("--json - with -o -: stdout carries the video; give --json a file name");
-  checkJobPaths(settings, cl.configPath, jobs, listed, cl.batch);
+  checkJobPaths(settings, cl.configPath, chain, jobs, listed, cl.batch);
   // One window of tiles, as one input gets its preview: asked for, or by default when nothing
   // is written and a display answers.
   const bool writes = std::any_of(jobs.begin(), jobs.end(), [](const PlannedJob& j) {

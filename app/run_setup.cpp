@@ -15,11 +15,11 @@ namespace vf::app {
 
 namespace fs = std::filesystem;
 
-void checkPaths(const Settings& s, const std::string& configPath, const SourceSpec& src,
-                const OutputSpec& out) {
+void checkPaths(const Settings& s, const std::string& configPath, const Chain& chain,
+                const SourceSpec& src, const OutputSpec& out) {
   media::PathGuard g;
   if (!configPath.empty()) g.reads(configPath, "the config file");
-  for (const std::string& f : Chain::parse(*s.chain).filesRead()) g.reads(f, "a kernel file");
+  for (const std::string& f : chain.filesRead()) g.reads(f, "a kernel file");
   if (src.kind == SourceKind::File) g.reads(src.text, "the input");
   if (src.kind == SourceKind::ImageSequence)
     for (const std::string& m : media::listSequence(src.text)) g.reads(m, "input image");

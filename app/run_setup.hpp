@@ -11,10 +11,11 @@
 
 namespace vf::app {
 
-// Nothing read is written over, and an existing output is replaced only as ffmpeg would
-// (-y, -n, or a question on a terminal). Throws UsageError.
-void checkPaths(const Settings& s, const std::string& configPath, const SourceSpec& src,
-                const OutputSpec& out);
+// Nothing read (the config, the input, the files `chain` reads) is written over, and an existing
+// output is replaced only as ffmpeg would (-y, -n, or a question on a terminal). Throws
+// UsageError.
+void checkPaths(const Settings& s, const std::string& configPath, const Chain& chain,
+                const SourceSpec& src, const OutputSpec& out);
 
 // The --stats (or --json) file's directory exists and is writable, or the path is a device or
 // a FIFO (written as it is). Throws UsageError.
