@@ -136,9 +136,9 @@ std::string checkCrf(double crf) {
 }
 
 std::string checkHwdec(const std::string& v) {
-  for (const char* ok : {"auto", "none", "cuda", "vaapi"})
+  for (const char* ok : {"auto", "none", "cuvid", "cuda", "vaapi"})
     if (v == ok) return "";
-  return "must be auto, none, cuda or vaapi; got " + quote(v);
+  return "must be auto, none, cuvid, cuda or vaapi; got " + quote(v);
 }
 
 std::string checkDrop(const std::string& v) {

@@ -91,7 +91,10 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   opt("--size", o.size, "frame size of raw video on stdin", "WxH");
   opt("--input-pix-fmt", o.inputPixFmt, "pixel format of raw video on stdin (default yuv420p)",
       "FMT");
-  opt("--hwdec", o.hwdec, "hardware decoding: auto, none (default), cuda or vaapi", "DEV");
+  opt("--hwdec", o.hwdec,
+      "hardware decoding: none (default), cuvid (NVIDIA's decoders), cuda (NVDEC through FFmpeg's "
+      "decoder), vaapi, or auto (the first of those that works)",
+      "DEV");
   opt("--threads", o.threads,
       "decoder threads per input (0, the default: FFmpeg's count, the cores up to 16; "
       "several inputs at once: 4/N of the cores each); also caps the threads that "

@@ -111,7 +111,7 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_NE(usageError({"--crf", "99"}).find("--crf must be in [0, 63]"), std::string::npos);
   EXPECT_NE(usageError({"--bitrate", "lots"}).find("--bitrate must be bits per second"),
             std::string::npos);
-  EXPECT_NE(usageError({"--hwdec", "gpu"}).find("--hwdec must be auto, none, cuda or vaapi"),
+  EXPECT_NE(usageError({"--hwdec", "gpu"}).find("--hwdec must be auto, none, cuvid, cuda or vaapi"),
             std::string::npos);
   EXPECT_NE(usageError({"-y", "-n"}).find("-y and -n contradict"), std::string::npos);
   EXPECT_NE(usageError({"-t", "1", "--to", "2"}).find("give one"), std::string::npos);

@@ -15,6 +15,7 @@
 
 #include "app/bench/job_parts.hpp"
 #include "app/media/av.hpp"
+#include "app/media/demuxer.hpp"
 #include "app/media/frame_convert.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
@@ -94,7 +95,15 @@ std::vector<std::string> ffmpegArgs(const Options& o, const std::string& vf,
                                     const std::string& out) {
   const auto& e = o.setup.encoder;
   std::vector<std::string> a = {"ffmpeg", "-hide_banner", "-v", "error", "-nostdin", "-y"};
-  if (o.setup.hwdec != "none") a.insert(a.end(), {"-hwaccel", o.setup.hwdec});
+  if (o.setup.hwdec == "cuvid") {  // NVIDIA's decoder for the input's codec, as vidfilter's
+    media::DemuxRequest in;
+    in.url = in.shown = o.setup.input;
+    const media::Demuxer d(in);
+    a.insert(a.end(),
+             {"-c:v", std::string(avcodec_get_name(d.video()->codecpar->codec_id)) + "_cuvid"});
+  } else if (o.setup.hwdec != "none") {
+    a.insert(a.end(), {"-hwaccel", o.setup.hwdec});
+  }
   a.insert(a.end(), {"-i", o.setup.input, "-frames:v", std::to_string(o.setup.frames), "-an", "-vf",
                      vf, "-c:v", e.codec, "-pix_fmt", e.pixFmt.empty() ? "yuv420p" : e.pixFmt});
   if (!e.preset.empty()) a.insert(a.end(), {"-preset", e.preset});
@@ -211,7 +220,7 @@ int jobBenchMain(int argc, char** argv) {
       "Example (1080p H.264 in and out):\n"
       "  ffmpeg -i vtest.avi -vf scale=1920:1080 -c:v libx264 -crf 18 in1080.mp4\n"
       "  vidfilter bench --input in1080.mp4 --chain gray,blur,sobel --frames 300\n"
-      "  vidfilter bench --input in1080.mp4 --hwdec cuda     (software and NVDEC in one run)\n"
+      "  vidfilter bench --input in1080.mp4 --hwdec cuvid    (software and NVDEC in one run)\n"
       "Exit status: 0 ok, 1 error, 2 usage.");
   Options o;
   o.setup.convertThreads = media::convertThreadsEach(1, 0);
@@ -225,7 +234,7 @@ int jobBenchMain(int argc, char** argv) {
   app.add_option("--crf", o.crf, "encoder constant quality (default: the encoder's)");
   app.add_option("--preset", o.preset, "encoder preset (default: the encoder's)");
   app.add_option("--pix-fmt", o.pixFmt, "output pixel format (default yuv420p)");
-  app.add_option("--hwdec", o.setup.hwdec, "also decode on cuda or vaapi (both in one run)")
+  app.add_option("--hwdec", o.setup.hwdec, "also decode on cuvid, cuda or vaapi (both in one run)")
       ->capture_default_str();
   app.add_option("--slots", o.setup.slots, "engine slots")->capture_default_str();
   app.add_option("--device", o.device, "OpenCL device: P:D, gpu, cpu or a name substring");

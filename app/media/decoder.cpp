@@ -8,23 +8,53 @@
 
 namespace vf::media {
 
+namespace {
+
+// A context for `codec` with the stream's parameters; thread settings as VideoDecoder's.
+CodecPtr makeContext(const AVStream* stream, const AVCodec* codec, bool live, int threads,
+                     const std::string& shown) {
+  CodecPtr ctx(avcodec_alloc_context3(codec));
+  if (!ctx) outOfMemory("the decoder");
+  const int err = avcodec_parameters_to_context(ctx.get(), stream->codecpar);
+  if (err < 0) throw MediaError(shown + ": decoder set-up failed: " + avError(err));
+  ctx->pkt_timebase = stream->time_base;
+  ctx->thread_count = threads;  // 0: one per core
+  ctx->thread_type = live ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
+  return ctx;
+}
+
+}  // namespace
+
 VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string& hwdec,
                            const std::string& shown, int threads)
     : hwFrame_(makeFrame()), shown_(shown) {
-  const AVCodec* codec = avcodec_find_decoder(stream->codecpar->codec_id);
+  const AVCodecID id = stream->codecpar->codec_id;
+  const AVCodec* codec = avcodec_find_decoder(id);
   if (!codec)
     throw app::UsageError(quote(shown) + ": no decoder for its video codec (" +
-                          avcodec_get_name(stream->codecpar->codec_id) + ") in this FFmpeg");
-  ctx_.reset(avcodec_alloc_context3(codec));
-  if (!ctx_) outOfMemory("the decoder");
-  int err = avcodec_parameters_to_context(ctx_.get(), stream->codecpar);
-  if (err < 0) throw MediaError(shown + ": decoder set-up failed: " + avError(err));
-  ctx_->pkt_timebase = stream->time_base;
-  ctx_->thread_count = threads;  // 0: one per core
-  ctx_->thread_type = live ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE;
-  hw_ = setupHwDecode(ctx_.get(), codec, hwdec, shown);
-  if (!hw_.empty()) ctx_->thread_count = 1;  // the device decodes; one host thread feeds it
-  err = avcodec_open2(ctx_.get(), codec, nullptr);
+                          avcodec_get_name(id) + ") in this FFmpeg");
+  std::string tried;  // why NVIDIA's decoder did not take the stream
+  if (hwdec == "cuvid" || hwdec == "auto") {
+    if (const AVCodec* nv = cuvidDecoder(id, &tried)) {
+      ctx_ = makeContext(stream, nv, live, 1, shown);
+      ctx_->get_format = hostFormat;
+      const int err = avcodec_open2(ctx_.get(), nv, nullptr);
+      if (err >= 0) {
+        hw_ = "cuvid";
+        declaredRange_ = stream->codecpar->color_range;
+        spdlog::info("{}: decoding on NVDEC ({})", shown, nv->name);
+        return;
+      }
+      tried = std::string(nv->name) + " did not open: " + avError(err);
+    }
+    if (hwdec == "cuvid")
+      spdlog::warn("{}: --hwdec cuvid is not available ({}); decoding in software", shown, tried);
+  }
+  ctx_ = makeContext(stream, codec, live, threads, shown);
+  hw_ = setupHwDecode(ctx_.get(), codec, hwdec == "cuvid" ? "none" : hwdec, shown, tried);
+  transfer_ = !hw_.empty();
+  if (transfer_) ctx_->thread_count = 1;  // the device decodes; one host thread feeds it
+  const int err = avcodec_open2(ctx_.get(), codec, nullptr);
   if (err < 0)
     throw MediaError(shown + ": the " + codecName(codec) +
                      " decoder did not open: " + avError(err));
@@ -42,7 +72,7 @@ void VideoDecoder::send(const AVPacket* packet) {
 
 bool VideoDecoder::receive(AVFrame* out) {
   for (;;) {
-    AVFrame* target = hw_.empty() ? out : hwFrame_.get();
+    AVFrame* target = transfer_ ? hwFrame_.get() : out;
     const int err = avcodec_receive_frame(ctx_.get(), target);
     if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return false;
     if (err == AVERROR_INVALIDDATA) {
@@ -55,7 +85,14 @@ bool VideoDecoder::receive(AVFrame* out) {
       // over. Count it (the run reports it) and deliver it.
       ++failed_;
     }
-    if (target == out) return true;
+    if (target == out) {
+      // NVIDIA's decoders report limited range where the stream declares none; FFmpeg's leave it
+      // unspecified (read as limited too). The stream's word is kept, so outputs are tagged
+      // alike whichever decoder ran.
+      if (hw_ == "cuvid" && declaredRange_ == AVCOL_RANGE_UNSPECIFIED)
+        out->color_range = AVCOL_RANGE_UNSPECIFIED;
+      return true;
+    }
     if (target->hw_frames_ctx) {
       av_frame_unref(out);
       const int terr = av_hwframe_transfer_data(out, target, 0);

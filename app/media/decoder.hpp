@@ -1,6 +1,7 @@
 #pragma once
 // A video stream's decoder: frame and slice threads for files (several frames decode at once),
-// slice threads only for live sources (no added latency), optional hardware decoding. Frames
+// slice threads only for live sources (no added latency), optional hardware decoding (NVIDIA's
+// cuvid decoders, or a hwaccel; app/media/hwdec.hpp). Frames
 // come back in presentation order with their timestamps (best effort) and, when decoded on a
 // device, already copied to the host.
 #include <string>
@@ -33,7 +34,9 @@ class VideoDecoder {
  private:
   CodecPtr ctx_;
   FramePtr hwFrame_;
-  std::string shown_, hw_;
+  std::string shown_, hw_;  // hw_: "cuvid", a hwaccel's device type, or "" (software)
+  bool transfer_ = false;   // frames decode into device memory (a hwaccel) and are copied back
+  AVColorRange declaredRange_ = AVCOL_RANGE_UNSPECIFIED;  // the stream's, for cuvid's frames
   std::int64_t failed_ = 0;
 };
 

@@ -11,6 +11,14 @@ extern "C" {
 
 namespace vf::media {
 
+AVPixelFormat hostFormat(AVCodecContext*, const AVPixelFormat* offered) {
+  for (const AVPixelFormat* p = offered; *p != AV_PIX_FMT_NONE; ++p) {
+    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(*p);
+    if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *p;
+  }
+  return AV_PIX_FMT_NONE;
+}
+
 namespace {
 
 // The pixel format the decoder hands back frames in when it decodes on `type`.
@@ -31,11 +39,7 @@ AVPixelFormat pickFormat(AVCodecContext* ctx, const AVPixelFormat* offered) {
     if (*p == want) return *p;
   spdlog::warn("hardware decoding does not take this stream ({}); decoding in software",
                av_get_pix_fmt_name(ctx->sw_pix_fmt));
-  for (const AVPixelFormat* p = offered; *p != AV_PIX_FMT_NONE; ++p) {
-    const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(*p);
-    if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *p;
-  }
-  return AV_PIX_FMT_NONE;
+  return hostFormat(ctx, offered);
 }
 
 bool tryDevice(AVCodecContext* dec, const AVCodec* codec, AVHWDeviceType type, std::string* why) {
@@ -58,17 +62,15 @@ bool tryDevice(AVCodecContext* dec, const AVCodec* codec, AVHWDeviceType type, s
 
 }  // namespace
 
-std::string hwdecChoices() {
-  std::string s = "none, auto";
-  for (AVHWDeviceType t = av_hwdevice_iterate_types(AV_HWDEVICE_TYPE_NONE);
-       t != AV_HWDEVICE_TYPE_NONE; t = av_hwdevice_iterate_types(t))
-    if (t == AV_HWDEVICE_TYPE_CUDA || t == AV_HWDEVICE_TYPE_VAAPI)
-      s += std::string(", ") + av_hwdevice_get_type_name(t);
-  return s;
+const AVCodec* cuvidDecoder(AVCodecID id, std::string* why) {
+  const std::string name = std::string(avcodec_get_name(id)) + "_cuvid";
+  const AVCodec* c = avcodec_find_decoder_by_name(name.c_str());
+  if (!c) *why = "this FFmpeg has no " + name + " decoder";
+  return c;
 }
 
 std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::string& mode,
-                          const std::string& shown) {
+                          const std::string& shown, const std::string& tried) {
   if (mode.empty() || mode == "none") return "";
   std::vector<AVHWDeviceType> types;
   if (mode == "auto") {
@@ -76,7 +78,7 @@ std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::
   } else {
     types = {av_hwdevice_find_type_by_name(mode.c_str())};
   }
-  std::string reasons;
+  std::string reasons = tried;
   for (AVHWDeviceType t : types) {
     if (t == AV_HWDEVICE_TYPE_NONE) continue;
     std::string why;
