@@ -127,16 +127,13 @@ StageEvents Prologue::enqueuePrelude(cl::CommandQueue& queue, const cl::Buffer& 
 }
 
 // H200, gray,blur and gray,sobel read through against two passes in the same run (the tables in
-// blur_schedule.cpp and sobel.cpp): faster on BGR sources up to 2560x1440 (11 MB, 3.7 million
-// pixels), slower at 3840x2160 BGR (25 MB) and 4001x2003, a tie or a loss on 2560x1440 BGRA
-// (15 MB). The cost grows with the bytes loaded and converted and with the pixels the functions
-// run on, so a source within both bounds of a measured win folds. Gray sources were not
-// measured: they fold up to 2560x1440 by that argument, and no larger.
+// blur_schedule.cpp and sobel.cpp): faster on BGR sources up to 2560x1440 (11 MB), slower at
+// 3840x2160 BGR (25 MB) and 4001x2003, a tie or a loss on 2560x1440 BGRA (15 MB). Gray sources
+// (brightness,blur and brightness,sobel) read through were faster at 1920x1080, 2560x1440 and
+// 3840x2160 (8.3 MB; docs/PERFORMANCE.md, "Fused passes"). The cost grows with the bytes loaded
+// and converted, so a source within the bytes of the measured wins folds.
 bool prologueSourceFits(const FrameDesc& source) {
-  const FrameDesc largest{2560, 1440, PixelFormat::BGR8};
-  return source.bytes() <= largest.bytes() &&
-         std::size_t(source.width) * std::size_t(source.height) <=
-             std::size_t(largest.width) * std::size_t(largest.height);
+  return source.bytes() <= FrameDesc{2560, 1440, PixelFormat::BGR8}.bytes();
 }
 
 Prologue makePrologue(const std::vector<Stage*>& fns, const FrameDesc& in, const FrameDesc& out) {

@@ -205,7 +205,7 @@ TEST(PrologueChain, GrayIntoTheDirectSobelEqualsTheUnfusedChain) {
 }
 
 // Where the stages fold by default (where the H200 measured one pass faster: a source within
-// the bytes and the pixels of 2560x1440 BGR), always with prologue=on, never with prologue=off.
+// the bytes of 2560x1440 BGR), always with prologue=on, never with prologue=off.
 TEST(PrologueChain, AutoFoldsWhereFasterAndOffNever) {
   const auto passes = [](const std::string& text, int width, int height = 32,
                          PixelFormat format = PixelFormat::BGR8) {
@@ -223,9 +223,10 @@ TEST(PrologueChain, AutoFoldsWhereFasterAndOffNever) {
     EXPECT_EQ(passes("gray," + reader + ":prologue=on", 3840, 2160), 1u);
     // The source is the first function's: brightness reads the gray frame, gray the BGR one.
     EXPECT_EQ(passes("gray,brightness=gain=2," + reader, 3840, 1440), 2u);
-    // Gray sources: within 2560x1440's pixels they fold, past them (not measured) they do not.
-    EXPECT_EQ(passes("brightness=gain=2," + reader, 2560, 1440, PixelFormat::Gray8), 1u);
-    EXPECT_EQ(passes("brightness=gain=2," + reader, 3840, 2160, PixelFormat::Gray8), 2u);
+    // Gray sources: within those bytes they fold (4096x2700 is the same bytes), past them not.
+    EXPECT_EQ(passes("brightness=gain=2," + reader, 3840, 2160, PixelFormat::Gray8), 1u);
+    EXPECT_EQ(passes("brightness=gain=2," + reader, 4096, 2700, PixelFormat::Gray8), 1u);
+    EXPECT_EQ(passes("brightness=gain=2," + reader, 4096, 2701, PixelFormat::Gray8), 2u);
     // The first folded function reads the gray frame after a counter or one that starts a pass.
     const auto folded = [](Chain& chain, int width, int height) {
       chain.setFusion(Chain::Fusion::On);
@@ -237,8 +238,8 @@ TEST(PrologueChain, AutoFoldsWhereFasterAndOffNever) {
     };
     for (const std::string fns : {"gray,hist,brightness=gain=2,", "gray,brightness=mode=auto,"}) {
       Chain small = Chain::parse(fns + reader), large = Chain::parse(fns + reader);
-      EXPECT_NE(folded(small, 2560, 1440).find("prologue=brightness"), std::string::npos) << fns;
-      EXPECT_EQ(folded(large, 3840, 2160), "") << fns;
+      EXPECT_NE(folded(small, 3840, 2160).find("prologue=brightness"), std::string::npos) << fns;
+      EXPECT_EQ(folded(large, 4096, 2701), "") << fns;
     }
     // A disabled counter is no stop: gray and brightness fold, judged on the BGR frame.
     Chain skipped = Chain::parse("gray,hist,brightness=gain=2," + reader);

@@ -325,7 +325,7 @@ const StageInfo& blurStageInfo() {
           enumParam("prologue", "auto", {"auto", "on", "off"},
                     "kernel=slab on gray frames, fused chains: read the point-wise stages just "
                     "before it (gray, brightness) in its loads, one pass (auto: radius <= 8 and "
-                    "their source within 2560x1440 BGR's bytes and pixels, where that is faster; "
+                    "their source within 2560x1440 BGR's bytes, where that is faster; "
                     "off: they run as their own pass)")
               .asSchedule(),
       },

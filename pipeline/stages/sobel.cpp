@@ -315,7 +315,7 @@ const StageInfo& sobelStageInfo() {
           enumParam("prologue", "auto", {"auto", "on", "off"},
                     "kernel=direct on gray frames, fused chains: read the point-wise stages just "
                     "before it (gray, brightness) in its loads, one pass (auto: ksize up to 5 and "
-                    "their source within 2560x1440 BGR's bytes and pixels, where that is faster; "
+                    "their source within 2560x1440 BGR's bytes, where that is faster; "
                     "off: they run as their own pass)")
               .asSchedule(),
       },
