@@ -150,6 +150,21 @@ TEST(AppCliBinary, StdinThatIsNoVideoNamesTheRawOptions) {
                  "raw video with --size and --input-pix-fmt");
 }
 
+TEST(AppCliBinary, X264PresetAndCrfOutOfItsRange) {
+  // x264 printed its own error line for an unknown preset and clamped a crf past 51.
+  TempDir dir("cli_x264");
+  const std::string out = dir / "o.mp4";
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--preset", "warp", "-o", out}), 2,
+                 "--preset 'warp': libx264 takes ultrafast, superfast, veryfast");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--crf", "60", "-o", out}), 2,
+                 "--crf 60: libx264 takes 0 to 51");
+  EXPECT_FALSE(std::filesystem::exists(out));
+  const auto ok = runVidfilter({"-i", kVideo, "--chain", "gray", "--crf", "51", "--preset",
+                                "ultrafast", "--frames", "3", "-o", out});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(countFrames(out), 3);
+}
+
 TEST(AppCliBinary, UnknownContainer) {
   TempDir dir("cli_ext");
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "out.xyz"}), 2,

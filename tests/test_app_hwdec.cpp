@@ -44,8 +44,8 @@ TEST(Hwdec, EveryModeGivesTheSoftwareDecodersFrames) {
     for (const std::string mode : {"none", "cuvid", "cuda", "auto"}) {
       SCOPED_TRACE(mode);
       const std::string out = dir / (mode + "_" + c.name + ".mkv");
-      const auto r = runVidfilter({"-i", in, "--hwdec", mode, "--chain", "blur", "-c:v", "ffv1",
-                                   "-o", out});
+      const auto r =
+          runVidfilter({"-i", in, "--hwdec", mode, "--chain", "blur", "-c:v", "ffv1", "-o", out});
       ASSERT_EQ(r.status, 0) << r.err;
       EXPECT_EQ(countFrames(out), 50);
       const auto hashes = frameHashes(out);

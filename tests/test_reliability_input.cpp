@@ -117,6 +117,47 @@ TEST(ReliabilityInput, CutShortFileWithoutAFrameCountIsNamed) {
   }
 }
 
+TEST(ReliabilityInput, RawStdinEndingInsideAFrameIsNamed) {
+  // Raw video that ends inside a frame (cut short, or --size not the data's) ended with
+  // "decoding failed: Invalid argument" (exit 1). The whole frames are kept, and one warning
+  // names the bytes left over, the frame size expected, and the options to check.
+  TempDir dir("rel_raw");
+  const std::string raw = dir / "in.gray";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25:duration=0.4 -f rawvideo -pix_fmt gray " +
+         q(raw));
+  ASSERT_EQ(std::filesystem::file_size(raw), 10u * 19200u);
+  const std::string whole = dir / "whole.mkv";
+  ProcOptions opt;
+  opt.stdinPath = raw;
+  ASSERT_EQ(runVidfilter({"-i", "-", "--size", "160x120", "--input-pix-fmt", "gray", "--chain",
+                          "gray", "--codec", "ffv1", "-o", whole},
+                         opt)
+                .status,
+            0);
+  std::ofstream(raw, std::ios::app) << std::string(5000, '\x55');
+  const std::string cut = dir / "cut.mkv";
+  const auto r = runVidfilter({"-i", "-", "--size", "160x120", "--input-pix-fmt", "gray", "--chain",
+                               "gray", "--codec", "ffv1", "-o", cut},
+                              opt);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("the last 5000 bytes are not a whole frame (160x120 gray frames are 19200 "
+                       "bytes each); if every frame looks wrong, check --size and "
+                       "--input-pix-fmt"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(frameHashes(cut), frameHashes(whole));
+  EXPECT_EQ(countFrames(cut), 10);
+  // The wrong width: 10 whole frames of 150x120 and 17000 bytes over.
+  const auto w = runVidfilter({"-i", "-", "--size", "150x120", "--input-pix-fmt", "gray", "--chain",
+                               "gray", "--codec", "ffv1", "-o", dir / "wrong.mkv"},
+                              opt);
+  EXPECT_EQ(w.status, 0) << w.err;
+  EXPECT_NE(w.err.find("the last 17000 bytes are not a whole frame (150x120 gray frames are "
+                       "18000 bytes each)"),
+            std::string::npos)
+      << w.err;
+}
+
 TEST(ReliabilityInput, ImageSequenceStopsAtADamagedImage) {
   // Policy for image sequences: the run stops at the first image that cannot be read, with an
   // error naming the frame, the file and why (exit 1); every image before it is processed and

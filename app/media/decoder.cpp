@@ -2,6 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+extern "C" {
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+}
+
 #include "app/media/hwdec.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
@@ -66,6 +71,19 @@ void VideoDecoder::send(const AVPacket* packet) {
   if (err == AVERROR_INVALIDDATA) {  // a damaged packet: skipped and counted
     ++failed_;
     return;
+  }
+  if (packet && ctx_->codec_id == AV_CODEC_ID_RAWVIDEO) {
+    // Raw video ends inside a frame: cut short, or --size / --input-pix-fmt are not the data's.
+    const int frame = av_image_get_buffer_size(ctx_->pix_fmt, ctx_->width, ctx_->height, 1);
+    if (frame > 0 && packet->size < frame) {
+      ++failed_;
+      spdlog::warn(
+          "{}: the last {} bytes are not a whole frame ({}x{} {} frames are {} bytes each); if "
+          "every frame looks wrong, check --size and --input-pix-fmt",
+          shown_, packet->size, ctx_->width, ctx_->height, av_get_pix_fmt_name(ctx_->pix_fmt),
+          frame);
+      return;
+    }
   }
   throw MediaError(shown_ + ": decoding failed: " + avError(err));
 }

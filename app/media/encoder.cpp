@@ -3,8 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <set>
 
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 extern "C" {
 #include <libavutil/opt.h>
@@ -72,8 +74,30 @@ AVPixelFormat VideoEncoder::choosePixFmt(const EncoderSettings& s, const Encoder
   return avcodec_find_best_pix_fmt_of_list(codec_->pix_fmts, src, alpha, nullptr);
 }
 
+namespace {
+
+// x264 and x265 take these presets and a crf up to 51: past them x264 prints its own error line
+// or clamps the crf, so they are checked first.
+void checkX26x(const AVCodec* codec, const EncoderSettings& s) {
+  if (!is(codec, "libx264") && !is(codec, "libx264rgb") && !is(codec, "libx265")) return;
+  static const std::set<std::string> presets = {"ultrafast", "superfast", "veryfast", "faster",
+                                                "fast",      "medium",    "slow",     "slower",
+                                                "veryslow",  "placebo"};
+  if (!s.preset.empty() && !presets.count(s.preset))
+    throw app::UsageError("--preset " + quote(s.preset) + ": " + codec->name +
+                          " takes ultrafast, superfast, veryfast, faster, fast, medium (its "
+                          "default), slow, slower, veryslow or placebo");
+  if (s.crf && *s.crf > 51)
+    throw app::UsageError(
+        fmt::format("--crf {:g}: {} takes 0 to 51 (lower is better quality; its default is {})",
+                    *s.crf, codec->name, is(codec, "libx265") ? 28 : 23));
+}
+
+}  // namespace
+
 void VideoEncoder::applySettings(const EncoderSettings& s) {
   void* priv = ctx_->priv_data;
+  checkX26x(codec_, s);
   if (!s.preset.empty() && av_opt_set(priv, "preset", s.preset.c_str(), 0) < 0)
     throw app::UsageError("--preset " + s.preset + ": the " + codec_->name +
                           " encoder has no such preset");
