@@ -165,6 +165,16 @@ TEST(AppCliBinary, X264PresetAndCrfOutOfItsRange) {
   EXPECT_EQ(countFrames(out), 3);
 }
 
+TEST(AppCliBinary, OutputFramesPastTheEncodersLimit) {
+  // Was: "the h264 (libx264) encoder could not start at 0x0" (exit 1).
+  TempDir dir("cli_huge");
+  const std::string out = dir / "o.mkv";
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray,resize=size=16384x16384", "--frames",
+                               "1", "-o", out}),
+                 2, "16384x16384 frames are past what FFmpeg's encoders take");
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST(AppCliBinary, UnknownContainer) {
   TempDir dir("cli_ext");
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "out.xyz"}), 2,

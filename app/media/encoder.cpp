@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <climits>
 #include <cstdlib>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "pipeline/quote.hpp"
 
 extern "C" {
+#include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 }
@@ -175,6 +177,12 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   colour_.range = ctx_->color_range;
   if (in.globalHeader) ctx_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
   applySettings(settings);
+  const int w = ctx_->width, h = ctx_->height;  // avcodec_open2 clears them when it fails
+  if (av_image_check_size(unsigned(w), unsigned(h), 0, nullptr) < 0)
+    throw app::UsageError(fmt::format(
+        "{}: {}x{} frames are past what FFmpeg's encoders take ((width + 128) x (height + 128) "
+        "under {} million pixels); end the chain with a smaller resize",
+        shown, w, h, (INT_MAX / 8) / 1000000));
   const int err = avcodec_open2(ctx_.get(), codec_, nullptr);
   // Settings the user chose can be what the encoder refuses (exit 2); without any, the encoder
   // itself could not start (memory, a library fault: exit 1).
@@ -182,12 +190,11 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
       !settings.preset.empty() || !settings.pixFmt.empty() || settings.crf || settings.bitrate;
   if (err < 0 && (err == AVERROR(ENOMEM) || !chosen))
     throw MediaError(shown + ": the " + codecName(codec_) + " encoder could not start at " +
-                     std::to_string(ctx_->width) + "x" + std::to_string(ctx_->height) + " (" +
-                     avError(err) + ")");
+                     std::to_string(w) + "x" + std::to_string(h) + " (" + avError(err) + ")");
   if (err < 0)
     throw app::UsageError(shown + ": the " + codecName(codec_) + " encoder refused " +
-                          av_get_pix_fmt_name(pix) + " " + std::to_string(ctx_->width) + "x" +
-                          std::to_string(ctx_->height) +
+                          av_get_pix_fmt_name(pix) + " " + std::to_string(w) + "x" +
+                          std::to_string(h) +
                           (settings.preset.empty() ? "" : " with --preset " + settings.preset) +
                           (settings.crf ? " with --crf" : "") + " (" + avError(err) + ")");
 }
