@@ -88,9 +88,8 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
       "NAME");
   flag("--an", o.an, "drop the audio (-an)");
   opt("--rate", o.rate, "frame rate of an image sequence or raw input (default 25)", "FPS");
-  opt("--size", o.size, "frame size of raw video on stdin", "WxH");
-  opt("--input-pix-fmt", o.inputPixFmt, "pixel format of raw video on stdin (default yuv420p)",
-      "FMT");
+  opt("--size", o.size, "frame size of raw video (on stdin, or a file of raw frames)", "WxH");
+  opt("--input-pix-fmt", o.inputPixFmt, "pixel format of raw video (default yuv420p)", "FMT");
   opt("--hwdec", o.hwdec,
       "hardware decoding: none (default), cuvid (NVIDIA's decoders), cuda (NVDEC through FFmpeg's "
       "decoder), vaapi, or auto (the first of those that works)",

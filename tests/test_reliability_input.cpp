@@ -158,6 +158,38 @@ TEST(ReliabilityInput, RawStdinEndingInsideAFrameIsNamed) {
       << w.err;
 }
 
+TEST(ReliabilityInput, RawOptionsOnAContainerFileAreIgnoredWithAWarning) {
+  // --size made any file read as raw video: an mp4 given --size gave "no video frame could be
+  // decoded". A file that is a container keeps its own size, format and timing (a warning says
+  // the options do not apply); a raw file is read with them.
+  TempDir dir("rel_rawopts");
+  const std::string mp4 = dir / "in.mp4", yuv = dir / "in.yuv";
+  makeClip(mp4, "testsrc2=size=160x120:rate=25:duration=2", "-c:v libx264 -pix_fmt yuv420p");
+  ffmpeg("-i " + q(mp4) + " -f rawvideo -pix_fmt yuv420p " + q(yuv));
+  const std::string plain = dir / "plain.mkv", given = dir / "given.mkv";
+  ASSERT_EQ(runVidfilter({"-i", mp4, "--chain", "gray", "--codec", "ffv1", "-o", plain}).status, 0);
+  const auto r = runVidfilter({"-i", mp4, "--size", "320x240", "--rate", "30", "--chain", "gray",
+                               "--codec", "ffv1", "-o", given});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("not raw video: --size and --input-pix-fmt do not apply to it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("--rate is for image sequences and raw video; this file keeps its own "
+                       "timing"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(frameHashes(given), frameHashes(plain));
+  EXPECT_EQ(frameTimes(given), frameTimes(plain));
+  // The same frames as raw video in a file, at --rate 50: 50 frames over 1 s, no warning.
+  const std::string raw = dir / "raw.mkv";
+  const auto w = runVidfilter({"-i", yuv, "--size", "160x120", "--rate", "50", "--chain", "gray",
+                               "--codec", "ffv1", "-o", raw});
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_EQ(w.err.find("warning"), std::string::npos) << w.err;
+  EXPECT_EQ(frameHashes(raw), frameHashes(plain));
+  EXPECT_NEAR(durationOf(raw), 1.0, 0.03);
+}
+
 TEST(ReliabilityInput, ImageSequenceStopsAtADamagedImage) {
   // Policy for image sequences: the run stops at the first image that cannot be read, with an
   // error naming the frame, the file and why (exit 1); every image before it is processed and

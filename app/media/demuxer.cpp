@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <vector>
 
 #include "app/interrupt.hpp"
 #include "app/options.hpp"
@@ -39,6 +40,27 @@ std::string openFailure(const DemuxRequest& r, int err) {
            " not found; check the path (cameras are cam0, cam1, ...)";
   return "input file " + quote(r.shown) +
          " is not a video FFmpeg can read (wrong format or damaged)";
+}
+
+// The container a regular file's first bytes declare (mp4, matroska, y4m, ...), by content
+// alone (no name, so no extension match); "" for raw video and anything not recognised.
+std::string containerOf(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+  std::vector<std::uint8_t> head(4096 + AVPROBE_PADDING_SIZE, 0);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return "";
+  const ssize_t n = ::read(fd, head.data(), 4096);
+  ::close(fd);
+  if (n <= 0) return "";
+  AVProbeData pd{};
+  pd.filename = "";
+  pd.buf = head.data();
+  pd.buf_size = static_cast<int>(n);
+  int score = 0;
+  const AVInputFormat* f = av_probe_input_format3(&pd, 1, &score);
+  if (!f || score <= AVPROBE_SCORE_EXTENSION) return "";
+  return f->long_name ? f->long_name : f->name;
 }
 
 }  // namespace
@@ -100,7 +122,16 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   }
   Options opts;
   const AVInputFormat* format = nullptr;
-  if (!request.rawSize.empty() || !request.rawPixFmt.empty()) {
+  raw_ = !request.rawSize.empty() || !request.rawPixFmt.empty();
+  if (raw_ && fifo_.fd < 0 && !path.empty()) {
+    // --size and --input-pix-fmt describe raw video: a file that is a container keeps its own.
+    if (const std::string c = containerOf(path); !c.empty()) {
+      spdlog::warn("{}: a {} file, not raw video: --size and --input-pix-fmt do not apply to it",
+                   request.shown, c);
+      raw_ = false;
+    }
+  }
+  if (raw_) {
     format = av_find_input_format("rawvideo");
     if (!request.rawSize.empty()) opts.set("video_size", request.rawSize);
     opts.set("pixel_format", request.rawPixFmt.empty() ? "yuv420p" : request.rawPixFmt);

@@ -32,6 +32,8 @@ class Demuxer {
   // from it, as ffmpeg's do.
   std::int64_t startTime() const;
   bool seekable() const;
+  // Read as raw video (--size / --input-pix-fmt given, and not a file holding a container).
+  bool raw() const { return raw_; }
 
   // The next packet (any stream). False at the end, when a signal ended the read, or when a
   // network stream failed or sent nothing for 5 s (then `stalled()`). Throws MediaError for a
@@ -59,7 +61,8 @@ class Demuxer {
 
   DemuxRequest request_;
   Interrupter interrupter_;
-  Fd fifo_;                                          // a FIFO named by -i, opened here
+  Fd fifo_;  // a FIFO named by -i, opened here
+  bool raw_ = false;
   int pipeFd_ = 0;                                   // what the pipe reads: stdin or fifo_
   std::unique_ptr<AVIOContext, IoDeleter> stdinIo_;  // outlives ctx_ (declared first)
   InputPtr ctx_;

@@ -53,6 +53,9 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
       frame_(makeFrame()),
       packet_(makePacket()) {
   live_ = spec.kind == app::SourceKind::Url;
+  if (options.rate > 0 && !demuxer_.raw())
+    spdlog::warn("{}: --rate is for image sequences and raw video; this {} keeps its own timing",
+                 spec.kind == app::SourceKind::Pipe ? "stdin" : spec.text, kindOf(spec.kind));
   const AVStream* v = demuxer_.video();
   tb_ = v->time_base;
   decoder_ =
