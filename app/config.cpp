@@ -242,7 +242,7 @@ void readMedia(Reader& top, Settings& s) {
   s.bitrate = top.parsed<std::int64_t>("bitrate", parseBitrate);
   s.size = top.parsed<std::string>("size", sizeValue);
   s.format = top.checkedString("format", checkName);
-  s.inputPixFmt = top.checkedString("input_pix_fmt", checkName);
+  s.inputPixFmt = top.checkedString("input_pix_fmt", checkInputPixFmt);
   s.pixFmt = top.checkedString("pix_fmt", checkName);
   s.preset = top.checkedString("preset", checkName);
   s.audioCodec = top.checkedString("audio_codec", checkName);

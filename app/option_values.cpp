@@ -1,10 +1,16 @@
 #include "app/option_values.hpp"
+
+#include "app/media/hwdec.hpp"
 #include "pipeline/quote.hpp"
 
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
 
 namespace vf::app {
 
@@ -131,15 +137,19 @@ bool checkSize(const std::string& text, std::string* why) {
 
 std::string checkCrf(double crf) {
   if (!(crf >= 0 && crf <= 63))
-    return "must be in [0, 63] (lower is better quality; x264's default is 23)";
+    return "must be in [0, 63] (lower is better quality; x264 and x265 take up to 51)";
   return "";
 }
 
-std::string checkHwdec(const std::string& v) {
-  for (const char* ok : {"auto", "none", "cuvid", "cuda", "vaapi"})
-    if (v == ok) return "";
-  return "must be auto, none, cuvid, cuda or vaapi; got " + quote(v);
+std::string checkInputPixFmt(const std::string& v) {
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(av_get_pix_fmt(v.c_str()));
+  if (d && !(d->flags & (AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM))) return "";
+  return "must be a pixel format of raw frames (yuv420p, nv12, gray, rgb24, bgr24, ...; ffmpeg "
+         "-pix_fmts lists them); got " +
+         quote(v);
 }
+
+std::string checkHwdec(const std::string& v) { return media::checkHwdecMode(v); }
 
 std::string checkDrop(const std::string& v) {
   if (v == "never" || v == "oldest") return "";

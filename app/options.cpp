@@ -165,7 +165,8 @@ void takeMedia(const OptionMap& m, const RawOptions& o, Settings& s) {
                                  &o.format, &o.audioCodec, &o.inputPixFmt};
   for (std::size_t i = 0; i < std::size(names); ++i) {
     if (!given(m, names[i].first)) continue;
-    if (auto w = checkName(*values[i]); !w.empty())
+    const bool pixFmt = values[i] == &o.inputPixFmt;
+    if (auto w = pixFmt ? checkInputPixFmt(*values[i]) : checkName(*values[i]); !w.empty())
       throw UsageError(std::string(names[i].first) + " " + w);
     *names[i].second = *values[i];
   }

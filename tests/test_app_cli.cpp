@@ -113,6 +113,10 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
             std::string::npos);
   EXPECT_NE(usageError({"--hwdec", "gpu"}).find("--hwdec must be auto, none, cuvid, cuda or vaapi"),
             std::string::npos);
+  EXPECT_NE(usageError({"--input-pix-fmt", "bogus"})
+                .find("--input-pix-fmt must be a pixel format of raw frames"),
+            std::string::npos);
+  EXPECT_NE(usageError({"--input-pix-fmt", "cuda"}).find("got 'cuda'"), std::string::npos);
   EXPECT_NE(usageError({"-y", "-n"}).find("-y and -n contradict"), std::string::npos);
   EXPECT_NE(usageError({"-t", "1", "--to", "2"}).find("give one"), std::string::npos);
   EXPECT_NE(usageError({"-c", "copy"}).find("ffmpeg's codec option"), std::string::npos);

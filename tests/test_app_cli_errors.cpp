@@ -173,6 +173,11 @@ TEST(AppCliBinary, OutputFramesPastTheEncodersLimit) {
                                "1", "-o", out}),
                  2, "16384x16384 frames are past what FFmpeg's encoders take");
   EXPECT_FALSE(std::filesystem::exists(out));
+  const std::string images = dir / "f_%03d.png";  // images too (was: exit 1, png did not open)
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray,resize=size=16384x16384", "--frames",
+                               "1", "-o", images}),
+                 2, "16384x16384 frames are past what FFmpeg's encoders take");
+  EXPECT_FALSE(std::filesystem::exists(dir / "f_001.png"));
 }
 
 TEST(AppCliBinary, UnknownContainer) {

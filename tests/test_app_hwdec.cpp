@@ -25,6 +25,7 @@ int occurrences(const std::string& text, const std::string& what) {
 struct Case {
   const char* name;
   const char* codec;  // ffmpeg encoder options
+  const char* nv;     // NVIDIA's decoder for it, named in the line either way
 };
 
 }  // namespace
@@ -32,9 +33,10 @@ struct Case {
 TEST(Hwdec, EveryModeGivesTheSoftwareDecodersFrames) {
   TempDir dir("hwdec");
   const std::vector<Case> cases = {
-      {"h264.mp4", "-c:v libx264 -bf 2 -g 12 -pix_fmt yuv420p"},
-      {"hevc.mkv", "-c:v libx265 -x265-params log-level=error -pix_fmt yuv420p"},
-      {"mpeg4.avi", "-c:v mpeg4 -q:v 4"},
+      {"h264.mp4", "-c:v libx264 -bf 2 -g 12 -pix_fmt yuv420p", "h264_cuvid"},
+      {"hevc.mkv", "-c:v libx265 -x265-params log-level=error -pix_fmt yuv420p", "hevc_cuvid"},
+      {"mpeg4.avi", "-c:v mpeg4 -q:v 4", "mpeg4_cuvid"},
+      {"mpeg2.ts", "-c:v mpeg2video -q:v 4", "mpeg2_cuvid"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -61,6 +63,9 @@ TEST(Hwdec, EveryModeGivesTheSoftwareDecodersFrames) {
       const int onDevice = occurrences(r.err, ": decoding on ");
       const int fellBack = occurrences(r.err, "decoding in software");
       EXPECT_EQ(onDevice + fellBack, 1) << r.err;
+      if (mode == "cuvid") {
+        EXPECT_NE(r.err.find(c.nv), std::string::npos) << r.err;
+      }
       if (fellBack == 1 && mode != "auto") {
         EXPECT_NE(r.err.find("warning: " + in + ": --hwdec " + mode + " is not available ("),
                   std::string::npos)
@@ -68,4 +73,26 @@ TEST(Hwdec, EveryModeGivesTheSoftwareDecodersFrames) {
       }
     }
   }
+}
+
+TEST(Hwdec, BenchSaysWhatDecodedAndChecksTheMode) {
+  // bench --input labelled a row "(cuvid)" when software decoded it, and its ffmpeg peer then
+  // failed on NVIDIA's decoder; an unknown mode ran as software.
+  TempDir dir("hwdec_bench");
+  const std::string in = dir / "in.mp4";
+  makeClip(in, "testsrc2=size=160x120:rate=25:duration=1", "-c:v libx264 -pix_fmt yuv420p");
+  const auto r = runVidfilter(
+      {"bench", "--input", in, "--hwdec", "cuvid", "--frames", "10", "--preset", "ultrafast"});
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const bool fellBack = r.err.find("decoding in software") != std::string::npos;
+  EXPECT_NE(
+      r.out.find(fellBack ? "decode only (cuvid unavailable: software)" : "decode only (cuvid)"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("ffmpeg -vf format=gray"), std::string::npos) << r.out;
+  const auto bad = runVidfilter({"bench", "--input", in, "--hwdec", "nvdec"});
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_NE(bad.err.find("must be auto, none, cuvid, cuda or vaapi; got 'nvdec'"),
+            std::string::npos)
+      << bad.err;
 }

@@ -147,6 +147,19 @@ TEST(ReliabilityInput, RawStdinEndingInsideAFrameIsNamed) {
       << r.err;
   EXPECT_EQ(frameHashes(cut), frameHashes(whole));
   EXPECT_EQ(countFrames(cut), 10);
+  // Fewer bytes over than the frame has rows (the decoder's own check took those as damage).
+  const std::string few = dir / "few.gray";
+  std::filesystem::copy_file(dir / "in.gray", few);
+  std::filesystem::resize_file(few, 2u * 19200u + 7u);
+  ProcOptions fewIn;
+  fewIn.stdinPath = few;
+  const auto f = runVidfilter({"-i", "-", "--size", "160x120", "--input-pix-fmt", "gray", "--chain",
+                               "gray", "--codec", "ffv1", "-o", dir / "few.mkv"},
+                              fewIn);
+  EXPECT_EQ(f.status, 0) << f.err;
+  EXPECT_NE(f.err.find("the last 7 bytes are not a whole frame"), std::string::npos) << f.err;
+  EXPECT_EQ(f.err.find("failed to decode"), std::string::npos) << f.err;  // said once
+  EXPECT_EQ(countFrames(dir / "few.mkv"), 2);
   // The wrong width: 10 whole frames of 150x120 and 17000 bytes over.
   const auto w = runVidfilter({"-i", "-", "--size", "150x120", "--input-pix-fmt", "gray", "--chain",
                                "gray", "--codec", "ffv1", "-o", dir / "wrong.mkv"},
@@ -180,6 +193,22 @@ TEST(ReliabilityInput, RawOptionsOnAContainerFileAreIgnoredWithAWarning) {
       << r.err;
   EXPECT_EQ(frameHashes(given), frameHashes(plain));
   EXPECT_EQ(frameTimes(given), frameTimes(plain));
+  // y4m on stdin given --size keeps its own header, as a file does.
+  const std::string y4m = dir / "in.y4m", piped = dir / "piped.mkv";
+  ffmpeg("-i " + q(mp4) + " -f yuv4mpegpipe " + q(y4m));
+  ProcOptions y4mIn;
+  y4mIn.stdinPath = y4m;
+  const auto p = runVidfilter(
+      {"-i", "-", "--size", "320x240", "--chain", "gray", "--codec", "ffv1", "-o", piped}, y4mIn);
+  ASSERT_EQ(p.status, 0) << p.err;
+  EXPECT_NE(p.err.find("not raw video: --size and --input-pix-fmt do not apply to it"),
+            std::string::npos)
+      << p.err;
+  EXPECT_EQ(frameHashes(piped), frameHashes(plain));
+  // Raw video needs its size: --input-pix-fmt alone on a raw file is refused naming --size.
+  expectOneError(runVidfilter({"-i", yuv, "--input-pix-fmt", "nv12", "--chain", "gray", "-o",
+                               dir / "nosize.mkv"}),
+                 2, "raw video needs its frame size: give --size WxH");
   // The same frames as raw video in a file, at --rate 50: 50 frames over 1 s, no warning.
   const std::string raw = dir / "raw.mkv";
   const auto w = runVidfilter({"-i", yuv, "--size", "160x120", "--rate", "50", "--chain", "gray",

@@ -7,6 +7,8 @@
 // that lack OpenCV's video and GUI libraries.
 #include "app/bench/bench.hpp"
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -215,6 +217,9 @@ int run(const Options& o) {
 }  // namespace
 
 int benchMain(int argc, char** argv) {
+  // Logs on stderr, as the program's (stdout carries the tables).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("vidfilter-bench"));
+  spdlog::set_pattern("vidfilter bench: %^%l%$: %v");
   for (int i = 1; i < argc; ++i)  // a file job: its own benchmark (app/bench/job_bench.cpp)
     if (std::string(argv[i]) == "--input" || std::string(argv[i]).rfind("--input=", 0) == 0)
       return jobBenchMain(argc, argv);

@@ -17,6 +17,7 @@
 #include "app/media/av.hpp"
 #include "app/media/demuxer.hpp"
 #include "app/media/frame_convert.hpp"
+#include "app/media/hwdec.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/text_file.hpp"
@@ -75,6 +76,7 @@ struct Options {
   JobSetup setup;
   std::string device, json, crf, preset, pixFmt, codec = "libx264";
   bool noFfmpeg = false;
+  bool noHwPeer = false;  // hardware decoding fell back: the ffmpeg peer decodes in software
 };
 
 std::string describeSetup(const Options& o, const std::string& device) {
@@ -95,12 +97,14 @@ std::vector<std::string> ffmpegArgs(const Options& o, const std::string& vf,
                                     const std::string& out) {
   const auto& e = o.setup.encoder;
   std::vector<std::string> a = {"ffmpeg", "-hide_banner", "-v", "error", "-nostdin", "-y"};
-  if (o.setup.hwdec == "cuvid") {  // NVIDIA's decoder for the input's codec, as vidfilter's
+  if (o.noHwPeer) {                       // the program decoded in software: so does its peer
+  } else if (o.setup.hwdec == "cuvid") {  // NVIDIA's decoder for the input's codec, as vidfilter's
     media::DemuxRequest in;
     in.url = in.shown = o.setup.input;
     const media::Demuxer d(in);
-    a.insert(a.end(),
-             {"-c:v", std::string(avcodec_get_name(d.video()->codecpar->codec_id)) + "_cuvid"});
+    std::string why;
+    if (const AVCodec* c = media::cuvidDecoder(d.video()->codecpar->codec_id, &why))
+      a.insert(a.end(), {"-c:v", c->name});
   } else if (o.setup.hwdec != "none") {
     a.insert(a.end(), {"-hwaccel", o.setup.hwdec});
   }
@@ -177,7 +181,10 @@ int run(Options& o) {
     one.convertThreads = 1;
     oneThread = decodeOnly(one, "none", nullptr);
   }
-  if (o.setup.hwdec != "none") parts.push_back(decodeOnly(o.setup, o.setup.hwdec, nullptr));
+  if (o.setup.hwdec != "none") {
+    parts.push_back(decodeOnly(o.setup, o.setup.hwdec, nullptr));
+    if (parts.back().hwFellBack) o.noHwPeer = true;  // ffmpeg would fail the same way
+  }
   o.setup.frames = std::min(o.setup.frames, parts[0].frames);
   parts.push_back(chainOnly(o.setup, cl, decoded, &filtered));
   parts.push_back(encodeOnly(o.setup, filtered, (dir / "encode_only.mp4").string()));
@@ -235,7 +242,8 @@ int jobBenchMain(int argc, char** argv) {
   app.add_option("--preset", o.preset, "encoder preset (default: the encoder's)");
   app.add_option("--pix-fmt", o.pixFmt, "output pixel format (default yuv420p)");
   app.add_option("--hwdec", o.setup.hwdec, "also decode on cuvid, cuda or vaapi (both in one run)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check([](const std::string& v) { return media::checkHwdecMode(v); });
   app.add_option("--slots", o.setup.slots, "engine slots")->capture_default_str();
   app.add_option("--device", o.device, "OpenCL device: P:D, gpu, cpu or a name substring");
   app.add_option("--json", o.json, "write the numbers to this JSON file");

@@ -91,6 +91,17 @@ bool chainStartsWithGray(const std::string& chain) {
   return chain == "gray" || chain.rfind("gray,", 0) == 0;
 }
 
+namespace {
+
+// " (cuvid)" when the source decodes on the hardware asked for, " (cuvid unavailable:
+// software)" when it fell back, "" for software asked for.
+std::string hwLabel(const std::string& hwdec, const media::MediaSource& src) {
+  if (hwdec == "none") return "";
+  return src.hwDevice().empty() ? " (" + hwdec + " unavailable: software)" : " (" + hwdec + ")";
+}
+
+}  // namespace
+
 PartResult decodeOnly(const JobSetup& s, const std::string& hwdec, ResidentFrames* keep) {
   auto src = openInput(s, hwdec);
   const FrameDesc d = src->firstFrameDesc();
@@ -105,13 +116,13 @@ PartResult decodeOnly(const JobSetup& s, const std::string& hwdec, ResidentFrame
     keep->desc = d;
     keep->fps = src->fps() > 0 ? src->fps() : 25;
   }
-  std::string name = "decode only";
-  if (hwdec != "none") name += " (" + hwdec + ")";
+  std::string name = "decode only" + hwLabel(hwdec, *src);
   if (!chainStartsWithGray(s.chain))  // gray takes the luma plane: no conversion
     name += s.convertThreads == 1
                 ? ", conversion on 1 thread"
                 : ", conversion on " + std::to_string(s.convertThreads) + " threads";
   PartResult r{name};
+  r.hwFellBack = hwdec != "none" && src->hwDevice().empty();
   const auto t0 = Clock::now();
   FrameTime t;
   while (r.frames < s.frames && src->next(slot, t)) {
@@ -172,8 +183,9 @@ PartResult encodeOnly(const JobSetup& s, const ResidentFrames& filtered, const s
 
 PartResult wholeJob(const JobSetup& s, std::shared_ptr<ClContext> cl, const std::string& hwdec,
                     const std::string& path) {
-  PartResult r{"whole job" + std::string(hwdec == "none" ? "" : " (" + hwdec + ")")};
   auto src = openInput(s, hwdec);
+  PartResult r{"whole job" + hwLabel(hwdec, *src)};
+  r.hwFellBack = hwdec != "none" && src->hwDevice().empty();
   Chain chain = Chain::parse(s.chain);
   chain.configure(*cl, src->firstFrameDesc());
   const FrameDesc out = chain.output();

@@ -29,6 +29,7 @@ struct PartResult {
   std::string name;
   int frames = 0;
   double seconds = 0;
+  bool hwFellBack = false;  // hardware decoding was asked for and software decoded
   double fps() const { return seconds > 0 ? frames / seconds : 0; }
 };
 

@@ -2,12 +2,15 @@
 
 #include <spdlog/spdlog.h>
 
+#include <climits>
 #include <cstdio>
 #include <mutex>
 
 #include "app/interrupt.hpp"
+#include "app/options.hpp"
 
 extern "C" {
+#include <libavutil/imgutils.h>
 #include <libavutil/log.h>
 }
 
@@ -81,6 +84,14 @@ void routeLogs() {
   if (our <= spdlog::level::debug) av = AV_LOG_WARNING;
   if (our <= spdlog::level::trace) av = AV_LOG_VERBOSE;
   av_log_set_level(av);
+}
+
+void checkEncodableSize(const std::string& shown, int w, int h) {
+  if (av_image_check_size(unsigned(w), unsigned(h), 0, nullptr) >= 0) return;
+  throw app::UsageError(fmt::format(
+      "{}: {}x{} frames are past what FFmpeg's encoders take ((width + 128) x (height + 128) "
+      "under {} million pixels); end the chain with a smaller resize",
+      shown, w, h, (INT_MAX / 8) / 1000000));
 }
 
 std::string codecName(const AVCodec* c) {

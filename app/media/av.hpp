@@ -100,6 +100,10 @@ class Interrupter {
 // what failed), its information at trace. Called when the log level changes.
 void routeLogs();
 
+// Throws UsageError when FFmpeg's encoders cannot take w x h frames ((w + 128) x (h + 128)
+// past INT_MAX / 8 bytes), naming `shown` (the output) and the limit.
+void checkEncodableSize(const std::string& shown, int w, int h);
+
 // "h264 (libx264)" for messages.
 std::string codecName(const AVCodec* c);
 

@@ -66,17 +66,11 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
 }
 
 void VideoDecoder::send(const AVPacket* packet) {
-  const int err = avcodec_send_packet(ctx_.get(), packet);
-  if (err >= 0 || err == AVERROR_EOF) return;
-  if (err == AVERROR_INVALIDDATA) {  // a damaged packet: skipped and counted
-    ++failed_;
-    return;
-  }
   if (packet && ctx_->codec_id == AV_CODEC_ID_RAWVIDEO) {
-    // Raw video ends inside a frame: cut short, or --size / --input-pix-fmt are not the data's.
+    // Raw video that ends inside a frame: cut short, or --size / --input-pix-fmt are not the
+    // data's. Said once here (the decoder would reject the packet as damaged).
     const int frame = av_image_get_buffer_size(ctx_->pix_fmt, ctx_->width, ctx_->height, 1);
     if (frame > 0 && packet->size < frame) {
-      ++failed_;
       spdlog::warn(
           "{}: the last {} bytes are not a whole frame ({}x{} {} frames are {} bytes each); if "
           "every frame looks wrong, check --size and --input-pix-fmt",
@@ -84,6 +78,12 @@ void VideoDecoder::send(const AVPacket* packet) {
           frame);
       return;
     }
+  }
+  const int err = avcodec_send_packet(ctx_.get(), packet);
+  if (err >= 0 || err == AVERROR_EOF) return;
+  if (err == AVERROR_INVALIDDATA) {  // a damaged packet: skipped and counted
+    ++failed_;
+    return;
   }
   throw MediaError(shown_ + ": decoding failed: " + avError(err));
 }

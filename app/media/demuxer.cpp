@@ -42,6 +42,15 @@ std::string openFailure(const DemuxRequest& r, int err) {
          " is not a video FFmpeg can read (wrong format or damaged)";
 }
 
+// The container the first bytes of a pipe declare, by content alone; "" for raw video. The
+// bytes read stay in the context's buffer, read again by the demuxer.
+std::string containerOf(AVIOContext* pb) {
+  const AVInputFormat* f = nullptr;
+  const int score = av_probe_input_buffer2(pb, &f, "", nullptr, 0, 4096);
+  if (!f || score <= AVPROBE_SCORE_EXTENSION) return "";
+  return f->long_name ? f->long_name : f->name;
+}
+
 // The container a regular file's first bytes declare (mp4, matroska, y4m, ...), by content
 // alone (no name, so no extension match); "" for raw video and anything not recognised.
 std::string containerOf(const std::string& path) {
@@ -123,12 +132,18 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   Options opts;
   const AVInputFormat* format = nullptr;
   raw_ = !request.rawSize.empty() || !request.rawPixFmt.empty();
-  if (raw_ && fifo_.fd < 0 && !path.empty()) {
-    // --size and --input-pix-fmt describe raw video: a file that is a container keeps its own.
-    if (const std::string c = containerOf(path); !c.empty()) {
-      spdlog::warn("{}: a {} file, not raw video: --size and --input-pix-fmt do not apply to it",
+  if (raw_) {
+    // --size and --input-pix-fmt describe raw video: input that is a container (y4m on stdin,
+    // an mp4 file) keeps its own.
+    const std::string c = raw->pb ? containerOf(raw->pb) : containerOf(path);
+    if (!c.empty()) {
+      spdlog::warn("{}: holds {}, not raw video: --size and --input-pix-fmt do not apply to it",
                    request.shown, c);
       raw_ = false;
+    } else if (request.rawSize.empty()) {
+      avformat_free_context(raw);
+      throw UsageError(quote(request.shown) +
+                       ": raw video needs its frame size: give --size WxH (with --input-pix-fmt)");
     }
   }
   if (raw_) {

@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <climits>
 #include <cstdlib>
 #include <set>
 
@@ -10,7 +9,6 @@
 #include "pipeline/quote.hpp"
 
 extern "C" {
-#include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 }
@@ -178,11 +176,7 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   if (in.globalHeader) ctx_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
   applySettings(settings);
   const int w = ctx_->width, h = ctx_->height;  // avcodec_open2 clears them when it fails
-  if (av_image_check_size(unsigned(w), unsigned(h), 0, nullptr) < 0)
-    throw app::UsageError(fmt::format(
-        "{}: {}x{} frames are past what FFmpeg's encoders take ((width + 128) x (height + 128) "
-        "under {} million pixels); end the chain with a smaller resize",
-        shown, w, h, (INT_MAX / 8) / 1000000));
+  checkEncodableSize(shown, w, h);
   const int err = avcodec_open2(ctx_.get(), codec_, nullptr);
   // Settings the user chose can be what the encoder refuses (exit 2); without any, the encoder
   // itself could not start (memory, a library fault: exit 1).

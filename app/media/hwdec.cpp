@@ -4,6 +4,8 @@
 
 #include <vector>
 
+#include "pipeline/quote.hpp"
+
 extern "C" {
 #include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
@@ -62,11 +64,23 @@ bool tryDevice(AVCodecContext* dec, const AVCodec* codec, AVHWDeviceType type, s
 
 }  // namespace
 
+std::string checkHwdecMode(const std::string& mode) {
+  for (const char* ok : {"auto", "none", "cuvid", "cuda", "vaapi"})
+    if (mode == ok) return "";
+  return "must be auto, none, cuvid, cuda or vaapi; got " + quote(mode);
+}
+
 const AVCodec* cuvidDecoder(AVCodecID id, std::string* why) {
-  const std::string name = std::string(avcodec_get_name(id)) + "_cuvid";
-  const AVCodec* c = avcodec_find_decoder_by_name(name.c_str());
-  if (!c) *why = "this FFmpeg has no " + name + " decoder";
-  return c;
+  // By the codec, not by name: MPEG-2's is mpeg2_cuvid, not mpeg2video_cuvid.
+  void* it = nullptr;
+  for (const AVCodec* c = av_codec_iterate(&it); c; c = av_codec_iterate(&it)) {
+    const std::string name = c->name;
+    if (c->id == id && av_codec_is_decoder(c) && name.size() > 6 &&
+        name.compare(name.size() - 6, 6, "_cuvid") == 0)
+      return c;
+  }
+  *why = std::string("this FFmpeg has no NVIDIA decoder for ") + avcodec_get_name(id);
+  return nullptr;
 }
 
 std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::string& mode,

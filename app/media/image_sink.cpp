@@ -71,6 +71,7 @@ void ImageSink::openEncoder(int width, int height, AVPixelFormat format) {
     ctx_->global_quality = FF_QP2LAMBDA * 2;
     ctx_->color_range = AVCOL_RANGE_JPEG;
   }
+  checkEncodableSize(spec_.path, width, height);
   const int err = avcodec_open2(ctx_.get(), codec_, nullptr);
   if (err < 0)
     throw MediaError(spec_.path + ": the " + codecName(codec_) +

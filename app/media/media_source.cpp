@@ -110,6 +110,8 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
 
 MediaSource::~MediaSource() = default;
 
+std::string MediaSource::hwDevice() const { return decoder_->hwDevice(); }
+
 std::string MediaSource::description() const {
   const AVFormatContext* f = demuxer_.context();
   const AVCodecContext* d = decoder_->context();

@@ -28,6 +28,8 @@ class MediaSource : public app::CaptureSource {
   double fps() const override { return fps_; }
   FrameDesc firstFrameDesc() const override { return desc_; }
   std::string description() const override;
+  // The hardware decoding in use ("cuvid", "cuda", "vaapi"), "" for software.
+  std::string hwDevice() const;
   std::int64_t failedFrames() const override { return decoder_->failedPackets(); }
   bool seekable() const override { return demuxer_.seekable() && !recording_; }
   void requestSeek(double seconds) override;
