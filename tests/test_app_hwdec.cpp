@@ -1,8 +1,12 @@
 // Hardware decoding (--hwdec): every mode gives the frames software decoding gives, byte for
-// byte (ffmpeg's framemd5 of lossless outputs), whether the machine has the device or not. A
+// byte (ffmpeg's framemd5 of lossless outputs), whether the machine has the device or not; on
+// the device, MPEG-2 and MPEG-4 Part 2 (whose standards allow IDCT rounding to differ) come
+// within a bound of them instead. A
 // decoder that cannot run says so once, names itself and decodes in software (a warning when
 // named, an info line under auto); the run succeeds either way.
 #include <gtest/gtest.h>
+
+#include <opencv2/core.hpp>
 
 #include <string>
 #include <vector>
@@ -26,6 +30,7 @@ struct Case {
   const char* name;
   const char* codec;  // ffmpeg encoder options
   const char* nv;     // NVIDIA's decoder for it, named in the line either way
+  bool exact;         // bit-exact by its standard (H.264, HEVC)
 };
 
 }  // namespace
@@ -33,10 +38,11 @@ struct Case {
 TEST(Hwdec, EveryModeGivesTheSoftwareDecodersFrames) {
   TempDir dir("hwdec");
   const std::vector<Case> cases = {
-      {"h264.mp4", "-c:v libx264 -bf 2 -g 12 -pix_fmt yuv420p", "h264_cuvid"},
-      {"hevc.mkv", "-c:v libx265 -x265-params log-level=error -pix_fmt yuv420p", "hevc_cuvid"},
-      {"mpeg4.avi", "-c:v mpeg4 -q:v 4", "mpeg4_cuvid"},
-      {"mpeg2.ts", "-c:v mpeg2video -q:v 4", "mpeg2_cuvid"},
+      {"h264.mp4", "-c:v libx264 -bf 2 -g 12 -pix_fmt yuv420p", "h264_cuvid", true},
+      {"hevc.mkv", "-c:v libx265 -x265-params log-level=error -pix_fmt yuv420p", "hevc_cuvid",
+       true},
+      {"mpeg4.avi", "-c:v mpeg4 -q:v 4", "mpeg4_cuvid", false},
+      {"mpeg2.ts", "-c:v mpeg2video -q:v 4", "mpeg2_cuvid", false},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -58,11 +64,23 @@ TEST(Hwdec, EveryModeGivesTheSoftwareDecodersFrames) {
             << r.err;
         continue;
       }
-      EXPECT_EQ(hashes, reference);
       // Either the device decoded (one line naming it) or software did (one line saying why).
       const int onDevice = occurrences(r.err, ": decoding on ");
       const int fellBack = occurrences(r.err, "decoding in software");
       EXPECT_EQ(onDevice + fellBack, 1) << r.err;
+      if (c.exact || fellBack == 1) {
+        EXPECT_EQ(hashes, reference);
+      } else {  // measured on an H200: at most 9 levels apart, 0.3 on average
+        const auto got = ffmpegFrames(out, "gray"),
+                   want = ffmpegFrames(dir / ("none_" + std::string(c.name) + ".mkv"), "gray");
+        ASSERT_EQ(got.size(), want.size());
+        for (std::size_t i = 0; i < got.size(); ++i) {
+          EXPECT_LE(vf::test::maxAbsDiff(got[i], want[i]), 16) << i;
+          cv::Mat d;
+          cv::absdiff(got[i], want[i], d);
+          EXPECT_LT(cv::mean(d)[0], 1.0) << i;
+        }
+      }
       if (mode == "cuvid") {
         EXPECT_NE(r.err.find(c.nv), std::string::npos) << r.err;
       }
