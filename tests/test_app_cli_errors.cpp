@@ -150,6 +150,25 @@ TEST(AppCliBinary, StdinThatIsNoVideoNamesTheRawOptions) {
                  "raw video with --size and --input-pix-fmt");
 }
 
+TEST(AppCliBinary, StdinThatSendsNothingSaysSo) {
+  // A pipe whose writer failed: was "holds no video FFmpeg can read" or "no video frame could be
+  // decoded", as for data that is not video.
+  TempDir dir("cli_stdin_empty");
+  const std::string empty = dir / "empty";
+  std::ofstream{empty};
+  ProcOptions opt;
+  opt.stdinPath = empty;
+  for (const std::vector<std::string>& raw :
+       {std::vector<std::string>{}, std::vector<std::string>{"--size", "160x120"}}) {
+    std::vector<std::string> args = {"-i", "-", "--chain", "gray", "-o", dir / "o.mkv"};
+    args.insert(args.end(), raw.begin(), raw.end());
+    expectOneError(runVidfilter(args, opt), 2,
+                   "stdin (-i -) closed without sending any data; did the command writing into "
+                   "it fail?");
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+}
+
 TEST(AppCliBinary, X264PresetAndCrfOutOfItsRange) {
   // x264 printed its own error line for an unknown preset and clamped a crf past 51.
   TempDir dir("cli_x264");

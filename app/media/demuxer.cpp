@@ -25,6 +25,11 @@ constexpr auto kReadTimeout = std::chrono::milliseconds(5000);
 
 using app::UsageError;
 
+std::string nothingSent(const DemuxRequest& r) {
+  return (r.url == "pipe:0" ? std::string("stdin (-i -)") : "the FIFO " + quote(r.shown)) +
+         " closed without sending any data; did the command writing into it fail?";
+}
+
 std::string openFailure(const DemuxRequest& r, int err) {
   if (r.network)
     return "stream " + quote(r.shown) + " could not be opened: " + avError(err) +
@@ -84,7 +89,8 @@ Demuxer::Fd::~Fd() {
 }
 
 int Demuxer::readPipe(void* opaque, std::uint8_t* buf, int size) {
-  const int fd = *static_cast<const int*>(opaque);
+  auto* self = static_cast<Demuxer*>(opaque);
+  const int fd = self->pipeFd_;
   for (;;) {
     if (app::interruptSignal()) return AVERROR_EXIT;
     pollfd p{fd, POLLIN, 0};
@@ -92,7 +98,10 @@ int Demuxer::readPipe(void* opaque, std::uint8_t* buf, int size) {
     if (ready < 0 && errno != EINTR) return AVERROR(errno);
     if (ready <= 0) continue;
     const ssize_t n = ::read(fd, buf, static_cast<std::size_t>(size));
-    if (n > 0) return static_cast<int>(n);
+    if (n > 0) {
+      self->pipeBytes_ += n;
+      return static_cast<int>(n);
+    }
     if (n == 0) return AVERROR_EOF;
     if (errno != EINTR && errno != EAGAIN) return AVERROR(errno);
   }
@@ -118,8 +127,7 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   if (request.url == "pipe:0" || fifo_.fd >= 0) {
     auto* buffer = static_cast<std::uint8_t*>(av_malloc(1 << 16));
     AVIOContext* io =
-        buffer ? avio_alloc_context(buffer, 1 << 16, 0, &pipeFd_, readPipe, nullptr, nullptr)
-               : nullptr;
+        buffer ? avio_alloc_context(buffer, 1 << 16, 0, this, readPipe, nullptr, nullptr) : nullptr;
     if (!io) {
       av_free(buffer);
       avformat_free_context(raw);
@@ -163,14 +171,15 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
       throw UsageError("stream " + quote(request.shown) +
                        " could not be opened within 10 s (nothing is sending there, or the "
                        "address is wrong)");
-    throw UsageError(openFailure(request, err));
+    throw UsageError(pipeSentNothing() ? nothingSent(request) : openFailure(request, err));
   }
   ctx_.reset(raw);
   err = avformat_find_stream_info(raw, nullptr);
   interrupter_.disarm();
   if (err < 0 && app::interruptSignal())
     throw MediaError("interrupted while opening " + request.shown);
-  if (err < 0) throw UsageError(openFailure(request, err));
+  if (err < 0)
+    throw UsageError(pipeSentNothing() ? nothingSent(request) : openFailure(request, err));
   videoIndex_ = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   if (videoIndex_ < 0) {
     if (request.network || request.url == "pipe:0")

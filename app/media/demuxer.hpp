@@ -32,6 +32,8 @@ class Demuxer {
   // from it, as ffmpeg's do.
   std::int64_t startTime() const;
   bool seekable() const;
+  // A pipe (stdin or a FIFO) that closed without sending a byte.
+  bool pipeSentNothing() const { return stdinIo_ && pipeBytes_ == 0; }
   // Read as raw video (--size / --input-pix-fmt given, and not a file holding a container).
   bool raw() const { return raw_; }
 
@@ -63,6 +65,7 @@ class Demuxer {
   Interrupter interrupter_;
   Fd fifo_;  // a FIFO named by -i, opened here
   bool raw_ = false;
+  std::int64_t pipeBytes_ = 0;                       // read from the pipe so far
   int pipeFd_ = 0;                                   // what the pipe reads: stdin or fifo_
   std::unique_ptr<AVIOContext, IoDeleter> stdinIo_;  // outlives ctx_ (declared first)
   InputPtr ctx_;
