@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "app/camera_mode.hpp"
+#include "app/media/hwdec.hpp"
 #include "app/option_values.hpp"
 #include "app/toml_guard.hpp"
 #include "pipeline/chain.hpp"
@@ -246,7 +247,7 @@ void readMedia(Reader& top, Settings& s) {
   s.pixFmt = top.checkedString("pix_fmt", checkName);
   s.preset = top.checkedString("preset", checkName);
   s.audioCodec = top.checkedString("audio_codec", checkName);
-  s.hwdec = top.checkedString("hwdec", checkHwdec);
+  s.hwdec = top.checkedString("hwdec", media::checkHwdecMode);
   if (auto v = top.integer("threads", checkThreads)) s.threads = static_cast<int>(*v);
   s.drop = top.checkedString("drop", checkDrop);
   s.cameraSize = top.parsed<std::string>("camera_size", sizeValue);

@@ -1,6 +1,5 @@
 #include "app/option_values.hpp"
 
-#include "app/media/hwdec.hpp"
 #include "pipeline/quote.hpp"
 
 #include <cctype>
@@ -148,8 +147,6 @@ std::string checkInputPixFmt(const std::string& v) {
          "-pix_fmts lists them); got " +
          quote(v);
 }
-
-std::string checkHwdec(const std::string& v) { return media::checkHwdecMode(v); }
 
 std::string checkDrop(const std::string& v) {
   if (v == "never" || v == "oldest") return "";

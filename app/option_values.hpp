@@ -21,12 +21,11 @@ std::optional<double> parseRate(const std::string& text, std::string* why);
 // "1920x1080" (each side 1..16384).
 bool checkSize(const std::string& text, std::string* why);
 
-// "" when fine: crf in [0, 63]; hwdec one of auto, none, cuda, vaapi; drop never or oldest;
-// a name (encoder, preset, muxer, pixel format) of letters, digits, '_', '-', '.'.
+// "" when fine: crf in [0, 63]; drop never or oldest; a name (encoder, preset, muxer, pixel
+// format) of letters, digits, '_', '-', '.'. (--hwdec: media::checkHwdecMode.)
 std::string checkCrf(double crf);
 // A pixel format of raw frames that FFmpeg knows (not a hardware surface, not a bitstream).
 std::string checkInputPixFmt(const std::string& v);
-std::string checkHwdec(const std::string& v);
 std::string checkDrop(const std::string& v);
 std::string checkName(const std::string& v);
 

@@ -10,6 +10,7 @@
 #include "app/camera_mode.hpp"
 #include "app/cli_error.hpp"
 #include "app/ffmpeg_args.hpp"
+#include "app/media/hwdec.hpp"
 #include "app/option_values.hpp"
 #include "pipeline/quote.hpp"
 
@@ -175,7 +176,7 @@ void takeMedia(const OptionMap& m, const RawOptions& o, Settings& s) {
     s.crf = o.crf;
   }
   if (given(m, "--hwdec")) {
-    if (auto w = checkHwdec(o.hwdec); !w.empty()) throw UsageError("--hwdec " + w);
+    if (auto w = media::checkHwdecMode(o.hwdec); !w.empty()) throw UsageError("--hwdec " + w);
     s.hwdec = o.hwdec;
   }
   if (given(m, "--drop")) {

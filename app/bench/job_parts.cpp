@@ -93,11 +93,16 @@ bool chainStartsWithGray(const std::string& chain) {
 
 namespace {
 
+// Hardware decoding was asked for and software decodes.
+bool fellBack(const std::string& hwdec, const media::MediaSource& src) {
+  return hwdec != "none" && src.hwDevice().empty();
+}
+
 // " (cuvid)" when the source decodes on the hardware asked for, " (cuvid unavailable:
 // software)" when it fell back, "" for software asked for.
-std::string hwLabel(const std::string& hwdec, const media::MediaSource& src) {
+std::string hwLabel(const std::string& hwdec, bool fellBack) {
   if (hwdec == "none") return "";
-  return src.hwDevice().empty() ? " (" + hwdec + " unavailable: software)" : " (" + hwdec + ")";
+  return fellBack ? " (" + hwdec + " unavailable: software)" : " (" + hwdec + ")";
 }
 
 }  // namespace
@@ -116,13 +121,14 @@ PartResult decodeOnly(const JobSetup& s, const std::string& hwdec, ResidentFrame
     keep->desc = d;
     keep->fps = src->fps() > 0 ? src->fps() : 25;
   }
-  std::string name = "decode only" + hwLabel(hwdec, *src);
+  const bool software = fellBack(hwdec, *src);
+  std::string name = "decode only" + hwLabel(hwdec, software);
   if (!chainStartsWithGray(s.chain))  // gray takes the luma plane: no conversion
     name += s.convertThreads == 1
                 ? ", conversion on 1 thread"
                 : ", conversion on " + std::to_string(s.convertThreads) + " threads";
   PartResult r{name};
-  r.hwFellBack = hwdec != "none" && src->hwDevice().empty();
+  r.hwFellBack = software;
   const auto t0 = Clock::now();
   FrameTime t;
   while (r.frames < s.frames && src->next(slot, t)) {
@@ -184,8 +190,8 @@ PartResult encodeOnly(const JobSetup& s, const ResidentFrames& filtered, const s
 PartResult wholeJob(const JobSetup& s, std::shared_ptr<ClContext> cl, const std::string& hwdec,
                     const std::string& path) {
   auto src = openInput(s, hwdec);
-  PartResult r{"whole job" + hwLabel(hwdec, *src)};
-  r.hwFellBack = hwdec != "none" && src->hwDevice().empty();
+  PartResult r{"whole job" + hwLabel(hwdec, fellBack(hwdec, *src))};
+  r.hwFellBack = fellBack(hwdec, *src);
   Chain chain = Chain::parse(s.chain);
   chain.configure(*cl, src->firstFrameDesc());
   const FrameDesc out = chain.output();

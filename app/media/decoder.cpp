@@ -49,7 +49,10 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
       const int err = avcodec_open2(ctx_.get(), nv, nullptr);
       if (err >= 0) {
         hw_ = "cuvid";
-        declaredRange_ = stream->codecpar->color_range;
+        // NVIDIA's decoders report limited range where the stream declares none; FFmpeg's leave
+        // it unspecified (read as limited too). The stream's word is kept, so outputs are
+        // tagged alike whichever decoder ran.
+        unsetRange_ = stream->codecpar->color_range == AVCOL_RANGE_UNSPECIFIED;
         spdlog::info("{}: decoding on NVDEC ({})", shown, nv->name);
         return;
       }
@@ -107,11 +110,7 @@ bool VideoDecoder::receive(AVFrame* out) {
       ++failed_;
     }
     if (target == out) {
-      // NVIDIA's decoders report limited range where the stream declares none; FFmpeg's leave it
-      // unspecified (read as limited too). The stream's word is kept, so outputs are tagged
-      // alike whichever decoder ran.
-      if (hw_ == "cuvid" && declaredRange_ == AVCOL_RANGE_UNSPECIFIED)
-        out->color_range = AVCOL_RANGE_UNSPECIFIED;
+      if (unsetRange_) out->color_range = AVCOL_RANGE_UNSPECIFIED;
       return true;
     }
     if (target->hw_frames_ctx) {

@@ -34,9 +34,9 @@ class VideoDecoder {
  private:
   CodecPtr ctx_;
   FramePtr hwFrame_;
-  std::string shown_, hw_;  // hw_: "cuvid", a hwaccel's device type, or "" (software)
-  bool transfer_ = false;   // frames decode into device memory (a hwaccel) and are copied back
-  AVColorRange declaredRange_ = AVCOL_RANGE_UNSPECIFIED;  // the stream's, for cuvid's frames
+  std::string shown_, hw_;   // hw_: "cuvid", a hwaccel's device type, or "" (software)
+  bool transfer_ = false;    // frames decode into device memory (a hwaccel) and are copied back
+  bool unsetRange_ = false;  // cuvid's frames: the stream declares no range, so neither do they
   std::int64_t failed_ = 0;
 };
 

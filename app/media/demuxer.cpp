@@ -25,11 +25,6 @@ constexpr auto kReadTimeout = std::chrono::milliseconds(5000);
 
 using app::UsageError;
 
-std::string nothingSent(const DemuxRequest& r) {
-  return (r.url == "pipe:0" ? std::string("stdin (-i -)") : "the FIFO " + quote(r.shown)) +
-         " closed without sending any data; did the command writing into it fail?";
-}
-
 std::string openFailure(const DemuxRequest& r, int err) {
   if (r.network)
     return "stream " + quote(r.shown) + " could not be opened: " + avError(err) +
@@ -82,6 +77,12 @@ std::string containerOf(const std::string& path) {
 void Demuxer::IoDeleter::operator()(AVIOContext* io) const {
   av_freep(&io->buffer);
   avio_context_free(&io);
+}
+
+std::string Demuxer::nothingSent() const {
+  return (request_.url == "pipe:0" ? std::string("stdin (-i -)")
+                                   : "the FIFO " + quote(request_.shown)) +
+         " closed without sending any data; did the command writing into it fail?";
 }
 
 Demuxer::Fd::~Fd() {
@@ -171,15 +172,14 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
       throw UsageError("stream " + quote(request.shown) +
                        " could not be opened within 10 s (nothing is sending there, or the "
                        "address is wrong)");
-    throw UsageError(pipeSentNothing() ? nothingSent(request) : openFailure(request, err));
+    throw UsageError(pipeSentNothing() ? nothingSent() : openFailure(request, err));
   }
   ctx_.reset(raw);
   err = avformat_find_stream_info(raw, nullptr);
   interrupter_.disarm();
   if (err < 0 && app::interruptSignal())
     throw MediaError("interrupted while opening " + request.shown);
-  if (err < 0)
-    throw UsageError(pipeSentNothing() ? nothingSent(request) : openFailure(request, err));
+  if (err < 0) throw UsageError(pipeSentNothing() ? nothingSent() : openFailure(request, err));
   videoIndex_ = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   if (videoIndex_ < 0) {
     if (request.network || request.url == "pipe:0")

@@ -34,6 +34,7 @@ class Demuxer {
   bool seekable() const;
   // A pipe (stdin or a FIFO) that closed without sending a byte.
   bool pipeSentNothing() const { return stdinIo_ && pipeBytes_ == 0; }
+  std::string nothingSent() const;  // the message for it
   // Read as raw video (--size / --input-pix-fmt given, and not a file holding a container).
   bool raw() const { return raw_; }
 

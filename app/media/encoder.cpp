@@ -1,9 +1,11 @@
 #include "app/media/encoder.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdlib>
-#include <set>
+#include <iterator>
 
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
@@ -80,13 +82,13 @@ namespace {
 // or clamps the crf, so they are checked first.
 void checkX26x(const AVCodec* codec, const EncoderSettings& s) {
   if (!is(codec, "libx264") && !is(codec, "libx264rgb") && !is(codec, "libx265")) return;
-  static const std::set<std::string> presets = {"ultrafast", "superfast", "veryfast", "faster",
-                                                "fast",      "medium",    "slow",     "slower",
-                                                "veryslow",  "placebo"};
-  if (!s.preset.empty() && !presets.count(s.preset))
-    throw app::UsageError("--preset " + quote(s.preset) + ": " + codec->name +
-                          " takes ultrafast, superfast, veryfast, faster, fast, medium (its "
-                          "default), slow, slower, veryslow or placebo");
+  static const char* const presets[] = {"ultrafast", "superfast", "veryfast", "faster",
+                                        "fast",      "medium",    "slow",     "slower",
+                                        "veryslow",  "placebo"};
+  if (!s.preset.empty() &&
+      std::find(std::begin(presets), std::end(presets), s.preset) == std::end(presets))
+    throw app::UsageError(fmt::format("--preset {}: {} takes {} (medium is its default)",
+                                      quote(s.preset), codec->name, fmt::join(presets, ", ")));
   if (s.crf && *s.crf > 51)
     throw app::UsageError(
         fmt::format("--crf {:g}: {} takes 0 to 51 (lower is better quality; its default is {})",

@@ -98,10 +98,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
     if (live_)
       throw app::UsageError(std::string(kindOf(spec.kind)) + " " + quote(spec.text) +
                             " opened but delivered no frame");
-    if (demuxer_.pipeSentNothing())
-      throw app::UsageError(
-          (spec.kind == app::SourceKind::Pipe ? std::string("stdin (-i -)") : quote(spec.text)) +
-          " closed without sending any data; did the command writing into it fail?");
+    if (demuxer_.pipeSentNothing()) throw app::UsageError(demuxer_.nothingSent());
     throw app::UsageError(quote(spec.text) +
                           " opened but no video frame could be decoded from it (not a video, "
                           "an audio-only file, or damaged)");
