@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "app/camera_mode.hpp"
-#include "app/media/hwdec.hpp"
+#include "app/media/hwdec_mode.hpp"
 #include "app/option_values.hpp"
 #include "app/toml_guard.hpp"
 #include "pipeline/chain.hpp"

@@ -10,7 +10,7 @@
 #include "app/camera_mode.hpp"
 #include "app/cli_error.hpp"
 #include "app/ffmpeg_args.hpp"
-#include "app/media/hwdec.hpp"
+#include "app/media/hwdec_mode.hpp"
 #include "app/option_values.hpp"
 #include "pipeline/quote.hpp"
 

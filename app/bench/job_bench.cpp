@@ -18,6 +18,7 @@
 #include "app/media/demuxer.hpp"
 #include "app/media/frame_convert.hpp"
 #include "app/media/hwdec.hpp"
+#include "app/media/hwdec_mode.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/text_file.hpp"

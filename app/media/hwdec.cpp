@@ -4,8 +4,6 @@
 
 #include <vector>
 
-#include "pipeline/quote.hpp"
-
 extern "C" {
 #include <libavutil/hwcontext.h>
 #include <libavutil/pixdesc.h>
@@ -63,12 +61,6 @@ bool tryDevice(AVCodecContext* dec, const AVCodec* codec, AVHWDeviceType type, s
 }
 
 }  // namespace
-
-std::string checkHwdecMode(const std::string& mode) {
-  for (const char* ok : {"auto", "none", "cuvid", "cuda", "vaapi"})
-    if (mode == ok) return "";
-  return "must be auto, none, cuvid, cuda or vaapi; got " + quote(mode);
-}
 
 const AVCodec* cuvidDecoder(AVCodecID id, std::string* why) {
   // By the codec, not by name: MPEG-2's is mpeg2_cuvid, not mpeg2video_cuvid.

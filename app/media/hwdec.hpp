@@ -18,9 +18,6 @@ namespace vf::media {
 std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::string& mode,
                           const std::string& shown, const std::string& tried = "");
 
-// "" when `mode` is a --hwdec value (auto, none, cuvid, cuda, vaapi), else what is wrong.
-std::string checkHwdecMode(const std::string& mode);
-
 // NVIDIA's decoder for the codec `id` (h264_cuvid for H.264, ...) when this FFmpeg has one;
 // else nullptr, and *why says so.
 const AVCodec* cuvidDecoder(AVCodecID id, std::string* why);
