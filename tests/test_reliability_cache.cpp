@@ -119,9 +119,10 @@ TEST(ReliabilityCache, ProgramCacheThatCannotBeCreatedNeverFailsARun) {
 // --- kernel files under VIDFILTER_KERNEL_DIR ----------------------------------------------------
 
 TEST(ReliabilityCache, EmptyOrMissingKernelsAreOneClearError) {
-  // An empty blur.cl would build into a program without kernels, and the run fail later with
-  // CL_INVALID_KERNEL_NAME; so would a directory in its place, or a file with nothing but a
-  // comment (it builds, and holds no kernel).
+  // An empty blur.cl (the blur's two-pass kernel, named in the chain) would build into a
+  // program without kernels, and the run fail later with CL_INVALID_KERNEL_NAME; so would a
+  // directory in its place, or a file with nothing but a comment (it builds, and holds no
+  // kernel).
   struct Case {
     std::string name, expected;
   };
@@ -140,7 +141,8 @@ TEST(ReliabilityCache, EmptyOrMissingKernelsAreOneClearError) {
     if (c.name == "comment") std::ofstream(blur) << "// nothing here yet\n";
     vf::test::ProcOptions o;
     o.setEnv = {"VIDFILTER_KERNEL_DIR=" + kernels.path().string(), "VIDFILTER_CACHE_DIR=off"};
-    const auto r = runVidfilter({"-i", kVideo, "--chain", "gray,blur", "-o", out / "never.mkv"}, o);
+    const auto r =
+        runVidfilter({"-i", kVideo, "--chain", "gray,blur=kernel=cpu", "-o", out / "never.mkv"}, o);
     expectOneError(r, 1, c.expected);
     EXPECT_EQ(r.err.find("CL_INVALID_KERNEL_NAME"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(out / "never.mkv"));
@@ -163,7 +165,8 @@ TEST(ReliabilityCache, RenamedKernelSaysWhereToLook) {
   std::ofstream(kernels / "blur.cl", std::ios::trunc) << text;
   vf::test::ProcOptions o;
   o.setEnv = {"VIDFILTER_KERNEL_DIR=" + kernels.path().string(), "VIDFILTER_CACHE_DIR=off"};
-  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray,blur", "-o", out / "never.mkv"}, o);
+  const auto r =
+      runVidfilter({"-i", kVideo, "--chain", "gray,blur=kernel=cpu", "-o", out / "never.mkv"}, o);
   expectOneError(r, 1,
                  "CL_INVALID_KERNEL_NAME; a kernel vidfilter needs is missing from the .cl files "
                  "in VIDFILTER_KERNEL_DIR=" +

@@ -1,5 +1,5 @@
 // blur against cv::GaussianBlur, byte for byte: the stage claims OpenCV's 8-bit result exactly,
-// for every kernel (cpu, tiled, slab), border, channel count and size. OpenCV's GaussianBlur
+// for every kernel (cpu, ring, tiled, slab), border, channel count and size. OpenCV's GaussianBlur
 // takes neither BORDER_WRAP nor a non-zero constant, so the reference pads with
 // cv::copyMakeBorder (which takes both) and blurs the padded image, keeping the centre;
 // ReferenceEqualsGaussianBlurDirectly checks that this is GaussianBlur itself for the modes it
@@ -35,7 +35,7 @@ TEST(BlurStage, ReferenceEqualsGaussianBlurDirectly) {
   }
 }
 
-// --- the test device's own schedule (on PoCL: the cpu kernel) -------------------------------
+// --- the test device's own schedule (on PoCL: the ring kernel, the cpu kernel past it) --------
 
 TEST(BlurStage, EqualsOpenCVOnRealFrames) {
   for (int index : {0, 120}) {
@@ -113,6 +113,41 @@ TEST(BlurStage, CpuKernelWorkGroupShapesDoNotChangeTheResult) {
         expectExact(in, c, Facts::Device, "cpu");
       }
     }
+  }
+}
+
+// The ring kernel (CPUs' default up to radius 8): every radius it takes under every border,
+// each channel count, on frames narrower than a vector (1, 5 and 15 pixels: every strip is an
+// end strip), rows whose last strip is partial, and heights that end inside a band of 32 rows or
+// are shorter than the radius.
+TEST(BlurStage, RingKernelEqualsOpenCVForEveryRadiusAndBorder) {
+  unsigned seed = 900;
+  const cv::Size sizes[] = {cv::Size(1, 1), cv::Size(5, 3), cv::Size(15, 70), cv::Size(67, 33),
+                            cv::Size(161, 97)};
+  for (int ksize = 3; ksize <= 17; ksize += 2) {
+    for (BorderMode b : allBorders()) {
+      for (int ci = 0; ci < 3; ++ci) {
+        BlurCase c;
+        c.ksize = ksize;
+        c.sigma = 0.4 * ksize;
+        c.border = b;
+        c.value = 37 + ksize;
+        c.schedule = "kernel=ring";
+        const cv::Size sz = sizes[(ksize / 2 + ci + static_cast<int>(b)) % 5];
+        expectExact(randomFrame(sz.width, sz.height, kTypes[ci], seed++), c, Facts::Device, "ring");
+      }
+    }
+  }
+  BlurCase c;
+  c.schedule = "kernel=ring";
+  expectExact(realFrame(90, CV_8UC3, 1921, 1081), c, Facts::Device, "ring");
+  c.ksize = 19;  // radius 9: past the ring
+  try {
+    runChain(chainText(c), randomFrame(32, 8, CV_8UC1, 4));
+    FAIL() << "kernel=ring took radius 9";
+  } catch (const UserError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("blur: kernel=ring takes radius <= 8", 0), 0u)
+        << e.what();
   }
 }
 

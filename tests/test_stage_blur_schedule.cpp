@@ -88,6 +88,9 @@ std::string describe(const BlurPlan& p) {
     case BlurKernel::Cpu:
       s += keys({"VEC", "ROW_PX", "COL_PY", "ROW_T", "ROW_INT", "COL_T"});
       break;
+    case BlurKernel::Ring:
+      s += keys({"VEC", "WGX", "BAND"});
+      break;
   }
   for (const BlurLaunch& l : p.launches)
     s += std::string(" ") + l.kernel + "=" + ndr(l.global) + "/" + ndr(l.local);
@@ -165,13 +168,16 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
             "blur_rows=960x2160/16x4 blur_cols=960x540/16x4");
 }
 
-// A GPU without NVIDIA's tensor cores runs the tiled kernel (no PTX); a CPU the cpu kernel
-// with 16-wide vectors and 16-bit row sums, whatever the radius.
-TEST(BlurSchedule, OtherDevicesRunTheTiledOrTheCpuKernel) {
+// A GPU without NVIDIA's tensor cores runs the tiled kernel (no PTX); a CPU the ring kernel up
+// to radius 8 (a work-item per 16 elements of a row and 32 rows), past it the cpu kernel with
+// 16-wide vectors and 16-bit row sums.
+TEST(BlurSchedule, OtherDevicesRunTheTiledTheRingOrTheCpuKernel) {
   EXPECT_EQ(plan(otherGpu(), 1920, 1080, kGray),
             "tiled WG=160 TW=128 TH=32 PY=8 VX=16 ALIGNED=1 ALIGNED16=1 NV_PTX=0 "
             "blur_fused=2400x34/160x1");
-  EXPECT_EQ(plan(pocl(), 1920, 1080, kBgr),
+  EXPECT_EQ(plan(pocl(), 1920, 1080, kBgr), "ring VEC=16 WGX=8 BAND=32 blur_ring=360x34/8x1");
+  EXPECT_EQ(plan(pocl(), 1921, 1081, kBgr, 17), "ring VEC=16 WGX=8 BAND=32 blur_ring=368x34/8x1");
+  EXPECT_EQ(plan(pocl(), 1920, 1080, kBgr, 19),
             "cpu VEC=16 ROW_PX=4 COL_PY=4 ROW_T=uchar ROW_INT=1 COL_T=float "
             "blur_rows=96x1080/16x4 blur_cols=368x272/16x4");
   EXPECT_NE(planBlur(request(64, 64, kGray, 0, 1.5), pocl()).options.find("VF_UNALIGNED_TYPES"),

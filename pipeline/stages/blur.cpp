@@ -304,9 +304,10 @@ const StageInfo& blurStageInfo() {
           enumParam("border", "reflect101", borderNames(),
                     "how pixels outside the frame are read (see pipeline/border.hpp)"),
           intParam("value", "0", 0, 255, "the outside pixel value for border=constant").asLive(),
-          enumParam("kernel", "auto", {"auto", "cpu", "tiled", "slab"},
-                    "cpu: rows, then columns through a 16-bit scratch, any radius (auto on CPUs, "
-                    "and on GPUs past the others' reach); tiled: one pass through a tile in local "
+          enumParam("kernel", "auto", {"auto", "cpu", "ring", "tiled", "slab"},
+                    "cpu: rows, then columns through a 16-bit scratch, any radius (auto past the "
+                    "others' reach); ring: one pass, the rows of a column strip in registers, "
+                    "radius <= 8 (auto on CPUs); tiled: one pass through a tile in local "
                     "memory, radius <= 16 and radius x channels <= 40 (auto on GPUs); slab: 8-bit "
                     "matrix products, a strip per warp, radius <= 72 (auto on NVIDIA GPUs of "
                     "compute capability 8+, mma.sync; emulated elsewhere: slow, for tests)")

@@ -6,7 +6,9 @@
 //
 // The kernels, each the default on some device (chooseBlurKernel):
 //   cpu    kernels/blur.cl: rows, then columns through a 16-bit scratch, each pass a tile in
-//          local memory. Any radius. CPUs, and GPUs past the other kernels' reach.
+//          local memory. Any radius. CPUs past the ring kernel's reach, GPUs past the others'.
+//   ring   kernels/blur_ring.cl: both passes in one, a column strip per work-item, the last 2R+1
+//          rows it blurred along held in a ring of registers. Radius <= 8. CPUs.
 //   tiled  kernels/blur_tiled.cl: columns, then rows, in one kernel through a float tile in
 //          local memory. Radius <= 16 and a row halo R * channels <= 40. GPUs.
 //   slab   kernels/blur_slab.cl: both passes as 8-bit integer matrix products, a strip per warp
@@ -23,8 +25,8 @@
 
 namespace vf {
 
-enum class BlurKernel { Cpu, Tiled, Slab };
-const char* blurKernelName(BlurKernel k);  // "cpu", "tiled", "slab"
+enum class BlurKernel { Cpu, Ring, Tiled, Slab };
+const char* blurKernelName(BlurKernel k);  // "cpu", "ring", "tiled", "slab"
 
 // What the schedule depends on besides the device: the frame, the taps and the stage's
 // schedule parameters.
@@ -32,7 +34,7 @@ struct BlurRequest {
   FrameDesc frame;
   std::vector<int> taps;        // fixedPointTaps(): the radius is taps.size() - 1
   std::string border;           // its build option, borderDefine()
-  std::string kernel = "auto";  // auto, cpu, tiled or slab
+  std::string kernel = "auto";  // auto, cpu, ring, tiled or slab
   Size2 wg{16, 4};              // the cpu kernel's work-group
   Size2 strip{0, 0};            // the slab kernel's strip: sets of 16 outputs x rows; 0: per frame
   int warps = 0;                // the slab kernel's warps per work-group; 0: 4
@@ -66,7 +68,8 @@ struct BlurPlan {
 };
 
 // The kernel `request.kernel` names, or for auto the device's: slab on NVIDIA compute capability
-// 8+ where it reaches, tiled on other GPUs where it reaches, else cpu. UserError when a named
+// 8+ where it reaches, tiled on other GPUs where it reaches, ring on CPUs where it reaches, else
+// cpu. UserError when a named
 // kernel cannot take the radius, channels or taps.
 BlurKernel chooseBlurKernel(const BlurRequest& request, const DeviceFacts& facts);
 
