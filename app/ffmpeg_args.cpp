@@ -41,6 +41,18 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
           a +
           " is ffmpeg's codec option for every stream; here -c:v NAME (or --codec) sets the "
           "video encoder, -c:a NAME the audio's, and the chain is --chain or -vf");
+    // After the input ffmpeg's -s and -r are the output's size and rate.
+    if (inputSeen && (a == "-s" || a == "-video_size"))
+      throw UsageError(a +
+                       " after the input is ffmpeg's output size; here the chain sets it: add "
+                       "resize=WxH to --chain (e.g. --chain blur,resize=640x480). Before -i, " +
+                       a + " is the frame size of raw input (--size)");
+    if (inputSeen && (a == "-r" || a == "-framerate"))
+      throw UsageError(a +
+                       " after the input is ffmpeg's output frame rate; vidfilter keeps the "
+                       "input's timing (to change it, convert with ffmpeg -r before or after). "
+                       "Before -i, " +
+                       a + " is the rate of raw input or an image sequence (--rate)");
     if (auto it = anywhere.find(a); it != anywhere.end()) {
       out.push_back(it->second);
     } else if (auto b = beforeInput.find(a); b != beforeInput.end() && !inputSeen) {

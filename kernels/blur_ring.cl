@@ -39,23 +39,25 @@ typedef UCHARV __attribute__((aligned(1))) uchar_vu;
 
 // Row y (inside the frame) blurred along the row at elements e .. e + VEC - 1, from the VEC + 2
 // HALO elements around them at `p` (p[HALO] is element e).
-#define ROW_SUM(AS, p, out)                                                             \
-  do {                                                                                  \
-    USHORTV s_ = tu[0] * TO_USHORTV(LDU(AS, (p) + HALO)), s2_ = 0;                      \
-    _Pragma("unroll") for (int k = 1; k <= RADIUS; ++k) {                               \
-      const USHORTV pair_ = TO_USHORTV(LDU(AS, (p) + HALO - k * CHANNELS)) +            \
-                            TO_USHORTV(LDU(AS, (p) + HALO + k * CHANNELS));             \
-      if (k & 1)                                                                        \
-        s2_ += tu[k] * pair_;                                                           \
-      else                                                                              \
-        s_ += tu[k] * pair_;                                                            \
-    }                                                                                   \
-    out = s_ + s2_;                                                                     \
+#define ROW_SUM(AS, p, out)                                                  \
+  do {                                                                       \
+    USHORTV s_ = tu[0] * TO_USHORTV(LDU(AS, (p) + HALO)), s2_ = 0;           \
+    _Pragma("unroll") for (int k = 1; k <= RADIUS; ++k) {                    \
+      const USHORTV pair_ = TO_USHORTV(LDU(AS, (p) + HALO - k * CHANNELS)) + \
+                            TO_USHORTV(LDU(AS, (p) + HALO + k * CHANNELS));  \
+      if (k & 1)                                                             \
+        s2_ += tu[k] * pair_;                                                \
+      else                                                                   \
+        s_ += tu[k] * pair_;                                                 \
+    }                                                                        \
+    out = s_ + s2_;                                                          \
   } while (0)
 
-__kernel __attribute__((reqd_work_group_size(WGX, 1, 1))) void blur_ring(
-    __global const uchar* src, __global uchar* dst, int width, int height,
-    __constant float* taps, int value) {
+__kernel __attribute__((reqd_work_group_size(WGX, 1, 1))) void blur_ring(__global const uchar* src,
+                                                                         __global uchar* dst,
+                                                                         int width, int height,
+                                                                         __constant float* taps,
+                                                                         int value) {
   const int n = width * CHANNELS;
   const int e = get_global_id(0) * VEC;
   const int y0 = get_global_id(1) * BAND;

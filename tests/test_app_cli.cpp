@@ -120,6 +120,15 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_NE(usageError({"-y", "-n"}).find("-y and -n contradict"), std::string::npos);
   EXPECT_NE(usageError({"-t", "1", "--to", "2"}).find("give one"), std::string::npos);
   EXPECT_NE(usageError({"-c", "copy"}).find("ffmpeg's codec option"), std::string::npos);
+  // ffmpeg's output size and rate, after the input: what to use instead, not "did you mean --ss".
+  EXPECT_EQ(usageError({"-i", "in.mp4", "-s", "640x480"})
+                .rfind("-s after the input is ffmpeg's "
+                       "output size; here the chain sets "
+                       "it: add resize=WxH",
+                       0),
+            0u);
+  EXPECT_NE(usageError({"-i", "in.mp4", "-r", "30"}).find("output frame rate"), std::string::npos);
+  EXPECT_NE(usageError({"-i", "in.mp4", "-framerate", "30"}).find("(--rate)"), std::string::npos);
   EXPECT_NE(usageError({"--log-level", "loud"}).find("--log-level must be one of"),
             std::string::npos);
   EXPECT_EQ(usageError({"--bogus"}), "unknown option --bogus; see vidfilter --help");

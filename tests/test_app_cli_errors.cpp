@@ -184,6 +184,40 @@ TEST(AppCliBinary, X264PresetAndCrfOutOfItsRange) {
   EXPECT_EQ(countFrames(out), 3);
 }
 
+TEST(AppCliBinary, QualityOptionsOnLosslessOutputsAreIgnoredWithAWarning) {
+  // y4m with --crf was refused pointing at --bitrate, which y4m ignored in silence; ffv1 the same;
+  // an image sequence took both in silence. Each given option is now one warning naming it, and
+  // the frames are written.
+  TempDir dir("cli_lossless");
+  struct Case {
+    std::string out;
+    std::vector<std::string> options, warned;
+  };
+  for (const Case& c :
+       {Case{"o.y4m", {"--crf", "20"}, {"--crf"}},
+        Case{"o.mkv",
+             {"--codec", "ffv1", "--bitrate", "2M", "--preset", "fast"},
+             {"--bitrate", "--preset"}},
+        Case{"f_%03d.png", {"--crf", "18", "--preset", "slow"}, {"--crf", "--preset"}}}) {
+    SCOPED_TRACE(c.out);
+    std::vector<std::string> args = {"-i", kVideo, "--chain", "gray", "--frames", "3"};
+    args.insert(args.end(), c.options.begin(), c.options.end());
+    args.insert(args.end(), {"-o", dir / c.out});
+    const auto r = runVidfilter(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    int warnings = 0;
+    for (std::size_t at = 0; (at = r.err.find(": warning: ", at)) != std::string::npos; ++at)
+      ++warnings;
+    EXPECT_EQ(warnings, static_cast<int>(c.warned.size())) << r.err;
+    for (const std::string& w : c.warned)
+      EXPECT_NE(r.err.find(w + " is ignored"), std::string::npos) << w << "\n" << r.err;
+  }
+  EXPECT_EQ(countFrames(dir / "o.y4m"), 3);
+  EXPECT_EQ(countFrames(dir / "o.mkv"), 3);
+  for (const char* f : {"f_001.png", "f_002.png", "f_003.png"})
+    EXPECT_TRUE(std::filesystem::exists(dir / f)) << f;
+}
+
 TEST(AppCliBinary, OutputFramesPastTheEncodersLimit) {
   // Was: "the h264 (libx264) encoder could not start at 0x0" (exit 1).
   TempDir dir("cli_huge");

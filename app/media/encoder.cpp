@@ -97,8 +97,30 @@ void checkX26x(const AVCodec* codec, const EncoderSettings& s) {
 
 }  // namespace
 
-void VideoEncoder::applySettings(const EncoderSettings& s) {
+void VideoEncoder::applySettings(const EncoderSettings& given) {
   void* priv = ctx_->priv_data;
+  EncoderSettings s = given;
+  // Lossless encoders (y4m's wrapped frames, rawvideo, ffv1, png, ...) have no quality, bitrate
+  // or speed to set: each such option is one warning and has no effect, as with ffmpeg.
+  const AVCodecDescriptor* desc = avcodec_descriptor_get(codec_->id);
+  if (desc && (desc->props & AV_CODEC_PROP_LOSSLESS) && !(desc->props & AV_CODEC_PROP_LOSSY)) {
+    const bool raw =
+        codec_->id == AV_CODEC_ID_WRAPPED_AVFRAME || codec_->id == AV_CODEC_ID_RAWVIDEO;
+    const std::string what = raw ? std::string("the output is uncompressed video")
+                                 : std::string("the ") + codec_->name + " encoder is lossless";
+    const auto ignored = [&](const char* option) {
+      spdlog::warn(
+          "{}: {} is ignored: {} (nothing to trade for size; choose a lossy encoder "
+          "with --codec, e.g. libx264, to set it)",
+          shown_, option, what);
+    };
+    if (s.crf) ignored("--crf");
+    if (s.bitrate) ignored("--bitrate");
+    if (!s.preset.empty()) ignored("--preset");
+    s.crf.reset();
+    s.bitrate.reset();
+    s.preset.clear();
+  }
   checkX26x(codec_, s);
   if (!s.preset.empty() && av_opt_set(priv, "preset", s.preset.c_str(), 0) < 0)
     throw app::UsageError("--preset " + s.preset + ": the " + codec_->name +

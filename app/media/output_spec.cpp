@@ -191,6 +191,10 @@ OutputSpec classifyOutput(const OutputRequest& r) {
       classifyImages(s, fs::path(s.path));
       if (!r.encoder.codec.empty())
         spdlog::warn("--codec {} is ignored for an image sequence", r.encoder.codec);
+      for (const auto& [given, option] : {std::pair{r.encoder.crf.has_value(), "--crf"},
+                                          std::pair{r.encoder.bitrate.has_value(), "--bitrate"},
+                                          std::pair{!r.encoder.preset.empty(), "--preset"}})
+        if (given) spdlog::warn("{} is ignored for an image sequence", option);
       return s;
     }
   }
