@@ -56,7 +56,9 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
         spdlog::info("{}: decoding on NVDEC ({})", shown, nv->name);
         return;
       }
-      tried = std::string(nv->name) + " did not open: " + avError(err);
+      const std::string missing = hwdecMissing(AV_HWDEVICE_TYPE_CUDA);
+      tried = std::string(nv->name) +
+              (missing.empty() ? " did not open: " + avError(err) : ": " + missing);
     }
     if (hwdec == "cuvid")
       spdlog::warn("{}: --hwdec cuvid is not available ({}); decoding in software", shown, tried);

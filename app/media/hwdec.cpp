@@ -1,7 +1,9 @@
 #include "app/media/hwdec.hpp"
 
+#include <dlfcn.h>
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <vector>
 
 extern "C" {
@@ -17,6 +19,20 @@ AVPixelFormat hostFormat(AVCodecContext*, const AVPixelFormat* offered) {
     if (d && !(d->flags & AV_PIX_FMT_FLAG_HWACCEL)) return *p;
   }
   return AV_PIX_FMT_NONE;
+}
+
+std::string hwdecMissing(AVHWDeviceType type) {
+  // FFmpeg's codes say little here: a machine without NVIDIA's driver gives "Operation not
+  // permitted" (its loader returns -1), one without a VAAPI device "Generic error in an
+  // external library".
+  if (type == AV_HWDEVICE_TYPE_CUDA) {
+    void* cuda = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!cuda) return "no NVIDIA driver (libcuda.so.1 is not installed)";
+    ::dlclose(cuda);
+  }
+  if (type == AV_HWDEVICE_TYPE_VAAPI && !std::filesystem::exists("/dev/dri"))
+    return "no VAAPI device (/dev/dri does not exist)";
+  return "";
 }
 
 namespace {
@@ -51,7 +67,10 @@ bool tryDevice(AVCodecContext* dec, const AVCodec* codec, AVHWDeviceType type, s
   AVBufferRef* device = nullptr;
   const int err = av_hwdevice_ctx_create(&device, type, nullptr, nullptr, 0);
   if (err < 0) {
-    *why = std::string("no ") + av_hwdevice_get_type_name(type) + " device (" + avError(err) + ")";
+    *why = hwdecMissing(type);
+    if (why->empty())
+      *why =
+          std::string("no ") + av_hwdevice_get_type_name(type) + " device (" + avError(err) + ")";
     return false;
   }
   dec->hw_device_ctx = device;  // the codec context owns the reference now
@@ -92,7 +111,7 @@ std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::
       spdlog::info("{}: decoding on {} ({})", shown, av_hwdevice_get_type_name(t), codec->name);
       return av_hwdevice_get_type_name(t);
     }
-    reasons += (reasons.empty() ? "" : "; ") + why;
+    if (reasons.find(why) == std::string::npos) reasons += (reasons.empty() ? "" : "; ") + why;
   }
   if (mode == "auto")
     spdlog::info("{}: no hardware decoder ({}); decoding in software", shown, reasons);

@@ -8,6 +8,10 @@
 
 #include "app/media/av.hpp"
 
+extern "C" {
+#include <libavutil/hwcontext.h>
+}
+
 namespace vf::media {
 
 // Sets `dec` up to decode on the hwaccel `mode` names (cuda, vaapi or auto), before
@@ -21,6 +25,10 @@ std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::
 // NVIDIA's decoder for the codec `id` (h264_cuvid for H.264, ...) when this FFmpeg has one;
 // else nullptr, and *why says so.
 const AVCodec* cuvidDecoder(AVCodecID id, std::string* why);
+
+// What this machine lacks for decoding on `type` when that can be seen (NVIDIA's driver, a VAAPI
+// device), said in place of FFmpeg's error code; else "".
+std::string hwdecMissing(AVHWDeviceType type);
 
 // A get_format that takes the first format in host memory (NV12, P010, ...): a cuvid decoder
 // then copies each frame to the host as it hands it back.
