@@ -29,6 +29,11 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
       {"-framerate", "--rate"}, {"-pix_fmt", "--input-pix-fmt"}, {"-threads", "--threads"}};
   std::vector<std::string> out;
   bool inputSeen = false;
+  // ffmpeg's input options come before the -i they are for: before the last -i they are still
+  // input options (the next input's), after it the output's.
+  std::size_t lastInput = 0;
+  for (std::size_t i = 0; i < args.size() && args[i] != "--"; ++i)
+    if (args[i] == "-i" || args[i] == "--input" || args[i].rfind("--input=", 0) == 0) lastInput = i;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {  // everything after is an argument as written
@@ -41,13 +46,14 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
           a +
           " is ffmpeg's codec option for every stream; here -c:v NAME (or --codec) sets the "
           "video encoder, -c:a NAME the audio's, and the chain is --chain or -vf");
-    // After the input ffmpeg's -s and -r are the output's size and rate.
-    if (inputSeen && (a == "-s" || a == "-video_size"))
+    // After the last input ffmpeg's -s and -r are the output's size and rate.
+    const bool afterInputs = inputSeen && i > lastInput;
+    if (afterInputs && (a == "-s" || a == "-video_size"))
       throw UsageError(a +
                        " after the input is ffmpeg's output size; here the chain sets it: add "
                        "resize=WxH to --chain (e.g. --chain blur,resize=640x480). Before -i, " +
                        a + " is the frame size of raw input (--size)");
-    if (inputSeen && (a == "-r" || a == "-framerate"))
+    if (afterInputs && (a == "-r" || a == "-framerate"))
       throw UsageError(a +
                        " after the input is ffmpeg's output frame rate; vidfilter keeps the "
                        "input's timing (to change it, convert with ffmpeg -r before or after). "
@@ -55,7 +61,7 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
                        a + " is the rate of raw input or an image sequence (--rate)");
     if (auto it = anywhere.find(a); it != anywhere.end()) {
       out.push_back(it->second);
-    } else if (auto b = beforeInput.find(a); b != beforeInput.end() && !inputSeen) {
+    } else if (auto b = beforeInput.find(a); b != beforeInput.end() && !afterInputs) {
       out.push_back(b->second);
     } else if (a == "-pix_fmt") {
       out.push_back("--pix-fmt");

@@ -58,8 +58,8 @@ void Settings::fillFrom(const Settings& lower) {
   // -t and --to say the same thing: the command line's one wins over the file's other.
   if (duration && to && !lower.duration) to.reset();
   if (duration && to && !lower.to) duration.reset();
-  if (crf && bitrate && !lower.crf) crf.reset();
-  if (crf && bitrate && !lower.bitrate) bitrate.reset();
+  if (crf && bitrate && !lower.crf) bitrate.reset();
+  if (crf && bitrate && !lower.bitrate) crf.reset();
 }
 
 std::string checkFrames(std::int64_t n) {

@@ -129,6 +129,11 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
             0u);
   EXPECT_NE(usageError({"-i", "in.mp4", "-r", "30"}).find("output frame rate"), std::string::npos);
   EXPECT_NE(usageError({"-i", "in.mp4", "-framerate", "30"}).find("(--rate)"), std::string::npos);
+  // Before a later -i they are that input's, as in ffmpeg.
+  const Settings two =
+      parseArgs({"-i", "a.mp4", "-s", "64x48", "-r", "10", "-i", "b.raw"}).settings;
+  EXPECT_EQ(two.size.value_or(""), "64x48");
+  EXPECT_EQ(two.rate, std::optional<double>(10));
   EXPECT_NE(usageError({"--log-level", "loud"}).find("--log-level must be one of"),
             std::string::npos);
   EXPECT_EQ(usageError({"--bogus"}), "unknown option --bogus; see vidfilter --help");

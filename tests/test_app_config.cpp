@@ -139,6 +139,32 @@ TEST(AppConfig, CommandLineOverridesTheFile) {
   EXPECT_EQ(cli.chain.value_or(""), "gray");
 }
 
+// Options that say the same thing two ways (-t and --to, --crf and --bitrate): the command
+// line's one wins over the file's other.
+TEST(AppConfig, CommandLineWinsOverTheFilesAlternative) {
+  {
+    Settings cli;
+    cli.bitrate = 1000000;
+    cli.fillFrom(parseConfig("crf = 18\n", "t.toml"));
+    EXPECT_EQ(cli.bitrate, std::optional<std::int64_t>(1000000));
+    EXPECT_FALSE(cli.crf.has_value());
+  }
+  {
+    Settings cli;
+    cli.crf = 30;
+    cli.fillFrom(parseConfig("bitrate = \"1M\"\n", "t.toml"));
+    EXPECT_EQ(cli.crf, std::optional<double>(30));
+    EXPECT_FALSE(cli.bitrate.has_value());
+  }
+  {
+    Settings cli;
+    cli.to = 4;
+    cli.fillFrom(parseConfig("duration = 2\n", "t.toml"));
+    EXPECT_EQ(cli.to, std::optional<double>(4));
+    EXPECT_FALSE(cli.duration.has_value());
+  }
+}
+
 TEST(AppConfig, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(configError("input = \"a\"\n[engine]\nslots = 10\n"),
             "t.toml:3:9: engine.slots: must be in [1, 8] (frames in flight: 2 = ping-pong, more "

@@ -21,14 +21,31 @@ AVPixelFormat hostFormat(AVCodecContext*, const AVPixelFormat* offered) {
   return AV_PIX_FMT_NONE;
 }
 
+namespace {
+
+// "" when the library loads; else what is wrong with it.
+std::string libraryProblem(const char* name) {
+  void* lib = ::dlopen(name, RTLD_LAZY | RTLD_LOCAL);
+  if (lib) {
+    ::dlclose(lib);
+    return "";
+  }
+  const char* err = ::dlerror();
+  const std::string why = err ? err : "";
+  if (why.find("No such file") != std::string::npos) return std::string(name) + " is not installed";
+  return std::string(name) + " does not load: " + why;
+}
+
+}  // namespace
+
 std::string hwdecMissing(AVHWDeviceType type) {
   // FFmpeg's codes say little here: a machine without NVIDIA's driver gives "Operation not
   // permitted" (its loader returns -1), one without a VAAPI device "Generic error in an
-  // external library".
+  // external library". NVDEC needs the driver (libcuda) and its video decoder (libnvcuvid).
   if (type == AV_HWDEVICE_TYPE_CUDA) {
-    void* cuda = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!cuda) return "no NVIDIA driver (libcuda.so.1 is not installed)";
-    ::dlclose(cuda);
+    if (auto p = libraryProblem("libcuda.so.1"); !p.empty()) return "no NVIDIA driver (" + p + ")";
+    if (auto p = libraryProblem("libnvcuvid.so.1"); !p.empty())
+      return "no NVIDIA video decoder (" + p + ")";
   }
   if (type == AV_HWDEVICE_TYPE_VAAPI && !std::filesystem::exists("/dev/dri"))
     return "no VAAPI device (/dev/dri does not exist)";

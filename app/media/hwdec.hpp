@@ -26,8 +26,8 @@ std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::
 // else nullptr, and *why says so.
 const AVCodec* cuvidDecoder(AVCodecID id, std::string* why);
 
-// What this machine lacks for decoding on `type` when that can be seen (NVIDIA's driver, a VAAPI
-// device), said in place of FFmpeg's error code; else "".
+// What this machine lacks for decoding on `type` when that can be seen (NVIDIA's driver or its
+// video decoder library, a VAAPI device), said in place of FFmpeg's error code; else "".
 std::string hwdecMissing(AVHWDeviceType type);
 
 // A get_format that takes the first format in host memory (NV12, P010, ...): a cuvid decoder
