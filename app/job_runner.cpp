@@ -185,6 +185,8 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   io.convertThreads = sh.convertThreads;
   std::unique_ptr<CaptureSource> source = sh.open([&] { return openSource(job.source, io); });
   r.description = source->description();
+  // Several inputs on a CPU device: each frame size its own programs (ProgramVariant says why).
+  chain.setProgramsPerFrameSize(ctx->facts().cpu && sh.jobs.size() > 1);
   chain.configure(*ctx, source->firstFrameDesc());
   // One input and several devices: its frames are shared among them (files; a live source
   // stays on one device).

@@ -175,6 +175,7 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
   if (in.empty())
     throw UserError("cannot configure the chain for an empty frame (" + in.str() + ")");
   configured_ = false;
+  const ProgramVariant variant(perFrameSize_ ? in.str() : "");
   const std::uint64_t maxAlloc = cl.info().maxAllocBytes;
   if (maxAlloc && in.bytes() > maxAlloc) throw frameTooLarge(cl, in, "the input", in.bytes());
   cl_ = &cl;

@@ -70,6 +70,12 @@ class Chain {
   bool setFusion(Fusion mode);
   Fusion fusion() const { return fuse_; }
 
+  // Programs built per frame size (ProgramVariant: for several chains of different frame sizes
+  // running at once on one CPU device). Takes effect at the next configure(). programVariant():
+  // the variant to build under, "" unless set.
+  void setProgramsPerFrameSize(bool on) { perFrameSize_ = on; }
+  std::string programVariant() const { return perFrameSize_ ? input_.str() : ""; }
+
   // The passes of the configured chain, in order: a stage of its own or a fused pass.
   struct Pass {
     std::string label;                // "blur", or "gray+hist+brightness" for a fused pass
@@ -142,6 +148,7 @@ class Chain {
   std::size_t scratchBytes_ = 0;
   ClContext* cl_ = nullptr;
   Fusion fuse_ = Fusion::Auto;
+  bool perFrameSize_ = false;
   std::vector<PassPlan> passes_;
   std::vector<std::unique_ptr<FusedPass>> fused_;  // indexed like passes_; null: not fused
 

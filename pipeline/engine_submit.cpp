@@ -84,6 +84,7 @@ void Engine::Impl::applyChanges() {
   }
   for (auto& change : changes) change(chain);
   if (chain.configured()) {
+    const ProgramVariant variant(chain.programVariant());
     for (std::size_t i = 0; i < chain.size(); ++i)
       if (chain.enabled(i)) chain.stage(i).update();
     publishStageNames();

@@ -275,6 +275,37 @@ TEST(ProgramCache, HitOnSecondBuildMissOnChange) {
   fs::remove_all(dir);
 }
 
+// Under a variant the same source and options build a program of their own (another
+// cl_program, compiled once, then a memory hit under the same variant); the variant ends with
+// its scope, and nested ones restore the outer.
+TEST(ProgramCache, VariantsBuildProgramsOfTheirOwn) {
+  const fs::path dir = freshDir("cache_variant");
+  auto& ctx = test::context();
+  ProgramCache cache(ctx.context(), ctx.info(), dir);
+  const cl::Program plain = cache.buildSource("tiny", kTinyKernel, "-DVALUE=5");
+  cl::Program a, a2, b, inner, after;
+  {
+    const ProgramVariant va("640x480 bgr");
+    a = cache.buildSource("tiny", kTinyKernel, "-DVALUE=5");
+    a2 = cache.buildSource("tiny", kTinyKernel, "-DVALUE=5");
+    {
+      const ProgramVariant vb("1920x1080 bgr");
+      b = cache.buildSource("tiny", kTinyKernel, "-DVALUE=5");
+    }
+    inner = cache.buildSource("tiny", kTinyKernel, "-DVALUE=5");
+  }
+  after = cache.buildSource("tiny", kTinyKernel, "-DVALUE=5");
+  EXPECT_EQ(cache.stats().builds, 3);  // none, 640x480, 1920x1080
+  EXPECT_EQ(cache.stats().memoryHits, 3);
+  EXPECT_NE(a(), plain());
+  EXPECT_NE(b(), a());
+  EXPECT_EQ(a2(), a());
+  EXPECT_EQ(inner(), a());
+  EXPECT_EQ(after(), plain());
+  for (const cl::Program& p : {plain, a, b}) EXPECT_EQ(runTiny(p), 5);
+  fs::remove_all(dir);
+}
+
 TEST(ProgramCache, CorruptEntryIsRebuiltAndReplaced) {
   // What the cache promises for a damaged entry: never trusted (the program still computes the
   // right thing), counted as rejected, rebuilt from source, and replaced by an entry that the

@@ -1,5 +1,7 @@
 #include "pipeline/cl/program_cache.hpp"
 
+#include <cctype>
+
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -263,8 +265,22 @@ void ProgramCache::storeFailed(const std::string& why) {
   dir_.clear();
 }
 
+namespace {
+
+thread_local std::string tVariant;
+
+}  // namespace
+
+ProgramVariant::ProgramVariant(const std::string& variant) : previous_(tVariant) {
+  tVariant.clear();
+  for (const char c : variant) tVariant += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+}
+
+ProgramVariant::~ProgramVariant() { tVariant = previous_; }
+
 cl::Program ProgramCache::buildSource(const std::string& label, const std::string& source,
-                                      const std::string& options) {
+                                      const std::string& given) {
+  const std::string options = tVariant.empty() ? given : given + " -DVF_VARIANT_" + tVariant;
   std::lock_guard<std::mutex> lock(mutex_);
   const std::string k = key(source, options);
   if (auto it = memory_.find(k); it != memory_.end()) {

@@ -68,6 +68,24 @@ class ProgramCache {
   Stats stats_;
 };
 
+// While one is alive on a thread, programs that thread builds are built apart from the same
+// source built under another variant (or none): the variant joins the build options as a
+// -DVF_VARIANT_... define. PoCL 3.1 keys its compiled work-group functions on the program and
+// the work-group size, not the grid, and when one kernel runs on grids of two widths at once
+// (two inputs of different sizes on one CPU device) it releases the wrong copy and aborts
+// ("pocl_release_dlhandle_cache: Assertion `found->ref_count > 0' failed"); a chain built per
+// frame size gives each grid its own kernels. Variants nest; "" is none.
+class ProgramVariant {
+ public:
+  explicit ProgramVariant(const std::string& variant);
+  ~ProgramVariant();
+  ProgramVariant(const ProgramVariant&) = delete;
+  ProgramVariant& operator=(const ProgramVariant&) = delete;
+
+ private:
+  std::string previous_;
+};
+
 std::uint64_t fnv1a64(const void* data, std::size_t size,
                       std::uint64_t seed = 1469598103934665603ull);
 
