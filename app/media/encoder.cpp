@@ -106,13 +106,14 @@ void VideoEncoder::applySettings(const EncoderSettings& given) {
   if (desc && (desc->props & AV_CODEC_PROP_LOSSLESS) && !(desc->props & AV_CODEC_PROP_LOSSY)) {
     const bool raw =
         codec_->id == AV_CODEC_ID_WRAPPED_AVFRAME || codec_->id == AV_CODEC_ID_RAWVIDEO;
-    const std::string what = raw ? std::string("the output is uncompressed video")
-                                 : std::string("the ") + codec_->name + " encoder is lossless";
+    const std::string what =
+        raw ? "the output is uncompressed video (nothing to trade for size; write .mp4 or .mkv, "
+              "H.264 by default, to set it)"
+            : std::string("the ") + codec_->name +
+                  " encoder is lossless (nothing to trade for size; choose a lossy encoder with "
+                  "--codec, e.g. libx264, to set it)";
     const auto ignored = [&](const char* option) {
-      spdlog::warn(
-          "{}: {} is ignored: {} (nothing to trade for size; choose a lossy encoder "
-          "with --codec, e.g. libx264, to set it)",
-          shown_, option, what);
+      spdlog::warn("{}: {} is ignored: {}", shown_, option, what);
     };
     if (s.crf) ignored("--crf");
     if (s.bitrate) ignored("--bitrate");
