@@ -190,8 +190,9 @@ PartResult encodeOnly(const JobSetup& s, const ResidentFrames& filtered, const s
 PartResult wholeJob(const JobSetup& s, std::shared_ptr<ClContext> cl, const std::string& hwdec,
                     const std::string& path) {
   auto src = openInput(s, hwdec);
-  PartResult r{"whole job" + hwLabel(hwdec, fellBack(hwdec, *src))};
-  r.hwFellBack = fellBack(hwdec, *src);
+  const bool software = fellBack(hwdec, *src);
+  PartResult r{"whole job" + hwLabel(hwdec, software)};
+  r.hwFellBack = software;
   Chain chain = Chain::parse(s.chain);
   chain.configure(*cl, src->firstFrameDesc());
   const FrameDesc out = chain.output();

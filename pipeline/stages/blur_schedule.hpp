@@ -69,8 +69,7 @@ struct BlurPlan {
 
 // The kernel `request.kernel` names, or for auto the device's: slab on NVIDIA compute capability
 // 8+ where it reaches, tiled on other GPUs where it reaches, ring on CPUs where it reaches, else
-// cpu. UserError when a named
-// kernel cannot take the radius, channels or taps.
+// cpu. UserError when a named kernel cannot take the radius, channels or taps.
 BlurKernel chooseBlurKernel(const BlurRequest& request, const DeviceFacts& facts);
 
 // The plan for `request` on a device with `facts`; groupLimit (> 0) caps an automatic group
