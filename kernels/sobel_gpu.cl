@@ -39,7 +39,8 @@
 //                -DEXACT=0|1 [-DH2 [-DH2_PTX]] -DPERM_PTX=0|1 (1: NVIDIA's byte permute)
 // Run time:      the smoothing taps times scale (centre first), the border value; with
 //                PROLOGUE (the source read through point-wise functions, prologue.cl) then the
-//                functions' parameters.
+//                functions' parameters; with EPILOGUE (the stores through point-wise functions
+//                and histogram counters, epilogue.cl) then theirs, and each counter's buffers.
 
 #include "border.cl"
 #include "byte_perm.cl"
@@ -84,6 +85,7 @@ __constant float DV[7] = {-1, -4, -5, 0, 5, 4, 1};
 // must stay in registers), packed into words for store_words (one 4-, 8- or 16-byte store; some
 // compilers split a uchar16 store into 4-byte pieces).
 #define PACK4(o, i) as_uint((uchar4)(o[i], o[i + 1], o[i + 2], o[i + 3]))
+#include "epilogue.cl"
 
 #define BIAS 0x1.0p23f
 
@@ -214,11 +216,13 @@ inline uint mode_byte(float gx, float gy, float4 taps, bool exact) {
 }
 
 // The VX output bytes of a row as VX/4 words (lowest byte first) to dst at byte offset `at`,
-// of which only the first `count` (the rest of the row) are stored: a whole vector where it
+// of which only the first `count` (the rest of the row) are stored, through the epilogue where
+// there is one (epilogue.cl, which counts those bytes): a whole vector where it
 // starts VX-aligned, else the aligned words of dst it covers, each cut from two of w by a byte
 // permute, and the partial ones at either end byte by byte (constant indices: `w` stays in
 // registers on GPUs).
-inline void store_words(__global uchar* dst, int at, const uint* w, int count) {
+inline void store_words(__global uchar* dst, int at, uint* w, int count EPI_DECL) {
+  epi_words(w, count EPI_PASS);
   if (count >= VX && at % VX == 0) {
     __global uchar* o = dst + at;
 #if VX == 4
@@ -247,18 +251,19 @@ inline void store_words(__global uchar* dst, int at, const uint* w, int count) {
   }
 }
 
-inline void store_row(__global uchar* dst, int at, const uchar* out, int count) {
+inline void store_row(__global uchar* dst, int at, const uchar* out, int count EPI_DECL) {
   uint w[VX / 4];
 #pragma unroll
   for (int k = 0; k < VX / 4; ++k) w[k] = PACK4(out, 4 * k);
-  store_words(dst, at, w, count);
+  store_words(dst, at, w, count EPI_PASS);
 }
 
 #if !defined(SLIDE_PIXELS) || KSIZE > 3
 // slide=taps. The whole strip of a work-item; `exact` is a constant in each of the two inlined
 // copies. The horizontal taps of the 2R rows above slide through registers (4R x VX floats).
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                  int height, float4 taps, int value, bool exact, int x0, int y0 PRO_DECL) {
+                  int height, float4 taps, int value, bool exact, int x0,
+                  int y0 PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
   float d[WIN][VX], s[WIN][VX];
@@ -285,7 +290,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         vertical(d, s, taps, i, &gx, &gy);
         out[i] = (uchar)mode_byte(gx, gy, taps, exact);
       }
-      store_row(dst, y * rowBytes + x0, out, min(VX, rowBytes - x0));
+      store_row(dst, y * rowBytes + x0, out, min(VX, rowBytes - x0) EPI_PASS);
     }
 #pragma unroll
     for (int k = 0; k < 2 * R; ++k)
@@ -304,7 +309,8 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 // 2^26. At other scales the horizontal taps of the three rows are recomputed per output row,
 // in OpenCV's order.
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                  int height, float4 taps, int value, bool exact, int x0, int y0 PRO_DECL) {
+                  int height, float4 taps, int value, bool exact, int x0,
+                  int y0 PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
   uint w[NW];
@@ -365,7 +371,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         out[i] = (uchar)mode_byte(gx, gy, taps, false);
       }
     }
-    store_row(dst, y * rowBytes + x0, out, min(VX, rowBytes - x0));
+    store_row(dst, y * rowBytes + x0, out, min(VX, rowBytes - x0) EPI_PASS);
 #pragma unroll
     for (int j = 0; j < NB; ++j) {
       p0[j] = p1[j];
@@ -382,14 +388,19 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 #endif
 
 __kernel void sobel(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                    int height, float4 taps, int value PRO_DECL) {
-  const int x0 = get_global_id(0) * VX;          // first byte column of the work-item
-  const int y0 = get_global_id(1) * PY;          // first output row
-  if (x0 >= width * CH || y0 >= height) return;  // the rounded-up global size (no barriers)
+                    int height, float4 taps, int value PRO_DECL EPI_KDECL) {
+  const int x0 = get_global_id(0) * VX;  // first byte column of the work-item
+  const int y0 = get_global_id(1) * PY;  // first output row
+  EPI_BEGIN
+  // Work-items past the frame (the rounded-up global size) compute nothing but reach the
+  // epilogue's barriers.
+  if (x0 < width * CH && y0 < height) {
 #if EXACT && USE_H2
-  (void)taps;
-  strip_h2(src, dst, width, height, value, x0, y0 PRO_PASS);
+    (void)taps;
+    strip_h2(src, dst, width, height, value, x0, y0 PRO_PASS EPI_PASS);
 #else
-  strip(src, dst, width, height, taps, value, EXACT, x0, y0 PRO_PASS);
+    strip(src, dst, width, height, taps, value, EXACT, x0, y0 PRO_PASS EPI_PASS);
 #endif
+  }
+  EPI_END
 }

@@ -26,7 +26,8 @@ void Chain::planFusion(ClContext& cl) {
     Stage& st = *stages_[i];
     const PointFn* f = st.pointFn();
     indices.push_back(i);
-    traits.push_back({f != nullptr, f && f->startsPass, st.histogramCounter() != nullptr, false});
+    traits.push_back({f != nullptr, f && f->startsPass, st.histogramCounter() != nullptr, false,
+                      f && f->inChannels == f->outChannels, st.takesEpilogue()});
   }
   // The frames chain stage i reads.
   const auto inputOf = [&](std::size_t i) { return i == 0 ? input_ : stageOut_[i - 1]; };
@@ -45,10 +46,15 @@ void Chain::planFusion(ClContext& cl) {
     std::vector<Stage*> members;
     for (const std::size_t i : passes_[k].stages) members.push_back(stages_[i].get());
     const FrameDesc in = inputOf(passes_[k].stages.front());
-    if (passes_[k].prologue) {
-      Stage* reader = members.back();
-      members.pop_back();
-      clCall(label(passes_[k]), [&] { reader->setPrologue(members, in); });
+    if (passes_[k].prologue || passes_[k].epilogue) {
+      const std::size_t r = passes_[k].reader;
+      Stage* reader = members[r];
+      const std::vector<Stage*> before(members.begin(), members.begin() + r),
+          after(members.begin() + r + 1, members.end());
+      clCall(label(passes_[k]), [&] {
+        if (passes_[k].prologue) reader->setPrologue(before, in);
+        if (passes_[k].epilogue) reader->setEpilogue(after);
+      });
       continue;
     }
     auto pass = std::make_unique<FusedPass>();
@@ -74,10 +80,12 @@ std::vector<Chain::Pass> Chain::passes() const {
     std::string schedule;
     if (fused_[k])
       schedule = fused_[k]->schedule();
-    else if (p.prologue)  // the reader's schedule, and what it reads through
-      schedule = stages_[p.stages.back()]->schedule() +
-                 " prologue=" + label({{p.stages.begin(), p.stages.end() - 1}, false, false});
-    else
+    else if (p.prologue || p.epilogue) {  // the reader's schedule, what it reads and stores through
+      const auto reader = p.stages.begin() + static_cast<std::ptrdiff_t>(p.reader);
+      schedule = stages_[*reader]->schedule();
+      if (p.prologue) schedule += " prologue=" + label({{p.stages.begin(), reader}});
+      if (p.epilogue) schedule += " epilogue=" + label({{reader + 1, p.stages.end()}});
+    } else
       schedule = stages_[p.stages.front()]->schedule();
     out.push_back({label(p), p.stages, p.fused, schedule});
   }

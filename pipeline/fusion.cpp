@@ -20,9 +20,27 @@ void closeRun(const std::vector<std::size_t>& indices, const std::vector<FusionT
     out.push_back(std::move(p));
     return;
   }
-  for (std::size_t k = begin; k < end; ++k) out.push_back({{indices[k]}, false});
+  for (std::size_t k = begin; k < end; ++k) out.push_back({{indices[k]}});
+}
+
+// Appends to `p` (stage k's pass) the epilogue members after k; returns the position after
+// the last one taken (k + 1 when none).
+std::size_t takeEpilogue(const std::vector<std::size_t>& indices,
+                         const std::vector<FusionTraits>& traits, std::size_t k, PassPlan& p) {
+  std::size_t j = k + 1;
+  if (!traits[k].epilogue) return j;
+  for (; j < indices.size() && epilogueMember(traits[j]); ++j) p.stages.push_back(indices[j]);
+  if (j > k + 1) {
+    p.fused = true;
+    p.epilogue = true;
+  }
+  return j;
 }
 }  // namespace
+
+bool epilogueMember(const FusionTraits& t) {
+  return t.counter || (t.point && t.keepsChannels && !t.startsPass);
+}
 
 std::size_t prologueStart(const std::vector<FusionTraits>& traits, std::size_t k) {
   std::size_t first = k;
@@ -39,7 +57,9 @@ std::vector<PassPlan> planPasses(const std::vector<std::size_t>& indices,
     throw std::invalid_argument("planPasses: indices and traits differ in length");
   std::vector<PassPlan> out;
   std::size_t begin = 0;  // start of the current run of fusable stages
-  for (std::size_t k = 0; k <= indices.size(); ++k) {
+  std::size_t next = 0;   // where the loop goes on after a pass that took an epilogue
+  for (std::size_t k = 0; k <= indices.size(); k = next) {
+    next = k + 1;
     const bool end = k == indices.size();
     // A stage that cannot join ends the run; so does one whose function needs the whole frame
     // first (it starts the next run instead).
@@ -47,23 +67,30 @@ std::vector<PassPlan> planPasses(const std::vector<std::size_t>& indices,
     if (!breaks) continue;
     if (!end && fuse && traits[k].prologue) {
       // The run's functions after its last counter fold into stage k's loads.
-      const std::size_t tail = prologueStart(traits, k);
-      if (tail < begin) throw std::logic_error("planPasses: a prologue reaching before its run");
+      // Functions an epilogue before took (the run starts after it) stay there: then the stage
+      // reads its input as it is.
+      std::size_t tail = prologueStart(traits, k);
+      if (tail < begin) tail = k;
       if (tail < k) {
         closeRun(indices, traits, begin, tail, out);
         PassPlan p{{}, true, true};
         for (std::size_t j = tail; j <= k; ++j) p.stages.push_back(indices[j]);
+        p.reader = k - tail;
+        next = begin = takeEpilogue(indices, traits, k, p);
         out.push_back(std::move(p));
-        begin = k + 1;
         continue;
       }
     }
     closeRun(indices, traits, begin, k, out);
     begin = k;
     if (end) break;
-    if (!fuse || !fusable(traits[k])) {
-      out.push_back({{indices[k]}, false});
+    if (!fuse) {
+      out.push_back({{indices[k]}});
       begin = k + 1;
+    } else if (!fusable(traits[k])) {
+      PassPlan p{{indices[k]}};
+      next = begin = takeEpilogue(indices, traits, k, p);
+      out.push_back(std::move(p));
     }
   }
   return out;

@@ -18,6 +18,13 @@
 // after the run's last counter (prologueStart): "gray,blur" is one pass, the blur loading BGR
 // pixels and converting each to gray as it reads it; "gray,hist,blur" stays two (the count
 // needs the gray frame written once anyway).
+//
+// Epilogues: a stage that can put its output through point-wise functions and histogram counters
+// as it stores it (Stage::takesEpilogue: the sobel's direct kernel on gray frames) takes the
+// run of such stages right after it, as far as each keeps the channels and none needs the whole
+// frame first: "sobel,hist,brightness" is one pass, the histogram counted from the gradients as
+// they are stored and brightness applied after; "gray,sobel,hist,brightness" (a prologue and an
+// epilogue) is one pass too.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -31,6 +38,8 @@ struct FusionTraits {
   bool counter = false;     // counts a histogram of the frame passing through (hist)
   // can read its input through the functions from prologueStart on (judged on their source)
   bool prologue = false;
+  bool keepsChannels = false;  // its PointFn makes as many channels as it takes
+  bool epilogue = false;       // can put its output through the functions and counters after it
 };
 
 // The position in `traits` of the first function a stage at position k would read through:
@@ -39,12 +48,20 @@ struct FusionTraits {
 std::size_t prologueStart(const std::vector<FusionTraits>& traits, std::size_t k);
 
 // One pass: chain indices of its stages, in order; fused passes have two or more. A prologue
-// pass (fused too) is its last stage reading through the functions of the others.
+// or epilogue pass (fused too) is one stage's kernel, at position `reader` of `stages`, reading
+// through the functions before it (prologue) and storing through the stages after it
+// (epilogue).
 struct PassPlan {
   std::vector<std::size_t> stages;
   bool fused = false;
   bool prologue = false;
+  bool epilogue = false;
+  std::size_t reader = 0;
 };
+
+// Whether a stage with `t` can be part of an epilogue: a counter, or a function that keeps the
+// channels and needs nothing of the frame before it.
+bool epilogueMember(const FusionTraits& t);
 
 // The passes for the enabled stages `indices` (in chain order) with `traits` (same order).
 // fuse false: every stage its own pass.

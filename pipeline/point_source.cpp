@@ -45,12 +45,13 @@ std::string laneTypesEnd() {
 struct PointCall {
   std::string definition, params, args, name;
 };
-PointCall pointCall(const PointFn& f, int index, int lanes) {
+PointCall pointCall(const PointFn& f, int index, int lanes, const std::string& prefix) {
   PointCall c;
-  c.name = "fused_fn" + std::to_string(index) + (lanes == 1 ? "" : "_x" + std::to_string(lanes));
+  c.name = prefix + "fused_fn" + std::to_string(index) +
+           (lanes == 1 ? "" : "_x" + std::to_string(lanes));
   c.definition = "#define POINT_FN " + c.name + "\n" + f.source + "#undef POINT_FN\n";
   for (std::size_t j = 0; j < f.params.size(); ++j) {
-    const std::string a = "a" + std::to_string(index) + "_" + std::to_string(j);
+    const std::string a = prefix + "a" + std::to_string(index) + "_" + std::to_string(j);
     c.params += ", " + declType(f.params[j]) + " " + a;
     c.args += ", " + a;
   }
@@ -60,7 +61,8 @@ PointCall pointCall(const PointFn& f, int index, int lanes) {
 }  // namespace
 
 PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
-                            const std::string& name, int lanes, const CountLines& count) {
+                            const std::string& name, int lanes, const CountLines& count,
+                            const std::string& prefix) {
   PixelFunction out;
   std::string defs, body = "  VF_PX v0[4];\n";
   for (int c = 0; c < inChannels; ++c)
@@ -70,8 +72,8 @@ PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
     const PointFn* f = st->pointFn();
     if (!f && count && st->histogramCounter()) {
       const int h = static_cast<int>(out.counterChannels.size());
-      out.params += ", __local uint* lh" + std::to_string(h);
-      out.args += ", lh" + std::to_string(h);
+      out.params += ", __local uint* " + prefix + "lh" + std::to_string(h);
+      out.args += ", " + prefix + "lh" + std::to_string(h);
       body += count(h, k, ch);
       out.counterChannels.push_back(ch);
       continue;
@@ -82,7 +84,7 @@ PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
     if (f->inChannels != ch)
       throw std::logic_error(st->name() + ": its function takes " + std::to_string(f->inChannels) +
                              " channels, the pixel has " + std::to_string(ch));
-    const PointCall c = pointCall(*f, k, lanes);
+    const PointCall c = pointCall(*f, k, lanes, prefix);
     defs += c.definition;
     out.params += c.params;
     out.args += c.args;
@@ -100,15 +102,24 @@ PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
   return out;
 }
 
+std::string Prologue::header() const {
+  if (empty()) return "";
+  return "#define PROLOGUE 1\n#define PRO_CH " + std::to_string(in.channels()) +
+         "\n#define PRO_OUT " + std::to_string(fn.outChannels) + "\n#define PRO_DECL " + fn.params +
+         "\n#define PRO_PASS " + fn.args + "\n" + fn.source;
+}
+
 cl::Program Prologue::build(ProgramCache& programs, const std::string& file,
                             const std::string& options) const {
   if (empty()) return programs.build(file, options);
-  const std::string header = "#define PROLOGUE 1\n#define PRO_CH " + std::to_string(in.channels()) +
-                             "\n#define PRO_OUT " + std::to_string(fn.outChannels) +
-                             "\n#define PRO_DECL " + fn.params + "\n#define PRO_PASS " + fn.args +
-                             "\n" + fn.source;
-  return programs.buildSource(file + " reading through functions", header + kernelSource(file),
+  return programs.buildSource(file + " reading through functions", header() + kernelSource(file),
                               options);
+}
+
+cl_uint Prologue::args() const {
+  cl_uint n = 0;
+  for (Stage* f : fns) n += static_cast<cl_uint>(f->pointFn()->params.size());
+  return n;
 }
 
 void Prologue::setArgs(cl::Kernel& kernel, cl_uint first) const {
@@ -141,7 +152,7 @@ Prologue makePrologue(const std::vector<Stage*>& fns, const FrameDesc& in, const
   if (fns.empty()) return p;
   p.fns = fns;
   p.in = in;
-  p.fn = pixelFunction(fns, in.channels(), "pro_pixel");
+  p.fn = pixelFunction(fns, in.channels(), "pro_pixel", 1, {}, "pro_");
   if (p.fn.outChannels != out.channels() || in.width != out.width || in.height != out.height)
     throw std::logic_error("a prologue that does not make " + out.str() + " of " + in.str());
   return p;

@@ -14,10 +14,11 @@ namespace vf {
 // `inline void <name>(const VF_PX* in, VF_PX* out <params>)`: a pixel of `inChannels` channels
 // through every function in order, `outChannels` out; VF_PX is uchar, or uchar16 with `lanes` 16
 // (the channels of 16 pixels, a vector each). `params` and `args` declare and pass the functions'
-// parameters, in order (kernel arguments of the caller). With `count`, histogram counters
+// parameters, in order (kernel arguments of the caller), their names starting with `prefix`
+// (two functions in one kernel take different ones). With `count`, histogram counters
 // (Stage::histogramCounter) may be among the stages: each takes a parameter `__local uint*
-// lh<k>` (k counts them from 0) and count(k, v, channels) gives the lines counting the pixel
-// where it is, the array v<v> of `channels` channels; `counterChannels` lists each counter's
+// <prefix>lh<k>` (k counts them from 0) and count(k, v, channels) gives the lines counting the
+// pixel where it is, the array v<v> of `channels` channels; `counterChannels` lists each counter's
 // channels. The functions' type macros (see PointFn) are defined around the source only.
 // Throws std::logic_error when a stage is neither or the channels do not follow.
 using CountLines = std::function<std::string(int counter, int v, int channels)>;
@@ -27,7 +28,8 @@ struct PixelFunction {
   std::vector<int> counterChannels;
 };
 PixelFunction pixelFunction(const std::vector<Stage*>& stages, int inChannels,
-                            const std::string& name, int lanes = 1, const CountLines& count = {});
+                            const std::string& name, int lanes = 1, const CountLines& count = {},
+                            const std::string& prefix = "");
 
 // The functions a stage reads its input through (Stage::setPrologue), and what the reading
 // kernel needs of them: the text to put before its source (kernels/prologue.cl's PROLOGUE,
@@ -38,9 +40,13 @@ struct Prologue {
   PixelFunction fn;
 
   bool empty() const { return fns.empty(); }
+  // The text that goes before the reading kernel's source ("" when empty).
+  std::string header() const;
   // kernels/<file> built with `options` to read through the functions (as it is without any).
   cl::Program build(ProgramCache& programs, const std::string& file,
                     const std::string& options) const;
+  // How many kernel arguments the functions' parameters take.
+  cl_uint args() const;
   // Sets the functions' parameters (their live values) as kernel arguments from `first` on.
   void setArgs(cl::Kernel& kernel, cl_uint first) const;
   // The first function's prelude when it needs the whole frame first (brightness=auto's levels),

@@ -18,6 +18,10 @@ void Stage::setPrologue(const std::vector<Stage*>& fns, const FrameDesc& /*in*/)
   if (!fns.empty()) throw std::logic_error(name() + " cannot read through a prologue");
 }
 
+void Stage::setEpilogue(const std::vector<Stage*>& stages) {
+  if (!stages.empty()) throw std::logic_error(name() + " cannot store through an epilogue");
+}
+
 cl::Event launchKernel(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
                        const cl::NDRange& local, const std::vector<cl::Event>& wait) {
   cl::Event ev;

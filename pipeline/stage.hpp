@@ -152,6 +152,15 @@ class Stage {
   // function's prelude when it has one. Empty `fns`: reads its input as it is.
   // Called after configure(), only where takesPrologue(in); a later configure() clears it.
   virtual void setPrologue(const std::vector<Stage*>& fns, const FrameDesc& in);
+  // A stage that can put each byte it stores through the point-wise functions and histogram
+  // counters after it (an epilogue: their passes folded into this one), with the schedule
+  // configure() chose. Default: it cannot.
+  virtual bool takesEpilogue() const { return false; }
+  // From the next frame on, stores its output through `stages` (configured, in chain order, each
+  // a pointFn() that keeps the channels or a histogramCounter()): the output is the last one's,
+  // and the counters count for their stages (HistogramKernel::advance, once per frame).
+  // Called after configure(), only where takesEpilogue(); a later configure() clears it.
+  virtual void setEpilogue(const std::vector<Stage*>& stages);
 
  private:
   const StageInfo& info_;

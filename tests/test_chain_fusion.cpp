@@ -25,6 +25,10 @@ std::vector<std::vector<std::size_t>> stagesOf(const std::vector<PassPlan>& plan
 constexpr FusionTraits kPoint{true, false, false, false}, kStarts{true, true, false, false},
     kCounter{false, false, true, false}, kReader{false, false, false, true},
     kOpaque{false, false, false, false};
+// Epilogues: a function that keeps the channels, a stage that stores through an epilogue, one
+// that also reads through a prologue.
+constexpr FusionTraits kKeeps{true, false, false, false, true, false},
+    kWriter{false, false, false, false, false, true}, kBoth{false, false, false, true, false, true};
 
 }  // namespace
 
@@ -93,6 +97,52 @@ TEST(ProloguePlan, NothingToFoldOrFusionOffLeavesTheReaderAlone) {
   for (const auto& x : off) EXPECT_FALSE(x.fused || x.prologue);
   const auto alone = planPasses({3}, {kReader}, true);
   EXPECT_FALSE(alone[0].fused || alone[0].prologue);
+}
+
+TEST(EpiloguePlan, CountersAndFunctionsKeepingTheChannelsJoinTheWriter) {
+  // sobel, hist, brightness, blur: the count and the function join the sobel's pass.
+  const auto p = planPasses({0, 1, 2, 3}, {kWriter, kCounter, kKeeps, kOpaque}, true);
+  EXPECT_EQ(stagesOf(p), (std::vector<std::vector<std::size_t>>{{0, 1, 2}, {3}}));
+  EXPECT_TRUE(p[0].fused && p[0].epilogue);
+  EXPECT_FALSE(p[0].prologue);
+  EXPECT_EQ(p[0].reader, 0u);
+  // A function needing the whole frame ends it, and so does one that changes the channels.
+  const auto q = planPasses({0, 1, 2, 3}, {kWriter, kCounter, kStarts, kKeeps}, true);
+  EXPECT_EQ(stagesOf(q), (std::vector<std::vector<std::size_t>>{{0, 1}, {2, 3}}));
+  const auto r = planPasses({0, 1, 2}, {kWriter, kPoint, kCounter}, true);
+  EXPECT_EQ(stagesOf(r), (std::vector<std::vector<std::size_t>>{{0}, {1, 2}}));
+  EXPECT_FALSE(r[0].epilogue);
+  // Nothing after it, or fusion off: the writer alone.
+  const auto alone = planPasses({0, 1}, {kWriter, kOpaque}, true);
+  EXPECT_EQ(stagesOf(alone), (std::vector<std::vector<std::size_t>>{{0}, {1}}));
+  EXPECT_FALSE(alone[0].fused || alone[0].epilogue);
+  const auto off = planPasses({0, 1}, {kWriter, kCounter}, false);
+  EXPECT_EQ(stagesOf(off), (std::vector<std::vector<std::size_t>>{{0}, {1}}));
+  for (const auto& x : off) EXPECT_FALSE(x.fused || x.epilogue);
+}
+
+TEST(EpiloguePlan, APrologueAndAnEpilogueMakeOnePass) {
+  // gray, sobel, hist, brightness, and a second sobel storing through a counter.
+  const auto p =
+      planPasses({0, 1, 2, 3, 4, 5}, {kPoint, kBoth, kCounter, kKeeps, kBoth, kCounter}, true);
+  EXPECT_EQ(stagesOf(p), (std::vector<std::vector<std::size_t>>{{0, 1, 2, 3}, {4, 5}}));
+  EXPECT_TRUE(p[0].prologue && p[0].epilogue);
+  EXPECT_EQ(p[0].reader, 1u);
+  EXPECT_FALSE(p[1].prologue);
+  EXPECT_TRUE(p[1].epilogue);
+  EXPECT_EQ(p[1].reader, 0u);
+}
+
+TEST(EpiloguePlan, FunctionsAnEpilogueTookAreNoPrologue) {
+  // sobel, brightness, blur: the function joins the sobel; the blur reads its input as it is.
+  const auto p = planPasses({0, 1, 2}, {kWriter, kKeeps, kReader}, true);
+  EXPECT_EQ(stagesOf(p), (std::vector<std::vector<std::size_t>>{{0, 1}, {2}}));
+  EXPECT_FALSE(p[1].prologue);
+  // The epilogue stops at a function changing the channels; the blur's prologue would reach
+  // back into it, so the blur reads as it is and that function is a pass of its own.
+  const auto q = planPasses({0, 1, 2, 3}, {kWriter, kKeeps, kPoint, kReader}, true);
+  EXPECT_EQ(stagesOf(q), (std::vector<std::vector<std::size_t>>{{0, 1}, {2}, {3}}));
+  for (const auto& x : q) EXPECT_FALSE(x.prologue);
 }
 
 // Every sequence of four stages before a reader: the functions the plan folds into it are those

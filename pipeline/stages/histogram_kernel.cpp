@@ -43,6 +43,7 @@ void HistogramKernel::configure(ClContext& cl, const FrameDesc& in,
     throw UserError("hist: frame of " + std::to_string(in.bytes()) + " bytes is too large");
   channels_ = in.channels();
   bytesPerFrame_ = static_cast<int>(in.bytes());
+  requestedCopies_ = requested.copies;
   const HistogramSchedule s = resolve(cl.facts(), requested);
   if (std::size_t(s.local) > cl.facts().maxWorkGroupSize)
     throw UserError("hist: local=" + std::to_string(s.local) + " exceeds the device's largest " +

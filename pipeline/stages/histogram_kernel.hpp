@@ -63,6 +63,9 @@ class HistogramKernel {
   int groups() const { return groups_; }  // as resolved at configure
   int local() const { return local_; }
   int copies() const { return copies_; }
+  // The copies the schedule asked for (0: the device's default), for a kernel that counts in an
+  // epilogue (pipeline/epilogue.hpp) with a schedule of its own.
+  int requestedCopies() const { return requestedCopies_; }
   const std::string& spread() const { return spread_; }
   int unroll() const { return unroll_; }
 
@@ -75,6 +78,7 @@ class HistogramKernel {
   int groups_ = 1;
   int local_ = 1;
   int copies_ = 1;
+  int requestedCopies_ = 0;
   std::string spread_;
   int unroll_ = 1;
 };

@@ -19,6 +19,9 @@
 // Prologue (Stage::setPrologue, pipeline/fusion.hpp): where its plan says so (SobelPlan::
 // prologue), the direct kernel reads its gray source through the point-wise functions before
 // it ("gray,sobel": BGR pixels converted as they are loaded, no gray frame written).
+// Epilogue (Stage::setEpilogue): on gray frames the direct kernel puts each byte it stores
+// through the histograms and point-wise functions after it ("sobel,hist,brightness": counted
+// and adjusted as stored, no gradient frame read again).
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -26,8 +29,10 @@
 
 #include "pipeline/border.hpp"
 #include "pipeline/cl/build_options.hpp"
+#include "pipeline/epilogue.hpp"
 #include "pipeline/error.hpp"
 #include "pipeline/point_source.hpp"
+#include "pipeline/stages/histogram_kernel.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {
@@ -77,6 +82,7 @@ struct SobelPlan {
   bool half = false;       // the f16x2 lanes, where the path applies
   bool prologue = false;   // reads through point-wise functions offered (Stage::takesPrologue)
   bool anySource = false;  // ... on any source (prologue=on), else those prologueSourceFits
+  bool epilogue = false;   // stores through the stages after it (Stage::takesEpilogue)
   BuildOptions options;
 };
 
@@ -91,7 +97,21 @@ struct SobelPlan {
 // 45.3 / 41.1.
 constexpr int kPrologueKsize = 5;
 
-SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in) {
+// Sub-histograms per work-group when an epilogue counts (kernels/epilogue.cl), unless the hist
+// stage's `copies` asks for another number: neighbouring pixels of a gradient often have the
+// same value, and the work-items of one step that count the same value into one copy wait on
+// each other.
+constexpr int kEpilogueCopies = 4;
+
+// Work-group shapes (wg=0x0): 8x4 work-items; with an epilogue that counts, 32x8, so that 8
+// warps share one set of sub-histograms and the frame's histogram takes an eighth of the
+// merges. H200, blur,sobel,hist,brightness on gray frames, the sobel storing through hist and
+// brightness against epilogue=off (8x4) in the same run, us: 1920x1080 31.2 at 8x4, 28.4 at
+// 8x8, 27.0 at 8x16, 26.7 at 32x8, 27.4 at 8x32 against 31.9 off; 3840x2160 57.3, 46.9, 41.8,
+// 39.6, 39.6 against 42.1 off (docs/PERFORMANCE.md).
+constexpr Size2 kWg{8, 4}, kWgCounting{32, 8};
+
+SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in, Size2 wg) {
   SobelPlan s;
   const int ksize = p.integer("ksize");
   const Schedule def = facts.cpu ? kCpuSchedule : kGpuSchedule;
@@ -111,17 +131,17 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   s.prologue =
       s.direct && in.channels() == 1 && pro != "off" && (pro == "on" || ksize <= kPrologueKsize);
   s.anySource = pro == "on";
+  s.epilogue = s.direct && in.channels() == 1 && p.text("epilogue") != "off";
   const std::string modeDefine = mode == "l2"  ? "MODE_L2"
                                  : mode == "x" ? "MODE_X"
                                  : mode == "y" ? "MODE_Y"
                                                : "MODE_MAG";
-  const Size2 wg = p.size("wg");
+  if (!s.direct)  // the tile kernel's shape; the direct kernel runs with any
+    s.options.define("WGX", wg.w).define("WGY", wg.h);
   s.options.define("KSIZE", ksize)
       .define("CH", in.channels())
       .define("VX", s.vec)
       .define("PY", s.rows)
-      .define("WGX", wg.w)
-      .define("WGY", wg.h)
       .define(modeDefine)
       .define(borderDefine(parseBorder(p.text("border"))))
       .defineIf(s.load == "rows" && !s.direct, "LOAD_BY_ROWS")
@@ -144,6 +164,8 @@ class SobelStage : public Stage {
     if (v != 0 && v != 4 && v != 8 && v != 16)
       throw ParamError("vec", "vec must be 0 (auto), 4, 8 or 16, got " + params().text("vec"));
     const Size2 wg = params().size("wg");
+    if ((wg.w == 0) != (wg.h == 0))
+      throw ParamError("wg", "wg must be 0x0 (auto) or at least 1x1, got " + params().text("wg"));
     if (wg.w * wg.h > 1024)
       throw ParamError("wg", "wg must have at most 1024 work-items, got " + params().text("wg"));
   }
@@ -153,10 +175,13 @@ class SobelStage : public Stage {
     in_ = in;
     cl_ = &ctx.cl;
     pro_ = {};
+    epi_ = {};
     ksize_ = params().integer("ksize");
     wg_ = params().size("wg");
+    wgAuto_ = wg_.w == 0;
+    if (wgAuto_) wg_ = kWg;
     const DeviceFacts& facts = ctx.cl.facts();
-    plan_ = planSobel(params(), facts, in);
+    plan_ = planSobel(params(), facts, in, wg_);
     const std::size_t items = std::size_t(wg_.w) * std::size_t(wg_.h);
     if (items > facts.maxWorkGroupSize)
       throw UserError("sobel: wg=" + params().text("wg") + " exceeds this device's " +
@@ -172,17 +197,22 @@ class SobelStage : public Stage {
                       " needs a " + std::to_string(tileBytes) + "-byte tile; this device has " +
                       std::to_string(facts.localMemBytes) + " bytes of local memory");
     build();
-    std::size_t fits = clCall("clGetKernelWorkGroupInfo(sobel)", [&] {
-      std::size_t f = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device());
-      if (plan_.direct)
-        f = std::min(f, kernelScaled_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(ctx.cl.device()));
-      return f;
-    });
     // The register-heavy direct kernel may run fewer work-items per group than the device.
-    if (items > fits)
-      throw UserError("sobel: wg=" + params().text("wg") + " exceeds the " + std::to_string(fits) +
+    if (items > fits())
+      throw UserError("sobel: wg=" + params().text("wg") + " exceeds the " +
+                      std::to_string(fits()) +
                       " work-items per group this device runs the kernel with");
     return in;
+  }
+
+  // The work-items per group both kernels run with on this device.
+  std::size_t fits() const {
+    return clCall("clGetKernelWorkGroupInfo(sobel)", [&] {
+      std::size_t f = kernel_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device());
+      if (plan_.direct)
+        f = std::min(f, kernelScaled_.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_->device()));
+      return f;
+    });
   }
 
   bool takesPrologue(const FrameDesc& source) const override {
@@ -195,12 +225,35 @@ class SobelStage : public Stage {
     build();
   }
 
+  bool takesEpilogue() const override { return plan_.epilogue; }
+
+  void setEpilogue(const std::vector<Stage*>& stages) override {
+    if (stages.empty() && epi_.empty()) return;
+    // The copies a counter's schedule asks for, else ours; as many as local memory holds.
+    int copies = kEpilogueCopies, counters = 0;
+    for (Stage* st : stages)
+      if (HistogramKernel* h = st->histogramCounter()) {
+        if (!counters && h->requestedCopies() > 0) copies = h->requestedCopies();
+        ++counters;
+      }
+    while (copies > 1 && std::size_t(copies) * counters * HistogramKernel::kBins * sizeof(cl_uint) >
+                             cl_->facts().localMemBytes)
+      copies /= 2;
+    epi_ = makeEpilogue(stages, in_, copies);
+    build();
+    if (wgAuto_) {
+      const std::size_t wide = std::size_t(kWgCounting.w) * std::size_t(kWgCounting.h);
+      wg_ = counters && wide <= std::min(fits(), cl_->facts().maxWorkGroupSize) ? kWgCounting : kWg;
+    }
+  }
+
   std::string schedule() const override {
     return std::string("kernel=") + (plan_.direct ? "direct" : "tile") +
            " wg=" + std::to_string(wg_.w) + "x" + std::to_string(wg_.h) +
            " vec=" + std::to_string(plan_.vec) + " rows=" + std::to_string(plan_.rows) +
            (plan_.direct ? std::string(" half=") + (plan_.half ? "on" : "off")
-                         : std::string(" load=") + plan_.load);
+                         : std::string(" load=") + plan_.load) +
+           (epi_.counters.empty() ? "" : " copies=" + std::to_string(epi_.copies));
   }
 
   // scale and value are kernel arguments: a new scale only recomputes the four scaled taps (and,
@@ -216,7 +269,8 @@ class SobelStage : public Stage {
     cl::Kernel& k = scaled_ ? kernelScaled_ : kernel_;  // the one enqueue launches
     k.setArg(4, taps);
     k.setArg(5, params().integer("value"));
-    pro_.setArgs(k, 6);  // the prologue's parameters follow
+    pro_.setArgs(k, 6);  // the prologue's parameters follow, then the epilogue's
+    epi_.setArgs(k, 6 + pro_.args());
   }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
@@ -230,6 +284,7 @@ class SobelStage : public Stage {
     const std::size_t items = (in_.rowBytes() + plan_.vec - 1) / plan_.vec;
     const std::size_t strips = (std::size_t(in_.height) + plan_.rows - 1) / plan_.rows;
     const cl::NDRange global(roundUp(items, wg_.w), roundUp(strips, wg_.h));
+    epi_.advance(kernel, 6 + pro_.args());  // the counters' buffers for this frame
     std::vector<cl::Event> deps = wait;
     const StageEvents pre = pro_.enqueuePrelude(q, in, deps);
     cl::Event e = launchKernel(q, kernel, global, cl::NDRange(wg_.w, wg_.h), deps);
@@ -239,12 +294,13 @@ class SobelStage : public Stage {
  private:
   // The direct kernel comes in two programs, scale 1 (EXACT=1: integer-exact paths) and any
   // other scale, both built now so a live scale change swaps kernels without a build; each gets
-  // the registers of its own path. With a prologue, both read through it.
+  // the registers of its own path. With a prologue, both read through it; with an epilogue,
+  // both store through it.
   void build() {
     const char* file = plan_.direct ? "sobel_gpu.cl" : "sobel.cl";
     const auto make = [&](const BuildOptions& o) {
       return clCall("clCreateKernel(sobel)", [&] {
-        return cl::Kernel(pro_.build(cl_->programs(), file, o.str()), "sobel");
+        return cl::Kernel(buildThrough(cl_->programs(), file, o.str(), pro_, epi_), "sobel");
       });
     };
     kernel_ = make(plan_.direct ? BuildOptions(plan_.options).define("EXACT", 1) : plan_.options);
@@ -254,11 +310,13 @@ class SobelStage : public Stage {
 
   ClContext* cl_ = nullptr;
   Prologue pro_;  // the functions this stage reads through (setPrologue)
+  Epilogue epi_;  // the functions and counters it stores through (setEpilogue)
   FrameDesc in_;
   SobelPlan plan_;
   int ksize_ = 3;
   bool scaled_ = false;
   Size2 wg_;
+  bool wgAuto_ = true;       // wg=0x0
   cl::Kernel kernel_;        // the tile kernel, or the direct kernel at scale 1
   cl::Kernel kernelScaled_;  // the direct kernel at other scales
 };
@@ -283,8 +341,10 @@ const StageInfo& sobelStageInfo() {
               .asLive(),
           enumParam("border", "reflect101", borderNames(), "how pixels outside the frame are read"),
           intParam("value", "0", 0, 255, "border=constant: the value").asLive(),
-          sizeParam("wg", "8x4", 1, 1024,
-                    "work-group shape in work-items (each vec bytes x rows rows)")
+          sizeParam("wg", "0x0", 0, 1024,
+                    "work-group shape in work-items (each vec bytes x rows rows); 0x0: 8x4, or "
+                    "32x8 for kernel=direct storing through an epilogue that counts (8 warps "
+                    "share its sub-histograms)")
               .asSchedule(),
           intParam("vec", "0", 0, 16,
                    "bytes per work-item, 4, 8 or 16 (0: auto, 16; 4 on GPUs with kernel=direct "
@@ -317,6 +377,11 @@ const StageInfo& sobelStageInfo() {
                     "before it (gray, brightness) in its loads, one pass (auto: ksize up to 5 and "
                     "their source within 2560x1440 BGR's bytes, where that is faster; "
                     "off: they run as their own pass)")
+              .asSchedule(),
+          enumParam("epilogue", "auto", {"auto", "on", "off"},
+                    "kernel=direct on gray frames, fused chains: put what it stores through the "
+                    "histograms and point-wise stages just after it (hist, brightness), one pass "
+                    "(auto: on; off: they run as their own pass)")
               .asSchedule(),
       },
       [] { return std::make_unique<SobelStage>(); }};
