@@ -53,7 +53,8 @@ std::string Epilogue::header() const {
   std::string begin =
       " const int epi_lid = (int)(get_local_id(1) * get_local_size(0) + get_local_id(0));"
       " const int epi_lsize = (int)(get_local_size(0) * get_local_size(1));"
-      " __local uchar epi_lut[" + tables + " * 256];";
+      " __local uchar epi_lut[" +
+      tables + " * 256];";
   std::string end, decl = ", __local const uchar* epi_lut", pass = ", epi_lut";
   if (n)
     begin +=
@@ -70,10 +71,11 @@ std::string Epilogue::header() const {
              "[i] = 0u;" + " __local uint* epi_lh" + h + " = epi_lhs" + h +
              " + epi_lid % EPI_COPIES;";
     // Bin i's copies lie side by side; neighbouring work-items start at different ones.
-    end += " for (int i = epi_lid; i < 256; i += epi_lsize) { uint n = 0;"
-           " for (int c = 0; c < EPI_COPIES; ++c) n += epi_lhs" +
-           h + "[i * EPI_COPIES + (c + i) % EPI_COPIES]; if (n) atomic_add(&epi_hist" + h +
-           "[i], n); }";
+    end +=
+        " for (int i = epi_lid; i < 256; i += epi_lsize) { uint n = 0;"
+        " for (int c = 0; c < EPI_COPIES; ++c) n += epi_lhs" +
+        h + "[i * EPI_COPIES + (c + i) % EPI_COPIES]; if (n) atomic_add(&epi_hist" + h +
+        "[i], n); }";
   }
   begin += " for (int v = epi_lid; v < 256; v += epi_lsize) { uchar i[1], o[" + tables +
            "]; i[0] = (uchar)v; epi_pixel(i, o" + fn.args + "); for (int t = 0; t < " + tables +

@@ -109,12 +109,12 @@ TEST(EpilogueChain, EveryPathEqualsTheUnfusedChain) {
       for (int f = 0; f < 3; ++f)
         frames.push_back(f % 2 ? randomFrame(size.width, size.height, type, 500 + 3 * k + f)
                                : realFrame(k + f, type, size.width, size.height));
-      const std::string text =
-          std::string(type == CV_8UC1 ? "" : "gray,") +
-          "sobel=kernel=direct:prologue=on:ksize=" + std::to_string(ksize) +
-          ":vec=" + std::to_string(vec) + ":mode=" + modes[k % 4] + ":border=" + borders[k % 5] +
-          ":value=" + std::to_string(60 + k) + ":half=" + (k % 2 ? "on" : "off") +
-          ":scale=" + (k % 5 == 3 ? "0.5" : "1") + "," + tails[k % 4];
+      const std::string text = std::string(type == CV_8UC1 ? "" : "gray,") +
+                               "sobel=kernel=direct:prologue=on:ksize=" + std::to_string(ksize) +
+                               ":vec=" + std::to_string(vec) + ":mode=" + modes[k % 4] +
+                               ":border=" + borders[k % 5] + ":value=" + std::to_string(60 + k) +
+                               ":half=" + (k % 2 ? "on" : "off") +
+                               ":scale=" + (k % 5 == 3 ? "0.5" : "1") + "," + tails[k % 4];
       ++k;
       const auto passes = expectSameOver(text, frames);
       ASSERT_EQ(passes.size(), 1u) << text;
@@ -197,8 +197,7 @@ TEST(EpilogueChain, WhereTheEpilogueStops) {
   };
   using V = std::vector<std::string>;
   const std::string s = "sobel=kernel=direct";
-  EXPECT_EQ(plan(s + ",hist,brightness=mode=auto,hist"),
-            (V{"sobel+hist", "brightness+hist"}));
+  EXPECT_EQ(plan(s + ",hist,brightness=mode=auto,hist"), (V{"sobel+hist", "brightness+hist"}));
   EXPECT_EQ(plan(s + ",brightness=gain=2,blur,hist"), (V{"sobel+brightness", "blur", "hist"}));
   // A blur that could read through brightness (the slab kernel's prologue) reads the frame the
   // epilogue stored.
@@ -230,5 +229,6 @@ TEST(EpilogueChain, CountingEpiloguesTakeWideGroups) {
   EXPECT_THROW(Chain::parse("sobel=wg=0x3"), ChainError);
   // Wide groups count the same: the frame and histogram of the unfused chain.
   const cv::Mat in = realFrame(3, CV_8UC1, 203, 77);
-  expectSameOver("sobel=kernel=direct,hist,brightness=gain=1.1", {in, randomFrame(203, 77, CV_8UC1, 5)});
+  expectSameOver("sobel=kernel=direct,hist,brightness=gain=1.1",
+                 {in, randomFrame(203, 77, CV_8UC1, 5)});
 }
