@@ -1,5 +1,6 @@
 #include "pipeline/epilogue.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "pipeline/cl/kernel_source.hpp"
@@ -10,6 +11,24 @@ namespace vf {
 namespace {
 std::string num(long long v) { return std::to_string(v); }
 }  // namespace
+
+std::size_t epilogueLocalBytes(std::size_t counters, int copies) {
+  return (1 + counters) * HistogramKernel::kBins +
+         counters * std::size_t(copies) * HistogramKernel::kBins * sizeof(cl_uint);
+}
+
+int epilogueCopies(const std::vector<Stage*>& stages, int preferred, std::size_t localBytes) {
+  std::size_t counters = 0;
+  int asked = 0;
+  for (Stage* st : stages)
+    if (HistogramKernel* h = st->histogramCounter()) {
+      ++counters;
+      asked = std::max(asked, h->requestedCopies());
+    }
+  int copies = asked > 0 ? asked : preferred;
+  while (copies > 1 && epilogueLocalBytes(counters, copies) > localBytes) copies /= 2;
+  return epilogueLocalBytes(counters, copies) <= localBytes ? copies : 0;
+}
 
 Epilogue makeEpilogue(const std::vector<Stage*>& stages, const FrameDesc& out, int copies) {
   Epilogue e;

@@ -5,6 +5,7 @@
 // (kernels/epilogue.cl: EPILOGUE, EPI_DECL, EPI_PASS, EPI_KDECL, EPI_BEGIN, EPI_END and the
 // pixel function epi_pixel) and the host side: kernel arguments, the counters' buffers per
 // frame. One-channel frames (a byte is a pixel).
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,15 @@ struct Epilogue {
   // the kernel is enqueued) as the kernel arguments after the functions' ones.
   void advance(cl::Kernel& kernel, cl_uint first) const;
 };
+
+// Local memory an epilogue takes per work-group: its tables ((1 + counters) x 256 bytes) and
+// `copies` sub-histograms of 256 counts per counter.
+std::size_t epilogueLocalBytes(std::size_t counters, int copies);
+
+// The sub-histograms per work-group for the counters among `stages`: the most any of them asks
+// for (HistogramKernel::requestedCopies), else `preferred`, halved until the epilogue fits in
+// `localBytes`. 0 when it does not fit with one.
+int epilogueCopies(const std::vector<Stage*>& stages, int preferred, std::size_t localBytes);
 
 // The epilogue of `stages` after a stage whose output is `out`: std::logic_error when `out` is
 // not one channel or a stage is neither a function keeping one channel nor a counter.

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <opencv2/imgproc.hpp>
 
+#include "pipeline/epilogue.hpp"
 #include "pipeline/stages/histogram_kernel.hpp"
 #include "tests/support/sobel_check.hpp"
 #include "tests/support/test_support.hpp"
@@ -180,6 +181,32 @@ TEST(EpilogueChain, TheCountersCopiesAreTheEpiloguesOwn) {
     EXPECT_NE(passes[0].schedule.find(" copies=" + std::to_string(copies)), std::string::npos)
         << passes[0].schedule;
   }
+}
+
+// Several counters share one number of sub-histograms: the most any of them asks for; and as
+// many as local memory holds with the tables (1 + counters) x 256 bytes, none where not even one
+// fits.
+TEST(EpilogueChain, CountersShareTheMostCopiesThatFit) {
+  const cv::Mat in = realFrame(2, CV_8UC1, 131, 67);
+  const auto passes =
+      expectSameOver("sobel=kernel=direct,hist=copies=2,brightness=gain=1.4,hist=copies=8,hist",
+                     {in, randomFrame(131, 67, CV_8UC1, 5)});
+  ASSERT_EQ(passes.size(), 1u);
+  EXPECT_NE(passes[0].schedule.find(" copies=8"), std::string::npos) << passes[0].schedule;
+
+  Chain chain = Chain::parse("sobel=kernel=direct,hist=copies=16,hist,hist");
+  chain.setFusion(Chain::Fusion::Off);
+  chain.configure(context(), {64, 32, PixelFormat::Gray8});
+  const std::vector<Stage*> after{&chain.stage(1), &chain.stage(2), &chain.stage(3)};
+  EXPECT_EQ(epilogueLocalBytes(3, 16), 4 * 256 + 3 * 16 * 1024u);
+  EXPECT_EQ(epilogueCopies(after, 4, 1 << 20), 16);
+  EXPECT_EQ(epilogueCopies(after, 4, 48 * 1024), 8);  // 16 copies and the tables: 49 KiB
+  EXPECT_EQ(epilogueCopies(after, 4, 4 * 256 + 3 * 1024), 1);
+  EXPECT_EQ(epilogueCopies(after, 4, 4 * 256 + 3 * 1024 - 1), 0);
+  Chain plain = Chain::parse("sobel=kernel=direct,hist,brightness=bias=2");
+  plain.setFusion(Chain::Fusion::Off);
+  plain.configure(context(), {64, 32, PixelFormat::Gray8});
+  EXPECT_EQ(epilogueCopies({&plain.stage(1), &plain.stage(2)}, 4, 1 << 20), 4);
 }
 
 // Where an epilogue stops: at a function that needs the whole frame first, at one that changes

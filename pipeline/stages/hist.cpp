@@ -70,7 +70,8 @@ const StageInfo& histStageInfo() {
               .asSchedule(),
           intParam("copies", "0", 0, 64,
                    "sub-histograms per work-group, fewer if local memory is short (0 = 4 with "
-                   "local=1, else 1)")
+                   "local=1, else 1; counted in a sobel's epilogue: 4, or the most any hist "
+                   "there asks for)")
               .asSchedule(),
           enumParam("spread", "lane", {"lane", "warp"},
                     "local > 1 and copies > 1: work-item i counts into copy i % copies (lane, "

@@ -184,7 +184,7 @@ class SobelStage : public Stage {
     plan_ = planSobel(params(), facts, in, wg_);
     const std::size_t items = std::size_t(wg_.w) * std::size_t(wg_.h);
     if (items > facts.maxWorkGroupSize)
-      throw UserError("sobel: wg=" + params().text("wg") + " exceeds this device's " +
+      throw UserError("sobel: wg=" + wgText() + " exceeds this device's " +
                       std::to_string(facts.maxWorkGroupSize) + " work-items per group");
     // The local tile, as the kernel lays it out (16 bytes of room on each side for the halo).
     const int r = ksize_ == 1 ? 1 : ksize_ / 2;
@@ -192,18 +192,20 @@ class SobelStage : public Stage {
                                                : std::size_t(wg_.w * plan_.vec + 32) *
                                                      std::size_t(wg_.h * plan_.rows + 2 * r);
     if (tileBytes > facts.localMemBytes)
-      throw UserError("sobel: wg=" + params().text("wg") + " with vec=" +
-                      std::to_string(plan_.vec) + " and rows=" + std::to_string(plan_.rows) +
-                      " needs a " + std::to_string(tileBytes) + "-byte tile; this device has " +
+      throw UserError("sobel: wg=" + wgText() + " with vec=" + std::to_string(plan_.vec) +
+                      " and rows=" + std::to_string(plan_.rows) + " needs a " +
+                      std::to_string(tileBytes) + "-byte tile; this device has " +
                       std::to_string(facts.localMemBytes) + " bytes of local memory");
     build();
     // The register-heavy direct kernel may run fewer work-items per group than the device.
     if (items > fits())
-      throw UserError("sobel: wg=" + params().text("wg") + " exceeds the " +
-                      std::to_string(fits()) +
+      throw UserError("sobel: wg=" + wgText() + " exceeds the " + std::to_string(fits()) +
                       " work-items per group this device runs the kernel with");
     return in;
   }
+
+  // The work-group shape in use, "8x4".
+  std::string wgText() const { return std::to_string(wg_.w) + "x" + std::to_string(wg_.h); }
 
   // The work-items per group both kernels run with on this device.
   std::size_t fits() const {
@@ -230,26 +232,26 @@ class SobelStage : public Stage {
   void setEpilogue(const std::vector<Stage*>& stages) override {
     if (stages.empty() && epi_.empty()) return;
     // The copies a counter's schedule asks for, else ours; as many as local memory holds.
-    int copies = kEpilogueCopies, counters = 0;
-    for (Stage* st : stages)
-      if (HistogramKernel* h = st->histogramCounter()) {
-        if (!counters && h->requestedCopies() > 0) copies = h->requestedCopies();
-        ++counters;
-      }
-    while (copies > 1 && std::size_t(copies) * counters * HistogramKernel::kBins * sizeof(cl_uint) >
-                             cl_->facts().localMemBytes)
-      copies /= 2;
+    const int copies = epilogueCopies(stages, kEpilogueCopies, cl_->facts().localMemBytes);
+    if (copies == 0)
+      throw UserError("sobel: the histograms after it do not fit in this device's " +
+                      std::to_string(cl_->facts().localMemBytes) +
+                      " bytes of local memory as one pass; give sobel epilogue=off");
     epi_ = makeEpilogue(stages, in_, copies);
     build();
+    const std::size_t most = std::min(fits(), cl_->facts().maxWorkGroupSize);
     if (wgAuto_) {
       const std::size_t wide = std::size_t(kWgCounting.w) * std::size_t(kWgCounting.h);
-      wg_ = counters && wide <= std::min(fits(), cl_->facts().maxWorkGroupSize) ? kWgCounting : kWg;
+      wg_ = !epi_.counters.empty() && wide <= most ? kWgCounting : kWg;
+    } else if (std::size_t(wg_.w) * std::size_t(wg_.h) > most) {
+      throw UserError("sobel: wg=" + wgText() + " exceeds the " + std::to_string(most) +
+                      " work-items per group this device runs the kernel with when it stores "
+                      "through the stages after it; give a smaller wg or epilogue=off");
     }
   }
 
   std::string schedule() const override {
-    return std::string("kernel=") + (plan_.direct ? "direct" : "tile") +
-           " wg=" + std::to_string(wg_.w) + "x" + std::to_string(wg_.h) +
+    return std::string("kernel=") + (plan_.direct ? "direct" : "tile") + " wg=" + wgText() +
            " vec=" + std::to_string(plan_.vec) + " rows=" + std::to_string(plan_.rows) +
            (plan_.direct ? std::string(" half=") + (plan_.half ? "on" : "off")
                          : std::string(" load=") + plan_.load) +
