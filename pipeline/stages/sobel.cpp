@@ -231,7 +231,7 @@ class SobelStage : public Stage {
 
   void setEpilogue(const std::vector<Stage*>& stages) override {
     if (stages.empty() && epi_.empty()) return;
-    // The copies a counter's schedule asks for, else ours; as many as local memory holds.
+    // The most copies any counter's schedule asks for, else ours; as many as local memory holds.
     const int copies = epilogueCopies(stages, kEpilogueCopies, cl_->facts().localMemBytes);
     if (copies == 0)
       throw UserError("sobel: the histograms after it do not fit in this device's " +
