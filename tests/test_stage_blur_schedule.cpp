@@ -216,7 +216,18 @@ TEST(BlurSchedule, SlabParametersShapeItsLaunch) {
   EXPECT_EQ(describe(p),
             "slab WARPS=2 NS=3 BANDS=3 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=0 "
             "blur_slab=448x10/32x2");
-  EXPECT_EQ(p.text, "kernel=slab strip=3x48 warps=2 prefetch=on products=emulated");
+  EXPECT_EQ(p.text,
+            "kernel=slab strip=3x48 warps=2 prefetch=on chains=1 operands=registers "
+            "products=emulated");
+  // Accumulators: at most the row product's chunks (one at radius 5 on gray, two at 18).
+  q.chains = 4;
+  q.operands = "local";
+  EXPECT_NE(planBlur(q, pocl()).options.find("-DRC=1 "), std::string::npos);
+  q.taps = fixedPointTaps(37, 6);
+  const BlurPlan wide = planBlur(q, pocl());
+  EXPECT_NE(wide.options.find("-DRC=2 "), std::string::npos);
+  EXPECT_NE(wide.options.find("-DFRAG_LOCAL=1"), std::string::npos);
+  EXPECT_NE(wide.text.find("chains=2 operands=local"), std::string::npos);
 }
 
 // The slab kernel's default strip per frame (slabShape): the tallest strips, then the widest,

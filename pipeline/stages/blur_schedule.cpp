@@ -232,6 +232,9 @@ constexpr int kSlabWarps = 4, kSlabWarpsPerUnit = 24;
 // Row operands held in registers up to this many; past it they are read from local memory at
 // each use, leaving the registers to the column window (FRAG_LOCAL).
 constexpr int kSlabRegisterOperands = 8;
+// Each row product's chunks go to this many accumulators (independent chains of mma.sync), at
+// most the product's chunks.
+constexpr int kSlabRowChains = 1;
 // Point-wise functions read in the loads (a prologue: "gray,blur" as one pass) pay where the
 // launch they save is a large share of the time: a gray blur (its source words computed four
 // pixels at a time), radius <= 8, sources that prologueSourceFits (point_source.cpp). H200,
@@ -261,7 +264,9 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
   const bool pf = q.prefetch == "on" || (q.prefetch == "auto" && r * cn <= 8 && shape.th > 16);
   const bool emulated = facts.nvidiaCc < 8;
   const int kc = slabChunks(r, cn);
-  const bool fragLocal = slabOperands(r, cn) > kSlabRegisterOperands;
+  const bool fragLocal = q.operands == "local" ||
+                         (q.operands == "auto" && slabOperands(r, cn) > kSlabRegisterOperands);
+  const int rc = std::min(kc, q.chains > 0 ? q.chains : kSlabRowChains);
   // Local memory: each warp's output staging (16 rows of 4 NS + 4 words), the row operands with
   // FRAG_LOCAL, and the emulation's products.
   const std::size_t bytes = std::size_t(warps) * 16 * (4 * shape.nb + 4) * 4 +
@@ -281,6 +286,7 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
                   .define("RADIUS", r)
                   .define("CHANNELS", cn)
                   .define("WARPS", warps)
+                  .define("RC", rc)
                   .define("ALIGNED", aligned)
                   .define("ALIGNED16", aligned && n % 16 == 0)
                   .define("MMA_PTX", !emulated)
@@ -301,6 +307,7 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
   p.hint = "use fewer warps";
   p.text = "kernel=slab strip=" + std::to_string(shape.nb) + "x" + std::to_string(shape.th) +
            " warps=" + std::to_string(warps) + " prefetch=" + (pf ? "on" : "off") +
+           " chains=" + std::to_string(rc) + " operands=" + (fragLocal ? "local" : "registers") +
            " products=" + (emulated ? "emulated" : "mma.sync");
   return p;
 }
