@@ -41,13 +41,13 @@
 // each band computes the row products of 16 new rows. At radius <= 8 the window is rows
 // yb - 8 .. yb + 23 (NP 2, KR 1); larger radii (the "wide" reach) hold more pairs in registers.
 //
-// Build options: RADIUS, CHANNELS, BORDER_*, NS (sets per strip), BANDS (TH = 16 BANDS), WARPS per
-// work-group, RC (accumulators per row product, 1 .. KC), ALIGNED (rows a multiple of 4 bytes;
-// little-endian either way), ALIGNED16 (and of 16; other rows store through slab_io.cl's word
-// path), MMA_PTX (1: mma.sync and the byte permutes in inline PTX, NVIDIA compute capability 8.0+;
-// 0: both emulated in OpenCL C, the products through local memory: slow, for tests), FRAG_OFF,
-// FRAG_LOCAL (1: the row operands are read from local memory at each use), PF (1: each band's words
-// are loaded during the band before).
+// Build options: RADIUS, CHANNELS, BORDER_*, NS (sets per strip), BANDS (TH = 16 BANDS),
+// WARPS per work-group, ALIGNED (rows a multiple of 4 bytes; little-endian either way), ALIGNED16
+// (and of 16; other rows store through slab_io.cl's word path), MMA_PTX (1: mma.sync and the byte
+// permutes in inline PTX, NVIDIA compute capability 8.0+; 0: both emulated in OpenCL C, the
+// products through local memory: slow, for tests), FRAG_OFF, FRAG_LOCAL (1: the row operands are
+// read from local memory at each use), PF (1: each band's words are loaded during the band
+// before).
 //
 // Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on are
 // the constant A operands, lane l's operand j (c < KR: columns, chunk c; KR + c: rows, chunk c)
@@ -72,8 +72,8 @@
 #define OS (4 * NS + 4)  // words per row of a warp's output staging (conflict-free)
 #include "slab_io.cl"
 
-#if NS < 1 || RADIUS < 1 || RC < 1 || RC > KC
-#error "blur_slab: RADIUS >= 1, NS >= 1, 1 <= RC <= KC"
+#if NS < 1 || RADIUS < 1
+#error "blur_slab: RADIUS >= 1, NS >= 1"
 #endif
 
 // wa[j], wb[j] = W[j] of source rows y + g and y + 8 + g (the lane's rows of the two slabs from
@@ -95,19 +95,12 @@
     }                                                                                          \
   } while (0)
 
-// d = the row products of set u on the slab whose words are w: chunk c into accumulator c % RC,
-// so RC chains of dependent products run side by side, then their sums added (exact integers).
-#define ROW_SUMS(d, w, u)                                                    \
-  do {                                                                       \
-    uint4 acc_[RC];                                                          \
-    UNROLL                                                                   \
-    for (int a_ = 0; a_ < RC; ++a_) acc_[a_] = (uint4)(0u);                  \
-    UNROLL                                                                   \
-    for (int c = 0; c < KC; ++c)                                             \
-      MMA(acc_[c % RC], AH(c), (uint2)(w[(u) + 2 * c], w[(u) + 2 * c + 1])); \
-    d = acc_[0];                                                             \
-    UNROLL                                                                   \
-    for (int a_ = 1; a_ < RC; ++a_) d += acc_[a_];                           \
+// d = the row products of set u on the slab whose words are w.
+#define ROW_SUMS(d, w, u)                                                                    \
+  do {                                                                                       \
+    d = (uint4)(0u);                                                                         \
+    UNROLL                                                                                   \
+    for (int c = 0; c < KC; ++c) MMA(d, AH(c), (uint2)(w[(u) + 2 * c], w[(u) + 2 * c + 1])); \
   } while (0)
 
 // pair = set u's B words for 16 window rows (the slabs whose words are wa and wb): the high and

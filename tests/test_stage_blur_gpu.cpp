@@ -110,11 +110,10 @@ TEST(BlurStage, SlabKernelEqualsOpenCVOnRealFrames) {
 }
 
 // Radii past 8: the column window holds more pairs of slabs (radius 12: 4 pairs; 18: 4; 30: 6;
-// 60: 10) and the row products more chunks (past 8 operands they are read from local memory);
-// one-band strips, so every strip of these small frames fills its window first, and strips
-// clear of every edge (the plain loads) on rows of odd lengths, every border in turn; the row
-// products' chunks in one to four accumulators (also more than some chunk count divides
-// evenly), the operands in local memory or registers either side of the default.
+// 60: 10; 72: 10) and the row products more chunks (past 17 operands they are read from local
+// memory: radius 72 on BGR, 19; and on request); one-band strips, so every strip of these small
+// frames fills its window first, and strips clear of every edge (the plain loads) on rows of odd
+// lengths, every border in turn.
 TEST(BlurStage, SlabKernelEqualsOpenCVForLargeRadii) {
   struct Large {
     int ksize;
@@ -126,12 +125,12 @@ TEST(BlurStage, SlabKernelEqualsOpenCVForLargeRadii) {
   };
   unsigned seed = 1700;
   for (const Large& l :
-       {Large{25, 4, CV_8UC3, BorderMode::Reflect101, {97, 83}, "1x16:chains=1"},
-        Large{37, 6, CV_8UC1, BorderMode::Constant, {161, 121}, "2x16:chains=2:operands=local"},
-        Large{37, 6, CV_8UC4, BorderMode::Wrap, {45, 37}, "0x0:chains=4"},
-        Large{
-            61, 10, CV_8UC3, BorderMode::Replicate, {77, 130}, "1x32:chains=2:operands=registers"},
-        Large{121, 20, CV_8UC1, BorderMode::Reflect, {213, 190}, "1x16:chains=3"}}) {
+       {Large{25, 4, CV_8UC3, BorderMode::Reflect101, {97, 83}, "1x16"},
+        Large{37, 6, CV_8UC1, BorderMode::Constant, {161, 121}, "2x16:operands=local"},
+        Large{37, 6, CV_8UC4, BorderMode::Wrap, {45, 37}, "0x0"},
+        Large{61, 10, CV_8UC3, BorderMode::Replicate, {77, 130}, "1x32"},
+        Large{121, 20, CV_8UC1, BorderMode::Reflect, {213, 190}, "1x16:operands=local"},
+        Large{145, 24, CV_8UC3, BorderMode::Reflect101, {451, 40}, "1x16"}}) {
     BlurCase c;
     c.ksize = l.ksize;
     c.sigma = l.sigma;

@@ -139,7 +139,7 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius8) {
 }
 
 // Past radius 8 the slab kernel's column window grows (more pairs of slabs held, taller and
-// narrower strips, the row operands in local memory once there are more than 8); past radius
+// narrower strips, the row operands in local memory once there are more than 17); past radius
 // 72, or with a tap of 256 (all the weight in the centre), the tiled kernel where it reaches
 // (radius 16, a row halo of 40 elements), else the cpu kernel with the GPU's tiles.
 TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
@@ -153,8 +153,12 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
   EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 20),  // radius 60: 10 pairs, 17 operands
             "slab WARPS=4 NS=2 BANDS=9 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=11520x16/32x4");
-  EXPECT_NE(planBlur(request(3840, 2160, kBgr, 0, 20), f).options.find("FRAG_LOCAL=1"),
+  EXPECT_NE(planBlur(request(3840, 2160, kBgr, 0, 20), f).options.find("FRAG_LOCAL=0"),
             std::string::npos);
+  EXPECT_NE(planBlur(request(3840, 2160, kBgr, 145, 24), f).options.find("FRAG_LOCAL=1"),
+            std::string::npos);  // radius 72: 19 operands
+  EXPECT_NE(planBlur(request(4001, 2003, kGray, 0, 20), f).options.find("FRAG_LOCAL=1"),
+            std::string::npos);  // 10 operands on rows not of whole words
   EXPECT_NE(planBlur(request(3840, 2160, kBgr, 0, 6), f).options.find("FRAG_LOCAL=0"),
             std::string::npos);
   EXPECT_EQ(plan(f, 1921, 1081, kBgr, 0, 4),  // radius 12, rows of any length
@@ -217,17 +221,11 @@ TEST(BlurSchedule, SlabParametersShapeItsLaunch) {
             "slab WARPS=2 NS=3 BANDS=3 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=0 "
             "blur_slab=448x10/32x2");
   EXPECT_EQ(p.text,
-            "kernel=slab strip=3x48 warps=2 prefetch=on chains=1 operands=registers "
-            "products=emulated");
-  // Accumulators: at most the row product's chunks (one at radius 5 on gray, two at 18).
-  q.chains = 4;
-  q.operands = "local";
-  EXPECT_NE(planBlur(q, pocl()).options.find("-DRC=1 "), std::string::npos);
-  q.taps = fixedPointTaps(37, 6);
-  const BlurPlan wide = planBlur(q, pocl());
-  EXPECT_NE(wide.options.find("-DRC=2 "), std::string::npos);
-  EXPECT_NE(wide.options.find("-DFRAG_LOCAL=1"), std::string::npos);
-  EXPECT_NE(wide.text.find("chains=2 operands=local"), std::string::npos);
+            "kernel=slab strip=3x48 warps=2 prefetch=on operands=registers products=emulated");
+  q.operands = "local";  // two operands, in local memory on request
+  const BlurPlan local = planBlur(q, pocl());
+  EXPECT_NE(local.options.find("-DFRAG_LOCAL=1"), std::string::npos);
+  EXPECT_NE(local.text.find(" operands=local "), std::string::npos);
 }
 
 // The slab kernel's default strip per frame (slabShape): the tallest strips, then the widest,

@@ -176,7 +176,6 @@ class BlurStage : public Stage {
     q.wg = params().size("wg");
     q.strip = params().size("strip");
     q.warps = params().integer("warps");
-    q.chains = params().integer("chains");
     q.operands = params().text("operands");
     q.prefetch = params().text("prefetch");
     q.prologue = params().text("prologue");
@@ -321,13 +320,10 @@ const StageInfo& blurStageInfo() {
                     "multiple of 16); 0: chosen per frame")
               .asSchedule(),
           intParam("warps", "0", 0, 32, "kernel=slab: warps per work-group (0: 4)").asSchedule(),
-          intParam("chains", "0", 0, 8,
-                   "kernel=slab: independent accumulators per row product, at most its 32-element "
-                   "chunks (0: chosen)")
-              .asSchedule(),
           enumParam("operands", "auto", {"auto", "registers", "local"},
                     "kernel=slab: where the row products' constant operands live (auto: "
-                    "registers up to 8 operands in all, past that local memory)")
+                    "registers up to 17 operands in all (8 on rows that are not a multiple of 4 "
+                    "bytes), past that local memory)")
               .asSchedule(),
           enumParam("prefetch", "auto", {"auto", "on", "off"},
                     "kernel=slab: load each band's rows during the band before (auto: where the "

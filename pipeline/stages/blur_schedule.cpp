@@ -229,12 +229,14 @@ BlurPlan planTiled(const BlurRequest& q, const DeviceFacts& facts, int r, std::s
 // Four warps per work-group, and strips sized so every compute unit gets 24 warps
 // (slabShape).
 constexpr int kSlabWarps = 4, kSlabWarpsPerUnit = 24;
-// Row operands held in registers up to this many; past it they are read from local memory at
-// each use, leaving the registers to the column window (FRAG_LOCAL).
-constexpr int kSlabRegisterOperands = 8;
-// Each row product's chunks go to this many accumulators (independent chains of mma.sync), at
-// most the product's chunks.
-constexpr int kSlabRowChains = 1;
+// Row operands held in registers up to this many operands in all (rows that start at whole
+// words; other rows, whose loads take more registers, up to the second figure); past it they are
+// read from local memory at each use, leaving the registers to the column window (FRAG_LOCAL).
+// H200, 2026-12-03, median of 30, us, registers / local memory: sigma 20 (17 operands on BGR, 10
+// on gray) 3840x2160 BGR 592 / 612, 1920x1080 BGR 379 / 394, 1280x720 BGR 348 / 361, 3840x2160
+// gray 126 / 131, 1920x1080 gray 96 / 103; sigma 10 (10 on BGR) 3840x2160 BGR 230 / 241; rows
+// not of whole words: 4001x2003 gray sigma 20 198 / 180, BGR 1079 / 1062 (docs/PERFORMANCE.md).
+constexpr int kSlabRegisterOperands = 17, kSlabRegisterOperandsUnaligned = 8;
 // Point-wise functions read in the loads (a prologue: "gray,blur" as one pass) pay where the
 // launch they save is a large share of the time: a gray blur (its source words computed four
 // pixels at a time), radius <= 8, sources that prologueSourceFits (point_source.cpp). H200,
@@ -264,9 +266,10 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
   const bool pf = q.prefetch == "on" || (q.prefetch == "auto" && r * cn <= 8 && shape.th > 16);
   const bool emulated = facts.nvidiaCc < 8;
   const int kc = slabChunks(r, cn);
-  const bool fragLocal = q.operands == "local" ||
-                         (q.operands == "auto" && slabOperands(r, cn) > kSlabRegisterOperands);
-  const int rc = std::min(kc, q.chains > 0 ? q.chains : kSlabRowChains);
+  const bool aligned = n % 4 == 0;  // rows start at whole words
+  const int registerOperands = aligned ? kSlabRegisterOperands : kSlabRegisterOperandsUnaligned;
+  const bool fragLocal =
+      q.operands == "local" || (q.operands == "auto" && slabOperands(r, cn) > registerOperands);
   // Local memory: each warp's output staging (16 rows of 4 NS + 4 words), the row operands with
   // FRAG_LOCAL, and the emulation's products.
   const std::size_t bytes = std::size_t(warps) * 16 * (4 * shape.nb + 4) * 4 +
@@ -278,7 +281,6 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
                     std::to_string(shape.th) + " and " + std::to_string(warps) + " warps needs " +
                     std::to_string(bytes) + " bytes of local memory, the limit is " +
                     std::to_string(local) + ": use a narrower strip or fewer warps");
-  const bool aligned = n % 4 == 0;  // rows start at whole words
   BlurPlan p;
   p.kernel = BlurKernel::Slab;
   p.file = "blur_slab.cl";
@@ -286,7 +288,6 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
                   .define("RADIUS", r)
                   .define("CHANNELS", cn)
                   .define("WARPS", warps)
-                  .define("RC", rc)
                   .define("ALIGNED", aligned)
                   .define("ALIGNED16", aligned && n % 16 == 0)
                   .define("MMA_PTX", !emulated)
@@ -307,7 +308,7 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
   p.hint = "use fewer warps";
   p.text = "kernel=slab strip=" + std::to_string(shape.nb) + "x" + std::to_string(shape.th) +
            " warps=" + std::to_string(warps) + " prefetch=" + (pf ? "on" : "off") +
-           " chains=" + std::to_string(rc) + " operands=" + (fragLocal ? "local" : "registers") +
+           " operands=" + (fragLocal ? "local" : "registers") +
            " products=" + (emulated ? "emulated" : "mma.sync");
   return p;
 }

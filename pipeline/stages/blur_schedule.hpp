@@ -38,7 +38,6 @@ struct BlurRequest {
   Size2 wg{16, 4};              // the cpu kernel's work-group
   Size2 strip{0, 0};            // the slab kernel's strip: sets of 16 outputs x rows; 0: per frame
   int warps = 0;                // the slab kernel's warps per work-group; 0: 4
-  int chains = 0;               // the slab kernel's accumulators per row product; 0: chosen
   std::string operands = "auto";  // the slab kernel's row operands: registers, local or auto
   std::string prefetch = "auto";  // the slab kernel loads each band's rows during the band before
   std::string prologue = "auto";  // the slab kernel reads through point-wise functions offered
