@@ -121,7 +121,7 @@ TEST(BlurStage, SlabKernelEqualsOpenCVForLargeRadii) {
     int type;
     BorderMode border;
     cv::Size size;
-    const char* strip;
+    const char* schedule;  // the strip, then any other slab parameters
   };
   unsigned seed = 1700;
   for (const Large& l :
@@ -136,7 +136,7 @@ TEST(BlurStage, SlabKernelEqualsOpenCVForLargeRadii) {
     c.sigma = l.sigma;
     c.border = l.border;
     c.value = l.border == BorderMode::Constant ? 31 : 0;
-    c.schedule = std::string("kernel=slab:strip=") + l.strip;
+    c.schedule = std::string("kernel=slab:strip=") + l.schedule;
     expectExact(randomFrame(l.size.width, l.size.height, l.type, seed++), c, Facts::Device, "slab");
   }
   BlurCase real;  // the default strip on a real frame
