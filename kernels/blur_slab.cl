@@ -41,12 +41,20 @@
 // each band computes the row products of 16 new rows. At radius <= 8 the window is rows
 // yb - 8 .. yb + 23 (NP 2, KR 1); larger radii (the "wide" reach) hold more pairs in registers.
 //
+// SHARE 0: a work-group's warps own strips one above the other and each lane loads its words
+// from the source: a row's words of the window 16 NW bytes wide, for 16 NS bytes of output, a
+// quarter of a 32-byte sector a load at rows 8 apart. SHARE 1: the warps own strips side by
+// side and each band's 16 new rows of the group's window (its outputs and both halos) are loaded
+// once, by the whole group, in whole vectors into local memory (two buffers, one barrier a band);
+// the lanes take their words from there, whose rows lie 4 words apart in the banks (SS) so that a
+// warp's 32 words come in one access.
+//
 // Build options: RADIUS, CHANNELS, BORDER_*, NS (sets per strip), BANDS (TH = 16 BANDS),
-// WARPS per work-group, ALIGNED (rows a multiple of 4 bytes; little-endian either way), ALIGNED16
-// (and of 16; other rows store through slab_io.cl's word path), MMA_PTX (1: mma.sync and the byte
-// permutes in inline PTX, NVIDIA compute capability 8.0+; 0: both emulated in OpenCL C, the
-// products through local memory: slow, for tests), FRAG_OFF, FRAG_LOCAL (1: the row operands are
-// read from local memory at each use), PF (1: each band's words are loaded during the band
+// WARPS per work-group, SHARE, ALIGNED (rows a multiple of 4 bytes; little-endian either way),
+// ALIGNED16 (and of 16; other rows store through slab_io.cl's word path), MMA_PTX (1: mma.sync and
+// the byte permutes in inline PTX, NVIDIA compute capability 8.0+; 0: both emulated in OpenCL C,
+// the products through local memory: slow, for tests), FRAG_OFF, FRAG_LOCAL (1: the row operands
+// are read from local memory at each use), PF (1: each band's words are loaded during the band
 // before).
 //
 // Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on are
@@ -72,8 +80,46 @@
 #define OS (4 * NS + 4)  // words per row of a warp's output staging (conflict-free)
 #include "slab_io.cl"
 
+#if SHARE
+#define SW (4 * WARPS * NS + HA / 2)  // words of a staged row: the group's outputs and both halos
+#define SV ((8 + 4 * SW + 15) / 16)   // its 16-byte vectors from 8 bytes before its first word
+#define SS (4 * (SV | 1))             // words per staged row: 4 mod 8, rows apart in the banks
+
+// Rows ya .. ya + 15 of the group's window (from byte gxs of each row) into st: word k of row r
+// at st[r * SS + 2 + k]. Groups clear of every edge (ginside) load whole 16-byte vectors of
+// rows of whole vectors, else words; the others go through the border rule.
+inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int gxs, int n,
+                       int width, int height, bool ginside, int tid, int value PRO_DECL) {
+  if (ginside) {
+#if ALIGNED16 && !PROLOGUE
+    for (int i = tid; i < 16 * SV; i += 32 * WARPS) {
+      const int r = i / SV, v = i - r * SV;
+      *(__local uint4*)(st + r * SS + 4 * v) =
+          *(const __global uint4*)(src + (size_t)(ya + r) * n + gxs - 8 + 16 * v);
+    }
+#else
+    for (int i = tid; i < 16 * SW; i += 32 * WARPS) {
+      const int r = i / SW, k = i - r * SW;
+      uint w[1];
+      LOAD_WORDS16(w, 1, src, (size_t)(ya + r) * n + gxs + 4 * k);
+      st[r * SS + 2 + k] = w[0];
+    }
+#endif
+  } else {
+    for (int i = tid; i < 16 * SW; i += 32 * WARPS) {
+      const int r = i / SW, k = i - r * SW;
+      st[r * SS + 2 + k] = load_word_row(src, border_index(ya + r, height), gxs + 4 * k, n, width,
+                                         height, value PRO_PASS);
+    }
+  }
+}
+#endif
+
 #if NS < 1 || RADIUS < 1
 #error "blur_slab: RADIUS >= 1, NS >= 1"
+#endif
+#if SHARE && PF
+#error "blur_slab: SHARE loads each band's rows as the band starts (PF 0)"
 #endif
 
 // wa[j], wb[j] = W[j] of source rows y + g and y + 8 + g (the lane's rows of the two slabs from
@@ -121,8 +167,8 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
     __global const uint* taps, int value PRO_DECL) {
   WARP_OPS_LOCALS;
   __local uint out_stage[WARPS * 16 * OS];
-  // A work-group is WARPS strips one above the other; warps past the frame's last strip compute
-  // that strip and store nothing.
+  // A work-group is WARPS strips one above the other (SHARE 0; warps past the frame's last strip
+  // compute that strip and store nothing) or side by side (SHARE 1).
   const int lane = get_local_id(0), warp = get_local_id(1);
   const int g = lane >> 2, q = lane & 3;
   const int n = width * CHANNELS;
@@ -135,14 +181,26 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
                       : nbx > 2 ? 1 + (gl - ge) % (nbx - 2)
                                 : gl % nbx;
   const int strip_g = gl < ge ? gl >> 1 : nbx > 2 ? (gl - ge) / (nbx - 2) : gl / nbx;
+  // Every row read (y0 - HR .. y0 + TH - 16 - HR + 16 NP - 1) inside the frame and above its
+  // last row.
+#define ROWS_INSIDE (y0 >= HR && y0 + TH - 16 - HR + 16 * NP < height)
+#if SHARE
+  // The group's strips side by side from x0 of its first; warps past the row's end compute and
+  // store nothing.
+  const bool live = true;
+  const int gxs = strip_x * WARPS * OW - HA, x0 = gxs + HA + warp * OW, y0 = strip_g * TH;
+  // Every staged vector inside its row (8 bytes before the first word, the last ends at most 8
+  // bytes after the last word).
+  const bool ginside = gxs >= 8 && gxs - 8 + 16 * SV <= n && ROWS_INSIDE;
+  __local uint4 stage4[2 * 16 * SS / 4];
+#else
   const int syn = (height + TH - 1) / TH, sy0 = strip_g * WARPS + warp;
   const bool live = sy0 < syn;
   const int x0 = strip_x * OW, y0 = min(sy0, syn - 1) * TH, xs = x0 - HA;
   // Every word inside its row (the last ends at xs + 16 NW = x0 + OW + HA, so every output is
-  // too) and every row read (y0 - HR .. y0 + TH - 16 - HR + 16 NP - 1) inside the frame and
-  // above its last row.
-  const bool inside =
-      xs >= 0 && xs + 16 * NW <= n && y0 >= HR && y0 + TH - 16 - HR + 16 * NP < height;
+  // too).
+  const bool inside = xs >= 0 && xs + 16 * NW <= n && ROWS_INSIDE;
+#endif
 
   const __global uint4* frag = (const __global uint4*)(taps + FRAG_OFF);
   uint4 av[KR];
@@ -177,7 +235,19 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   for (int p = 1 - NP; p < BANDS; ++p) {
     const int yb = y0 + 16 * p;              // the band's first output row
     const int yn = yb - HR + 16 * (NP - 1);  // the first row of its new pair
-#if PF
+#if SHARE
+    {
+      __local uint* st = (__local uint*)stage4 + ((p + NP) & 1) * 16 * SS;
+      stage_rows(st, src, yn, gxs, n, width, height, ginside, warp * 32 + lane, value PRO_PASS);
+      barrier(CLK_LOCAL_MEM_FENCE);
+      __local const uint* sa = st + g * SS + 2 + 4 * NS * warp + q;
+      UNROLL
+      for (int j = 0; j < NW; ++j) {
+        wa[j] = sa[4 * j];
+        wb[j] = sa[8 * SS + 4 * j];
+      }
+    }
+#elif PF
     UNROLL
     for (int j = 0; j < NW; ++j) {
       wa[j] = nxa[j];

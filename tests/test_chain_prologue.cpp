@@ -68,11 +68,12 @@ TEST(PrologueChain, GrayIntoTheSlabBlurIsOpenCvs) {
 }
 
 // Functions that keep the format (brightness, manual and automatic) folded into the slab blur
-// of gray frames (of colour frames they stay passes), wider radii, odd sizes in turn: the same
-// output and side outputs as the chain unfused.
+// of gray frames (of colour frames they stay passes), wider radii, loads shared by a group's
+// warps, odd sizes in turn: the same output and side outputs as the chain unfused.
 TEST(PrologueChain, EveryFoldedFunctionEqualsTheUnfusedChain) {
   const std::string chains[] = {
       "brightness=gain=1.7:bias=-20,blur=kernel=slab:sigma=2.5",
+      "brightness=gain=0.8:bias=9,blur=kernel=slab:sigma=2.5:share=on:warps=1:strip=1x16",
       "gray,brightness=gain=-1:bias=255,blur=kernel=slab:ksize=5:border=wrap",
       "hist,brightness=mode=auto:clip=2,blur=kernel=slab:sigma=9:prologue=on:border=replicate",
       "gray,hist,brightness=gain=0.6:bias=3,blur=kernel=slab:border=constant:value=200,hist",

@@ -145,4 +145,42 @@ TEST(BlurStage, SlabKernelEqualsOpenCVForLargeRadii) {
   expectExact(realFrame(90, CV_8UC3, 203, 150), real, Facts::Device, "slab");
 }
 
+// The warps of a work-group side by side, loading each band's rows once into local memory
+// (share=on, the default past radius 8) and each warp loading its own (share=off) on either
+// side of that default: radii 1-8 shared and 12 and 30 not, every border, gray, BGR and BGRA,
+// one to four warps a group, frames wide and tall enough for groups clear of every edge on rows
+// of whole 16-byte vectors, of whole words only and of neither, and on a real frame.
+TEST(BlurStage, SlabKernelSharedAndOwnRowLoadsEqualOpenCV) {
+  struct Shared {
+    int ksize;
+    double sigma;
+    int type;
+    BorderMode border;
+    cv::Size size;
+    const char* schedule;
+  };
+  unsigned seed = 1800;
+  for (const Shared& l :
+       {Shared{3, 0.8, CV_8UC1, BorderMode::Reflect101, {160, 80}, "share=on:strip=1x16:warps=2"},
+        Shared{0, 1.5, CV_8UC3, BorderMode::Constant, {172, 70}, "share=on:strip=2x32:warps=3"},
+        Shared{17, 3, CV_8UC1, BorderMode::Replicate, {333, 61}, "share=on:strip=1x16:warps=4"},
+        Shared{5, 1.1, CV_8UC4, BorderMode::Reflect, {131, 50}, "share=on:strip=3x32:warps=2"},
+        Shared{9, 2, CV_8UC3, BorderMode::Wrap, {95, 66}, "share=on:strip=1x16:warps=1"},
+        Shared{25, 4, CV_8UC3, BorderMode::Reflect101, {300, 90}, "share=off:strip=1x16"},
+        Shared{61, 10, CV_8UC1, BorderMode::Constant, {203, 150}, "share=off:strip=1x32:warps=2"},
+        Shared{37, 6, CV_8UC4, BorderMode::Wrap, {97, 71}, "share=off"}}) {
+    BlurCase c;
+    c.ksize = l.ksize;
+    c.sigma = l.sigma;
+    c.border = l.border;
+    c.value = l.border == BorderMode::Constant ? 31 : 0;
+    c.schedule = std::string("kernel=slab:") + l.schedule;
+    expectExact(randomFrame(l.size.width, l.size.height, l.type, seed++), c, Facts::Device, "slab");
+  }
+  BlurCase real;
+  real.sigma = 6;
+  real.schedule = "kernel=slab:share=on:strip=1x16:warps=1";
+  expectExact(realFrame(91, CV_8UC3, 517, 203), real, Facts::Device, "slab");
+}
+
 // --- schedule parameters --------------------------------------------------------------------

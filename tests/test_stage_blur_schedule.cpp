@@ -80,7 +80,7 @@ std::string describe(const BlurPlan& p) {
   std::string s = blurKernelName(p.kernel);
   switch (p.kernel) {
     case BlurKernel::Slab:
-      s += keys({"WARPS", "NS", "BANDS", "PF", "ALIGNED", "ALIGNED16", "MMA_PTX"});
+      s += keys({"WARPS", "NS", "BANDS", "SHARE", "PF", "ALIGNED", "ALIGNED16", "MMA_PTX"});
       break;
     case BlurKernel::Tiled:
       s += keys({"WG", "TW", "TH", "PY", "VX", "ALIGNED", "ALIGNED16", "NV_PTX"});
@@ -113,46 +113,54 @@ constexpr PixelFormat kGray = PixelFormat::Gray8, kBgr = PixelFormat::BGR8,
 TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius8) {
   const DeviceFacts f = h200();
   EXPECT_EQ(plan(f, 3840, 2160, kGray),
-            "slab WARPS=4 NS=4 BANDS=2 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=4 NS=4 BANDS=2 SHARE=0 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=1920x68/32x4");
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 17, 3),
-            "slab WARPS=4 NS=4 BANDS=2 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=4 NS=4 BANDS=2 SHARE=0 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=1920x68/32x4");
   EXPECT_EQ(plan(f, 1920, 1080, kGray),
-            "slab WARPS=4 NS=2 BANDS=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=4 NS=2 BANDS=1 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=1920x68/32x4");
   EXPECT_EQ(plan(f, 1920, 1080, kBgr),
-            "slab WARPS=4 NS=4 BANDS=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=4 NS=4 BANDS=1 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=2880x68/32x4");
   EXPECT_EQ(plan(f, 1920, 1080, kBgra, 5, 1.1),
-            "slab WARPS=4 NS=4 BANDS=2 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=4 NS=4 BANDS=2 SHARE=0 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=3840x36/32x4");
   EXPECT_EQ(plan(f, 7680, 4320, kBgra),
-            "slab WARPS=4 NS=4 BANDS=4 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=4 NS=4 BANDS=4 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=15360x68/32x4");
   EXPECT_EQ(plan(f, 1921, 1081, kBgr),
-            "slab WARPS=4 NS=4 BANDS=1 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
+            "slab WARPS=4 NS=4 BANDS=1 SHARE=0 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
             "blur_slab=2912x68/32x4");
   EXPECT_EQ(plan(f, 1, 1, kGray),
-            "slab WARPS=4 NS=1 BANDS=1 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
+            "slab WARPS=4 NS=1 BANDS=1 SHARE=0 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
             "blur_slab=32x4/32x4");
 }
 
 // Past radius 8 the slab kernel's column window grows (more pairs of slabs held, taller and
-// narrower strips, the row operands in local memory once there are more than 17); past radius
+// narrower strips, the row operands in local memory once there are more than 17; where a warp
+// alone would load 5 words of a row per word of output, eight warps side by side share the
+// loads, on gray one set a strip); past radius
 // 72, or with a tap of 256 (all the weight in the centre), the tiled kernel where it reaches
 // (radius 16, a row halo of 40 elements), else the cpu kernel with the GPU's tiles.
 TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
   const DeviceFacts f = h200();
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 0, 3),  // radius 9: 4 pairs
-            "slab WARPS=4 NS=4 BANDS=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=4 NS=4 BANDS=1 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=1920x136/32x4");
   EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 6),  // radius 18, the row halo 54 elements
-            "slab WARPS=4 NS=4 BANDS=6 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=4 NS=4 BANDS=6 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=5760x24/32x4");
-  EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 20),  // radius 60: 10 pairs, 17 operands
-            "slab WARPS=4 NS=2 BANDS=9 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
-            "blur_slab=11520x16/32x4");
+  EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 20),  // radius 60: 10 pairs, 17 operands, shared
+            "slab WARPS=8 NS=2 BANDS=9 SHARE=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=1440x120/32x8");
+  EXPECT_EQ(plan(f, 3840, 2160, kGray, 0, 20),  // shared, one set a strip on gray
+            "slab WARPS=8 NS=1 BANDS=9 SHARE=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=960x120/32x8");
+  EXPECT_EQ(plan(f, 3840, 2160, kGray, 0, 10),  // radius 30 on gray: 7 words for 2, not shared
+            "slab WARPS=4 NS=2 BANDS=5 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=3840x28/32x4");
   EXPECT_NE(planBlur(request(3840, 2160, kBgr, 0, 20), f).options.find("FRAG_LOCAL=0"),
             std::string::npos);
   EXPECT_NE(planBlur(request(3840, 2160, kBgr, 145, 24), f).options.find("FRAG_LOCAL=1"),
@@ -162,7 +170,7 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
   EXPECT_NE(planBlur(request(3840, 2160, kBgr, 0, 6), f).options.find("FRAG_LOCAL=0"),
             std::string::npos);
   EXPECT_EQ(plan(f, 1921, 1081, kBgr, 0, 4),  // radius 12, rows of any length
-            "slab WARPS=4 NS=4 BANDS=1 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
+            "slab WARPS=4 NS=4 BANDS=1 SHARE=0 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
             "blur_slab=2912x68/32x4");
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 3, 0.1),
             "tiled WG=160 TW=128 TH=32 PY=8 VX=16 ALIGNED=1 ALIGNED16=1 NV_PTX=1 "
@@ -218,14 +226,35 @@ TEST(BlurSchedule, SlabParametersShapeItsLaunch) {
   q.prefetch = "on";
   const BlurPlan p = planBlur(q, pocl());
   EXPECT_EQ(describe(p),
-            "slab WARPS=2 NS=3 BANDS=3 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=0 "
+            "slab WARPS=2 NS=3 BANDS=3 SHARE=0 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=0 "
             "blur_slab=448x10/32x2");
   EXPECT_EQ(p.text,
-            "kernel=slab strip=3x48 warps=2 prefetch=on operands=registers products=emulated");
+            "kernel=slab strip=3x48 warps=2 share=off prefetch=on operands=registers "
+            "products=emulated");
   q.operands = "local";  // two operands, in local memory on request
   const BlurPlan local = planBlur(q, pocl());
   EXPECT_NE(local.options.find("-DFRAG_LOCAL=1"), std::string::npos);
   EXPECT_NE(local.text.find(" operands=local "), std::string::npos);
+  q.share = "on";  // warps side by side: the launch counts groups of strips across, no prefetch
+  const BlurPlan shared = planBlur(q, pocl());
+  EXPECT_EQ(describe(shared),
+            "slab WARPS=2 NS=3 BANDS=3 SHARE=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=0 "
+            "blur_slab=224x20/32x2");
+  EXPECT_FALSE(shared.groupShrinks);  // warps given
+}
+
+// The shared loads' eight warps a group are the schedule's own choice: a device that runs fewer
+// work-items for the built kernel (its registers) gets as many warps as it runs.
+TEST(BlurSchedule, SharedSlabGroupShrinksToWhatTheKernelRuns) {
+  const BlurRequest q = request(3840, 2160, kBgr, 0, 20);
+  const BlurPlan full = planBlur(q, h200());
+  EXPECT_EQ(full.groupItems, 256u);
+  EXPECT_TRUE(full.groupShrinks);
+  const BlurPlan fewer = planBlur(q, h200(), 192);
+  EXPECT_EQ(describe(fewer),
+            "slab WARPS=6 NS=2 BANDS=9 SHARE=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=1920x90/32x6");
+  EXPECT_EQ(fewer.groupItems, 192u);
 }
 
 // The slab kernel's default strip per frame (slabShape): the tallest strips, then the widest,

@@ -178,6 +178,7 @@ class BlurStage : public Stage {
     q.warps = params().integer("warps");
     q.operands = params().text("operands");
     q.prefetch = params().text("prefetch");
+    q.share = params().text("share");
     q.prologue = params().text("prologue");
     return q;
   }
@@ -319,15 +320,24 @@ const StageInfo& blurStageInfo() {
                     "kernel=slab: a warp's strip, W sets of 16 outputs (up to 16) x H rows (a "
                     "multiple of 16); 0: chosen per frame")
               .asSchedule(),
-          intParam("warps", "0", 0, 32, "kernel=slab: warps per work-group (0: 4)").asSchedule(),
+          intParam("warps", "0", 0, 32,
+                   "kernel=slab: warps per work-group (0: 8 with share, else 4)")
+              .asSchedule(),
           enumParam("operands", "auto", {"auto", "registers", "local"},
                     "kernel=slab: where the row products' constant operands live (auto: "
                     "registers up to 17 operands in all (8 on rows that are not a multiple of 4 "
                     "bytes), past that local memory)")
               .asSchedule(),
+          enumParam(
+              "share", "auto", {"auto", "on", "off"},
+              "kernel=slab: a work-group's warps side by side load each source row once "
+              "into local memory and share it (auto: where a warp alone would load at least 5 "
+              "words of a row per word of its output: sigma 20, sigma 10 in colour)")
+              .asSchedule(),
           enumParam("prefetch", "auto", {"auto", "on", "off"},
-                    "kernel=slab: load each band's rows during the band before (auto: where the "
-                    "row halo is at most 8 elements and a strip has several bands)")
+                    "kernel=slab without share: load each band's rows during the band before "
+                    "(auto: where the row halo is at most 8 elements and a strip has several "
+                    "bands)")
               .asSchedule(),
           enumParam("prologue", "auto", {"auto", "on", "off"},
                     "kernel=slab on gray frames, fused chains: read the point-wise stages just "

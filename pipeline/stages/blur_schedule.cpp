@@ -248,31 +248,55 @@ constexpr int kSlabRegisterOperands = 17, kSlabRegisterOperandsUnaligned = 8;
 // not start at a whole word. A colour blur's words straddle pixels: brightness,blur,sobel on
 // 1920x1080 BGR took 82 us read through, 43 as passes.
 constexpr int kPrologueRadius = 8;
+// The warps of a work-group, side by side, share each row's loads (SHARE) where a warp of its
+// own would load at least 5 words of a row per word of output (sigma 20 on every format, sigma 10
+// on BGR and BGRA: 5.5-12.5), eight warps a group, gray strips one set wide. H200, 2026-12-03,
+// median of 30, us, shared (8 warps) / not shared (4 warps): sigma 20 3840x2160 BGR 256 / 593,
+// 1920x1080 BGR 192 / 382, 1280x720 BGR 141 / 348, 4001x2003 BGR 388 / 1062, 7680x4320 BGR
+// 707 / 1352, 3840x2160 gray (one set) 78 / 124, 1920x1080 gray 45 / 97; sigma 10 3840x2160 BGR
+// 176 / 229. Below it sharing loses: sigma 6 (2.75 on BGR) 3840x2160 BGR 128 / 83, gray (1.75)
+// 98 / 36; 11x11 gray 3840x2160 28 / 17 (4 warps); sigma 10 gray (3.5) within 10% either way
+// (docs/PERFORMANCE.md).
+constexpr int kSlabShareOverread = 5, kSlabSharedWarps = 8;
 
-BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
-  const int cn = q.frame.channels(), warps = q.warps > 0 ? q.warps : kSlabWarps;
+BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r, std::size_t limit) {
+  const int cn = q.frame.channels(), kc = slabChunks(r, cn);
+  const std::size_t n = q.frame.rowBytes();
+  const int pairs = 2 * slabColumnChunks(r);  // the column window's pairs of slabs
+  const auto shapeOf = [&](int nb) {
+    return slabShape(n, q.frame.height, facts.computeUnits, kSlabWarpsPerUnit, pairs, nb,
+                     q.strip.h > 0 ? q.strip.h : -1);
+  };
+  SlabShape shape = shapeOf(q.strip.w > 0 ? q.strip.w : -1);
+  // Shared where each warp would load at least kSlabShareOverread words a row per word of its
+  // output (the window, NS + 2 KC - 1 words, over NS); on gray frames then one set a strip.
+  const bool share = q.share == "on" ||
+                     (q.share == "auto" && shape.nb + 2 * kc - 1 >= kSlabShareOverread * shape.nb);
+  if (share && cn == 1 && q.strip.w <= 0) shape = shapeOf(1);
+  int warps = q.warps > 0 ? q.warps : share ? kSlabSharedWarps : kSlabWarps;
+  if (q.warps <= 0 && limit > 0) warps = std::max(1, std::min(warps, int(limit / 32)));
   const std::size_t wg = std::size_t(warps) * 32;
   if (wg > facts.maxWorkGroupSize)
     throw UserError("blur: warps=" + std::to_string(warps) + " is " + std::to_string(wg) +
                     " work-items; the device allows at most " +
                     std::to_string(facts.maxWorkGroupSize));
-  const std::size_t n = q.frame.rowBytes();
-  const int pairs = 2 * slabColumnChunks(r);  // the column window's pairs of slabs
-  const SlabShape shape = slabShape(n, q.frame.height, facts.computeUnits, kSlabWarpsPerUnit, pairs,
-                                    q.strip.w > 0 ? q.strip.w : -1, q.strip.h > 0 ? q.strip.h : -1);
   // Loading the next band during this one holds its words in registers as well: that pays with
   // the one-chunk row products (halo <= 8 elements) of a strip with a next band; with two chunks
   // the registers it takes cost more occupancy than the early loads gain.
-  const bool pf = q.prefetch == "on" || (q.prefetch == "auto" && r * cn <= 8 && shape.th > 16);
+  const bool pf =
+      !share && (q.prefetch == "on" || (q.prefetch == "auto" && r * cn <= 8 && shape.th > 16));
   const bool emulated = facts.nvidiaCc < 8;
-  const int kc = slabChunks(r, cn);
   const bool aligned = n % 4 == 0;  // rows start at whole words
   const int registerOperands = aligned ? kSlabRegisterOperands : kSlabRegisterOperandsUnaligned;
   const bool fragLocal =
       q.operands == "local" || (q.operands == "auto" && slabOperands(r, cn) > registerOperands);
-  // Local memory: each warp's output staging (16 rows of 4 NS + 4 words), the row operands with
-  // FRAG_LOCAL, and the emulation's products.
+  // Local memory: each warp's output staging (16 rows of 4 NS + 4 words), with SHARE two
+  // buffers of 16 staged rows (SS words each, blur_slab.cl), the row operands with FRAG_LOCAL,
+  // and the emulation's products.
+  const int stagedWords = 4 * warps * shape.nb + (16 * kc - 8) / 2;
+  const std::size_t stagedRow = 4 * std::size_t(((8 + 4 * stagedWords + 15) / 16) | 1);
   const std::size_t bytes = std::size_t(warps) * 16 * (4 * shape.nb + 4) * 4 +
+                            (share ? 2 * 16 * stagedRow * 4 : 0) +
                             (fragLocal ? std::size_t(kc) * 32 * 16 : 0) +
                             (emulated ? std::size_t(warps) * (192 + 32) * 4 : 0);
   const std::size_t local = std::min<std::size_t>(48 * 1024, facts.localMemBytes);
@@ -293,22 +317,27 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r) {
                   .define("MMA_PTX", !emulated)
                   .define(q.border)
                   .define("PF", pf)
+                  .define("SHARE", share)
                   .define("NS", shape.nb)
                   .define("BANDS", shape.th / 16)
                   .define("FRAG_OFF", kTapsFragOffsetWords)
                   .define("FRAG_LOCAL", fragLocal)
                   .str();
-  // A warp per strip of 16 NS outputs x TH rows; a work-group's warps one above the other.
+  // A warp per strip of 16 NS outputs x TH rows; a work-group's warps one above the other, or
+  // with SHARE side by side.
   const std::size_t ow = 16 * std::size_t(shape.nb), w = std::size_t(warps);
-  const std::size_t stacks = ((std::size_t(q.frame.height) + shape.th - 1) / shape.th + w - 1) / w;
-  p.launches = {{"blur_slab", cl::NDRange((n + ow - 1) / ow * 32, stacks * w), cl::NDRange(32, w)}};
+  const std::size_t bands = (std::size_t(q.frame.height) + shape.th - 1) / shape.th;
+  const cl::NDRange global = share ? cl::NDRange((n + ow * w - 1) / (ow * w) * 32, bands * w)
+                                   : cl::NDRange((n + ow - 1) / ow * 32, (bands + w - 1) / w * w);
+  p.launches = {{"blur_slab", global, cl::NDRange(32, w)}};
   p.groupItems = wg;
+  p.groupShrinks = q.warps <= 0;  // the kernel's registers may allow fewer warps a group
   p.prologue = cn == 1 && q.prologue != "off" && (q.prologue == "on" || r <= kPrologueRadius);
   p.anySource = q.prologue == "on";
   p.hint = "use fewer warps";
   p.text = "kernel=slab strip=" + std::to_string(shape.nb) + "x" + std::to_string(shape.th) +
-           " warps=" + std::to_string(warps) + " prefetch=" + (pf ? "on" : "off") +
-           " operands=" + (fragLocal ? "local" : "registers") +
+           " warps=" + std::to_string(warps) + " share=" + (share ? "on" : "off") +
+           " prefetch=" + (pf ? "on" : "off") + " operands=" + (fragLocal ? "local" : "registers") +
            " products=" + (emulated ? "emulated" : "mma.sync");
   return p;
 }
@@ -362,7 +391,7 @@ BlurPlan planBlur(const BlurRequest& q, const DeviceFacts& facts, std::size_t gr
   const int r = static_cast<int>(q.taps.size()) - 1;
   switch (chooseBlurKernel(q, facts)) {
     case BlurKernel::Slab:
-      return planSlab(q, facts, r);
+      return planSlab(q, facts, r, groupLimit);
     case BlurKernel::Ring:
       return planRing(q, facts, r);
     case BlurKernel::Tiled:

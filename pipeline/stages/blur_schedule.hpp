@@ -40,6 +40,7 @@ struct BlurRequest {
   int warps = 0;                // the slab kernel's warps per work-group; 0: 4
   std::string operands = "auto";  // the slab kernel's row operands: registers, local or auto
   std::string prefetch = "auto";  // the slab kernel loads each band's rows during the band before
+  std::string share = "auto";     // the slab kernel's warps share each row's loads (side by side)
   std::string prologue = "auto";  // the slab kernel reads through point-wise functions offered
 };
 
