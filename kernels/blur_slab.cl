@@ -55,7 +55,7 @@
 // the byte permutes in inline PTX, NVIDIA compute capability 8.0+; 0: both emulated in OpenCL C,
 // the products through local memory: slow, for tests), FRAG_OFF, FRAG_LOCAL (1: the row operands
 // are read from local memory at each use), PF (1: each band's words are loaded during the band
-// before).
+// before; with SHARE its vectors, where SHARE_PF says).
 //
 // Run time: src, dst, width, height, taps: the host's TapsBlock, whose words from FRAG_OFF on are
 // the constant A operands, lane l's operand j (c < KR: columns, chunk c; KR + c: rows, chunk c)
@@ -113,13 +113,37 @@ inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int 
     }
   }
 }
+
+// With PF, groups clear of every edge on rows of whole vectors (and no prologue) load the next
+// band's vectors into registers during this band (SHARE_PF): each work-item's SPV vectors, v[t]
+// the vector i = tid + 32 WARPS t of the band (row i / SV, vector i % SV), stored to local
+// memory as the next band starts.
+#define SHARE_PF (PF && ALIGNED16 && !PROLOGUE)
+#define SPV ((16 * SV + 32 * WARPS - 1) / (32 * WARPS))
+#define STAGE_FETCH(v, ya)                                                           \
+  do {                                                                               \
+    UNROLL                                                                           \
+    for (int t_ = 0; t_ < SPV; ++t_) {                                               \
+      const int i_ = tid + 32 * WARPS * t_, r_ = i_ / SV;                            \
+      if (i_ < 16 * SV)                                                              \
+        (v)[t_] = *(const __global uint4*)(src + (size_t)((ya) + r_) * n + gxs - 8 + \
+                                           16 * (i_ - r_ * SV));                     \
+    }                                                                                \
+  } while (0)
+#define STAGE_PUT(st, v)                                                                  \
+  do {                                                                                    \
+    UNROLL                                                                                \
+    for (int t_ = 0; t_ < SPV; ++t_) {                                                    \
+      const int i_ = tid + 32 * WARPS * t_, r_ = i_ / SV;                                 \
+      if (i_ < 16 * SV) *(__local uint4*)((st) + r_ * SS + 4 * (i_ - r_ * SV)) = (v)[t_]; \
+    }                                                                                     \
+  } while (0)
+#else
+#define SHARE_PF 0
 #endif
 
 #if NS < 1 || RADIUS < 1
 #error "blur_slab: RADIUS >= 1, NS >= 1"
-#endif
-#if SHARE && PF
-#error "blur_slab: SHARE loads each band's rows as the band starts (PF 0)"
 #endif
 
 // wa[j], wb[j] = W[j] of source rows y + g and y + 8 + g (the lane's rows of the two slabs from
@@ -225,7 +249,11 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   // NP - 1 steps (p < 0) only fill them: each step computes the pair 16 rows further down.
   uint4 pr[NS][NP - 1];
   uint wa[NW], wb[NW];
-#if PF
+#if SHARE_PF
+  const int tid = warp * 32 + lane;
+  uint4 nv[SPV];
+  if (ginside) STAGE_FETCH(nv, y0 - HR);
+#elif PF && !SHARE
   // nxa, nxb: the next step's words, loaded while this step computes.
   uint nxa[NW], nxb[NW];
   LOAD_SLABS(nxa, nxb, y0 - HR);
@@ -238,7 +266,13 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
 #if SHARE
     {
       __local uint* st = (__local uint*)stage4 + ((p + NP) & 1) * 16 * SS;
-      stage_rows(st, src, yn, gxs, n, width, height, ginside, warp * 32 + lane, value PRO_PASS);
+#if SHARE_PF
+      if (ginside) {
+        STAGE_PUT(st, nv);
+        if (p + 1 < BANDS) STAGE_FETCH(nv, yn + 16);
+      } else
+#endif
+        stage_rows(st, src, yn, gxs, n, width, height, ginside, warp * 32 + lane, value PRO_PASS);
       barrier(CLK_LOCAL_MEM_FENCE);
       __local const uint* sa = st + g * SS + 2 + 4 * NS * warp + q;
       UNROLL

@@ -149,7 +149,9 @@ TEST(BlurStage, SlabKernelEqualsOpenCVForLargeRadii) {
 // (share=on, the default past radius 8) and each warp loading its own (share=off) on either
 // side of that default: radii 1-8 shared and 12 and 30 not, every border, gray, BGR and BGRA,
 // one to four warps a group, frames wide and tall enough for groups clear of every edge on rows
-// of whole 16-byte vectors, of whole words only and of neither, and on a real frame.
+// of whole 16-byte vectors, of whole words only and of neither, with the next band's vectors
+// loaded ahead (prefetch=on: on rows of whole vectors; elsewhere it loads as the band starts),
+// and on a real frame.
 TEST(BlurStage, SlabKernelSharedAndOwnRowLoadsEqualOpenCV) {
   struct Shared {
     int ksize;
@@ -164,7 +166,24 @@ TEST(BlurStage, SlabKernelSharedAndOwnRowLoadsEqualOpenCV) {
        {Shared{3, 0.8, CV_8UC1, BorderMode::Reflect101, {160, 80}, "share=on:strip=1x16:warps=2"},
         Shared{0, 1.5, CV_8UC3, BorderMode::Constant, {172, 70}, "share=on:strip=2x32:warps=3"},
         Shared{17, 3, CV_8UC1, BorderMode::Replicate, {333, 61}, "share=on:strip=1x16:warps=4"},
-        Shared{5, 1.1, CV_8UC4, BorderMode::Reflect, {131, 50}, "share=on:strip=3x32:warps=2"},
+        Shared{5,
+               1.1,
+               CV_8UC4,
+               BorderMode::Reflect,
+               {131, 50},
+               "share=on:prefetch=on:strip=3x32:warps=2"},
+        Shared{17,
+               3,
+               CV_8UC3,
+               BorderMode::Constant,
+               {320, 110},
+               "share=on:prefetch=on:strip=2x48:warps=3"},
+        Shared{0,
+               1.5,
+               CV_8UC1,
+               BorderMode::Wrap,
+               {256, 100},
+               "share=on:prefetch=on:strip=1x32:warps=2"},
         Shared{9, 2, CV_8UC3, BorderMode::Wrap, {95, 66}, "share=on:strip=1x16:warps=1"},
         Shared{25, 4, CV_8UC3, BorderMode::Reflect101, {300, 90}, "share=off:strip=1x16"},
         Shared{61, 10, CV_8UC1, BorderMode::Constant, {203, 150}, "share=off:strip=1x32:warps=2"},

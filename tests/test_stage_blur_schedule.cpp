@@ -235,10 +235,10 @@ TEST(BlurSchedule, SlabParametersShapeItsLaunch) {
   const BlurPlan local = planBlur(q, pocl());
   EXPECT_NE(local.options.find("-DFRAG_LOCAL=1"), std::string::npos);
   EXPECT_NE(local.text.find(" operands=local "), std::string::npos);
-  q.share = "on";  // warps side by side: the launch counts groups of strips across, no prefetch
+  q.share = "on";  // warps side by side: the launch counts groups of strips across
   const BlurPlan shared = planBlur(q, pocl());
   EXPECT_EQ(describe(shared),
-            "slab WARPS=2 NS=3 BANDS=3 SHARE=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=0 "
+            "slab WARPS=2 NS=3 BANDS=3 SHARE=1 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=0 "
             "blur_slab=224x20/32x2");
   EXPECT_FALSE(shared.groupShrinks);  // warps given
 }

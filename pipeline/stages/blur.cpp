@@ -335,9 +335,10 @@ const StageInfo& blurStageInfo() {
               "words of a row per word of its output: sigma 20, sigma 10 in colour)")
               .asSchedule(),
           enumParam("prefetch", "auto", {"auto", "on", "off"},
-                    "kernel=slab without share: load each band's rows during the band before "
-                    "(auto: where the row halo is at most 8 elements and a strip has several "
-                    "bands)")
+                    "kernel=slab: load each band's rows during the band before (with share: "
+                    "its vectors into registers, on rows of whole 16-byte vectors; auto: "
+                    "without share, where the row halo is at most 8 elements and a strip has "
+                    "several bands)")
               .asSchedule(),
           enumParam("prologue", "auto", {"auto", "on", "off"},
                     "kernel=slab on gray frames, fused chains: read the point-wise stages just "

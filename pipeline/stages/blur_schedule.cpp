@@ -284,7 +284,7 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r, std::si
   // the one-chunk row products (halo <= 8 elements) of a strip with a next band; with two chunks
   // the registers it takes cost more occupancy than the early loads gain.
   const bool pf =
-      !share && (q.prefetch == "on" || (q.prefetch == "auto" && r * cn <= 8 && shape.th > 16));
+      q.prefetch == "on" || (q.prefetch == "auto" && !share && r * cn <= 8 && shape.th > 16);
   const bool emulated = facts.nvidiaCc < 8;
   const bool aligned = n % 4 == 0;  // rows start at whole words
   const int registerOperands = aligned ? kSlabRegisterOperands : kSlabRegisterOperandsUnaligned;
