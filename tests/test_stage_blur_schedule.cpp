@@ -141,7 +141,8 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius8) {
 // Past radius 8 the slab kernel's column window grows (more pairs of slabs held, taller and
 // narrower strips, the row operands in local memory once there are more than 17; where a warp
 // alone would load 5 words of a row per word of output, eight warps side by side share the
-// loads, on gray one set a strip); past radius
+// loads, the next band's vectors fetched ahead, on gray one set a strip, on rows not of whole
+// vectors not ahead); past radius
 // 72, or with a tap of 256 (all the weight in the centre), the tiled kernel where it reaches
 // (radius 16, a row halo of 40 elements), else the cpu kernel with the GPU's tiles.
 TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
@@ -153,11 +154,14 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
             "slab WARPS=4 NS=4 BANDS=6 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=5760x24/32x4");
   EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 20),  // radius 60: 10 pairs, 17 operands, shared
-            "slab WARPS=8 NS=2 BANDS=9 SHARE=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=8 NS=2 BANDS=9 SHARE=1 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=1440x120/32x8");
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 0, 20),  // shared, one set a strip on gray
-            "slab WARPS=8 NS=1 BANDS=9 SHARE=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=8 NS=1 BANDS=9 SHARE=1 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=960x120/32x8");
+  EXPECT_EQ(plan(f, 4001, 2003, kBgr, 0, 20),
+            "slab WARPS=8 NS=2 BANDS=9 SHARE=1 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
+            "blur_slab=1504x112/32x8");
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 0, 10),  // radius 30 on gray: 7 words for 2, not shared
             "slab WARPS=4 NS=2 BANDS=5 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=3840x28/32x4");
@@ -252,7 +256,7 @@ TEST(BlurSchedule, SharedSlabGroupShrinksToWhatTheKernelRuns) {
   EXPECT_TRUE(full.groupShrinks);
   const BlurPlan fewer = planBlur(q, h200(), 192);
   EXPECT_EQ(describe(fewer),
-            "slab WARPS=6 NS=2 BANDS=9 SHARE=1 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "slab WARPS=6 NS=2 BANDS=9 SHARE=1 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=1920x90/32x6");
   EXPECT_EQ(fewer.groupItems, 192u);
 }

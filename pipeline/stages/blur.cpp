@@ -336,9 +336,9 @@ const StageInfo& blurStageInfo() {
               .asSchedule(),
           enumParam("prefetch", "auto", {"auto", "on", "off"},
                     "kernel=slab: load each band's rows during the band before (with share: "
-                    "its vectors into registers, on rows of whole 16-byte vectors; auto: "
-                    "without share, where the row halo is at most 8 elements and a strip has "
-                    "several bands)")
+                    "its vectors into registers, on rows of whole 16-byte vectors; auto: with "
+                    "share there, without share where the row halo is at most 8 elements and a "
+                    "strip has several bands)")
               .asSchedule(),
           enumParam("prologue", "auto", {"auto", "on", "off"},
                     "kernel=slab on gray frames, fused chains: read the point-wise stages just "
