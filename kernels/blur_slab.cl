@@ -46,8 +46,8 @@
 // quarter of a 32-byte sector a load at rows 8 apart. SHARE 1: the warps own strips side by
 // side and each band's 16 new rows of the group's window (its outputs and both halos) are loaded
 // once, by the whole group, in whole vectors into local memory (two buffers, one barrier a band);
-// the lanes take their words from there, whose rows lie 4 words apart in the banks (SS) so that a
-// warp's 32 words come in one access.
+// the lanes take their words from there, whose rows lie SS words apart (4 mod 8) so that a
+// warp's 32 words (8 rows x 4) fall in 32 banks, one access.
 //
 // Build options: RADIUS, CHANNELS, BORDER_*, NS (sets per strip), BANDS (TH = 16 BANDS),
 // WARPS per work-group, SHARE, ALIGNED (rows a multiple of 4 bytes; little-endian either way),
