@@ -150,7 +150,13 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 0, 3),  // radius 9: 4 pairs
             "slab WARPS=4 NS=4 BANDS=1 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=1920x136/32x4");
-  EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 6),  // radius 18, the row halo 54 elements
+  EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 6),  // radius 18, the row halo 54: 9 words for 2, shared
+            "slab WARPS=8 NS=2 BANDS=6 SHARE=1 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=1440x184/32x8");
+  EXPECT_EQ(plan(f, 3840, 2160, kGray, 0, 6),  // the row halo 18: 5 words for 2, not shared
+            "slab WARPS=4 NS=4 BANDS=1 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=1920x136/32x4");
+  EXPECT_EQ(plan(f, 3840, 2160, kBgr, 25, 4),  // radius 12 on BGR: 7 words for 2, not shared
             "slab WARPS=4 NS=4 BANDS=6 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=5760x24/32x4");
   EXPECT_EQ(plan(f, 3840, 2160, kBgr, 0, 20),  // radius 60: 10 pairs, 17 operands, shared

@@ -331,8 +331,8 @@ const StageInfo& blurStageInfo() {
           enumParam(
               "share", "auto", {"auto", "on", "off"},
               "kernel=slab: a work-group's warps side by side load each source row once "
-              "into local memory and share it (auto: where a warp alone would load at least 5 "
-              "words of a row per word of its output: sigma 20, sigma 10 in colour)")
+              "into local memory and share it (auto: where a warp alone would load at least 4.5 "
+              "words of a row per word of its output: sigma 20, sigma 6 and 10 in colour)")
               .asSchedule(),
           enumParam("prefetch", "auto", {"auto", "on", "off"},
                     "kernel=slab: load each band's rows during the band before (with share: "

@@ -249,15 +249,15 @@ constexpr int kSlabRegisterOperands = 17, kSlabRegisterOperandsUnaligned = 8;
 // 1920x1080 BGR took 82 us read through, 43 as passes.
 constexpr int kPrologueRadius = 8;
 // The warps of a work-group, side by side, share each row's loads (SHARE) where a warp of its
-// own would load at least 5 words of a row per word of output (sigma 20 on every format, sigma 10
-// on BGR and BGRA: 5.5-12.5), eight warps a group, gray strips one set wide. H200, 2026-12-03,
-// median of 30, us, shared (8 warps) / not shared (4 warps): sigma 20 3840x2160 BGR 256 / 593,
-// 1920x1080 BGR 192 / 382, 1280x720 BGR 141 / 348, 4001x2003 BGR 388 / 1062, 7680x4320 BGR
-// 707 / 1352, 3840x2160 gray (one set) 78 / 124, 1920x1080 gray 45 / 97; sigma 10 3840x2160 BGR
-// 176 / 229. Below it sharing loses: sigma 6 (2.75 on BGR) 3840x2160 BGR 128 / 83, gray (1.75)
-// 98 / 36; 11x11 gray 3840x2160 28 / 17 (4 warps); sigma 10 gray (3.5) within 10% either way
-// (docs/PERFORMANCE.md).
-constexpr int kSlabShareOverread = 5, kSlabSharedWarps = 8;
+// own would load at least 4.5 words of a row per word of output in a strip of up to 2 sets
+// (sigma 20 on every format, sigma 10 and sigma 6 in colour: 4.5-11), eight warps a group,
+// strips of 2 sets, on gray of one. H200, 2026-12-03, median of 30, us, shared (with the fetch
+// ahead, below) / not shared: sigma 6 3840x2160 BGR 69 / 84, 1920x1080 BGR 41 / 44, 1280x720
+// BGR 27 / 41, 4001x2003 BGR 135 / 162, 3840x2160 BGRA 86 / 97; sigma 20 3840x2160 BGR 205 /
+// 589, gray (one set) 74 / 124. Below it sharing loses: 11x11 BGR 3840x2160 59 / 40, ksize 25
+// (3.5) 71 / 71 with 2 sets, 96 with 4; sigma 10 gray (3.5) 3840x2160 72 / 58, 4001x2003 112 /
+// 93 (docs/PERFORMANCE.md).
+constexpr int kSlabSharedWarps = 8, kSlabSharedSets = 2;
 // Shared loads fetch the next band's vectors during this band (prefetch) on rows of whole 16-byte
 // vectors. H200, 2026-12-03 12:14 UTC, median of 30, us, with / without: sigma 20 3840x2160 BGR
 // 206 / 258, 1920x1080 BGR 172 / 191, 7680x4320 BGR 511 / 715, 3840x2160 gray 74 / 78, 7680x4320
@@ -272,11 +272,12 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r, std::si
                      q.strip.h > 0 ? q.strip.h : -1);
   };
   SlabShape shape = shapeOf(q.strip.w > 0 ? q.strip.w : -1);
-  // Shared where each warp would load at least kSlabShareOverread words a row per word of its
-  // output (the window, NS + 2 KC - 1 words, over NS); on gray frames then one set a strip.
-  const bool share = q.share == "on" ||
-                     (q.share == "auto" && shape.nb + 2 * kc - 1 >= kSlabShareOverread * shape.nb);
-  if (share && cn == 1 && q.strip.w <= 0) shape = shapeOf(1);
+  // Shared where a warp would load at least 4.5 words of a row per word of its output (the
+  // window, NS + 2 KC - 1 words, over NS) in a strip of at most kSlabSharedSets sets, the
+  // shared strips' width (gray: one set).
+  const int sets = std::min(shape.nb, kSlabSharedSets);
+  const bool share = q.share == "on" || (q.share == "auto" && 2 * (sets + 2 * kc - 1) >= 9 * sets);
+  if (share && q.strip.w <= 0) shape = shapeOf(cn == 1 ? 1 : sets);
   int warps = q.warps > 0 ? q.warps : share ? kSlabSharedWarps : kSlabWarps;
   if (q.warps <= 0 && limit > 0) warps = std::max(1, std::min(warps, int(limit / 32)));
   const std::size_t wg = std::size_t(warps) * 32;
