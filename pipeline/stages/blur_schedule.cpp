@@ -288,7 +288,7 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r, std::si
   // Loading the next band during this one holds its words in registers as well: that pays with
   // the one-chunk row products (halo <= 8 elements) of a strip with a next band; with two chunks
   // the registers it takes cost more occupancy than the early loads gain. Shared loads take a
-  // few vectors a work-item for it, and pay everywhere measured (kSlabSharedPrefetch).
+  // few vectors a work-item for it, and pay everywhere measured (the figures above planSlab).
   const bool pf = q.prefetch == "on" ||
                   (q.prefetch == "auto" && (share ? n % 16 == 0 : r * cn <= 8 && shape.th > 16));
   const bool emulated = facts.nvidiaCc < 8;
