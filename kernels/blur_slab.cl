@@ -85,39 +85,11 @@
 #define SV ((8 + 4 * SW + 15) / 16)   // its 16-byte vectors from 8 bytes before its first word
 #define SS (4 * (SV | 1))             // words per staged row: 4 mod 8, rows apart in the banks
 
-// Rows ya .. ya + 15 of the group's window (from byte gxs of each row) into st: word k of row r
-// at st[r * SS + 2 + k]. Groups clear of every edge (ginside) load whole 16-byte vectors of
-// rows of whole vectors, else words; the others go through the border rule.
-inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int gxs, int n,
-                       int width, int height, bool ginside, int tid, int value PRO_DECL) {
-  if (ginside) {
-#if ALIGNED16 && !PROLOGUE
-    for (int i = tid; i < 16 * SV; i += 32 * WARPS) {
-      const int r = i / SV, v = i - r * SV;
-      *(__local uint4*)(st + r * SS + 4 * v) =
-          *(const __global uint4*)(src + (size_t)(ya + r) * n + gxs - 8 + 16 * v);
-    }
-#else
-    for (int i = tid; i < 16 * SW; i += 32 * WARPS) {
-      const int r = i / SW, k = i - r * SW;
-      uint w[1];
-      LOAD_WORDS16(w, 1, src, (size_t)(ya + r) * n + gxs + 4 * k);
-      st[r * SS + 2 + k] = w[0];
-    }
-#endif
-  } else {
-    for (int i = tid; i < 16 * SW; i += 32 * WARPS) {
-      const int r = i / SW, k = i - r * SW;
-      st[r * SS + 2 + k] = load_word_row(src, border_index(ya + r, height), gxs + 4 * k, n, width,
-                                         height, value PRO_PASS);
-    }
-  }
-}
-
-// With PF, groups clear of every edge on rows of whole vectors (and no prologue) load the next
-// band's vectors into registers during this band (SHARE_PF): each work-item's SPV vectors, v[t]
-// the vector i = tid + 32 WARPS t of the band (row i / SV, vector i % SV), stored to local
-// memory as the next band starts.
+// Groups clear of every edge on rows of whole vectors (and no prologue) stage 16 rows as 16-byte
+// vectors: STAGE_FETCH loads each work-item's SPV of them into v (v[t] the vector
+// i = tid + 32 WARPS t, row i / SV, vector i % SV, from 8 bytes before the row's first word),
+// STAGE_PUT stores them. With PF (SHARE_PF) the next band's are fetched during this band and
+// stored as it starts.
 #define SHARE_PF (PF && ALIGNED16 && !PROLOGUE)
 #define SPV ((16 * SV + 32 * WARPS - 1) / (32 * WARPS))
 #define STAGE_FETCH(v, ya)                                                           \
@@ -138,6 +110,34 @@ inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int 
       if (i_ < 16 * SV) *(__local uint4*)((st) + r_ * SS + 4 * (i_ - r_ * SV)) = (v)[t_]; \
     }                                                                                     \
   } while (0)
+
+// Rows ya .. ya + 15 of the group's window (from byte gxs of each row) into st: word k of row r
+// at st[r * SS + 2 + k]. Groups clear of every edge (ginside) load whole 16-byte vectors of
+// rows of whole vectors, else words; the others go through the border rule.
+inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int gxs, int n,
+                       int width, int height, bool ginside, int tid, int value PRO_DECL) {
+  if (ginside) {
+#if ALIGNED16 && !PROLOGUE
+    uint4 v[SPV];
+    STAGE_FETCH(v, ya);
+    STAGE_PUT(st, v);
+#else
+    for (int i = tid; i < 16 * SW; i += 32 * WARPS) {
+      const int r = i / SW, k = i - r * SW;
+      uint w[1];
+      LOAD_WORDS16(w, 1, src, (size_t)(ya + r) * n + gxs + 4 * k);
+      st[r * SS + 2 + k] = w[0];
+    }
+#endif
+  } else {
+    for (int i = tid; i < 16 * SW; i += 32 * WARPS) {
+      const int r = i / SW, k = i - r * SW;
+      st[r * SS + 2 + k] = load_word_row(src, border_index(ya + r, height), gxs + 4 * k, n, width,
+                                         height, value PRO_PASS);
+    }
+  }
+}
+
 #else
 #define SHARE_PF 0
 #endif

@@ -5,6 +5,7 @@
 // tests/support/blur_check.hpp's.
 #include <opencv2/imgproc.hpp>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -109,85 +110,21 @@ TEST(BlurStage, SlabKernelEqualsOpenCVOnRealFrames) {
   slab(realFrame(82, CV_8UC4, 481, 272), radius8Case("kernel=slab:strip=0x16"));  // n = 1924
 }
 
-// Radii past 8: the column window holds more pairs of slabs (radius 12: 4 pairs; 18: 4; 30: 6;
-// 60: 10; 72: 10) and the row products more chunks (past 17 operands they are read from local
-// memory: radius 72 on BGR, 19; and on request); one-band strips, so every strip of these small
-// frames fills its window first, and strips clear of every edge (the plain loads) on rows of odd
-// lengths, every border in turn.
-TEST(BlurStage, SlabKernelEqualsOpenCVForLargeRadii) {
-  struct Large {
-    int ksize;
-    double sigma;
-    int type;
-    BorderMode border;
-    cv::Size size;
-    const char* schedule;  // the strip, then any other slab parameters
-  };
-  unsigned seed = 1700;
-  for (const Large& l :
-       {Large{25, 4, CV_8UC3, BorderMode::Reflect101, {97, 83}, "1x16"},
-        Large{37, 6, CV_8UC1, BorderMode::Constant, {161, 121}, "2x16:operands=local"},
-        Large{37, 6, CV_8UC4, BorderMode::Wrap, {45, 37}, "0x0"},
-        Large{61, 10, CV_8UC3, BorderMode::Replicate, {77, 130}, "1x32"},
-        Large{121, 20, CV_8UC1, BorderMode::Reflect, {213, 190}, "1x16:operands=local"},
-        Large{145, 24, CV_8UC3, BorderMode::Reflect101, {451, 40}, "1x16"}}) {
-    BlurCase c;
-    c.ksize = l.ksize;
-    c.sigma = l.sigma;
-    c.border = l.border;
-    c.value = l.border == BorderMode::Constant ? 31 : 0;
-    c.schedule = std::string("kernel=slab:strip=") + l.schedule;
-    expectExact(randomFrame(l.size.width, l.size.height, l.type, seed++), c, Facts::Device, "slab");
-  }
-  BlurCase real;  // the default strip on a real frame
-  real.sigma = 6;
-  real.schedule = "kernel=slab";
-  expectExact(realFrame(90, CV_8UC3, 203, 150), real, Facts::Device, "slab");
-}
+namespace {
 
-// The warps of a work-group side by side, loading each band's rows once into local memory
-// (share=on, the default past radius 8) and each warp loading its own (share=off) on either
-// side of that default: radii 1-8 shared and 12 and 30 not, every border, gray, BGR and BGRA,
-// one to four warps a group, frames wide and tall enough for groups clear of every edge on rows
-// of whole 16-byte vectors, of whole words only and of neither, with the next band's vectors
-// loaded ahead (prefetch=on: on rows of whole vectors; elsewhere it loads as the band starts),
-// and on a real frame.
-TEST(BlurStage, SlabKernelSharedAndOwnRowLoadsEqualOpenCV) {
-  struct Shared {
-    int ksize;
-    double sigma;
-    int type;
-    BorderMode border;
-    cv::Size size;
-    const char* schedule;
-  };
-  unsigned seed = 1800;
-  for (const Shared& l :
-       {Shared{3, 0.8, CV_8UC1, BorderMode::Reflect101, {160, 80}, "share=on:strip=1x16:warps=2"},
-        Shared{0, 1.5, CV_8UC3, BorderMode::Constant, {172, 70}, "share=on:strip=2x32:warps=3"},
-        Shared{17, 3, CV_8UC1, BorderMode::Replicate, {333, 61}, "share=on:strip=1x16:warps=4"},
-        Shared{5,
-               1.1,
-               CV_8UC4,
-               BorderMode::Reflect,
-               {131, 50},
-               "share=on:prefetch=on:strip=3x32:warps=2"},
-        Shared{17,
-               3,
-               CV_8UC3,
-               BorderMode::Constant,
-               {320, 110},
-               "share=on:prefetch=on:strip=2x48:warps=3"},
-        Shared{0,
-               1.5,
-               CV_8UC1,
-               BorderMode::Wrap,
-               {256, 100},
-               "share=on:prefetch=on:strip=1x32:warps=2"},
-        Shared{9, 2, CV_8UC3, BorderMode::Wrap, {95, 66}, "share=on:strip=1x16:warps=1"},
-        Shared{25, 4, CV_8UC3, BorderMode::Reflect101, {300, 90}, "share=off:strip=1x16"},
-        Shared{61, 10, CV_8UC1, BorderMode::Constant, {203, 150}, "share=off:strip=1x32:warps=2"},
-        Shared{37, 6, CV_8UC4, BorderMode::Wrap, {97, 71}, "share=off"}}) {
+// Slab kernel cases on random frames (seeds from `seed`), each exact against OpenCV: the blur's
+// ksize and sigma, frame type, border (constant at 31), size and slab parameters.
+struct SlabCase {
+  int ksize;
+  double sigma;
+  int type;
+  BorderMode border;
+  cv::Size size;
+  const char* schedule;
+};
+
+void expectSlabCases(std::initializer_list<SlabCase> cases, unsigned seed) {
+  for (const SlabCase& l : cases) {
     BlurCase c;
     c.ksize = l.ksize;
     c.sigma = l.sigma;
@@ -196,6 +133,54 @@ TEST(BlurStage, SlabKernelSharedAndOwnRowLoadsEqualOpenCV) {
     c.schedule = std::string("kernel=slab:") + l.schedule;
     expectExact(randomFrame(l.size.width, l.size.height, l.type, seed++), c, Facts::Device, "slab");
   }
+}
+
+}  // namespace
+
+// Radii past 8: the column window holds more pairs of slabs (radius 12: 4 pairs; 18: 4; 30: 6;
+// 60: 10; 72: 10) and the row products more chunks (past 17 operands they are read from local
+// memory: radius 72 on BGR, 19; and on request); one-band strips, so every strip of these small
+// frames fills its window first, and strips clear of every edge (the plain loads) on rows of odd
+// lengths, every border in turn.
+TEST(BlurStage, SlabKernelEqualsOpenCVForLargeRadii) {
+  expectSlabCases({{25, 4, CV_8UC3, BorderMode::Reflect101, {97, 83}, "strip=1x16"},
+                   {37, 6, CV_8UC1, BorderMode::Constant, {161, 121}, "strip=2x16:operands=local"},
+                   {37, 6, CV_8UC4, BorderMode::Wrap, {45, 37}, "strip=0x0"},
+                   {61, 10, CV_8UC3, BorderMode::Replicate, {77, 130}, "strip=1x32"},
+                   {121, 20, CV_8UC1, BorderMode::Reflect, {213, 190}, "strip=1x16:operands=local"},
+                   {145, 24, CV_8UC3, BorderMode::Reflect101, {451, 40}, "strip=1x16"}},
+                  1700);
+  BlurCase real;  // the default strip on a real frame
+  real.sigma = 6;
+  real.schedule = "kernel=slab";
+  expectExact(realFrame(90, CV_8UC3, 203, 150), real, Facts::Device, "slab");
+}
+
+// The warps of a work-group side by side, loading each band's rows once into local memory
+// (share=on) and each warp loading its own (share=off), each where it is not the default:
+// radii 1-8 shared and 12, 18 and 30 not, every border, gray, BGR and BGRA,
+// one to four warps a group, frames wide and tall enough for groups clear of every edge on rows
+// of whole 16-byte vectors, of whole words only and of neither, with the next band's vectors
+// loaded ahead (prefetch=on: on rows of whole vectors; elsewhere it loads as the band starts),
+// and on a real frame.
+TEST(BlurStage, SlabKernelSharedAndOwnRowLoadsEqualOpenCV) {
+  expectSlabCases(
+      {{3, 0.8, CV_8UC1, BorderMode::Reflect101, {160, 80}, "share=on:strip=1x16:warps=2"},
+       {0, 1.5, CV_8UC3, BorderMode::Constant, {172, 70}, "share=on:strip=2x32:warps=3"},
+       {17, 3, CV_8UC1, BorderMode::Replicate, {333, 61}, "share=on:strip=1x16:warps=4"},
+       {5, 1.1, CV_8UC4, BorderMode::Reflect, {131, 50}, "share=on:prefetch=on:strip=3x32:warps=2"},
+       {17,
+        3,
+        CV_8UC3,
+        BorderMode::Constant,
+        {320, 110},
+        "share=on:prefetch=on:strip=2x48:warps=3"},
+       {0, 1.5, CV_8UC1, BorderMode::Wrap, {256, 100}, "share=on:prefetch=on:strip=1x32:warps=2"},
+       {9, 2, CV_8UC3, BorderMode::Wrap, {95, 66}, "share=on:strip=1x16:warps=1"},
+       {25, 4, CV_8UC3, BorderMode::Reflect101, {300, 90}, "share=off:strip=1x16"},
+       {61, 10, CV_8UC1, BorderMode::Constant, {203, 150}, "share=off:strip=1x32:warps=2"},
+       {37, 6, CV_8UC4, BorderMode::Wrap, {97, 71}, "share=off"}},
+      1800);
   BlurCase real;
   real.sigma = 6;
   real.schedule = "kernel=slab:share=on:strip=1x16:warps=1";
