@@ -12,8 +12,8 @@
 //   tiled  kernels/blur_tiled.cl: columns, then rows, in one kernel through a float tile in
 //          local memory. Radius <= 16 and a row halo R * channels <= 40. GPUs.
 //   slab   kernels/blur_slab.cl: both passes as 8-bit integer matrix products, a strip per warp
-//          (mma.sync on NVIDIA's tensor cores; emulated in OpenCL C elsewhere, for tests).
-//          Radius <= 72, any row length. NVIDIA GPUs of compute capability 8 and later.
+//          (mma.sync on NVIDIA's tensor cores; emulated in OpenCL C elsewhere, for tests); at
+//          large radii a work-group's warps share each row's loads. Radius <= 72, any row length. NVIDIA GPUs of compute capability 8 and later.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -37,7 +37,7 @@ struct BlurRequest {
   std::string kernel = "auto";  // auto, cpu, ring, tiled or slab
   Size2 wg{16, 4};              // the cpu kernel's work-group
   Size2 strip{0, 0};            // the slab kernel's strip: sets of 16 outputs x rows; 0: per frame
-  int warps = 0;                // the slab kernel's warps per work-group; 0: 4
+  int warps = 0;                // the slab kernel's warps per work-group; 0: 8 shared, else 4
   std::string operands = "auto";  // the slab kernel's row operands: registers, local or auto
   std::string prefetch = "auto";  // the slab kernel loads each band's rows during the band before
   std::string share = "auto";     // the slab kernel's warps share each row's loads (side by side)
