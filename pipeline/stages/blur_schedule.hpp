@@ -13,7 +13,8 @@
 //          local memory. Radius <= 16 and a row halo R * channels <= 40. GPUs.
 //   slab   kernels/blur_slab.cl: both passes as 8-bit integer matrix products, a strip per warp
 //          (mma.sync on NVIDIA's tensor cores; emulated in OpenCL C elsewhere, for tests); at
-//          large radii a work-group's warps share each row's loads. Radius <= 72, any row length. NVIDIA GPUs of compute capability 8 and later.
+//          large radii a work-group's warps share each row's loads. Radius <= 72, any row length.
+//          NVIDIA GPUs of compute capability 8 and later.
 #include <cstddef>
 #include <string>
 #include <vector>
