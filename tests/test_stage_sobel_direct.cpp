@@ -12,7 +12,8 @@ using namespace vf::test;
 // kernel by itself). Its schedules: `vec` bytes (4, 8, 16: the vector loads) x `rows` rows, the
 // work-group shape, and what slides down the rows (`slide`: pixels, the default, or taps; each
 // has a scale-1 path and a path for other scales); the GPU default is vec=16:rows=4 in 8x4
-// groups with slide=pixels for ksize 1 and 3, vec=4:rows=8 for 5 and 7.
+// groups with slide=pixels for ksize 1 and 3, vec=4:rows=8 for 5 and 7 (vec=16:rows=16 for 7 on
+// frames of 6 MB or more).
 
 namespace {
 const std::string kDirectGpuDefault = "kernel=direct:vec=16:rows=8";
@@ -183,10 +184,11 @@ TEST(SobelStage, DirectKernelEqualsTileKernelByteForByte) {
 // OpenCV and byte for byte against the tile kernel: every border and mode in turn, scale 1 (the
 // exact biased path) and scales whose products round, gray, BGR and BGRA, the small sizes (the
 // border path), odd widths whose rows start at every byte of a word (the aligned words and
-// permutes), and 4, 8 and 16 bytes per work-item.
+// permutes), and 4, 8 and 16 bytes per work-item, 2 to 16 rows.
 TEST(SobelStage, DirectKsize5And7) {
   const std::vector<std::string> schedules = {"kernel=direct", "kernel=direct:vec=8:rows=3",
-                                              "kernel=direct:vec=16:rows=2:wg=4x8"};
+                                              "kernel=direct:vec=16:rows=2:wg=4x8",
+                                              "kernel=direct:vec=16:rows=16"};
   const int types[] = {CV_8UC1, CV_8UC3, CV_8UC4};
   unsigned seed = 1400;
   std::size_t n = 0;
@@ -216,4 +218,31 @@ TEST(SobelStage, DirectTakesEveryKsize) {
   runChecked(chain, in, nullptr, Facts::Gpu);
   EXPECT_EQ(chain.stage(0).schedule().rfind("kernel=direct wg=8x4 vec=4 rows=8", 0), 0u)
       << chain.stage(0).schedule();
+}
+
+// On a GPU ksize 7 takes 16 bytes x 16 rows per work-item from 6 MB frames up (1920x1080 BGR),
+// 4 x 8 below them; ksize 5 stays at 4 x 8.
+TEST(SobelStage, DirectKsize7WorkItemGrowsWithTheFrame) {
+  struct Case {
+    const char* chain;
+    FrameDesc in;
+    const char* schedule;
+  };
+  const Case cases[] = {
+      {"sobel=ksize=7", {2000, 1000, PixelFormat::BGR8}, "kernel=direct wg=8x4 vec=16 rows=16"},
+      {"sobel=ksize=7", {1920, 1080, PixelFormat::BGR8}, "kernel=direct wg=8x4 vec=16 rows=16"},
+      {"sobel=ksize=7", {3000, 2000, PixelFormat::Gray8}, "kernel=direct wg=8x4 vec=16 rows=16"},
+      {"sobel=ksize=7", {1999, 1000, PixelFormat::BGR8}, "kernel=direct wg=8x4 vec=4 rows=8"},
+      {"sobel=ksize=7", {1920, 1080, PixelFormat::Gray8}, "kernel=direct wg=8x4 vec=4 rows=8"},
+      {"sobel=ksize=5", {3840, 2160, PixelFormat::BGR8}, "kernel=direct wg=8x4 vec=4 rows=8"},
+      {"sobel=ksize=7:vec=8:rows=4",
+       {3840, 2160, PixelFormat::BGR8},
+       "kernel=direct wg=8x4 vec=8 rows=4"},
+  };
+  for (const Case& c : cases) {
+    Chain chain = Chain::parse(c.chain);
+    chain.configure(context(Facts::Gpu), c.in);
+    EXPECT_EQ(chain.stage(0).schedule().rfind(c.schedule, 0), 0u)
+        << c.chain << " on " << c.in.str() << ": " << chain.stage(0).schedule();
+  }
 }

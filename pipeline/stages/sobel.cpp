@@ -56,6 +56,14 @@ constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
 constexpr Schedule kGpuDirect{16, 4, "items", "direct"};
 constexpr Schedule kGpuDirectWide{4, 8, "items", "direct"};
+// ksize 7 on frames of at least kLargeFrameBytes: 16 bytes x 16 rows, though BGR's taps then
+// spill (22 rows loaded per 16 output rows instead of 14 per 8, and a quarter of the halo bytes
+// per output byte). It needs that many bytes to keep the device busy with a work-item per 256
+// bytes. H200, median of 30, 16x16 against 4x8, us: 3840x2160 BGR 121 / 183, gray 36 / 42;
+// 1920x1080 BGR 50 / 55; 1920x1080 gray (2 MB) 28 / 17, hence the bound (docs/PERFORMANCE.md,
+// "Sobel 5 and 7").
+constexpr Schedule kGpuDirectTall{16, 16, "items", "direct"};
+constexpr std::size_t kLargeFrameBytes = 6000000;  // 6 MB: 1920x1080 BGR is 6.2
 
 // Centre-first halves of the smoothing taps (ksize 1: the 1-tap [1]).
 std::vector<int> smoothingHalf(int ksize) {
@@ -122,7 +130,9 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
   const bool h2 = s.direct && (half == "on" || (half == "auto" && nvHalf));
   s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
-  const Schedule gpuDirect = ksize > 3 ? kGpuDirectWide : kGpuDirect;
+  const Schedule gpuDirect = ksize == 7 && in.bytes() >= kLargeFrameBytes ? kGpuDirectTall
+                             : ksize > 3                                  ? kGpuDirectWide
+                                                                          : kGpuDirect;
   const bool gpuDefault = s.direct && !facts.cpu;
   s.vec = p.integer("vec") ? p.integer("vec") : gpuDefault ? gpuDirect.vec : def.vec;
   s.rows = p.integer("rows") ? p.integer("rows") : gpuDefault ? gpuDirect.rows : def.rows;
@@ -350,11 +360,11 @@ const StageInfo& sobelStageInfo() {
               .asSchedule(),
           intParam("vec", "0", 0, 16,
                    "bytes per work-item, 4, 8 or 16 (0: auto, 16; 4 on GPUs with kernel=direct "
-                   "and ksize 5 or 7)")
+                   "and ksize 5, or 7 on frames under 6 MB)")
               .asSchedule(),
           intParam("rows", "0", 0, 16,
                    "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 8 on GPUs with "
-                   "kernel=direct and ksize 5 or 7)")
+                   "kernel=direct and ksize 5 or 7, 16 for ksize 7 on frames of 6 MB or more)")
               .asSchedule(),
           enumParam("load", "auto", {"auto", "rows", "items"},
                     "kernel=tile: tile load order, a work-item per tile row (auto on CPUs) or per "
