@@ -59,9 +59,9 @@ constexpr Schedule kGpuDirectWide{4, 8, "items", "direct"};
 // ksize 7 on frames of at least kLargeFrameBytes: 16 bytes x 16 rows, though BGR's taps then
 // spill (22 rows loaded per 16 output rows instead of 14 per 8, and a quarter of the halo bytes
 // per output byte). It needs that many bytes to keep the device busy with a work-item per 256
-// bytes. H200, median of 30, 16x16 against 4x8, us: 3840x2160 BGR 121 / 183, gray 36 / 42;
-// 1920x1080 BGR 50 / 55; 1920x1080 gray (2 MB) 28 / 17, hence the bound (docs/PERFORMANCE.md,
-// "Sobel 5 and 7").
+// bytes. H200, median of 30, 16x16 against 4x8 in one call, us: 3840x2160 BGR 124 / 184, gray
+// 39 / 46; 1920x1080 BGR 53 / 56; in another, 1920x1080 gray (2 MB) 28 / 17, hence the bound
+// (docs/PERFORMANCE.md, "Sobel 5 and 7").
 constexpr Schedule kGpuDirectTall{16, 16, "items", "direct"};
 constexpr std::size_t kLargeFrameBytes = 6000000;  // 6 MB: 1920x1080 BGR is 6.2
 
