@@ -23,6 +23,7 @@
 // through the histograms and point-wise functions after it ("sobel,hist,brightness": counted
 // and adjusted as stored, no gradient frame read again).
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,135 +33,13 @@
 #include "pipeline/epilogue.hpp"
 #include "pipeline/error.hpp"
 #include "pipeline/point_source.hpp"
+#include "pipeline/stages/blur_sobel.hpp"
 #include "pipeline/stages/histogram_kernel.hpp"
+#include "pipeline/stages/sobel_plan.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {
 namespace {
-
-struct Schedule {
-  int vec, rows;
-  const char* load;
-  const char* kernel;
-};
-// CPU (PoCL): the tile kernel, 16 bytes x 16 rows per work-item loaded by rows: tall strips
-// amortise the halo rows, and loading whole rows per work-item does the border arithmetic once
-// per row.
-constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
-// GPU: the direct kernel, which needs about a quarter of the tile kernel's issue slots per
-// byte: 16 bytes x 4 rows per work-item on the float path and on the f16x2 path (whose pairs of
-// pixels per instruction halve the work per byte); ksize 5 and 7 slide 2R rows of taps, so 4
-// bytes (their registers) x 8 rows (fewer halo rows per output row). H200, 3840x2160 BGR: ksize
-// 3 38 us at 16x4 against 44 at 8x2; ksize 7 150 us at 4x8 against 193 at 4x4. The tile kernel,
-// when named, 16 bytes x 4 rows loaded by vectors, coalesced.
-constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
-constexpr Schedule kGpuDirect{16, 4, "items", "direct"};
-constexpr Schedule kGpuDirectWide{4, 8, "items", "direct"};
-// ksize 7 on frames of at least kLargeFrameBytes: 16 bytes x 16 rows, though BGR's taps then
-// spill (22 rows loaded per 16 output rows instead of 14 per 8, and a quarter of the halo bytes
-// per output byte). It needs that many bytes to keep the device busy with a work-item per 256
-// bytes. H200, median of 30, 16x16 against 4x8 in one call, us: 3840x2160 BGR 124 / 184, gray
-// 39 / 46; 1920x1080 BGR 53 / 56; in another, 1920x1080 gray (2 MB) 28 / 17, hence the bound
-// (docs/PERFORMANCE.md, "Sobel 5 and 7").
-constexpr Schedule kGpuDirectTall{16, 16, "items", "direct"};
-constexpr std::size_t kLargeFrameBytes = 6000000;  // 6 MB: 1920x1080 BGR is 6.2
-
-// Centre-first halves of the smoothing taps (ksize 1: the 1-tap [1]).
-std::vector<int> smoothingHalf(int ksize) {
-  switch (ksize) {
-    case 1:
-      return {1};
-    case 3:
-      return {2, 1};
-    case 5:
-      return {6, 4, 1};
-    default:
-      return {20, 15, 6, 1};
-  }
-}
-
-// What runs for these parameters on this device: the kernel, the work per work-item, the f16x2
-// path (ksize 3, one channel, mag/x/y at scale 1: by default on NVIDIA, where the pairs of
-// halves are instructions; half=on elsewhere runs the same lanes emulated in float) and the
-// build options.
-struct SobelPlan {
-  bool direct = false;
-  int vec = 16, rows = 16;
-  std::string load;
-  bool half = false;       // the f16x2 lanes, where the path applies
-  bool prologue = false;   // reads through point-wise functions offered (Stage::takesPrologue)
-  bool anySource = false;  // ... on any source (prologue=on), else those prologueSourceFits
-  bool epilogue = false;   // stores through the stages after it (Stage::takesEpilogue)
-  BuildOptions options;
-};
-
-// Point-wise functions read in the direct kernel's loads (a prologue: "gray,sobel" as one pass)
-// pay for ksize 3 and 5 on sources that prologueSourceFits (point_source.cpp); past that, and
-// for ksize 7, two passes are as fast or faster (each source word loaded is converted, twice in
-// rows that do not start at a whole word). H200,
-// gray,sobel on BGR, read through against two passes in the same run (prologue=on, off), us:
-// ksize 3 1280x720 14.1 / 22.2, 1366x768 27.0 / 30.0, 1920x1080 14.9 / 22.4, 2560x1440 18.7 /
-// 23.2 (BGRA 26.7 / 23.5), 3840x2160 30.2 / 29.2 (BGRA 54.7 / 30.9); ksize 5 1920x1080 22.7 /
-// 30.0, 3840x2160 51.7 / 43.1; ksize 7 1920x1080 29.0 / 31.0, 1366x768 36.9 / 35.1, 2560x1440
-// 45.3 / 41.1.
-constexpr int kPrologueKsize = 5;
-
-// Sub-histograms per work-group when an epilogue counts (kernels/epilogue.cl), unless the hist
-// stage's `copies` asks for another number: neighbouring pixels of a gradient often have the
-// same value, and the work-items of one step that count the same value into one copy wait on
-// each other.
-constexpr int kEpilogueCopies = 4;
-
-// Work-group shapes (wg=0x0): 8x4 work-items; with an epilogue that counts, 32x8, so that 8
-// warps share one set of sub-histograms and the frame's histogram takes an eighth of the
-// merges. H200, blur,sobel,hist,brightness on gray frames, the sobel storing through hist and
-// brightness against epilogue=off (8x4) in the same run, us: 1920x1080 31.2 at 8x4, 28.4 at
-// 8x8, 27.0 at 8x16, 26.7 at 32x8, 27.4 at 8x32 against 31.9 off; 3840x2160 57.3, 46.9, 41.8,
-// 39.6, 39.6 against 42.1 off (docs/PERFORMANCE.md).
-constexpr Size2 kWg{8, 4}, kWgCounting{32, 8};
-
-SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in, Size2 wg) {
-  SobelPlan s;
-  const int ksize = p.integer("ksize");
-  const Schedule def = facts.cpu ? kCpuSchedule : kGpuSchedule;
-  const std::string kernel = p.text("kernel");
-  s.direct = kernel == "direct" || (kernel == "auto" && std::string(def.kernel) == "direct");
-  const std::string mode = p.text("mode"), half = p.text("half");
-  // The f16x2 instructions are inline PTX; min.f16x2 needs compute capability 8.0 or later.
-  const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
-  const bool h2 = s.direct && (half == "on" || (half == "auto" && nvHalf));
-  s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
-  const Schedule gpuDirect = ksize == 7 && in.bytes() >= kLargeFrameBytes ? kGpuDirectTall
-                             : ksize > 3                                  ? kGpuDirectWide
-                                                                          : kGpuDirect;
-  const bool gpuDefault = s.direct && !facts.cpu;
-  s.vec = p.integer("vec") ? p.integer("vec") : gpuDefault ? gpuDirect.vec : def.vec;
-  s.rows = p.integer("rows") ? p.integer("rows") : gpuDefault ? gpuDirect.rows : def.rows;
-  s.load = p.text("load") == "auto" ? def.load : p.text("load");
-  const std::string pro = p.text("prologue");
-  s.prologue =
-      s.direct && in.channels() == 1 && pro != "off" && (pro == "on" || ksize <= kPrologueKsize);
-  s.anySource = pro == "on";
-  s.epilogue = s.direct && in.channels() == 1 && p.text("epilogue") != "off";
-  const std::string modeDefine = mode == "l2"  ? "MODE_L2"
-                                 : mode == "x" ? "MODE_X"
-                                 : mode == "y" ? "MODE_Y"
-                                               : "MODE_MAG";
-  if (!s.direct)  // the tile kernel's shape; the direct kernel runs with any
-    s.options.define("WGX", wg.w).define("WGY", wg.h);
-  s.options.define("KSIZE", ksize)
-      .define("CH", in.channels())
-      .define("VX", s.vec)
-      .define("PY", s.rows)
-      .define(modeDefine)
-      .define(borderDefine(parseBorder(p.text("border"))))
-      .defineIf(s.load == "rows" && !s.direct, "LOAD_BY_ROWS")
-      .defineIf(s.direct && p.text("slide") != "taps", "SLIDE_PIXELS")
-      .defineIf(h2, "H2")
-      .defineIf(h2 && nvHalf, "H2_PTX")
-      .define("PERM_PTX", s.direct && facts.nvidiaCc > 0);
-  return s;
-}
 
 class SobelStage : public Stage {
  public:
@@ -186,6 +65,7 @@ class SobelStage : public Stage {
     cl_ = &ctx.cl;
     pro_ = {};
     epi_ = {};
+    blurred_.reset();
     ksize_ = params().integer("ksize");
     wg_ = params().size("wg");
     wgAuto_ = wg_.w == 0;
@@ -227,27 +107,50 @@ class SobelStage : public Stage {
     });
   }
 
+  bool takesFilter(const SeparableFilter& filter, const FrameDesc& in) const override {
+    return BlurSobelShape::fits(params(), cl_->facts(), filter, in);
+  }
+
+  void setFilter(SeparableFilter* filter) override {
+    blurred_.reset();
+    if (!filter) return;
+    blurred_ = std::make_unique<BlurSobelPass>(*cl_, params(), in_, *filter);
+    blurred_->build(pro_, epi_);
+  }
+
+  // With the blur in its pass, on gray frames: any source (the blur's loads convert it).
   bool takesPrologue(const FrameDesc& source) const override {
+    if (blurred_) return in_.channels() == 1 && params().text("prologue") != "off";
     return plan_.prologue && (plan_.anySource || prologueSourceFits(source));
   }
 
   void setPrologue(const std::vector<Stage*>& fns, const FrameDesc& in) override {
     if (fns.empty() && pro_.empty()) return;
     pro_ = makePrologue(fns, in, in_);
-    build();
+    if (blurred_)
+      blurred_->build(pro_, epi_);
+    else
+      build();
   }
 
-  bool takesEpilogue() const override { return plan_.epilogue; }
+  bool takesEpilogue() const override {
+    return blurred_ ? in_.channels() == 1 && params().text("epilogue") != "off" : plan_.epilogue;
+  }
 
   void setEpilogue(const std::vector<Stage*>& stages) override {
     if (stages.empty() && epi_.empty()) return;
     // The most copies any counter's schedule asks for, else ours; as many as local memory holds.
-    const int copies = epilogueCopies(stages, kEpilogueCopies, cl_->facts().localMemBytes);
+    const std::size_t local = cl_->facts().localMemBytes - (blurred_ ? blurred_->localBytes() : 0);
+    const int copies = epilogueCopies(stages, kEpilogueCopies, local);
     if (copies == 0)
       throw UserError("sobel: the histograms after it do not fit in this device's " +
                       std::to_string(cl_->facts().localMemBytes) +
                       " bytes of local memory as one pass; give sobel epilogue=off");
     epi_ = makeEpilogue(stages, in_, copies);
+    if (blurred_) {
+      blurred_->build(pro_, epi_);
+      return;
+    }
     build();
     const std::size_t most = std::min(fits(), cl_->facts().maxWorkGroupSize);
     if (wgAuto_) {
@@ -261,6 +164,9 @@ class SobelStage : public Stage {
   }
 
   std::string schedule() const override {
+    if (blurred_)
+      return blurred_->schedule() +
+             (epi_.counters.empty() ? "" : " copies=" + std::to_string(epi_.copies));
     return std::string("kernel=") + (plan_.direct ? "direct" : "tile") + " wg=" + wgText() +
            " vec=" + std::to_string(plan_.vec) + " rows=" + std::to_string(plan_.rows) +
            (plan_.direct ? std::string(" half=") + (plan_.half ? "on" : "off")
@@ -274,12 +180,13 @@ class SobelStage : public Stage {
     if (!kernel_()) return;
     // OpenCV scales the smoothing kernel with Mat::convertTo, i.e. float tap * (float)scale.
     const float scale = static_cast<float>(params().number("scale"));
-    cl_float4 taps{};
     const auto half = smoothingHalf(ksize_);
-    for (std::size_t j = 0; j < half.size(); ++j) taps.s[j] = static_cast<float>(half[j]) * scale;
+    taps_ = {};
+    for (std::size_t j = 0; j < half.size(); ++j) taps_.s[j] = static_cast<float>(half[j]) * scale;
+    if (blurred_) return;  // its arguments are set per frame
     scaled_ = scale != 1.0f && kernelScaled_();
     cl::Kernel& k = scaled_ ? kernelScaled_ : kernel_;  // the one enqueue launches
-    k.setArg(4, taps);
+    k.setArg(4, taps_);
     k.setArg(5, params().integer("value"));
     pro_.setArgs(k, 6);  // the prologue's parameters follow, then the epilogue's
     epi_.setArgs(k, 6 + pro_.args());
@@ -288,6 +195,8 @@ class SobelStage : public Stage {
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
     update();  // live parameters, read per frame like the other stages
+    if (blurred_)
+      return blurred_->enqueue(q, in, out, taps_, params().integer("value"), pro_, epi_, wait);
     cl::Kernel& kernel = scaled_ ? kernelScaled_ : kernel_;
     kernel.setArg(0, in);
     kernel.setArg(1, out);
@@ -323,6 +232,8 @@ class SobelStage : public Stage {
   ClContext* cl_ = nullptr;
   Prologue pro_;  // the functions this stage reads through (setPrologue)
   Epilogue epi_;  // the functions and counters it stores through (setEpilogue)
+  std::unique_ptr<BlurSobelPass> blurred_;  // the blur before it in its pass (setFilter)
+  cl_float4 taps_{};                        // the smoothing taps times scale
   FrameDesc in_;
   SobelPlan plan_;
   int ksize_ = 3;
@@ -384,16 +295,22 @@ const StageInfo& sobelStageInfo() {
                     "NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: also "
                     "elsewhere, emulated in float (slow; for tests); off: never")
               .asSchedule(),
+          enumParam("filter", "auto", {"auto", "on", "off"},
+                    "fused chains: compute the blur just before it in its own pass, the blurred "
+                    "frame never written (auto: on GPUs, blur radius up to 8, rows of whole "
+                    "4-byte words; on: wherever it fits, CPUs too; off: the blur runs as its own "
+                    "pass); never with border=wrap")
+              .asSchedule(),
           enumParam("prologue", "auto", {"auto", "on", "off"},
-                    "kernel=direct on gray frames, fused chains: read the point-wise stages just "
-                    "before it (gray, brightness) in its loads, one pass (auto: ksize up to 5 and "
-                    "their source within 2560x1440 BGR's bytes, where that is faster; "
-                    "off: they run as their own pass)")
+                    "kernel=direct or filter on gray frames, fused chains: read the point-wise "
+                    "stages just before it (gray, brightness) in its loads, one pass (auto: with "
+                    "the blur in its pass; else ksize up to 5 and their source within 2560x1440 "
+                    "BGR's bytes, where that is faster; off: they run as their own pass)")
               .asSchedule(),
           enumParam("epilogue", "auto", {"auto", "on", "off"},
-                    "kernel=direct on gray frames, fused chains: put what it stores through the "
-                    "histograms and point-wise stages just after it (hist, brightness), one pass "
-                    "(auto: on; off: they run as their own pass)")
+                    "kernel=direct or filter on gray frames, fused chains: put what it stores "
+                    "through the histograms and point-wise stages just after it (hist, "
+                    "brightness), one pass (auto: on; off: they run as their own pass)")
               .asSchedule(),
       },
       [] { return std::make_unique<SobelStage>(); }};

@@ -1,0 +1,105 @@
+#include "pipeline/stages/sobel_plan.hpp"
+
+#include "pipeline/border.hpp"
+
+namespace vf {
+namespace {
+
+struct Schedule {
+  int vec, rows;
+  const char* load;
+  const char* kernel;
+};
+// CPU (PoCL): the tile kernel, 16 bytes x 16 rows per work-item loaded by rows: tall strips
+// amortise the halo rows, and loading whole rows per work-item does the border arithmetic once
+// per row.
+constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
+// GPU: the direct kernel, which needs about a quarter of the tile kernel's issue slots per
+// byte: 16 bytes x 4 rows per work-item on the float path and on the f16x2 path (whose pairs of
+// pixels per instruction halve the work per byte); ksize 5 and 7 slide 2R rows of taps, so 4
+// bytes (their registers) x 8 rows (fewer halo rows per output row). H200, 3840x2160 BGR: ksize
+// 3 38 us at 16x4 against 44 at 8x2; ksize 7 150 us at 4x8 against 193 at 4x4. The tile kernel,
+// when named, 16 bytes x 4 rows loaded by vectors, coalesced.
+constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
+constexpr Schedule kGpuDirect{16, 4, "items", "direct"};
+constexpr Schedule kGpuDirectWide{4, 8, "items", "direct"};
+// ksize 7 on frames of at least kLargeFrameBytes: 16 bytes x 16 rows, though BGR's taps then
+// spill (22 rows loaded per 16 output rows instead of 14 per 8, and a quarter of the halo bytes
+// per output byte). It needs that many bytes to keep the device busy with a work-item per 256
+// bytes. H200, median of 30, 16x16 against 4x8 in one call, us: 3840x2160 BGR 124 / 184, gray
+// 39 / 46; 1920x1080 BGR 53 / 56; in another, 1920x1080 gray (2 MB) 28 / 17, hence the bound
+// (docs/PERFORMANCE.md, "Sobel 5 and 7").
+constexpr Schedule kGpuDirectTall{16, 16, "items", "direct"};
+constexpr std::size_t kLargeFrameBytes = 6000000;  // 6 MB: 1920x1080 BGR is 6.2
+
+// Point-wise functions read in the direct kernel's loads (a prologue: "gray,sobel" as one pass)
+// pay for ksize 3 and 5 on sources that prologueSourceFits (point_source.cpp); past that, and
+// for ksize 7, two passes are as fast or faster (each source word loaded is converted, twice in
+// rows that do not start at a whole word). H200,
+// gray,sobel on BGR, read through against two passes in the same run (prologue=on, off), us:
+// ksize 3 1280x720 14.1 / 22.2, 1366x768 27.0 / 30.0, 1920x1080 14.9 / 22.4, 2560x1440 18.7 /
+// 23.2 (BGRA 26.7 / 23.5), 3840x2160 30.2 / 29.2 (BGRA 54.7 / 30.9); ksize 5 1920x1080 22.7 /
+// 30.0, 3840x2160 51.7 / 43.1; ksize 7 1920x1080 29.0 / 31.0, 1366x768 36.9 / 35.1, 2560x1440
+// 45.3 / 41.1.
+constexpr int kPrologueKsize = 5;
+
+}  // namespace
+
+std::vector<int> smoothingHalf(int ksize) {
+  switch (ksize) {
+    case 1:
+      return {1};
+    case 3:
+      return {2, 1};
+    case 5:
+      return {6, 4, 1};
+    default:
+      return {20, 15, 6, 1};
+  }
+}
+
+std::string sobelModeDefine(const std::string& mode) {
+  return mode == "l2" ? "MODE_L2" : mode == "x" ? "MODE_X" : mode == "y" ? "MODE_Y" : "MODE_MAG";
+}
+
+SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in, Size2 wg) {
+  SobelPlan s;
+  const int ksize = p.integer("ksize");
+  const Schedule def = facts.cpu ? kCpuSchedule : kGpuSchedule;
+  const std::string kernel = p.text("kernel");
+  s.direct = kernel == "direct" || (kernel == "auto" && std::string(def.kernel) == "direct");
+  const std::string mode = p.text("mode"), half = p.text("half");
+  // The f16x2 instructions are inline PTX; min.f16x2 needs compute capability 8.0 or later.
+  const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
+  const bool h2 = s.direct && (half == "on" || (half == "auto" && nvHalf));
+  s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
+  const Schedule gpuDirect = ksize == 7 && in.bytes() >= kLargeFrameBytes ? kGpuDirectTall
+                             : ksize > 3                                  ? kGpuDirectWide
+                                                                          : kGpuDirect;
+  const bool gpuDefault = s.direct && !facts.cpu;
+  s.vec = p.integer("vec") ? p.integer("vec") : gpuDefault ? gpuDirect.vec : def.vec;
+  s.rows = p.integer("rows") ? p.integer("rows") : gpuDefault ? gpuDirect.rows : def.rows;
+  s.load = p.text("load") == "auto" ? def.load : p.text("load");
+  const std::string pro = p.text("prologue");
+  s.prologue =
+      s.direct && in.channels() == 1 && pro != "off" && (pro == "on" || ksize <= kPrologueKsize);
+  s.anySource = pro == "on";
+  s.epilogue = s.direct && in.channels() == 1 && p.text("epilogue") != "off";
+  const std::string modeDefine = sobelModeDefine(mode);
+  if (!s.direct)  // the tile kernel's shape; the direct kernel runs with any
+    s.options.define("WGX", wg.w).define("WGY", wg.h);
+  s.options.define("KSIZE", ksize)
+      .define("CH", in.channels())
+      .define("VX", s.vec)
+      .define("PY", s.rows)
+      .define(modeDefine)
+      .define(borderDefine(parseBorder(p.text("border"))))
+      .defineIf(s.load == "rows" && !s.direct, "LOAD_BY_ROWS")
+      .defineIf(s.direct && p.text("slide") != "taps", "SLIDE_PIXELS")
+      .defineIf(h2, "H2")
+      .defineIf(h2 && nvHalf, "H2_PTX")
+      .define("PERM_PTX", s.direct && facts.nvidiaCc > 0);
+  return s;
+}
+
+}  // namespace vf
