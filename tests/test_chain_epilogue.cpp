@@ -259,3 +259,27 @@ TEST(EpilogueChain, CountingEpiloguesTakeWideGroups) {
   expectSameOver("sobel=kernel=direct,hist,brightness=gain=1.1",
                  {in, randomFrame(203, 77, CV_8UC1, 5)});
 }
+
+// With a GPU's facts ksize 3 counting through an epilogue takes 8 bytes a work-item (16 when it
+// does not count), other apertures and a vec given by hand keep theirs; the frame and histogram
+// are the unfused chain's.
+TEST(EpilogueChain, CountingKsize3TakesEightBytesOnGpus) {
+  const auto schedule = [](const std::string& text) {
+    Chain chain = Chain::parse(text);
+    chain.configure(context(Facts::Gpu), {1920, 1080, PixelFormat::Gray8});
+    return chain.stage(0).schedule();
+  };
+  const auto has = [](const std::string& s, const std::string& what) {
+    return s.find(what) != std::string::npos;
+  };
+  EXPECT_TRUE(has(schedule("sobel,hist"), "wg=32x8 vec=8 rows=4"));
+  EXPECT_TRUE(has(schedule("sobel,brightness=gain=2"), "wg=8x4 vec=16 rows=4"));
+  EXPECT_TRUE(has(schedule("sobel=epilogue=off,hist"), "vec=16 rows=4"));
+  EXPECT_TRUE(has(schedule("sobel=ksize=5,hist"), "vec=4 rows=8"));
+  EXPECT_TRUE(has(schedule("sobel=vec=16,hist"), "wg=32x8 vec=16 rows=4"));
+  const cv::Mat in = realFrame(6, CV_8UC3, 1001, 67);
+  const auto passes = expectSameOver("gray,sobel,hist,brightness=gain=0.9:bias=12",
+                                     {in, randomFrame(1001, 67, CV_8UC3, 9)}, Facts::Gpu);
+  ASSERT_EQ(passes.size(), 1u);
+  EXPECT_TRUE(has(passes[0].schedule, "vec=8"));
+}

@@ -22,6 +22,11 @@ constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
 // when named, 16 bytes x 4 rows loaded by vectors, coalesced.
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
 constexpr Schedule kGpuDirect{16, 4, "items", "direct"};
+// ksize 3 storing through an epilogue that counts: 8 bytes x 4 rows, twice the work-items of 16
+// bytes for the same frame (each of the 32x8 groups counts a quarter of the bytes it did). H200,
+// gray,blur,sobel,hist,brightness on BGR in one call, us: 1920x1080 28.8 against 30.7 at 16
+// bytes, 3840x2160 51.8 against 55.1 (docs/PERFORMANCE.md, "Epilogues").
+constexpr Schedule kGpuDirectCounting{8, 4, "items", "direct"};
 constexpr Schedule kGpuDirectWide{4, 8, "items", "direct"};
 // ksize 7 on frames of at least kLargeFrameBytes: 16 bytes x 16 rows, though BGR's taps then
 // spill (22 rows loaded per 16 output rows instead of 14 per 8, and a quarter of the halo bytes
@@ -62,7 +67,8 @@ std::string sobelModeDefine(const std::string& mode) {
   return mode == "l2" ? "MODE_L2" : mode == "x" ? "MODE_X" : mode == "y" ? "MODE_Y" : "MODE_MAG";
 }
 
-SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in, Size2 wg) {
+SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in, Size2 wg,
+                    bool counting) {
   SobelPlan s;
   const int ksize = p.integer("ksize");
   const Schedule def = facts.cpu ? kCpuSchedule : kGpuSchedule;
@@ -75,6 +81,7 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
   const Schedule gpuDirect = ksize == 7 && in.bytes() >= kLargeFrameBytes ? kGpuDirectTall
                              : ksize > 3                                  ? kGpuDirectWide
+                             : counting && ksize == 3                     ? kGpuDirectCounting
                                                                           : kGpuDirect;
   const bool gpuDefault = s.direct && !facts.cpu;
   s.vec = p.integer("vec") ? p.integer("vec") : gpuDefault ? gpuDirect.vec : def.vec;

@@ -47,7 +47,9 @@ constexpr int kEpilogueCopies = 4;
 // 39.6, 39.6 against 42.1 off (docs/PERFORMANCE.md).
 constexpr Size2 kWg{8, 4}, kWgCounting{32, 8};
 
-// The plan for the sobel's parameters `p` on frames `in`, groups of `wg` work-items.
-SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in, Size2 wg);
+// The plan for the sobel's parameters `p` on frames `in`, groups of `wg` work-items; `counting`:
+// it stores through an epilogue that counts histograms.
+SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in, Size2 wg,
+                    bool counting = false);
 
 }  // namespace vf
