@@ -24,7 +24,7 @@
 //
 // blur_fused: nothing in global memory but the frame in and out. A work-group owns TW elements
 // x TH rows of output. Phase 1: column sums for the TH rows and for TW + 2*HA columns (HA: the
-// row halo R*CH rounded up to whole words), PY rows per work-item sliding down its word column,
+// row halo R*CH rounded up to whole words), CPY rows per work-item sliding down its word column,
 // into the float tile; tiles whose words all lie inside the row run a copy of it without the
 // row-end path. Barrier. Phase 2: each work-item takes VX consecutive outputs of one row from
 // the tile (consecutive work-items, consecutive outputs: coalesced stores) and writes them; the
@@ -34,14 +34,18 @@
 // Build options (pipeline/stages/blur_schedule.cpp chooses them):
 //   RADIUS, CHANNELS, BORDER_*   as in blur.cl        TAPS_U  where the ushort taps start
 //   WG       work-items per group (1-D)
-//   TW, TH   tile: TW elements (a multiple of VX) x TH rows (a multiple of PY)
-//   PY       rows per work-item in the column phase     VX  outputs per work-item, row phase
+//   TW, TH   tile: TW elements (a multiple of VX) x TH rows (a multiple of CPY)
+//   CPY      rows per work-item in the column phase     VX  outputs per work-item, row phase
 //   ALIGNED  1: rows are a multiple of 4 bytes, so interior words load whole
 //   ALIGNED16  1: rows are a multiple of 16 bytes (16-byte output stores)
 //   NV_PTX   1: an NVIDIA device, whose compiler takes inline PTX (the final rounding)
 // Run time: src, dst, width, height, taps (floats, then ushorts at TAPS_U), value.
 
 #include "border.cl"
+#define UNROLL _Pragma("unroll")
+#include "prologue.cl"
+// The column sums read the source through prologue.cl.
+#include "blur_columns.cl"
 
 #define HALO (RADIUS * CHANNELS)   // row halo, elements
 #define HA (((HALO + 3) / 4) * 4)  // ... rounded up to whole words
@@ -57,104 +61,8 @@
 #define PITCH (TWH4 + PADG * (TWH4 / G + 1))  // physical float4s per tile row
 #define WINX (VX + 2 * HA)                    // a row-phase window, elements
 
-#if TW % VX != 0 || VX % 4 != 0 || TH % PY != 0 || VX > 32
-#error "TW must be a multiple of VX, VX of 4, TH of PY"
-#endif
-
-// Exact uchar/ushort -> float without a conversion instruction.
-inline float bits_to_float(uint v) { return as_float(0x4B000000u | v) - 8388608.0f; }
-
-// The column sums of the 4 elements e..e+3 for the PY rows y .. y+PY-1, as 16-bit lanes:
-// lo[m] holds elements e and e+2, hi[m] elements e+1 and e+3 (low half first).
-// Elements outside the row are folded by the border rule (or are `value`).
-// inRow (a constant in each inlined copy): the caller knows the word lies inside the row.
-inline void column_sums(__global const uchar* src, int e, int y, int n, int width, int height,
-                        __constant ushort* tu, int value, uint* lo, uint* hi, bool inRow) {
-#pragma unroll
-  for (int m = 0; m < PY; ++m) lo[m] = hi[m] = 0u;
-  const uint outside = (uint)value * 0x01010101u;
-#if ALIGNED
-  if (inRow || (e >= 0 && e + 4 <= n)) {
-    // Interior word: one aligned 32-bit load per row, all loads issued before any is used.
-    // Tiles away from the top and bottom (almost all) take rows as they are: straight-line
-    // code, so the compiler can issue the PY + 2R loads back to back (through the border
-    // rule's loops it issues one load per loop and waits for each).
-    const __global uint* col = (const __global uint*)(src + e);
-    const int stride = n / 4;
-    uint w[PY + 2 * RADIUS];
-    if (y - RADIUS >= 0 && y + PY + RADIUS <= height) {
-      const __global uint* p = col + (size_t)(y - RADIUS) * stride;
-#pragma unroll
-      for (int i = 0; i < PY + 2 * RADIUS; ++i) w[i] = p[(size_t)i * stride];
-    } else {
-#pragma unroll
-      for (int i = 0; i < PY + 2 * RADIUS; ++i) {
-        const int by = border_index(y - RADIUS + i, height);
-        w[i] = by < 0 ? outside : col[(size_t)by * stride];
-      }
-    }
-#pragma unroll
-    for (int i = 0; i < PY + 2 * RADIUS; ++i) {
-      const uint l = w[i] & 0x00FF00FFu, h = (w[i] >> 8) & 0x00FF00FFu;
-#pragma unroll
-      for (int m = 0; m < PY; ++m) {
-        const int k = i - m - RADIUS;  // this row's distance from output row m
-        if (k >= -RADIUS && k <= RADIUS) {
-          lo[m] += tu[k < 0 ? -k : k] * l;
-          hi[m] += tu[k < 0 ? -k : k] * h;
-        }
-      }
-    }
-    return;
-  }
-#endif
-  // Near the row's ends (or rows that are not whole words): each element's column through the
-  // border rule, the word assembled from bytes. One row at a time, not unrolled: unrolled, the
-  // compiler issues all (PY + 2R) * 4 byte loads first, and the registers they take would set
-  // the whole kernel's occupancy.
-  int q[4];  // each element's index in a row, or -1 for `value`
-#pragma unroll
-  for (int j = 0; j < 4; ++j) q[j] = border_element(e + j, width, CHANNELS);
-#pragma unroll 1
-  for (int i = 0; i < PY + 2 * RADIUS; ++i) {
-    const int by = border_index(y - RADIUS + i, height);
-    uint w = outside;
-    if (by >= 0) {
-      const __global uchar* row = src + (size_t)by * n;
-      w = 0u;
-#pragma unroll
-      for (int j = 0; j < 4; ++j) w |= (uint)(q[j] < 0 ? (uchar)value : row[q[j]]) << (8 * j);
-    }
-    const uint l = w & 0x00FF00FFu, h = (w >> 8) & 0x00FF00FFu;
-#pragma unroll
-    for (int m = 0; m < PY; ++m) {
-      const int k = i - m - RADIUS;
-      if (k >= -RADIUS && k <= RADIUS) {
-        lo[m] += tu[k < 0 ? -k : k] * l;
-        hi[m] += tu[k < 0 ? -k : k] * h;
-      }
-    }
-  }
-}
-
-inline float4 lanes_to_float4(uint lo, uint hi) {
-  return (float4)(bits_to_float(lo & 0xFFFFu), bits_to_float(hi & 0xFFFFu), bits_to_float(lo >> 16),
-                  bits_to_float(hi >> 16));
-}
-
-// (S + 2^15) >> 16 from a = S + 2^15 (an exact integer below 2^24).
-#if NV_PTX
-// One FMA rounding toward zero: a * 2^-16 + 2^23 is 2^23 + floor(a / 2^16), whose low mantissa
-// bits are the result (below 256), so there is no conversion instruction, which on NVIDIA GPUs
-// runs at 1/8 of the FMA rate. OpenCL C has no rounding mode for arithmetic, hence the PTX.
-inline uchar shift16(float a) {
-  float r;
-  asm("fma.rz.f32 %0, %1, 0f37800000, 0f4B000000;" : "=f"(r) : "f"(a));
-  return (uchar)as_uint(r);
-}
-#else
-// a * 2^-16 is exact and the conversion truncates.
-inline uchar shift16(float a) { return convert_uchar_sat_rtz(a * (1.0f / 65536.0f)); }
+#if TW % VX != 0 || VX % 4 != 0 || TH % CPY != 0 || VX > 32
+#error "TW must be a multiple of VX, VX of 4, TH of CPY"
 #endif
 
 // Row phase: outputs e .. e+VX-1 of frame row y from tile row `t` (float4s; tile element i is
@@ -211,18 +119,18 @@ inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int
 }
 
 // Phase 1 of blur_fused: the column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...),
-// PY rows per unit, into the float tile. inRow: every word of the tile lies inside the row.
+// CPY rows per unit, into the float tile. inRow: every word of the tile lies inside the row.
 inline void column_phase(__global const uchar* src, __local float4* tile, int x0, int y0, int n,
                          int width, int height, __constant ushort* tu, int value, int lid,
                          bool inRow) {
-  for (int u = lid; u < TWH4 * (TH / PY); u += WG) {
+  for (int u = lid; u < TWH4 * (TH / CPY); u += WG) {
     const int strip = u / TWH4, c = u - strip * TWH4;
     const int e = x0 - HA + 4 * c;
-    uint lo[PY], hi[PY];
-    column_sums(src, e, y0 + strip * PY, n, width, height, tu, value, lo, hi, inRow);
+    uint lo[CPY], hi[CPY];
+    column_sums(src, e, y0 + strip * CPY, n, width, height, tu, value, lo, hi, inRow PRO_PASS);
 #pragma unroll
-    for (int m = 0; m < PY; ++m)
-      tile[(strip * PY + m) * PITCH + PHYS(c)] = lanes_to_float4(lo[m], hi[m]);
+    for (int m = 0; m < CPY; ++m)
+      tile[(strip * CPY + m) * PITCH + PHYS(c)] = lanes_to_float4(lo[m], hi[m]);
   }
 }
 
@@ -237,7 +145,7 @@ __kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar*
   const int x0 = get_group_id(0) * TW;  // first output element of the tile
   const int y0 = get_group_id(1) * TH;  // first output row of the tile
 
-  // Phase 1: column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...), PY rows each.
+  // Phase 1: column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...), CPY rows each.
   // Tiles whose words all lie inside the row (all but the first and last of a row) run a copy
   // without the row-end path; the choice is uniform over the work-group.
   const bool inRow = x0 >= HA && x0 + TW + HA <= n;

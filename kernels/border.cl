@@ -13,26 +13,44 @@
 #ifndef VF_BORDER_CL
 #define VF_BORDER_CL
 
-inline int border_index(int i, int n) {
+// The modes as numbers (pipeline/border.hpp's BorderMode): border_fold takes one as a constant,
+// so a kernel can fold indices under two modes (a stage and the one it computes in its pass).
+#define VF_BORDER_CONSTANT 0
+#define VF_BORDER_REPLICATE 1
+#define VF_BORDER_REFLECT 2
+#define VF_BORDER_WRAP 3
+#define VF_BORDER_REFLECT101 4
+
+inline int border_fold(int i, int n, int mode) {
+  if (mode == VF_BORDER_REPLICATE) return clamp(i, 0, n - 1);
+  if (mode == VF_BORDER_CONSTANT) return (i < 0 || i >= n) ? -1 : i;
+  if (mode == VF_BORDER_WRAP) {
+    i %= n;
+    return i < 0 ? i + n : i;
+  }
+  if (n == 1) return 0;
+  if (mode == VF_BORDER_REFLECT)
+    while (i < 0 || i >= n) i = (i < 0) ? -i - 1 : 2 * n - i - 1;
+  else
+    while (i < 0 || i >= n) i = (i < 0) ? -i : 2 * n - i - 2;
+  return i;
+}
+
 #if defined(BORDER_REPLICATE)
-  return clamp(i, 0, n - 1);
+#define BORDER_MODE VF_BORDER_REPLICATE
 #elif defined(BORDER_REFLECT)
-  if (n == 1) return 0;
-  while (i < 0 || i >= n) i = (i < 0) ? -i - 1 : 2 * n - i - 1;
-  return i;
+#define BORDER_MODE VF_BORDER_REFLECT
 #elif defined(BORDER_REFLECT101)
-  if (n == 1) return 0;
-  while (i < 0 || i >= n) i = (i < 0) ? -i : 2 * n - i - 2;
-  return i;
+#define BORDER_MODE VF_BORDER_REFLECT101
 #elif defined(BORDER_WRAP)
-  i %= n;
-  return i < 0 ? i + n : i;
+#define BORDER_MODE VF_BORDER_WRAP
 #elif defined(BORDER_CONSTANT)
-  return (i < 0 || i >= n) ? -1 : i;
+#define BORDER_MODE VF_BORDER_CONSTANT
 #else
 #error "define one BORDER_* mode"
 #endif
-}
+
+inline int border_index(int i, int n) { return border_fold(i, n, BORDER_MODE); }
 
 // Element x of an interleaved row of `width` pixels of `channels` elements each (x may lie past
 // either end): the element the border rule reads instead, in the same channel, or -1 for the

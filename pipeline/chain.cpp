@@ -268,7 +268,7 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
       const StageEventsOff off(!stageEvents && k != 0 && k != lastPass);
       if (fused_[k])
         ev = clCall(label(pass), [&] { return fused_[k]->enqueue(queue, *cur, *dst, deps); });
-      else if (pass.prologue || pass.epilogue)
+      else if (pass.prologue || pass.epilogue || pass.filter)
         ev = clCall(label(pass), [&] {
           return stages_[pass.stages[pass.reader]]->enqueue(queue, *cur, *dst, deps);
         });

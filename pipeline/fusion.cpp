@@ -65,6 +65,18 @@ std::vector<PassPlan> planPasses(const std::vector<std::size_t>& indices,
     // first (it starts the next run instead).
     const bool breaks = end || !fuse || !fusable(traits[k]) || traits[k].startsPass;
     if (!breaks) continue;
+    if (!end && fuse && k + 1 < indices.size() && traits[k + 1].readsFilter) {
+      // Stage k is a filter the next one computes: one pass of the functions before k that
+      // the reader reads through (its prologue), k, the reader and its epilogue.
+      std::size_t tail = traits[k + 1].prologue ? prologueStart(traits, k) : k;
+      if (tail < begin) tail = k;
+      closeRun(indices, traits, begin, tail, out);
+      PassPlan p{{}, true, tail < k, false, k + 1 - tail, true};
+      for (std::size_t j = tail; j <= k + 1; ++j) p.stages.push_back(indices[j]);
+      next = begin = takeEpilogue(indices, traits, k + 1, p);
+      out.push_back(std::move(p));
+      continue;
+    }
     if (!end && fuse && traits[k].prologue) {
       // The run's functions after its last counter fold into stage k's loads.
       // Functions an epilogue before took (the run starts after it) stay there: then the stage

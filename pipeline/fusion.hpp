@@ -25,6 +25,11 @@
 // frame first: "sobel,hist,brightness" is one pass, the histogram counted from the gradients as
 // they are stored and brightness applied after; "gray,sobel,hist,brightness" (a prologue and an
 // epilogue) is one pass too.
+//
+// Filters: a stage that can compute the stage before it in its own pass (Stage::takesFilter:
+// the sobel computing the blur's SeparableFilter into its tile) takes it, with the prologue
+// the filter would have read through and its own epilogue: "blur,sobel" is one pass, and the
+// whole chain "gray,blur,sobel,hist,brightness" is one.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -40,6 +45,7 @@ struct FusionTraits {
   bool prologue = false;
   bool keepsChannels = false;  // its PointFn makes as many channels as it takes
   bool epilogue = false;       // can put its output through the functions and counters after it
+  bool readsFilter = false;    // computes the stage right before it (a filter) in its own pass
 };
 
 // The position in `traits` of the first function a stage at position k would read through:
@@ -50,13 +56,15 @@ std::size_t prologueStart(const std::vector<FusionTraits>& traits, std::size_t k
 // One pass: chain indices of its stages, in order; fused passes have two or more. A prologue
 // or epilogue pass (fused too) is one stage's kernel, at position `reader` of `stages`, reading
 // through the functions before it (prologue) and storing through the stages after it
-// (epilogue).
+// (epilogue); with `filter`, the stage before the reader is a filter it computes in its pass
+// (the prologue's functions then come before that one).
 struct PassPlan {
   std::vector<std::size_t> stages;
   bool fused = false;
   bool prologue = false;
   bool epilogue = false;
   std::size_t reader = 0;
+  bool filter = false;
 };
 
 // Whether a stage with `t` can be part of an epilogue: a counter, or a function that keeps the

@@ -22,6 +22,10 @@ void Stage::setEpilogue(const std::vector<Stage*>& stages) {
   if (!stages.empty()) throw std::logic_error(name() + " cannot store through an epilogue");
 }
 
+void Stage::setFilter(SeparableFilter* filter) {
+  if (filter) throw std::logic_error(name() + " cannot compute the filter before it");
+}
+
 cl::Event launchKernel(cl::CommandQueue& queue, const cl::Kernel& kernel, const cl::NDRange& global,
                        const cl::NDRange& local, const std::vector<cl::Event>& wait) {
   cl::Event ev;

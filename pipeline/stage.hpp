@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "pipeline/border.hpp"
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/opencl.hpp"
 #include "pipeline/frame.hpp"
@@ -80,6 +81,25 @@ struct SideOutput {
 struct SideOutputInfo {
   int stage = 0;
   std::string name;
+};
+
+// A stage's output as its input through a symmetric separable filter of 8-bit fixed-point taps
+// (the blur: OpenCV's 8-bit Gaussian), offered to the stage after it to compute in its own pass
+// (Stage::filter, Stage::takesFilter). The taps live in the offering stage's buffer, laid out as
+// pipeline/stages/blur_taps.hpp's TapsBlock, and may change between frames (a live sigma).
+class SeparableFilter {
+ public:
+  virtual int radius() const = 0;  // taps on each side of the centre, for the next frame
+  virtual BorderMode border() const = 0;
+  virtual int borderValue() const = 0;  // border=constant: the outside value
+  // The taps for the frame about to be enqueued on `queue`: a change not yet on the device is
+  // written first, and `deps` gets that write's event.
+  virtual const cl::Buffer& taps(cl::CommandQueue& queue, std::vector<cl::Event>& deps) = 0;
+  // The last command of a frame that read the taps: a later change is written after it.
+  virtual void tapsReadBy(const cl::Event& done) = 0;
+
+ protected:
+  ~SeparableFilter() = default;
 };
 
 // One filter. Anatomy: parameters (declared in its StageInfo) -> validate() -> configure()
@@ -161,6 +181,19 @@ class Stage {
   // and the counters count for their stages (HistogramKernel::advance, once per frame).
   // Called after configure(), only where takesEpilogue(); a later configure() clears it.
   virtual void setEpilogue(const std::vector<Stage*>& stages);
+  // A stage whose output is its input through a SeparableFilter it offers to the stage after
+  // it (null: none for this frame and these parameters).
+  virtual SeparableFilter* filter() { return nullptr; }
+  // A stage that can compute `filter`, of frames `in`, in its own pass before its own work, with
+  // the schedule configure() chose. Default: it cannot.
+  virtual bool takesFilter(const SeparableFilter& /*filter*/, const FrameDesc& /*in*/) const {
+    return false;
+  }
+  // From the next frame on, computes `filter` (the configured stage right before it) in its own
+  // pass: enqueue()'s `in` is then the filter's input (or its prologue's). Null: reads its input
+  // as it is. Called after configure() and before setPrologue() and setEpilogue(), only where
+  // takesFilter(); a later configure() clears it.
+  virtual void setFilter(SeparableFilter* filter);
 
  private:
   const StageInfo& info_;

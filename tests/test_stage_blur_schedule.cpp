@@ -83,7 +83,7 @@ std::string describe(const BlurPlan& p) {
       s += keys({"WARPS", "NS", "BANDS", "SHARE", "PF", "ALIGNED", "ALIGNED16", "MMA_PTX"});
       break;
     case BlurKernel::Tiled:
-      s += keys({"WG", "TW", "TH", "PY", "VX", "ALIGNED", "ALIGNED16", "NV_PTX"});
+      s += keys({"WG", "TW", "TH", "CPY", "VX", "ALIGNED", "ALIGNED16", "NV_PTX"});
       break;
     case BlurKernel::Cpu:
       s += keys({"VEC", "ROW_PX", "COL_PY", "ROW_T", "ROW_INT", "COL_T"});
@@ -183,7 +183,7 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
             "slab WARPS=4 NS=4 BANDS=1 SHARE=0 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
             "blur_slab=2912x68/32x4");
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 3, 0.1),
-            "tiled WG=160 TW=128 TH=32 PY=8 VX=16 ALIGNED=1 ALIGNED16=1 NV_PTX=1 "
+            "tiled WG=160 TW=128 TH=32 CPY=8 VX=16 ALIGNED=1 ALIGNED16=1 NV_PTX=1 "
             "blur_fused=4800x68/160x1");
   EXPECT_EQ(plan(f, 3840, 2160, kGray, 151, 26),  // radius 75
             "cpu VEC=4 ROW_PX=1 COL_PY=4 ROW_T=uchar ROW_INT=0 COL_T=ushort "
@@ -195,7 +195,7 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius72ThenTheTiledOrCpuKernel) {
 // 16-wide vectors and 16-bit row sums.
 TEST(BlurSchedule, OtherDevicesRunTheTiledTheRingOrTheCpuKernel) {
   EXPECT_EQ(plan(otherGpu(), 1920, 1080, kGray),
-            "tiled WG=160 TW=128 TH=32 PY=8 VX=16 ALIGNED=1 ALIGNED16=1 NV_PTX=0 "
+            "tiled WG=160 TW=128 TH=32 CPY=8 VX=16 ALIGNED=1 ALIGNED16=1 NV_PTX=0 "
             "blur_fused=2400x34/160x1");
   EXPECT_EQ(plan(pocl(), 1920, 1080, kBgr), "ring VEC=16 WGX=8 BAND=32 blur_ring=360x34/8x1");
   EXPECT_EQ(plan(pocl(), 1921, 1081, kBgr, 17), "ring VEC=16 WGX=8 BAND=32 blur_ring=368x34/8x1");

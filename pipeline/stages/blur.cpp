@@ -35,7 +35,7 @@
 namespace vf {
 namespace {
 
-class BlurStage : public Stage {
+class BlurStage : public Stage, public SeparableFilter {
  public:
   BlurStage() : Stage(blurStageInfo()) {}
 
@@ -95,6 +95,17 @@ class BlurStage : public Stage {
     pro_ = makePrologue(fns, in, in_);
     rebuildIfChanged();
   }
+
+  // Offered to the stage after it where the schedule is the blur's own choice.
+  SeparableFilter* filter() override { return params().text("kernel") == "auto" ? this : nullptr; }
+  int radius() const override { return radius_; }
+  BorderMode border() const override { return parseBorder(params().text("border")); }
+  int borderValue() const override { return params().integer("value"); }
+  const cl::Buffer& taps(cl::CommandQueue& q, std::vector<cl::Event>& deps) override {
+    if (tapsDirty_) deps.push_back(writeTaps(q));
+    return taps_;
+  }
+  void tapsReadBy(const cl::Event& done) override { lastDone_ = done; }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
@@ -209,6 +220,7 @@ class BlurStage : public Stage {
       built_ = buildKey(plan);
     }
     plan_ = plan;
+    radius_ = static_cast<int>(taps.size()) - 1;
     hostTaps_ = tapsBlock(taps);
     if (plan_.kernel == BlurKernel::Slab) slabFragments(taps, in_.channels(), hostTaps_.frag);
   }
@@ -276,6 +288,7 @@ class BlurStage : public Stage {
   cl::Buffer proFrame_;
   std::size_t proFrameBytes_ = 0;
   BlurPlan plan_;
+  int radius_ = 0;                   // of hostTaps_
   std::string built_;                // buildKey of kernels_
   std::vector<cl::Kernel> kernels_;  // one per plan_.launches entry
   cl::Buffer mid_, taps_;

@@ -205,7 +205,7 @@ BlurPlan planTiled(const BlurRequest& q, const DeviceFacts& facts, int r, std::s
                   .define("WG", wg)
                   .define("TW", kTiledTw)
                   .define("TH", th)
-                  .define("PY", kTiledPy)
+                  .define("CPY", kTiledPy)
                   .define("VX", kTiledVx)
                   .define("ALIGNED", aligned)
                   .define("ALIGNED16", aligned && n % 16 == 0)

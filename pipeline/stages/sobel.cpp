@@ -23,6 +23,7 @@
 // through the histograms and point-wise functions after it ("sobel,hist,brightness": counted
 // and adjusted as stored, no gradient frame read again).
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,7 @@
 #include "pipeline/epilogue.hpp"
 #include "pipeline/error.hpp"
 #include "pipeline/point_source.hpp"
+#include "pipeline/stages/blur_sobel.hpp"
 #include "pipeline/stages/histogram_kernel.hpp"
 #include "pipeline/stages/sobel_plan.hpp"
 #include "pipeline/stages/stage_infos.hpp"
@@ -63,6 +65,7 @@ class SobelStage : public Stage {
     cl_ = &ctx.cl;
     pro_ = {};
     epi_ = {};
+    blurred_.reset();
     ksize_ = params().integer("ksize");
     wg_ = params().size("wg");
     wgAuto_ = wg_.w == 0;
@@ -104,27 +107,50 @@ class SobelStage : public Stage {
     });
   }
 
+  bool takesFilter(const SeparableFilter& filter, const FrameDesc& in) const override {
+    return BlurSobelShape::fits(params(), cl_->facts(), filter, in);
+  }
+
+  void setFilter(SeparableFilter* filter) override {
+    blurred_.reset();
+    if (!filter) return;
+    blurred_ = std::make_unique<BlurSobelPass>(*cl_, params(), in_, *filter);
+    blurred_->build(pro_, epi_);
+  }
+
+  // With the blur in its pass, on gray frames: any source (the blur's loads convert it).
   bool takesPrologue(const FrameDesc& source) const override {
+    if (blurred_) return in_.channels() == 1 && params().text("prologue") != "off";
     return plan_.prologue && (plan_.anySource || prologueSourceFits(source));
   }
 
   void setPrologue(const std::vector<Stage*>& fns, const FrameDesc& in) override {
     if (fns.empty() && pro_.empty()) return;
     pro_ = makePrologue(fns, in, in_);
-    build();
+    if (blurred_)
+      blurred_->build(pro_, epi_);
+    else
+      build();
   }
 
-  bool takesEpilogue() const override { return plan_.epilogue; }
+  bool takesEpilogue() const override {
+    return blurred_ ? in_.channels() == 1 && params().text("epilogue") != "off" : plan_.epilogue;
+  }
 
   void setEpilogue(const std::vector<Stage*>& stages) override {
     if (stages.empty() && epi_.empty()) return;
     // The most copies any counter's schedule asks for, else ours; as many as local memory holds.
-    const int copies = epilogueCopies(stages, kEpilogueCopies, cl_->facts().localMemBytes);
+    const std::size_t local = cl_->facts().localMemBytes - (blurred_ ? blurred_->localBytes() : 0);
+    const int copies = epilogueCopies(stages, kEpilogueCopies, local);
     if (copies == 0)
       throw UserError("sobel: the histograms after it do not fit in this device's " +
                       std::to_string(cl_->facts().localMemBytes) +
                       " bytes of local memory as one pass; give sobel epilogue=off");
     epi_ = makeEpilogue(stages, in_, copies);
+    if (blurred_) {
+      blurred_->build(pro_, epi_);
+      return;
+    }
     // The plan for a kernel that counts (its work per work-item), when the schedule is ours.
     plan_ = planSobel(params(), cl_->facts(), in_, wg_, !epi_.counters.empty());
     build();
@@ -140,6 +166,9 @@ class SobelStage : public Stage {
   }
 
   std::string schedule() const override {
+    if (blurred_)
+      return blurred_->schedule() +
+             (epi_.counters.empty() ? "" : " copies=" + std::to_string(epi_.copies));
     return std::string("kernel=") + (plan_.direct ? "direct" : "tile") + " wg=" + wgText() +
            " vec=" + std::to_string(plan_.vec) + " rows=" + std::to_string(plan_.rows) +
            (plan_.direct ? std::string(" half=") + (plan_.half ? "on" : "off")
@@ -153,12 +182,13 @@ class SobelStage : public Stage {
     if (!kernel_()) return;
     // OpenCV scales the smoothing kernel with Mat::convertTo, i.e. float tap * (float)scale.
     const float scale = static_cast<float>(params().number("scale"));
-    cl_float4 taps{};
     const auto half = smoothingHalf(ksize_);
-    for (std::size_t j = 0; j < half.size(); ++j) taps.s[j] = static_cast<float>(half[j]) * scale;
+    taps_ = {};
+    for (std::size_t j = 0; j < half.size(); ++j) taps_.s[j] = static_cast<float>(half[j]) * scale;
+    if (blurred_) return;  // its arguments are set per frame
     scaled_ = scale != 1.0f && kernelScaled_();
     cl::Kernel& k = scaled_ ? kernelScaled_ : kernel_;  // the one enqueue launches
-    k.setArg(4, taps);
+    k.setArg(4, taps_);
     k.setArg(5, params().integer("value"));
     pro_.setArgs(k, 6);  // the prologue's parameters follow, then the epilogue's
     epi_.setArgs(k, 6 + pro_.args());
@@ -167,6 +197,8 @@ class SobelStage : public Stage {
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
     update();  // live parameters, read per frame like the other stages
+    if (blurred_)
+      return blurred_->enqueue(q, in, out, taps_, params().integer("value"), pro_, epi_, wait);
     cl::Kernel& kernel = scaled_ ? kernelScaled_ : kernel_;
     kernel.setArg(0, in);
     kernel.setArg(1, out);
@@ -202,6 +234,8 @@ class SobelStage : public Stage {
   ClContext* cl_ = nullptr;
   Prologue pro_;  // the functions this stage reads through (setPrologue)
   Epilogue epi_;  // the functions and counters it stores through (setEpilogue)
+  std::unique_ptr<BlurSobelPass> blurred_;  // the blur before it in its pass (setFilter)
+  cl_float4 taps_{};                        // the smoothing taps times scale
   FrameDesc in_;
   SobelPlan plan_;
   int ksize_ = 3;
@@ -264,16 +298,23 @@ const StageInfo& sobelStageInfo() {
                     "NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: also "
                     "elsewhere, emulated in float (slow; for tests); off: never")
               .asSchedule(),
+          enumParam("filter", "auto", {"auto", "on", "off"},
+                    "fused chains: compute the blur just before it in its own pass, the blurred "
+                    "frame never written (auto: on GPUs, gray frames up to 1920x1080 (2560x1440 "
+                    "for ksize 5 and 7) with rows of whole 4-byte words, blur radius up to 8; "
+                    "on: wherever it fits, CPUs too; off: the blur runs as its own pass); never "
+                    "with border=wrap")
+              .asSchedule(),
           enumParam("prologue", "auto", {"auto", "on", "off"},
-                    "kernel=direct on gray frames, fused chains: read the point-wise stages just "
-                    "before it (gray, brightness) in its loads, one pass (auto: ksize up to 5 and "
-                    "their source within 2560x1440 BGR's bytes, where that is faster; "
-                    "off: they run as their own pass)")
+                    "kernel=direct or filter on gray frames, fused chains: read the point-wise "
+                    "stages just before it (gray, brightness) in its loads, one pass (auto: with "
+                    "the blur in its pass; else ksize up to 5 and their source within 2560x1440 "
+                    "BGR's bytes, where that is faster; off: they run as their own pass)")
               .asSchedule(),
           enumParam("epilogue", "auto", {"auto", "on", "off"},
-                    "kernel=direct on gray frames, fused chains: put what it stores through the "
-                    "histograms and point-wise stages just after it (hist, brightness), one pass "
-                    "(auto: on; off: they run as their own pass)")
+                    "kernel=direct or filter on gray frames, fused chains: put what it stores "
+                    "through the histograms and point-wise stages just after it (hist, "
+                    "brightness), one pass (auto: on; off: they run as their own pass)")
               .asSchedule(),
       },
       [] { return std::make_unique<SobelStage>(); }};
