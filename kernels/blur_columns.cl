@@ -1,8 +1,7 @@
 // The blur's column sums and its final rounding, shared by the kernels that compute it columns
 // first through a float tile (blur_tiled.cl, blur_sobel.cl; blur_tiled.cl's header argues the
-// arithmetic). The source is read through prologue.cl (a prologue's functions, or plain loads).
-// Needs RADIUS, CHANNELS, CPY (rows per call), ALIGNED (rows a multiple of 4 bytes), NV_PTX,
-// border.cl and prologue.cl.
+// arithmetic). Needs RADIUS, CHANNELS, CPY (rows per call), ALIGNED (rows a multiple of 4
+// bytes), NV_PTX and border.cl.
 
 #ifndef VF_BLUR_COLUMNS_CL
 #define VF_BLUR_COLUMNS_CL
@@ -10,12 +9,28 @@
 // Exact uchar/ushort -> float without a conversion instruction.
 inline float bits_to_float(uint v) { return as_float(0x4B000000u | v) - 8388608.0f; }
 
+// Row i of a column window (its first row RADIUS above output row 0) as the 4 elements of word
+// w: its taps added to the sums of the CPY output rows it reaches, in 16-bit lanes: lo[m] holds
+// elements 0 and 2, hi[m] elements 1 and 3 (low half first; no lane overflows: every partial sum
+// is at most 255*256).
+inline void add_row(uint w, int i, __constant ushort* tu, uint* lo, uint* hi) {
+  const uint l = w & 0x00FF00FFu, h = (w >> 8) & 0x00FF00FFu;
+#pragma unroll
+  for (int m = 0; m < CPY; ++m) {
+    const int k = i - m - RADIUS;  // this row's distance from output row m
+    if (k >= -RADIUS && k <= RADIUS) {
+      lo[m] += tu[k < 0 ? -k : k] * l;
+      hi[m] += tu[k < 0 ? -k : k] * h;
+    }
+  }
+}
+
 // The column sums of the 4 elements e..e+3 for the CPY rows y .. y+CPY-1, as 16-bit lanes:
 // lo[m] holds elements e and e+2, hi[m] elements e+1 and e+3 (low half first).
 // Elements outside the row are folded by the border rule (or are `value`).
 // inRow (a constant in each inlined copy): the caller knows the word lies inside the row.
 inline void column_sums(__global const uchar* src, int e, int y, int n, int width, int height,
-                        __constant ushort* tu, int value, uint* lo, uint* hi, bool inRow PRO_DECL) {
+                        __constant ushort* tu, int value, uint* lo, uint* hi, bool inRow) {
 #pragma unroll
   for (int m = 0; m < CPY; ++m) lo[m] = hi[m] = 0u;
   const uint outside = (uint)value * 0x01010101u;
@@ -25,31 +40,22 @@ inline void column_sums(__global const uchar* src, int e, int y, int n, int widt
     // Tiles away from the top and bottom (almost all) take rows as they are: straight-line
     // code, so the compiler can issue the CPY + 2R loads back to back (through the border
     // rule's loops it issues one load per loop and waits for each).
-    const size_t col = (size_t)(e / 4), stride = (size_t)(n / 4);
+    const __global uint* col = (const __global uint*)(src + e);
+    const int stride = n / 4;
     uint w[CPY + 2 * RADIUS];
     if (y - RADIUS >= 0 && y + CPY + RADIUS <= height) {
-      const size_t p = col + (size_t)(y - RADIUS) * stride;
+      const __global uint* p = col + (size_t)(y - RADIUS) * stride;
 #pragma unroll
-      for (int i = 0; i < CPY + 2 * RADIUS; ++i) w[i] = SRC_WORD(p + (size_t)i * stride);
+      for (int i = 0; i < CPY + 2 * RADIUS; ++i) w[i] = p[(size_t)i * stride];
     } else {
 #pragma unroll
       for (int i = 0; i < CPY + 2 * RADIUS; ++i) {
         const int by = border_index(y - RADIUS + i, height);
-        w[i] = by < 0 ? outside : SRC_WORD(col + (size_t)by * stride);
+        w[i] = by < 0 ? outside : col[(size_t)by * stride];
       }
     }
 #pragma unroll
-    for (int i = 0; i < CPY + 2 * RADIUS; ++i) {
-      const uint l = w[i] & 0x00FF00FFu, h = (w[i] >> 8) & 0x00FF00FFu;
-#pragma unroll
-      for (int m = 0; m < CPY; ++m) {
-        const int k = i - m - RADIUS;  // this row's distance from output row m
-        if (k >= -RADIUS && k <= RADIUS) {
-          lo[m] += tu[k < 0 ? -k : k] * l;
-          hi[m] += tu[k < 0 ? -k : k] * h;
-        }
-      }
-    }
+    for (int i = 0; i < CPY + 2 * RADIUS; ++i) add_row(w[i], i, tu, lo, hi);
     return;
   }
 #endif
@@ -65,21 +71,12 @@ inline void column_sums(__global const uchar* src, int e, int y, int n, int widt
     const int by = border_index(y - RADIUS + i, height);
     uint w = outside;
     if (by >= 0) {
-      const size_t row = (size_t)by * (size_t)n;
+      const __global uchar* row = src + (size_t)by * n;
       w = 0u;
 #pragma unroll
-      for (int j = 0; j < 4; ++j)
-        w |= (uint)(q[j] < 0 ? (uchar)value : SRC_BYTE(row + (size_t)q[j])) << (8 * j);
+      for (int j = 0; j < 4; ++j) w |= (uint)(q[j] < 0 ? (uchar)value : row[q[j]]) << (8 * j);
     }
-    const uint l = w & 0x00FF00FFu, h = (w >> 8) & 0x00FF00FFu;
-#pragma unroll
-    for (int m = 0; m < CPY; ++m) {
-      const int k = i - m - RADIUS;
-      if (k >= -RADIUS && k <= RADIUS) {
-        lo[m] += tu[k < 0 ? -k : k] * l;
-        hi[m] += tu[k < 0 ? -k : k] * h;
-      }
-    }
+    add_row(w, i, tu, lo, hi);
   }
 }
 

@@ -3,10 +3,13 @@
 // TW bytes x TH rows, R rows and PAD bytes of halo on each side) and fills it with the blurred
 // frame instead of loading it:
 //
-//   1. column sums (blur_columns.cl) of the tile's rows y0 - R .. y0 + TH + R - 1, for the
-//      elements x0 - PAD - HA .. x0 + TW + PAD + HA - 1 (HA: the blur's row halo in whole
-//      words), CPY rows per work-item sliding down a word column, into a float tile; the rows
-//      and elements outside the frame fold by the blur's border rule, as the blur reads them;
+//   0. the source words the blur reads for the tile, each loaded once into local memory (through
+//      the prologue where there is one: each BGR pixel converted once per tile): rows y0 - R -
+//      RADIUS ..., elements x0 - PAD - HA .. x0 + TW + PAD + HA - 1 (HA: the blur's row halo in
+//      whole words), folded by the blur's border rule as the blur reads them;
+//   1. column sums of those words for the tile's rows y0 - R .. y0 + TH + R - 1, 16-bit lanes
+//      as blur_columns.cl's, CPY rows per work-item sliding down a word column, into a float
+//      tile;
 //   2. row sums of that tile: the blurred byte of every tile position, 4 per work-item;
 //   3. in groups at the frame's edges only: the positions outside the frame as the sobel's
 //      border rule reads the blurred frame (the constant, or the blurred byte at the folded
@@ -17,7 +20,7 @@
 // Every number is the blur's and the sobel's own: the same integer sums as the blur's kernels
 // (blur_tiled.cl argues them against cv::GaussianBlur) and the sobel's tile arithmetic, so the
 // pass gives the bytes of the two stages run one after the other. A prologue (prologue.cl) makes
-// the source as it is read (gray from BGR in the loads of phase 1).
+// the source as it is read (gray from BGR in the loads of phase 0).
 //
 // Build options: the sobel's (KSIZE, CH, VX, PY, WGX, WGY, MODE_*), SOBEL_BORDER (a
 // VF_BORDER_* number; not wrap, whose folded positions lie outside the tile); the blur's RADIUS,
@@ -76,8 +79,7 @@ inline void source_words(__global const uchar* src, __local uint* sw, int xs, in
   }
 }
 
-// Phase 1: the column sums of the tile's rows from the source words, CPY rows per unit (as
-// blur_columns.cl's column_sums computes them from global memory).
+// Phase 1: the column sums of the tile's rows from the source words, CPY rows per unit.
 inline void blurred_columns(__local const uint* sw, __local float4* ct, __constant ushort* tu,
                             int lid) {
   for (int u = lid; u < CW4 * (CROWS / CPY); u += WG) {
@@ -86,18 +88,8 @@ inline void blurred_columns(__local const uint* sw, __local float4* ct, __consta
     UNROLL
     for (int m = 0; m < CPY; ++m) lo[m] = hi[m] = 0u;
     UNROLL
-    for (int i = 0; i < CPY + 2 * RADIUS; ++i) {
-      const uint w = sw[(strip * CPY + i) * CW4 + c];
-      const uint l = w & 0x00FF00FFu, h = (w >> 8) & 0x00FF00FFu;
-      UNROLL
-      for (int m = 0; m < CPY; ++m) {
-        const int k = i - m - RADIUS;
-        if (k >= -RADIUS && k <= RADIUS) {
-          lo[m] += tu[k < 0 ? -k : k] * l;
-          hi[m] += tu[k < 0 ? -k : k] * h;
-        }
-      }
-    }
+    for (int i = 0; i < CPY + 2 * RADIUS; ++i)
+      add_row(sw[(strip * CPY + i) * CW4 + c], i, tu, lo, hi);
     UNROLL
     for (int m = 0; m < CPY; ++m) ct[(strip * CPY + m) * CW4 + c] = lanes_to_float4(lo[m], hi[m]);
   }

@@ -42,9 +42,7 @@
 // Run time: src, dst, width, height, taps (floats, then ushorts at TAPS_U), value.
 
 #include "border.cl"
-#define UNROLL _Pragma("unroll")
-#include "prologue.cl"
-// The column sums read the source through prologue.cl.
+// The column sums fold rows and elements by border.cl.
 #include "blur_columns.cl"
 
 #define HALO (RADIUS * CHANNELS)   // row halo, elements
@@ -127,7 +125,7 @@ inline void column_phase(__global const uchar* src, __local float4* tile, int x0
     const int strip = u / TWH4, c = u - strip * TWH4;
     const int e = x0 - HA + 4 * c;
     uint lo[CPY], hi[CPY];
-    column_sums(src, e, y0 + strip * CPY, n, width, height, tu, value, lo, hi, inRow PRO_PASS);
+    column_sums(src, e, y0 + strip * CPY, n, width, height, tu, value, lo, hi, inRow);
 #pragma unroll
     for (int m = 0; m < CPY; ++m)
       tile[(strip * CPY + m) * PITCH + PHYS(c)] = lanes_to_float4(lo[m], hi[m]);

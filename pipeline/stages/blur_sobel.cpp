@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 #include "pipeline/error.hpp"
 #include "pipeline/stages/blur_taps.hpp"
 #include "pipeline/stages/sobel_plan.hpp"
@@ -50,9 +52,16 @@ bool BlurSobelShape::fits(const Params& sobel, const DeviceFacts& facts,
   const std::size_t items = std::size_t(s.wg.w) * std::size_t(s.wg.h);
   // The tile's 16 bytes of padding hold the folded positions (blur_sobel.cl).
   if (sobelRadius(sobel.integer("ksize")) * in.channels() + in.channels() - 1 > 16) return false;
-  if (items > facts.maxWorkGroupSize ||
-      s.localBytes(r, in.channels(), sobel.integer("ksize")) > facts.localMemBytes)
+  const std::size_t bytes = s.localBytes(r, in.channels(), sobel.integer("ksize"));
+  if (items > facts.maxWorkGroupSize || bytes > facts.localMemBytes) {
+    if (mode == "on")
+      spdlog::warn(
+          "sobel: filter=on: the blur and the sobel as one pass need {} work-items and {} bytes "
+          "of local memory per group here (wg={}x{}, vec={}, rows={}); the device has {} and {}, "
+          "so they run as two passes; give a smaller wg, vec or rows",
+          items, bytes, s.wg.w, s.wg.h, s.vec, s.rows, facts.maxWorkGroupSize, facts.localMemBytes);
     return false;
+  }
   if (mode == "on") return true;
   const std::size_t most =
       sobel.integer("ksize") >= 5 ? kBlurSobelAutoBytesWide : kBlurSobelAutoBytes;
