@@ -25,6 +25,9 @@
 // rows (vectors of VX lanes) and the vertical taps of its PY output rows. Nothing returns
 // before the barrier; stores are guarded (the global size is rounded up to whole work-groups).
 //
+// An epilogue (epilogue.cl) where the host gives one: the stage's own kernel behind the blur it
+// computes in its pass, when a live sigma moves the blur past that pass.
+//
 // Build options: -DKSIZE=1|3|5|7 -DCH=1|3|4 -DVX=4|8|16 -DPY -DWGX -DWGY -DMODE_{X,Y,MAG,L2}
 //                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP} [-DLOAD_BY_ROWS]
 // Run time:      the smoothing taps times scale as floats (centre first), the border value.
@@ -62,7 +65,8 @@ inline void load_vector(__global const uchar* src, __local uchar* t, int bx, int
 
 __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void sobel(
     __global const uchar* restrict src, __global uchar* restrict dst, int width, int height,
-    ScaledTaps taps, int value) {
+    ScaledTaps taps, int value EPI_KDECL) {
+  EPI_BEGIN
   __local UCHARV tile_v[LH * LP / VX];  // a vector array, so every VX-byte slot is aligned
   __local uchar* tile = (__local uchar*)tile_v;
   const int lx = get_local_id(0), ly = get_local_id(1);
@@ -98,5 +102,6 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void sobel(
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  sobel_tile_outputs(tile, dst, width, height, taps, lx, ly, x0, y0);
+  sobel_tile_outputs(tile, dst, width, height, taps, lx, ly, x0, y0 EPI_PASS);
+  EPI_END
 }

@@ -97,6 +97,10 @@ class SeparableFilter {
   virtual const cl::Buffer& taps(cl::CommandQueue& queue, std::vector<cl::Event>& deps) = 0;
   // The last command of a frame that read the taps: a later change is written after it.
   virtual void tapsReadBy(const cl::Event& done) = 0;
+  // The filter by its own stage's kernels, `in` to `out` (frames of its stage's input), after
+  // `wait`: for a stage that computes it in its pass when a live change moves it past the pass.
+  virtual StageEvents enqueueAlone(cl::CommandQueue& queue, const cl::Buffer& in,
+                                   const cl::Buffer& out, const std::vector<cl::Event>& wait) = 0;
 
  protected:
   ~SeparableFilter() = default;

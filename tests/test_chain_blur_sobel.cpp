@@ -164,6 +164,36 @@ TEST(BlurSobel, LiveSigmaMovesTheRadius) {
   }
 }
 
+// A live sigma past the pass's reach (radius 18 > 16) and back, in the whole chain: the gray
+// functions, the blur and the sobel then run one after the other inside the sobel's pass, the
+// chain unplanned; every frame and histogram is the unfused chain's and OpenCV's.
+TEST(BlurSobel, LiveSigmaPastThePassAndBack) {
+  const std::string text = "gray,blur=sigma=1.2,sobel=filter=on,hist,brightness=gain=1.3";
+  Chain fused = Chain::parse(text), plain = Chain::parse(text);
+  fused.setFusion(Chain::Fusion::On);
+  plain.setFusion(Chain::Fusion::Off);
+  int k = 0;
+  for (const double sigma : {1.2, 6.0, 6.5, 1.2, 2.0}) {
+    SCOPED_TRACE("sigma " + std::to_string(sigma));
+    for (Chain* c : {&fused, &plain}) {
+      c->stage(1).params().set("sigma", std::to_string(sigma));
+      c->stage(1).update();
+    }
+    const cv::Mat in = k % 2 ? randomFrame(83, 45, CV_8UC3, 70 + k) : realFrame(k, CV_8UC3, 83, 45);
+    ++k;
+    std::vector<std::vector<std::uint8_t>> sideFused, sidePlain;
+    const cv::Mat a = runChecked(fused, in, &sideFused), b = runChecked(plain, in, &sidePlain);
+    ASSERT_EQ(fused.passes().size(), 1u);
+    EXPECT_EQ(maxAbsDiff(a, b), 0);
+    EXPECT_EQ(sideFused, sidePlain);
+    cv::Mat gray, ref;
+    cv::cvtColor(in, gray, cv::COLOR_BGR2GRAY);
+    reference(cvBlur(gray, sigma, derivedKsize(sigma), "reflect101", 0), Config{})
+        .convertTo(ref, -1, 1.3, 0);
+    EXPECT_EQ(maxAbsDiff(a, ref), 0);
+  }
+}
+
 // With a GPU's facts the default chain is one pass on gray frames up to 1920x1080 (2560x1440 for
 // ksize 5 and 7) with rows of whole words and radii up to 8, the same bytes as unfused; past
 // any of those, and on colour frames, the blur runs as its own pass.

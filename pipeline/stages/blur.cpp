@@ -106,6 +106,10 @@ class BlurStage : public Stage, public SeparableFilter {
     return taps_;
   }
   void tapsReadBy(const cl::Event& done) override { lastDone_ = done; }
+  StageEvents enqueueAlone(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
+                           const std::vector<cl::Event>& wait) override {
+    return enqueue(q, in, out, wait);
+  }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {

@@ -144,6 +144,14 @@ StageEvents BlurSobelPass::enqueue(cl::CommandQueue& queue, const cl::Buffer& in
   return {pre.first() ? pre.first : e, e};
 }
 
+bool BlurSobelPass::takesRadius(const Epilogue& epi) const {
+  const int r = filter_.radius();
+  if (r == radius_) return true;
+  const std::size_t bytes = shape_.localBytes(r, in_.channels(), sobel_.integer("ksize")) +
+                            (epi.empty() ? 0 : epilogueLocalBytes(epi.counters.size(), epi.copies));
+  return r <= kBlurSobelMaxRadius && bytes <= cl_.facts().localMemBytes;
+}
+
 std::size_t BlurSobelPass::localBytes() const {
   return shape_.localBytes(filter_.radius(), in_.channels(), sobel_.integer("ksize"));
 }

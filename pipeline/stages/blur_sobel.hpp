@@ -12,7 +12,8 @@
 // tensor-core blur's pass and the sobel's direct kernel keep the device busier than the tiles
 // (H200, docs/PERFORMANCE.md, "The blur in the sobel's pass"). filter=on runs it wherever it
 // fits (CPUs too, for tests). Never under the sobel's border=wrap, whose folded positions lie
-// outside the tile.
+// outside the tile. A live sigma past its reach (takesRadius) runs the stages apart inside the
+// sobel's pass (SobelStage), so the chain is not planned again.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -64,6 +65,10 @@ class BlurSobelPass {
   StageEvents enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
                       const cl_float4& taps, int value, const Prologue& pro, const Epilogue& epi,
                       const std::vector<cl::Event>& wait);
+
+  // Whether it takes the filter's radius for the next frame (a live sigma may move it past
+  // kBlurSobelMaxRadius or the device's local memory with `epi`'s).
+  bool takesRadius(const Epilogue& epi) const;
 
   std::string schedule() const;
   std::size_t localBytes() const;  // per work-group, without an epilogue's

@@ -22,6 +22,10 @@
 // Epilogue (Stage::setEpilogue): on gray frames the direct kernel puts each byte it stores
 // through the histograms and point-wise functions after it ("sobel,hist,brightness": counted
 // and adjusted as stored, no gradient frame read again).
+// Filter (Stage::setFilter): where the chain fuses them, the blur before it runs in its own
+// tiled kernel (pipeline/stages/blur_sobel.hpp), with the prologue and the epilogue; should a
+// live sigma move the blur past that kernel's reach, the functions, the blur's own kernels and
+// this stage's (storing through the epilogue; the tile kernel too) run one after the other.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -32,6 +36,7 @@
 #include "pipeline/cl/build_options.hpp"
 #include "pipeline/epilogue.hpp"
 #include "pipeline/error.hpp"
+#include "pipeline/fused_pass.hpp"
 #include "pipeline/point_source.hpp"
 #include "pipeline/stages/blur_sobel.hpp"
 #include "pipeline/stages/histogram_kernel.hpp"
@@ -66,6 +71,9 @@ class SobelStage : public Stage {
     pro_ = {};
     epi_ = {};
     blurred_.reset();
+    filter_ = nullptr;
+    proPass_.reset();
+    proFrame_ = blurFrame_ = cl::Buffer();
     ksize_ = params().integer("ksize");
     wg_ = params().size("wg");
     wgAuto_ = wg_.w == 0;
@@ -113,9 +121,11 @@ class SobelStage : public Stage {
 
   void setFilter(SeparableFilter* filter) override {
     blurred_.reset();
+    filter_ = filter;
     if (!filter) return;
     blurred_ = std::make_unique<BlurSobelPass>(*cl_, params(), in_, *filter);
     blurred_->build(pro_, epi_);
+    ownReady_ = epi_.empty();  // this stage's own kernels, as configure() built them
   }
 
   // With the blur in its pass, on gray frames: any source (the blur's loads convert it).
@@ -147,12 +157,13 @@ class SobelStage : public Stage {
                       std::to_string(cl_->facts().localMemBytes) +
                       " bytes of local memory as one pass; give sobel epilogue=off");
     epi_ = makeEpilogue(stages, in_, copies);
-    if (blurred_) {
-      blurred_->build(pro_, epi_);
-      return;
-    }
     // The plan for a kernel that counts (its work per work-item), when the schedule is ours.
     plan_ = planSobel(params(), cl_->facts(), in_, wg_, !epi_.counters.empty());
+    if (blurred_) {
+      blurred_->build(pro_, epi_);
+      ownReady_ = false;  // built with the epilogue when first needed (enqueueApart)
+      return;
+    }
     build();
     const std::size_t most = std::min(fits(), cl_->facts().maxWorkGroupSize);
     if (wgAuto_) {
@@ -185,20 +196,28 @@ class SobelStage : public Stage {
     const auto half = smoothingHalf(ksize_);
     taps_ = {};
     for (std::size_t j = 0; j < half.size(); ++j) taps_.s[j] = static_cast<float>(half[j]) * scale;
-    if (blurred_) return;  // its arguments are set per frame
+    if (blurred_ && !ownReady_) return;  // the pass sets its arguments per frame
     scaled_ = scale != 1.0f && kernelScaled_();
     cl::Kernel& k = scaled_ ? kernelScaled_ : kernel_;  // the one enqueue launches
     k.setArg(4, taps_);
     k.setArg(5, params().integer("value"));
-    pro_.setArgs(k, 6);  // the prologue's parameters follow, then the epilogue's
-    epi_.setArgs(k, 6 + pro_.args());
+    ownPro().setArgs(k, 6);  // the prologue's parameters follow, then the epilogue's
+    epi_.setArgs(k, 6 + ownPro().args());
   }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
     update();  // live parameters, read per frame like the other stages
-    if (blurred_)
+    if (blurred_ && blurred_->takesRadius(epi_))
       return blurred_->enqueue(q, in, out, taps_, params().integer("value"), pro_, epi_, wait);
+    if (blurred_) return enqueueApart(q, in, out, wait);
+    return launchOwn(q, in, out, wait);
+  }
+
+ private:
+  // This stage's own kernels on `in`, storing through the epilogue.
+  StageEvents launchOwn(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
+                        const std::vector<cl::Event>& wait) {
     cl::Kernel& kernel = scaled_ ? kernelScaled_ : kernel_;
     kernel.setArg(0, in);
     kernel.setArg(1, out);
@@ -207,14 +226,58 @@ class SobelStage : public Stage {
     const std::size_t items = (in_.rowBytes() + plan_.vec - 1) / plan_.vec;
     const std::size_t strips = (std::size_t(in_.height) + plan_.rows - 1) / plan_.rows;
     const cl::NDRange global(roundUp(items, wg_.w), roundUp(strips, wg_.h));
-    epi_.advance(kernel, 6 + pro_.args());  // the counters' buffers for this frame
+    epi_.advance(kernel, 6 + ownPro().args());  // the counters' buffers for this frame
     std::vector<cl::Event> deps = wait;
-    const StageEvents pre = pro_.enqueuePrelude(q, in, deps);
+    const StageEvents pre = ownPro().enqueuePrelude(q, in, deps);
     cl::Event e = launchKernel(q, kernel, global, cl::NDRange(wg_.w, wg_.h), deps);
     return {pre.first() ? pre.first : e, e};
   }
 
- private:
+  // A live sigma past what the pass with the blur takes (its radius, its local memory): the
+  // prologue's functions as their own pass, the blur's own kernels, then this stage's own,
+  // through scratch frames allocated on first use, so the chain is not planned again.
+  StageEvents enqueueApart(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
+                           const std::vector<cl::Event>& wait) {
+    if (!ownReady_) {
+      build();
+      ownReady_ = true;
+      update();
+    }
+    const auto scratch = [&](cl::Buffer& b) {
+      if (!b())
+        b = clCall("clCreateBuffer(sobel scratch)", [&] {
+          return cl::Buffer(cl_->context(), CL_MEM_READ_WRITE,
+                            std::max<std::size_t>(in_.bytes(), 1));
+        });
+      return b;
+    };
+    std::vector<cl::Event> deps = wait;
+    StageEvents first;
+    const cl::Buffer* src = &in;
+    const auto after = [&](const StageEvents& ev) {
+      if (!first.first()) first.first = ev.first;
+      if (ev.last()) deps.assign(1, ev.last);  // else the in-order queue orders them
+    };
+    if (!pro_.empty()) {
+      if (!proPass_) {
+        proPass_ = std::make_unique<FusedPass>();
+        proPass_->configure(*cl_, pro_.fns, pro_.in);
+      }
+      after(proPass_->enqueue(q, in, scratch(proFrame_), deps));
+      src = &proFrame_;
+    }
+    after(filter_->enqueueAlone(q, *src, scratch(blurFrame_), deps));
+    const StageEvents own = launchOwn(q, blurFrame_, out, deps);
+    return {first.first() ? first.first : own.first, own.last};
+  }
+
+  // The prologue this stage's own kernels read through: none with the blur in its pass (the
+  // pass reads through it, or its own pass runs the functions first).
+  const Prologue& ownPro() const {
+    static const Prologue none;
+    return blurred_ ? none : pro_;
+  }
+
   // The direct kernel comes in two programs, scale 1 (EXACT=1: integer-exact paths) and any
   // other scale, both built now so a live scale change swaps kernels without a build; each gets
   // the registers of its own path. With a prologue, both read through it; with an epilogue,
@@ -223,7 +286,7 @@ class SobelStage : public Stage {
     const char* file = plan_.direct ? "sobel_gpu.cl" : "sobel.cl";
     const auto make = [&](const BuildOptions& o) {
       return clCall("clCreateKernel(sobel)", [&] {
-        return cl::Kernel(buildThrough(cl_->programs(), file, o.str(), pro_, epi_), "sobel");
+        return cl::Kernel(buildThrough(cl_->programs(), file, o.str(), ownPro(), epi_), "sobel");
       });
     };
     kernel_ = make(plan_.direct ? BuildOptions(plan_.options).define("EXACT", 1) : plan_.options);
@@ -235,7 +298,11 @@ class SobelStage : public Stage {
   Prologue pro_;  // the functions this stage reads through (setPrologue)
   Epilogue epi_;  // the functions and counters it stores through (setEpilogue)
   std::unique_ptr<BlurSobelPass> blurred_;  // the blur before it in its pass (setFilter)
-  cl_float4 taps_{};                        // the smoothing taps times scale
+  SeparableFilter* filter_ = nullptr;       // ... that blur
+  bool ownReady_ = true;  // with it: this stage's own kernels store through the epilogue
+  std::unique_ptr<FusedPass> proPass_;  // enqueueApart: the prologue's functions, their frame
+  cl::Buffer proFrame_, blurFrame_;     // ... and the blur's
+  cl_float4 taps_{};                    // the smoothing taps times scale
   FrameDesc in_;
   SobelPlan plan_;
   int ksize_ = 3;
