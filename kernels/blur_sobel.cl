@@ -32,7 +32,7 @@
 #define UNROLL _Pragma("unroll")
 #include "border.cl"
 #include "prologue.cl"
-// The column sums read the source through prologue.cl.
+// The blur's column arithmetic, after border.cl whose rules it folds by.
 #include "blur_columns.cl"
 #include "epilogue.cl"
 #include "sobel_tile.cl"
@@ -155,7 +155,7 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_sobel(
   const int xs = x0 - PAD - HA;         // the first element of the column sums
 
   // The choice is uniform over the work-group: tiles whose words all lie inside the row run a
-  // copy of phase 1 without the row-end path.
+  // copy of phase 0 without the row-end path.
   __constant ushort* tu = (__constant ushort*)(btaps + TAPS_U);
   if (xs >= 0 && xs + 4 * CW4 <= n)
     source_words(src, sw, xs, y0 - R, n, width, height, bvalue, lid, true PRO_PASS);

@@ -65,7 +65,7 @@ std::vector<PassPlan> planPasses(const std::vector<std::size_t>& indices,
     // first (it starts the next run instead).
     const bool breaks = end || !fuse || !fusable(traits[k]) || traits[k].startsPass;
     if (!breaks) continue;
-    if (!end && fuse && k + 1 < indices.size() && traits[k + 1].readsFilter) {
+    if (fuse && k + 1 < indices.size() && traits[k + 1].readsFilter) {
       // Stage k is a filter the next one computes: one pass of the functions before k that
       // the reader reads through (its prologue), k, the reader and its epilogue.
       std::size_t tail = traits[k + 1].prologue ? prologueStart(traits, k) : k;

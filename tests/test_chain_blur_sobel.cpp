@@ -43,6 +43,20 @@ bool computesTheBlur(const std::vector<Chain::Pass>& passes) {
   return false;
 }
 
+// `b` then `c` (with filter=on in its schedule) on `in`: one pass, named blur+sobel, and the
+// pixels of GaussianBlur then Sobel.
+void expectOnePassIsOpenCvs(const BlurCase& b, const Config& c, const cv::Mat& in) {
+  const std::string text = b.text() + "," + c.chain();
+  SCOPED_TRACE(text + " on " + viewOf(in).desc().str());
+  Chain chain = Chain::parse(text);
+  chain.setFusion(Chain::Fusion::On);
+  const cv::Mat out = runChecked(chain, in);
+  ASSERT_EQ(chain.passes().size(), 1u);
+  EXPECT_TRUE(computesTheBlur(chain.passes()));
+  EXPECT_EQ(chain.timingNames(), (std::vector<std::string>{"blur+sobel", ""}));
+  EXPECT_EQ(maxAbsDiff(out, reference(cvBlur(in, b.sigma, b.ksize, b.border, b.value), c)), 0);
+}
+
 const char* kSobelBorders[] = {"reflect101", "replicate", "reflect", "constant"};
 const char* kBlurBorders[] = {"reflect101", "replicate", "reflect", "wrap", "constant"};
 
@@ -70,16 +84,7 @@ TEST(BlurSobel, IsOpenCvs) {
       c.scale = k % 7 == 3 ? 0.5 : 1;
       c.schedule = "filter=on:vec=4:rows=2:wg=16x8";
       ++k;
-      const std::string text = b.text() + "," + c.chain();
-      SCOPED_TRACE(text + " on " + viewOf(in).desc().str());
-      Chain chain = Chain::parse(text);
-      chain.setFusion(Chain::Fusion::On);
-      const cv::Mat out = runChecked(chain, in);
-      ASSERT_EQ(chain.passes().size(), 1u);
-      EXPECT_TRUE(computesTheBlur(chain.passes()));
-      EXPECT_EQ(chain.timingNames(), (std::vector<std::string>{"blur+sobel", ""}));
-      const cv::Mat ref = reference(cvBlur(in, b.sigma, b.ksize, b.border, b.value), c);
-      EXPECT_EQ(maxAbsDiff(out, ref), 0);
+      expectOnePassIsOpenCvs(b, c, in);
     }
 }
 
@@ -101,13 +106,7 @@ TEST(BlurSobel, EveryShapeIsOpenCvs) {
       c.value = 7 * k;
       c.schedule = std::string("filter=on:") + shape;
       ++k;
-      const std::string text = b.text() + "," + c.chain();
-      SCOPED_TRACE(text + " on " + viewOf(in).desc().str());
-      Chain chain = Chain::parse(text);
-      chain.setFusion(Chain::Fusion::On);
-      const cv::Mat out = runChecked(chain, in);
-      EXPECT_TRUE(computesTheBlur(chain.passes()));
-      EXPECT_EQ(maxAbsDiff(out, reference(cvBlur(in, b.sigma, b.ksize, b.border, b.value), c)), 0);
+      expectOnePassIsOpenCvs(b, c, in);
     }
 }
 

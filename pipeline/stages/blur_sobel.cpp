@@ -23,7 +23,7 @@ int sobelRadius(int ksize) { return ksize == 1 ? 1 : ksize / 2; }
 
 }  // namespace
 
-BlurSobelShape BlurSobelShape::of(const Params& sobel, const DeviceFacts& /*facts*/) {
+BlurSobelShape BlurSobelShape::of(const Params& sobel) {
   BlurSobelShape s = kShape;
   if (sobel.integer("vec")) s.vec = sobel.integer("vec");
   if (sobel.integer("rows")) s.rows = sobel.integer("rows");
@@ -48,7 +48,7 @@ bool BlurSobelShape::fits(const Params& sobel, const DeviceFacts& facts,
   if (mode == "off" || parseBorder(sobel.text("border")) == BorderMode::Wrap) return false;
   const int r = filter.radius();
   if (r > kBlurSobelMaxRadius) return false;
-  const BlurSobelShape s = of(sobel, facts);
+  const BlurSobelShape s = of(sobel);
   const std::size_t items = std::size_t(s.wg.w) * std::size_t(s.wg.h);
   // The tile's 16 bytes of padding hold the folded positions (blur_sobel.cl).
   if (sobelRadius(sobel.integer("ksize")) * in.channels() + in.channels() - 1 > 16) return false;
@@ -71,11 +71,7 @@ bool BlurSobelShape::fits(const Params& sobel, const DeviceFacts& facts,
 
 BlurSobelPass::BlurSobelPass(ClContext& cl, const Params& sobel, const FrameDesc& in,
                              SeparableFilter& filter)
-    : cl_(cl),
-      sobel_(sobel),
-      in_(in),
-      filter_(filter),
-      shape_(BlurSobelShape::of(sobel, cl.facts())) {}
+    : cl_(cl), sobel_(sobel), in_(in), filter_(filter), shape_(BlurSobelShape::of(sobel)) {}
 
 void BlurSobelPass::build(const Prologue& pro, const Epilogue& epi) {
   const DeviceFacts& facts = cl_.facts();

@@ -41,8 +41,8 @@ struct BlurSobelShape {
   int vec = 4, rows = 4, cpy = 4;
   Size2 wg{32, 8};
 
-  // The sobel's parameters (vec, rows and wg where they are set) on a device: its shape.
-  static BlurSobelShape of(const Params& sobel, const DeviceFacts& facts);
+  // The default, with the sobel's vec, rows and wg where they are set.
+  static BlurSobelShape of(const Params& sobel);
   // Local memory per work-group for a blur of `radius` over `channels` and a sobel of `ksize`.
   std::size_t localBytes(int radius, int channels, int ksize) const;
   // Whether the sobel with `sobel` computes `filter` of frames `in` in its pass on `facts`.
@@ -70,6 +70,7 @@ class BlurSobelPass {
   // kBlurSobelMaxRadius or the device's local memory with `epi`'s).
   bool takesRadius(const Epilogue& epi) const;
 
+  SeparableFilter& filter() const { return filter_; }
   std::string schedule() const;
   std::size_t localBytes() const;  // per work-group, without an epilogue's
 

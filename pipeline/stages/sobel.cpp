@@ -71,7 +71,6 @@ class SobelStage : public Stage {
     pro_ = {};
     epi_ = {};
     blurred_.reset();
-    filter_ = nullptr;
     proPass_.reset();
     proFrame_ = blurFrame_ = cl::Buffer();
     ksize_ = params().integer("ksize");
@@ -121,7 +120,6 @@ class SobelStage : public Stage {
 
   void setFilter(SeparableFilter* filter) override {
     blurred_.reset();
-    filter_ = filter;
     if (!filter) return;
     blurred_ = std::make_unique<BlurSobelPass>(*cl_, params(), in_, *filter);
     blurred_->build(pro_, epi_);
@@ -266,7 +264,7 @@ class SobelStage : public Stage {
       after(proPass_->enqueue(q, in, scratch(proFrame_), deps));
       src = &proFrame_;
     }
-    after(filter_->enqueueAlone(q, *src, scratch(blurFrame_), deps));
+    after(blurred_->filter().enqueueAlone(q, *src, scratch(blurFrame_), deps));
     const StageEvents own = launchOwn(q, blurFrame_, out, deps);
     return {first.first() ? first.first : own.first, own.last};
   }
@@ -298,8 +296,7 @@ class SobelStage : public Stage {
   Prologue pro_;  // the functions this stage reads through (setPrologue)
   Epilogue epi_;  // the functions and counters it stores through (setEpilogue)
   std::unique_ptr<BlurSobelPass> blurred_;  // the blur before it in its pass (setFilter)
-  SeparableFilter* filter_ = nullptr;       // ... that blur
-  bool ownReady_ = true;  // with it: this stage's own kernels store through the epilogue
+  bool ownReady_ = true;  // with the blur in its pass: its own kernels store through the epilogue
   std::unique_ptr<FusedPass> proPass_;  // enqueueApart: the prologue's functions, their frame
   cl::Buffer proFrame_, blurFrame_;     // ... and the blur's
   cl_float4 taps_{};                    // the smoothing taps times scale
