@@ -73,7 +73,7 @@ BlurSobelPass::BlurSobelPass(ClContext& cl, const Params& sobel, const FrameDesc
                              SeparableFilter& filter)
     : cl_(cl), sobel_(sobel), in_(in), filter_(filter), shape_(BlurSobelShape::of(sobel)) {}
 
-void BlurSobelPass::build(const Prologue& pro, const Epilogue& epi) {
+std::size_t BlurSobelPass::tryBuild(const Prologue& pro, const Epilogue& epi) {
   const DeviceFacts& facts = cl_.facts();
   const int r = filter_.radius();
   const std::size_t n = in_.rowBytes();
@@ -102,13 +102,18 @@ void BlurSobelPass::build(const Prologue& pro, const Epilogue& epi) {
   const std::size_t most = clCall("clGetKernelWorkGroupInfo(blur_sobel)", [&] {
     return k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(cl_.device());
   });
-  if (std::size_t(shape_.wg.w) * std::size_t(shape_.wg.h) > most)
+  if (std::size_t(shape_.wg.w) * std::size_t(shape_.wg.h) > most) return most;
+  kernel_ = std::move(k);
+  radius_ = r;
+  return 0;
+}
+
+void BlurSobelPass::build(const Prologue& pro, const Epilogue& epi) {
+  if (const std::size_t most = tryBuild(pro, epi))
     throw UserError("sobel: wg=" + std::to_string(shape_.wg.w) + "x" + std::to_string(shape_.wg.h) +
                     " exceeds the " + std::to_string(most) +
                     " work-items per group this device runs the blur and the sobel with as one "
                     "pass; give a smaller wg or filter=off");
-  kernel_ = std::move(k);
-  radius_ = r;
 }
 
 StageEvents BlurSobelPass::enqueue(cl::CommandQueue& queue, const cl::Buffer& in,
@@ -140,12 +145,18 @@ StageEvents BlurSobelPass::enqueue(cl::CommandQueue& queue, const cl::Buffer& in
   return {pre.first() ? pre.first : e, e};
 }
 
-bool BlurSobelPass::takesRadius(const Epilogue& epi) const {
+bool BlurSobelPass::takesRadius(const Prologue& pro, const Epilogue& epi) {
   const int r = filter_.radius();
   if (r == radius_) return true;
+  if (r == refused_) return false;
   const std::size_t bytes = shape_.localBytes(r, in_.channels(), sobel_.integer("ksize")) +
                             (epi.empty() ? 0 : epilogueLocalBytes(epi.counters.size(), epi.copies));
-  return r <= kBlurSobelMaxRadius && bytes <= cl_.facts().localMemBytes;
+  // The kernel for the new radius may run fewer work-items per group than the shape has.
+  if (r > kBlurSobelMaxRadius || bytes > cl_.facts().localMemBytes || tryBuild(pro, epi) != 0) {
+    refused_ = r;
+    return false;
+  }
+  return true;
 }
 
 std::size_t BlurSobelPass::localBytes() const {

@@ -66,21 +66,28 @@ class BlurSobelPass {
                       const cl_float4& taps, int value, const Prologue& pro, const Epilogue& epi,
                       const std::vector<cl::Event>& wait);
 
-  // Whether it takes the filter's radius for the next frame (a live sigma may move it past
-  // kBlurSobelMaxRadius or the device's local memory with `epi`'s).
-  bool takesRadius(const Epilogue& epi) const;
+  // Whether it takes the filter's radius for the next frame, building the kernel for a new one:
+  // a live sigma may move it past kBlurSobelMaxRadius, the device's local memory with `epi`'s,
+  // or the work-items per group the device runs the rebuilt kernel with. A radius refused once
+  // is not tried again until another has been.
+  bool takesRadius(const Prologue& pro, const Epilogue& epi);
 
   SeparableFilter& filter() const { return filter_; }
   std::string schedule() const;
   std::size_t localBytes() const;  // per work-group, without an epilogue's
 
  private:
+  // build's work: 0 when built, else the work-items per group the device runs it with (the
+  // kernel in hand is kept).
+  std::size_t tryBuild(const Prologue& pro, const Epilogue& epi);
+
   ClContext& cl_;
   const Params& sobel_;
   FrameDesc in_;
   SeparableFilter& filter_;
   BlurSobelShape shape_;
-  int radius_ = -1;  // what kernel_ was built for
+  int radius_ = -1;   // what kernel_ was built for
+  int refused_ = -1;  // the last radius takesRadius refused
   cl::Kernel kernel_;
 };
 

@@ -206,7 +206,7 @@ class SobelStage : public Stage {
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
     update();  // live parameters, read per frame like the other stages
-    if (blurred_ && blurred_->takesRadius(epi_))
+    if (blurred_ && blurred_->takesRadius(pro_, epi_))
       return blurred_->enqueue(q, in, out, taps_, params().integer("value"), pro_, epi_, wait);
     if (blurred_) return enqueueApart(q, in, out, wait);
     return launchOwn(q, in, out, wait);
