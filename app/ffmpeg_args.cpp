@@ -46,6 +46,11 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
           a +
           " is ffmpeg's codec option for every stream; here -c:v NAME (or --codec) sets the "
           "video encoder, -c:a NAME the audio's, and the chain is --chain or -vf");
+    if (a == "-q" || a.rfind("-q:", 0) == 0 || a == "-qscale" || a.rfind("-qscale:", 0) == 0)
+      throw UsageError(a +
+                       " is ffmpeg's fixed quality scale; here the encoder's quality is -crf N "
+                       "(x264, x265, VP9, AV1) or -b:v RATE, and --quiet keeps the output to "
+                       "warnings and errors");
     // After the last input ffmpeg's -s and -r are the output's size and rate.
     const bool afterInputs = inputSeen && i > lastInput;
     if (afterInputs && (a == "-s" || a == "-video_size"))

@@ -118,7 +118,7 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   flag("--progress", o.progress, "progress line on stderr (default: when stderr is a terminal)");
   flag("--no-progress", o.noProgress, "no progress line");
   opt("--log-level", o.logLevel, "trace, debug, info, warn, error or off (default info)", "LEVEL");
-  flag("-q,--quiet", o.quiet, "warnings and errors only: no progress, no summary");
+  flag("--quiet", o.quiet, "warnings and errors only: no progress, no summary");
   // One value per -i and -o, as ffmpeg: `-i a b` is not two inputs.
   for (const char* name : {"--input", "--output"}) m[name]->allow_extra_args(false);
   flag("--no-fuse", o.noFuse,

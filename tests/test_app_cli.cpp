@@ -120,6 +120,11 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_NE(usageError({"-y", "-n"}).find("-y and -n contradict"), std::string::npos);
   EXPECT_NE(usageError({"-t", "1", "--to", "2"}).find("give one"), std::string::npos);
   EXPECT_NE(usageError({"-c", "copy"}).find("ffmpeg's codec option"), std::string::npos);
+  // ffmpeg's -q is its quality scale, never "quiet": what to use instead.
+  for (const char* q : {"-q", "-q:v", "-qscale:v"})
+    EXPECT_NE(usageError({"-i", "in.mp4", q, "3"}).find("fixed quality scale; here"),
+              std::string::npos)
+        << q;
   // ffmpeg's output size and rate, after the input: what to use instead, not "did you mean --ss".
   EXPECT_EQ(usageError({"-i", "in.mp4", "-s", "640x480"})
                 .rfind("-s after the input is ffmpeg's "

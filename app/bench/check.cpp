@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "app/mat_view.hpp"
 #include "pipeline/chain.hpp"
@@ -17,6 +18,17 @@ bool CheckResult::passed() const {
 }
 
 namespace {
+
+// The largest difference to OpenCV each stage is held to (what its tests hold it to): the
+// float arithmetic of sobel's magnitudes, brightness, resize's interpolations and Lab may round
+// a pixel to the neighbouring level on a device; every other stage is exact.
+int limitOf(const CvStageSpec& spec) {
+  if (spec.name == "sobel") return spec.mode == "x" || spec.mode == "y" ? 0 : 1;
+  if (spec.name == "brightness") return 1;
+  if (spec.name == "resize") return spec.interp == cv::INTER_NEAREST ? 0 : 1;
+  if (spec.name == "color") return spec.to == "lab" ? 1 : 0;
+  return 0;
+}
 
 int maxAbsDiff(const cv::Mat& a, const cv::Mat& b) {
   if (a.size() != b.size() || a.type() != b.type()) return 256;
@@ -58,7 +70,7 @@ CheckResult runCheck(ClContext& cl, const std::string& chainText,
   cl::CommandQueue q = cl.makeQueue();
   CheckResult res;
   for (const CvStageSpec& spec : specs) {
-    res.rows.push_back({spec.text, 0, 1, 0, "frame"});
+    res.rows.push_back({spec.text, 0, limitOf(spec), 0, "frame"});
     if (spec.name == "hist") res.rows.push_back({spec.text, 0, 0, 0, "histogram"});
   }
   for (const cv::Mat& frame : frames) {

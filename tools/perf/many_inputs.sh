@@ -55,14 +55,14 @@ for ((i = 1; i <= names; ++i)); do
 done
 
 # Kernels built once (the program cache), so neither configuration pays for it.
-$run "$prog" "${devices[@]}" "${extra[@]}" -i "$file" --chain "$chain" --frames 5 --no-preview -q > /dev/null
+$run "$prog" "${devices[@]}" "${extra[@]}" -i "$file" --chain "$chain" --frames 5 --no-preview --quiet > /dev/null
 
 measure() {  # NAME JOBS [OPTION...]: the inputs of $out/NAME.list
   local name=$1 jobs=$2
   shift 2
   for ((r = 1; r <= repeat; ++r)); do
     head -1 /proc/stat > "$out/$name.$r.cpu"
-    $run "$prog" "${devices[@]}" "${extra[@]}" "${frames[@]}" --inputs "$out/$name.list" --chain "$chain" --no-preview -q \
+    $run "$prog" "${devices[@]}" "${extra[@]}" "${frames[@]}" --inputs "$out/$name.list" --chain "$chain" --no-preview --quiet \
       --jobs "$jobs" --json "$out/$name.$r.json" "$@"
     head -1 /proc/stat >> "$out/$name.$r.cpu"
   done
