@@ -119,3 +119,49 @@ TEST(PixelFormats, GrayOutputIsFullRangeFromEveryChain) {
     }
   }
 }
+
+TEST(PixelFormats, ColourWrittenAsYuvIsTheInputsColour) {
+  // YUV written from RGB, full-range and limited-range inputs, decoded by ffmpeg as its tags say:
+  // at 4:4:4 the input's colours (within the rounding of 8-bit YUV); at 4:2:0 what ffmpeg's own
+  // conversion of the input to 4:2:0 gives (the chroma's subsampling is the scaler's choice: on
+  // average within 2 levels). The tags name the matrix and range the conversion used: RGB's GBR
+  // matrix is no YUV's, full range stays full.
+  TempDir dir("pix_colour");
+  struct Case {
+    const char* name;
+    const char* args;
+    const char* space;
+    const char* range;
+  };
+  for (const Case& c : {Case{"rgb", "-pix_fmt rgb24", "smpte170m", "tv"},
+                        Case{"pc", "-pix_fmt yuv444p -color_range pc", "unknown", "pc"},
+                        Case{"tv", "-pix_fmt yuv444p -color_range tv", "unknown", "tv"}}) {
+    SCOPED_TRACE(c.name);
+    const std::string in = dir / (std::string(c.name) + ".mkv");
+    // Saturated colours, smoothed so that 4:2:0 keeps most of them.
+    ffmpeg("-f lavfi -i testsrc2=size=96x64:rate=25,gblur=sigma=6 -frames:v 3 -c:v ffv1 " +
+           std::string(c.args) + " " + q(in));
+    for (const char* pix : {"yuv444p", "yuv420p"}) {
+      SCOPED_TRACE(pix);
+      const bool sub = std::string(pix) == "yuv420p";
+      const std::string ref = dir / "ref.mkv";
+      if (sub) ffmpeg("-i " + q(in) + " -c:v ffv1 -pix_fmt yuv420p " + q(ref));
+      const auto want = ffmpegFrames(sub ? ref : in, "bgr24");
+      const std::string out = dir / "out.mkv";
+      const auto r = runVidfilter({"-y", "-i", in, "--chain", "brightness=gain=1", "-c:v", "ffv1",
+                                   "--pix-fmt", pix, "-o", out});
+      ASSERT_EQ(r.status, 0) << r.err;
+      EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=color_space"), c.space);
+      EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=color_range"), c.range);
+      const auto got = ffmpegFrames(out, "bgr24");
+      ASSERT_EQ(got.size(), want.size());
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        const double mean = cv::norm(got[i], want[i], cv::NORM_L1) / double(got[i].total() * 3);
+        EXPECT_LE(mean, sub ? 2.0 : 1.0) << i;
+        if (!sub) {
+          EXPECT_LE(test::maxAbsDiff(got[i], want[i]), 4) << i;
+        }
+      }
+    }
+  }
+}

@@ -186,8 +186,11 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   ctx_->framerate = rate;
   ctx_->sample_aspect_ratio = {1, 1};
   ctx_->thread_count = 0;
+  // RGB is written as RGB (the GBR matrix, no range), whatever the input's matrix was.
+  const bool rgb = (d->flags & AV_PIX_FMT_FLAG_RGB) != 0;
+  if (rgb) colour_.space = AVCOL_SPC_RGB;
   ctx_->colorspace = colour_.space;
-  ctx_->color_range = d->flags & AV_PIX_FMT_FLAG_RGB ? AVCOL_RANGE_UNSPECIFIED : colour_.range;
+  ctx_->color_range = rgb ? AVCOL_RANGE_UNSPECIFIED : colour_.range;
   ctx_->color_primaries = colour_.primaries;
   ctx_->color_trc = colour_.transfer;
   // Gray is written full range (as ffmpeg writes it, and as the chain's gray is), whatever the

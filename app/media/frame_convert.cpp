@@ -75,6 +75,12 @@ PixelFormat slotFormatFor(AVPixelFormat src, bool grayLuma) {
 }
 
 ColourTags tagsOf(const AVFrame* f) {
+  // An RGB frame's matrix and range (GBR, full) describe no YUV: YUV written from it takes the
+  // SD matrix (BT.601, what the conversion uses, tagged so) and the range YUV is written in
+  // unless told otherwise (limited), as ffmpeg writes it; its primaries and transfer stay.
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(static_cast<AVPixelFormat>(f->format));
+  if (d && isRgbLike(d))
+    return {AVCOL_SPC_SMPTE170M, AVCOL_RANGE_MPEG, f->color_primaries, f->color_trc};
   return {f->colorspace, f->color_range, f->color_primaries, f->color_trc};
 }
 
@@ -294,8 +300,10 @@ void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTa
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(df);
   if (d && !isRgbLike(d)) {  // full-range BGR to the output's matrix and range
     spec.space = tags.space;
-    spec.srcFull = 1;
-    spec.dstFull = int(isFullRange(d, df, tags.range));
+    spec.srcRange = spec.srcFull = 1;
+    // Set before the context is initialised too: swscale 5.1's sws_setColorspaceDetails moves
+    // the luma of RGB to YUV to full range but leaves the chroma on the limited range's scale.
+    spec.dstRange = spec.dstFull = int(isFullRange(d, df, tags.range));
   }
   SwsContext* c = context(spec);
   const std::uint8_t* planes[4] = {data, nullptr, nullptr, nullptr};
