@@ -85,6 +85,44 @@ TEST(MediaIo, AudioTheContainerCannotTakeIsReencodedAndAnDropsIt) {
   EXPECT_EQ(countFrames(dir / "silent.mp4"), 100);
 }
 
+TEST(MediaIo, AudioAMuxerRefusesAsItIsIsReencoded) {
+  // QuickTime .mov says it takes Opus and FLAC but its muxer refuses them at the start: they are
+  // re-encoded to the container's own audio codec, as ffmpeg does, and keep their length.
+  TempDir dir("media_refused");
+  for (const char* codec : {"libopus", "flac"}) {
+    SCOPED_TRACE(codec);
+    const std::string in =
+        avClip(dir, std::string(codec) + ".mkv", std::string("-c:v libx264 -c:a ") + codec);
+    const std::string out = dir / "out.mov";
+    const auto r = runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", out});
+    expectOk(r);
+    EXPECT_EQ(probeValue(out, "-select_streams a", "stream=codec_name"), "aac");
+    EXPECT_NEAR(durationOf(out), durationOf(in), 0.1);
+    EXPECT_EQ(countFrames(out), 100);
+  }
+}
+
+TEST(MediaIo, AnAudioCodecTheContainerCannotHoldIsRefused) {
+  TempDir dir("media_acodec");
+  const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
+  const std::string out = dir / "out.webm";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-c:a", "aac", "-o", out});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("libopus"), std::string::npos) << r.err;  // what it takes
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(MediaIo, AContainerRefusingItsStreamsLeavesNoFile) {
+  // Matroska takes raw video, but not of BGR pixels: the muxer refuses at its header.
+  TempDir dir("media_header");
+  const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
+  const std::string out = dir / "out.mkv";
+  const auto r = runVidfilter({"-i", in, "--chain", "blur", "--codec", "rawvideo", "-o", out});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("rawvideo"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(out));
+}
+
 TEST(MediaIo, VariableFrameRateKeepsItsTimestamps) {
   // 75 frames at 25 fps with a 1 s gap after frame 50: 4.0 s long (FFV1: exact timestamps).
   TempDir dir("media_vfr");

@@ -111,8 +111,31 @@ void Muxer::open() {
   if (isMp4Family(spec_.muxer) && !seekable)  // a pipe or a stream: fragments, index first
     opts.set("movflags", "frag_keyframe+empty_moov+default_base_moof");
   const int err = avformat_write_header(ctx_.get(), opts.ptr());
-  if (err < 0) throw MediaError("writing the header of " + spec_.path + " failed: " + avError(err));
+  if (err < 0) refused(err);
   opened_ = true;
+}
+
+void Muxer::refused(int err) {
+  // What the container was asked to hold, for the message; the file it began is no output.
+  std::string streams;
+  for (unsigned i = 0; i < ctx_->nb_streams; ++i) {
+    const AVCodecParameters* p = ctx_->streams[i]->codecpar;
+    const char* type = av_get_media_type_string(p->codec_type);
+    streams += std::string(streams.empty() ? "" : ", ") + (type ? type : "data") + " " +
+               avcodec_get_name(p->codec_id);
+    if (p->codec_type == AVMEDIA_TYPE_VIDEO && p->format >= 0)
+      streams += std::string(" ") + av_get_pix_fmt_name(static_cast<AVPixelFormat>(p->format));
+  }
+  if (ctx_->pb && !(ctx_->oformat->flags & AVFMT_NOFILE)) avio_closep(&ctx_->pb);
+  if (!spec_.toStdout && !spec_.network) {
+    std::error_code ec;
+    std::filesystem::remove(spec_.path, ec);
+  }
+  const std::string name = ctx_->oformat->name;
+  throw MediaError("the " + name + " container of " + spec_.path + " did not start with " +
+                   streams + " (" + avError(err) + "); choose another codec (-c:v, -c:a)" +
+                   (name == "matroska" ? "" : " or container (.mkv holds almost anything)") +
+                   "; nothing was written");
 }
 
 std::string Muxer::stopped() const {

@@ -50,6 +50,8 @@ class Muxer {
   void finish(bool flushSide = true);
 
  private:
+  // A header the muxer refused (`err`): the file it began removed, an error naming the streams.
+  [[noreturn]] void refused(int err);
   void write(AVPacket* p);
   // What a stop for want of room left: the frames kept in a file that plays, or none.
   std::string stopped() const;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <vector>
 
 #include "app/options.hpp"
 
@@ -42,6 +44,47 @@ int takes(const AVOutputFormat* f, AVCodecID id, AVMediaType type) {
   return videoOnly ? 0 : ok;
 }
 
+// Whether the muxer starts with the stream copied as it is: some refuse at their start what
+// avformat_query_codec said they take (Opus or FLAC in QuickTime .mov, FLAC in .mp4 without
+// -strict). Asked of a muxer of the same format that writes to memory and is then dropped.
+bool startsWith(const AVOutputFormat* f, const AVStream* in) {
+  AVFormatContext* c = nullptr;
+  if (avformat_alloc_output_context2(&c, f, nullptr, nullptr) < 0 || !c)
+    outOfMemory("the output container");
+  std::unique_ptr<AVFormatContext, void (*)(AVFormatContext*)> owned(c, [](AVFormatContext* x) {
+    if (x->pb) {
+      std::uint8_t* buf = nullptr;
+      avio_close_dyn_buf(x->pb, &buf);
+      av_free(buf);
+    }
+    avformat_free_context(x);
+  });
+  if (!(f->flags & AVFMT_NOFILE) && avio_open_dyn_buf(&c->pb) < 0)
+    outOfMemory("the output container");
+  AVStream* st = avformat_new_stream(c, nullptr);
+  if (!st || avcodec_parameters_copy(st->codecpar, in->codecpar) < 0)
+    outOfMemory("the output container");
+  st->codecpar->codec_tag = 0;
+  st->time_base = in->time_base;
+  return avformat_init_output(c, nullptr) >= 0;
+}
+
+// The audio encoders of this FFmpeg whose codec the container takes, for a message.
+std::string audioEncodersOf(const AVOutputFormat* f) {
+  std::vector<std::string> names;
+  void* it = nullptr;
+  while (const AVCodec* c = av_codec_iterate(&it))
+    if (av_codec_is_encoder(c) && c->type == AVMEDIA_TYPE_AUDIO &&
+        !(c->capabilities & AV_CODEC_CAP_EXPERIMENTAL) &&
+        avformat_query_codec(f, c->id, FF_COMPLIANCE_NORMAL) == 1)
+      names.emplace_back(c->name);
+  if (names.empty()) return "it holds no audio (-an leaves the audio out)";
+  std::string s = "it takes -c:a ";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return s;
+}
+
 AVStream* newStream(AVFormatContext* out, const AVStream* in) {
   AVStream* st = avformat_new_stream(out, nullptr);
   if (!st) outOfMemory("the output container");
@@ -78,7 +121,8 @@ void SideStreams::plan(const AVFormatContext* in, int index, AVFormatContext* ou
   // Attachments (an ASS subtitle's fonts) are files, not a codec: Matroska holds any of them.
   const int ok = type == AVMEDIA_TYPE_ATTACHMENT
                      ? matroska
-                     : takes(out->oformat, ist->codecpar->codec_id, type);
+                     : takes(out->oformat, ist->codecpar->codec_id, type) != 0 &&
+                           startsWith(out->oformat, ist);
   if (type != AVMEDIA_TYPE_AUDIO || copy) {
     if (ok != 0) {
       AVStream* ost = newStream(out, ist);
@@ -109,6 +153,10 @@ void SideStreams::plan(const AVFormatContext* in, int index, AVFormatContext* ou
   } else if (out->oformat->audio_codec != AV_CODEC_ID_NONE) {
     enc = avcodec_find_encoder(out->oformat->audio_codec);
   }
+  if (enc && !copy && takes(out->oformat, enc->id, type) == 0)
+    throw app::UsageError("-c:a " + spec.audioCodec + ": the " + out->oformat->name +
+                          " container cannot hold " + avcodec_get_name(enc->id) + "; " +
+                          audioEncodersOf(out->oformat));
   if (!enc || takes(out->oformat, enc->id, type) == 0) {
     spdlog::warn("{}: {} dropped: the {} container takes {}", spec.path, what, out->oformat->name,
                  out->oformat->audio_codec == AV_CODEC_ID_NONE ? "no audio (the video alone)"
