@@ -285,11 +285,10 @@ TEST(MediaFidelity, ReencodedAudioKeepsItsGaps) {
   }
 }
 
-TEST(MediaFidelity, TimecodeTrackIsNamedAndTheTimecodeKept) {
-  // A QuickTime timecode track is a data stream FFmpeg has no codec for: its warning read
-  // "data stream #2 (none, eng) dropped: the matroska container cannot hold none". It names
-  // the track's tag now; the timecode itself goes on as the video stream's tag (.mkv) or a new
-  // timecode track (.mov), as with ffmpeg.
+TEST(MediaFidelity, TimecodeTrackIsKeptAsTheVideosTimecode) {
+  // A QuickTime timecode track is a data stream FFmpeg has no codec for: its timecode goes on as
+  // the video stream's tag (.mkv) or a new timecode track (.mov, .mp4), as with ffmpeg, and the
+  // log says so (no warning of a loss).
   TempDir dir("fidelity_tmcd");
   const std::string in = dir / "in.mov";
   ffmpeg(
@@ -297,11 +296,33 @@ TEST(MediaFidelity, TimecodeTrackIsNamedAndTheTimecodeKept) {
       "01:02:03:04 " +
       q(in));
   ASSERT_EQ(probeValue(in, "-select_streams d", "stream=codec_tag_string"), "tmcd");
-  const std::string mkv = dir / "out.mkv", mov = dir / "out.mov";
+  const std::string mkv = dir / "out.mkv", mov = dir / "out.mov", mp4 = dir / "out.mp4";
   const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", mkv});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("data stream #1 (tmcd, eng) dropped"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("data stream #1 (tmcd, eng) kept as the video's timecode 01:02:03:04"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("warn"), std::string::npos) << r.err;
   EXPECT_EQ(probeValue(mkv, "-select_streams v", "stream_tags=timecode"), "01:02:03:04");
-  ASSERT_EQ(runVidfilter({"-i", in, "--chain", "gray", "-o", mov}).status, 0);
-  EXPECT_EQ(probeValue(mov, "-select_streams d", "stream_tags=timecode"), "01:02:03:04");
+  for (const std::string& out : {mov, mp4}) {
+    ASSERT_EQ(runVidfilter({"-i", in, "--chain", "gray", "-o", out}).status, 0);
+    EXPECT_EQ(probeValue(out, "-select_streams d", "stream_tags=timecode"), "01:02:03:04") << out;
+  }
+}
+
+TEST(MediaFidelity, ASecondVideoStreamIsNamedWhenDropped) {
+  // The output holds the chain's video stream; any other is named in a warning, not lost quietly.
+  TempDir dir("fidelity_two_video");
+  const std::string in = dir / "in.mkv";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=1 -f lavfi -i "
+      "testsrc=size=96x64:rate=10:duration=1 -map 0 -map 1 -c:v libx264 " +
+      q(in));
+  ASSERT_EQ(probeValue(in, "-select_streams v", "stream=index"), "0\n1");
+  const std::string out = dir / "out.mkv";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("video stream #1 (h264) dropped"), std::string::npos) << r.err;
+  EXPECT_EQ(probeValue(out, "-select_streams v", "stream=width"), "160");
+  EXPECT_EQ(countFrames(out), 25);
 }

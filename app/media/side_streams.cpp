@@ -99,16 +99,22 @@ SideStreams::SideStreams(const AVFormatContext* in, int videoIndex, AVFormatCont
                          const OutputSpec& spec)
     : out_(out) {
   if (!in) return;
-  for (unsigned i = 0; i < in->nb_streams; ++i)
-    if (static_cast<int>(i) != videoIndex && in->streams[i]->discard != AVDISCARD_ALL)
-      plan(in, static_cast<int>(i), out, spec);
+  for (unsigned i = 0; i < in->nb_streams; ++i) {
+    const AVStream* st = in->streams[i];
+    if (static_cast<int>(i) != videoIndex && st->codecpar->codec_type == AVMEDIA_TYPE_VIDEO)
+      spdlog::warn("{}: {} dropped: the output holds one video stream, the chain's (#{}){}",
+                   spec.path, describe(st), videoIndex,
+                   st->disposition & AV_DISPOSITION_ATTACHED_PIC ? " (a cover image)" : "");
+    if (static_cast<int>(i) != videoIndex && st->discard != AVDISCARD_ALL)
+      plan(in, static_cast<int>(i), videoIndex >= 0 ? in->streams[videoIndex] : nullptr, out, spec);
+  }
   for (const std::string& n : notes_) spdlog::info("{}: {}", spec.path, n);
 }
 
 SideStreams::~SideStreams() = default;
 
-void SideStreams::plan(const AVFormatContext* in, int index, AVFormatContext* out,
-                       const OutputSpec& spec) {
+void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* video,
+                       AVFormatContext* out, const OutputSpec& spec) {
   const AVStream* ist = in->streams[index];
   const AVMediaType type = ist->codecpar->codec_type;
   const std::string what = describe(ist);
@@ -131,6 +137,14 @@ void SideStreams::plan(const AVFormatContext* in, int index, AVFormatContext* ou
       ost->time_base = ist->time_base;
       routes_.push_back({index, ost->index, ist->time_base, nullptr});
       notes_.push_back(what + " copied");
+      return;
+    }
+    // A QuickTime timecode track's timecode is also the video stream's tag, which the output's
+    // video stream takes: .mov and .mp4 write a timecode track of it, Matroska the tag.
+    const AVDictionaryEntry* tc =
+        video ? av_dict_get(video->metadata, "timecode", nullptr, 0) : nullptr;
+    if (type == AVMEDIA_TYPE_DATA && codecOf(ist) == "tmcd" && tc) {
+      notes_.push_back(what + " kept as the video's timecode " + tc->value);
       return;
     }
     if (type != AVMEDIA_TYPE_AUDIO || spec.audioCodec == "copy") {

@@ -41,7 +41,9 @@ class SideStreams {
     std::unique_ptr<AudioTranscoder> transcoder;
     std::int64_t lastDts = AV_NOPTS_VALUE;  // of the last packet copied (output time base)
   };
-  void plan(const AVFormatContext* in, int index, AVFormatContext* out, const OutputSpec& spec);
+  // `video`: the input's video stream (whose tags the output's video stream takes).
+  void plan(const AVFormatContext* in, int index, const AVStream* video, AVFormatContext* out,
+            const OutputSpec& spec);
   Route* route(int input);
   void keepMonotonic(Route& r, AVPacket* p) const;
 
