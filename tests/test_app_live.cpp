@@ -129,7 +129,7 @@ TEST_F(AppLive, SecondSigintExitsAtOnce) {
   const double afterSecond =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(r.status, 130) << r.err;
-  EXPECT_LT(afterSecond, 0.5);
+  EXPECT_LT(afterSecond, 2.0);  // the source's next frame is 3 s away: it did not wait for it
   EXPECT_NE(r.err.find("interrupted again; exiting at once"), std::string::npos) << r.err;
 }
 

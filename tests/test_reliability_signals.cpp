@@ -233,8 +233,8 @@ TEST(ReliabilitySignals, SignalWhileOpeningAnInputFifoEndsTheRun) {
 }
 
 TEST(ReliabilitySignals, SignalWhileReadingAnInputListFifoEndsTheRun) {
-  // --inputs names a FIFO: blocked in open() with no writer, in read() with a silent one (was:
-  // exit 2, "cannot read it (Interrupted system call)" or "lists no input").
+  // --inputs names a FIFO: blocked in open() with no writer, in read() with a silent one; a
+  // signal ends the run as a stop (130/143), not as an unreadable list.
   TempDir dir("sig_listfifo");
   const std::string fifo = makeFifo(dir, "list.txt");
   const std::vector<std::string> args = {"--inputs", fifo, "--chain",
@@ -249,8 +249,8 @@ TEST(ReliabilitySignals, SignalWhileReadingAnInputListFifoEndsTheRun) {
 
 TEST(ReliabilitySignals, SignalWhileOneOfSeveralInputsIsABlockedFifoEndsTheRun) {
   // Several inputs: a worker thread opens each, and the process's signal reaches another thread;
-  // the one blocked on a FIFO (no writer; a silent writer) is woken too (was: the run went on
-  // until the FIFO's writer closed). The other input finishes as it would.
+  // the one blocked on a FIFO (no writer; a silent writer) is woken too, without waiting for the
+  // FIFO's writer to close. The other input finishes as it would.
   TempDir dir("sig_jobsfifo");
   const std::string fifo = makeFifo(dir, "live.y4m");
   const std::string clip = dir / "clip.mkv";
@@ -281,8 +281,8 @@ TEST(ReliabilitySignals, SignalWhileOneOfSeveralInputsIsABlockedFifoEndsTheRun) 
 
 TEST(ReliabilitySignals, SignalWhileAFifoInputIsSilentMidRunEndsTheRun) {
   // A FIFO that sent 6 frames and then nothing, its writer still there: a stop ends the blocked
-  // read and the output holds the 6 frames (was: the run went on until the writer closed), with
-  // one input and with several.
+  // read (the writer need not close) and the output holds the 6 frames, with one input and with
+  // several.
   TempDir dir("sig_fifosilent");
   const std::string fifo = makeFifo(dir, "live.y4m");
   ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 6 -pix_fmt yuv420p " +

@@ -232,8 +232,10 @@ int benchMain(int argc, char** argv) {
       "  vidfilter bench --chain blur,sobel,hist,brightness --size 3840x2160\n"
       "  vidfilter bench --chain gray,blur,sobel,hist,brightness --size 1920x1080 --check "
       "--json out.json\n"
-      "Exit status: 0 ok, 1 error, 2 usage, 3 --check found a stage off by more than 1 level "
-      "(histograms: any difference).");
+      "  vidfilter bench --input video.mp4 --chain blur,sobel   (a file job: decode, chain, "
+      "encode, against ffmpeg; its options: vidfilter bench --input x --help)\n"
+      "Exit status: 0 ok, 1 error, 2 usage, 3 --check found a stage off by more than its limit "
+      "(0 for the exact stages and histograms, 1 where float rounding may move a level).");
   Options o;
   app.add_option("--chain", o.chain, "the chain, e.g. blur=sigma=2,sobel (required)");
   app.add_option("--size", o.size, "frame size WxH")->capture_default_str();

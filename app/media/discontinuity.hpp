@@ -3,8 +3,8 @@
 // joined with cat, whose clock starts again): where an audio or video stream's timestamps jump
 // back (more than 0.1 s) or ahead (more than 10 s) of where its last packet ended, every
 // stream's timestamps from there on are shifted so that the stream goes on where it was, as
-// ffmpeg does (its -dts_delta_threshold). Without it the frames after the jump were squeezed
-// one tick apart at the end of the first part.
+// ffmpeg does (its -dts_delta_threshold), rather than squeezing the frames after the jump one
+// tick apart at the end of the first part.
 #include <cstdint>
 #include <string>
 #include <vector>
