@@ -163,6 +163,22 @@ TEST(UserKernel, AFileWithoutTheFunctionIsAClearError) {
   fs::remove_all(scratchDir());
 }
 
+TEST(UserKernel, ADirectoryOrAnEndlessFileIsRefusedUnread) {
+  // /dev/zero never ends: reading stops at 1 MiB, more than any kernel source.
+  EXPECT_EQ(errorOf("kernel=/dev/zero", randomFrame(8, 8, CV_8UC1, 1)),
+            "kernel: '/dev/zero' is larger than 1 MiB, no kernel source; give the path of an "
+            "OpenCL C file (samples/kernels/ has examples)");
+  const std::string big = writeFile(scratchDir(), "big.cl", std::string((1 << 20) + 1, ' '));
+  EXPECT_NE(errorOf("kernel=" + big, randomFrame(8, 8, CV_8UC1, 1)).find("larger than 1 MiB"),
+            std::string::npos);
+  const std::string dir = scratchDir().string();
+  EXPECT_EQ(errorOf("kernel=" + dir, randomFrame(8, 8, CV_8UC1, 1)),
+            "kernel: '" + dir +
+                "' is a directory; give the path of an OpenCL C file (samples/kernels/ has "
+                "examples)");
+  fs::remove_all(scratchDir());
+}
+
 TEST(UserKernel, AMissingFileIsNamedAsGiven) {
   EXPECT_EQ(errorOf("kernel=no%s%n%d.cl", randomFrame(8, 8, CV_8UC1, 1)),
             "kernel: cannot read 'no%s%n%d.cl'; give the path of an OpenCL C file "

@@ -5,9 +5,9 @@
 // A build error shows the compiler's log, whose lines name the user's file, line and column
 // (the source carries a #line directive).
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
-#include <sstream>
 #include <string>
 
 #include "pipeline/border.hpp"
@@ -21,15 +21,22 @@
 namespace vf {
 namespace {
 
-// The file's text; UserError naming it when it cannot be read.
+// The file's text; UserError naming it when it cannot be read, is a directory, or holds more
+// than any kernel source (1 MiB: /dev/zero is read no further). A pipe (<(...)) is read too.
 std::string readUserFile(const std::string& path) {
+  constexpr std::size_t kMostBytes = 1 << 20;
+  const std::string hint = "; give the path of an OpenCL C file (samples/kernels/ has examples)";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw UserError("kernel: " + quote(path) + " is a directory" + hint);
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  if (in) text << in.rdbuf();
-  if (!in || in.bad())
-    throw UserError("kernel: cannot read " + quote(path) +
-                    "; give the path of an OpenCL C file (samples/kernels/ has examples)");
-  return text.str();
+  std::string text(kMostBytes + 1, '\0');
+  if (in) in.read(text.data(), std::streamsize(text.size()));
+  if (!in && !in.eof()) throw UserError("kernel: cannot read " + quote(path) + hint);
+  text.resize(std::size_t(in.gcount()));
+  if (text.size() > kMostBytes)
+    throw UserError("kernel: " + quote(path) + " is larger than 1 MiB, no kernel source" + hint);
+  return text;
 }
 
 // A compiler that ignores #line (NVIDIA's says "<kernel>:LINE:COL") names lines of the whole
