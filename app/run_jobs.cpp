@@ -76,6 +76,7 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
     if (j.source.kind == SourceKind::File) g.reads(j.source.text, role);
     if (j.source.kind == SourceKind::ImageSequence)
       for (const std::string& m : media::listSequence(j.source.text)) g.reads(m, role + " image");
+    if (j.source.kind == SourceKind::Pipe) g.readsStdin();
     pipes += j.source.kind == SourceKind::Pipe;
   }
   if (pipes > 1) throw UsageError("-i - is given more than once: stdin carries one video");
@@ -90,7 +91,8 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
       continue;
     }
     if (j.output.toStdout) g.writesStdout();
-    if (j.output.kind == OutputKind::Video && !j.output.network) g.writes(j.spec.output, role);
+    if (j.output.kind == OutputKind::Video && !j.output.network && !j.output.toStdout)
+      g.writes(j.spec.output, role);
     if (j.output.kind == OutputKind::ImageSequence)
       g.writesPattern(j.spec.output, *j.output.pattern, role);
     if (!j.writePath.empty()) partials.writes(j.writePath, "the partial " + role);

@@ -21,6 +21,7 @@ void checkPaths(const Settings& s, const std::string& configPath, const Chain& c
   if (!configPath.empty()) g.reads(configPath, "the config file");
   for (const std::string& f : chain.filesRead()) g.reads(f, "a kernel file");
   if (src.kind == SourceKind::File) g.reads(src.text, "the input");
+  if (src.kind == SourceKind::Pipe) g.readsStdin();
   if (src.kind == SourceKind::ImageSequence)
     for (const std::string& m : media::listSequence(src.text)) g.reads(m, "input image");
   if (out.kind == OutputKind::Video && !out.toStdout && !out.network)

@@ -45,10 +45,16 @@ std::string writeAll(const std::string& temp, int fd, const std::uint8_t* data, 
 
 std::string writeFileAtomically(const std::string& path, const std::uint8_t* data, std::size_t size,
                                 bool replace) {
-  // A device or a FIFO (/dev/null, /dev/stdout) is written as it is, never replaced by a file.
-  struct stat st {};
-  if (replace && ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-    const int out = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  // A device or a FIFO (/dev/null, a pipe) is written as it is, never replaced by a file; so is
+  // a symbolic link's target (/dev/stdout, /proc/self/fd/1 or a user's link name an open file,
+  // whose name a rename would take over: the link would become a file and the output be lost).
+  struct stat st {
+  }, link{};
+  const bool linked = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+  if (replace && ::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) &&
+      (linked || !S_ISREG(st.st_mode))) {
+    const int out =
+        ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (S_ISREG(st.st_mode) ? O_TRUNC : 0));
     return out < 0 ? std::strerror(errno) : writeAll("", out, data, size);
   }
   thread_local std::mt19937_64 rng(std::random_device{}() ^ static_cast<unsigned>(::getpid()));

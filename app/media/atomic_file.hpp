@@ -2,7 +2,8 @@
 // Writing a file whole or not at all: the bytes go to a temporary name in the same directory
 // (every write and the close checked), which is then renamed over the final name. A run killed
 // at any moment (SIGKILL included) leaves the final name absent or complete, never truncated.
-// A device or a FIFO (/dev/null, /dev/stdout) is written in place: it is never replaced.
+// A device, a FIFO or a symbolic link's target (/dev/null, /dev/stdout) is written in place:
+// it is never replaced.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -47,9 +47,12 @@ void PathGuard::reads(const std::string& path, const std::string& role) {
 // Two writes are one file when both exist and have one identity, or else by resolved name.
 void PathGuard::checkAgainstReads(const Use& w) const {
   if (const auto r = readById_.find({w.id.dev, w.id.ino}); w.exists && r != readById_.end())
-    throw UsageError(w.shown + " is " + reads_[r->second].shown + " (the same file" +
-                     (w.canonical == reads_[r->second].canonical ? "" : ", through a link") +
-                     "): writing it would destroy what is read; choose another name");
+    throw UsageError(w.shown + " is " + reads_[r->second].shown +
+                     (reads_[r->second].path == "-" ? ""
+                      : w.canonical == reads_[r->second].canonical
+                          ? " (the same file)"
+                          : " (the same file, through a link)") +
+                     ": writing it would destroy what is read; choose another name");
   const auto& byName = w.exists ? missingWriteByName_ : writeByName_;
   const auto named = byName.find(w.resolved);
   const auto same = writeById_.find({w.id.dev, w.id.ino});
@@ -85,12 +88,39 @@ void PathGuard::writes(const std::string& path, const std::string& role) {
   addWrite(std::move(u));
 }
 
-void PathGuard::writesStdout() const {
+void PathGuard::readsStdin() {
   struct stat st {};
-  if (::fstat(STDOUT_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return;
-  if (const auto r = readById_.find({st.st_dev, st.st_ino}); r != readById_.end())
+  if (::fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return;
+  Use u;
+  u.path = "-";
+  u.canonical = u.resolved = "<stdin>";  // no file's name
+  u.role = "the input";
+  u.shown = "the input - (stdin, redirected from that file)";
+  u.exists = u.regular = true;
+  u.id = {st.st_dev, st.st_ino};
+  readById_.emplace(Key{u.id.dev, u.id.ino}, reads_.size());
+  reads_.push_back(std::move(u));
+}
+
+void PathGuard::writesStdout() {
+  struct stat st {};
+  if (::fstat(STDOUT_FILENO, &st) != 0) return;
+  if (const auto r = readById_.find({st.st_dev, st.st_ino});
+      S_ISREG(st.st_mode) && r != readById_.end())
     throw UsageError("-o - writes to stdout, which is redirected into " + reads_[r->second].shown +
                      ": writing it would destroy what is read; send stdout elsewhere");
+  // Another output that is stdout (--stats /dev/stdout) would write into the video.
+  if (const auto o = writeById_.find({st.st_dev, st.st_ino}); o != writeById_.end())
+    throw UsageError(writes_[o->second].shown +
+                     " is stdout, where -o - writes the video; give it another name");
+  Use u;
+  u.path = "-";
+  u.canonical = u.resolved = "<stdout>";  // no file's name
+  u.role = "-o -";
+  u.shown = "stdout (-o -)";
+  u.exists = true;  // not `regular`: what the shell redirected it into is not asked about
+  u.id = {st.st_dev, st.st_ino};
+  addWrite(std::move(u));
 }
 
 void PathGuard::writesPattern(const std::string& text, const FramePattern& pattern,

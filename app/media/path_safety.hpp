@@ -27,9 +27,12 @@ class PathGuard {
   // A file the run writes. Throws UsageError when it is a file read, or another output.
   void writes(const std::string& path, const std::string& role);
 
+  // Input from stdin (-i -): when stdin is a regular file (`-i - < in.y4m`), that file is read.
+  void readsStdin();
+
   // Output to stdout (-o -): when stdout is a regular file, it must not be a file read (`-o - >>
-  // input.y4m`). Throws UsageError.
-  void writesStdout() const;
+  // input.y4m`); no other output may be stdout (`--stats /dev/stdout`). Throws UsageError.
+  void writesStdout();
 
   // The members of an output pattern (in its directory) that exist now, as writes() does for
   // each. Throws UsageError when the frame number is in a directory name.

@@ -1,0 +1,101 @@
+// Reliability of the standard streams and links as paths: stdin redirected from the file a run
+// would write, side files (--stats, --json) that are stdout while -o - writes the video there,
+// and a --json path that is a symbolic link (to a file, or to stdout itself).
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace vf::test;
+
+namespace {
+
+std::string md5(const std::string& path) { return shellOutput("md5sum < " + q(path)); }
+
+std::string y4mClip(const TempDir& dir) {
+  const std::string path = dir / "in.y4m";
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=10 -frames:v 10 " + q(path));
+  return path;
+}
+
+// vidfilter with `args` run by the shell, its stderr into `errFile`, then `tail` (redirections,
+// a pipe); the shell's exit status.
+int runShell(const std::string& args, const std::string& errFile, const std::string& tail = "") {
+  return shell(q(vidfilterBinary()) + " " + args + " 2>" + q(errFile) + tail).status;
+}
+
+std::string fileText(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+}  // namespace
+
+TEST(ReliabilityStreams, StdinRedirectedFromTheOutputIsRefused) {
+  TempDir dir("streams_stdin");
+  const std::string in = y4mClip(dir);
+  const std::string before = md5(in);
+  const std::string err = dir / "err.txt";
+  EXPECT_EQ(runShell("-y -i - --chain sobel -o " + q(in) + " < " + q(in), err), 2);
+  EXPECT_NE(fileText(err).find("is the input - (stdin, redirected from that file)"),
+            std::string::npos)
+      << fileText(err);
+  EXPECT_EQ(md5(in), before);
+  // Another output than the redirected file is written as always.
+  EXPECT_EQ(runShell("-y -i - --chain sobel -o " + q(dir / "out.y4m") + " < " + q(in), err), 0)
+      << fileText(err);
+  EXPECT_EQ(countFrames(dir / "out.y4m"), 10);
+}
+
+TEST(ReliabilityStreams, SideFilesThatAreStdoutAreRefusedWithDashO) {
+  TempDir dir("streams_stdout");
+  const std::string in = y4mClip(dir);
+  const std::string err = dir / "err.txt", out = dir / "out.y4m";
+  for (const char* side : {"--stats", "--json"}) {
+    SCOPED_TRACE(side);
+    // Into a file and into a pipe: either way the side file would land in the video.
+    for (const std::string& tail : {" > " + q(out), " | cat > " + q(out)}) {
+      const int status =
+          runShell("-y -i " + q(in) + " --chain sobel -o - " + side + " /dev/stdout", err, tail);
+      if (tail[1] == '>') {  // through the pipe, the shell's status is cat's
+        EXPECT_EQ(status, 2);
+      }
+      EXPECT_NE(fileText(err).find(std::string(side) + " '/dev/stdout' is also stdout (-o -)"),
+                std::string::npos)
+          << fileText(err);
+    }
+  }
+}
+
+TEST(ReliabilityStreams, JsonThroughALinkWritesTheLinksTarget) {
+  TempDir dir("streams_link");
+  const std::string in = y4mClip(dir);
+  const std::string err = dir / "err.txt";
+  // A link to an existing file: the file gets the summary, the link stays a link.
+  {
+    std::ofstream(dir / "real.json") << "old";
+  }
+  std::filesystem::create_symlink("real.json", dir / "link.json");
+  EXPECT_EQ(runShell("-y -i " + q(in) + " --chain sobel -o " + q(dir / "o.y4m") + " --json " +
+                         q(dir / "link.json"),
+                     err),
+            0)
+      << fileText(err);
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "link.json"));
+  const auto real = nlohmann::json::parse(fileText(dir / "real.json"), nullptr, false);
+  ASSERT_FALSE(real.is_discarded()) << fileText(dir / "real.json");
+  // A link to stdout (as /dev/stdout is): the summary reaches what stdout is redirected into.
+  std::filesystem::create_symlink("/proc/self/fd/1", dir / "mystdout");
+  const std::string got = dir / "got.json";
+  EXPECT_EQ(runShell("-y -i " + q(in) + " --chain sobel -o " + q(dir / "o.y4m") + " --json " +
+                         q(dir / "mystdout") + " > " + q(got),
+                     err),
+            0)
+      << fileText(err);
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "mystdout"));
+  const auto printed = nlohmann::json::parse(fileText(got), nullptr, false);
+  EXPECT_FALSE(printed.is_discarded()) << fileText(got);
+}
