@@ -185,3 +185,26 @@ TEST(BenchCommand, CheckCoversEveryStageWithItsParameters) {
     }
   }
 }
+
+TEST(BenchCommand, JsonNeverReplacesWhatItReadsNorAFileWithoutY) {
+  TempDir dir("bench_json_safety");
+  const std::string video = dir / "in.mp4";
+  ASSERT_EQ(shell("ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=64x48:rate=10 -frames:v 5 '" +
+                  video + "'")
+                .status,
+            0);
+  const std::string before = shellOutput("md5sum < '" + video + "'");
+  // The file job's --json over its own input; an existing file without -y (no terminal).
+  expectUsageError(runBench({"--input", video, "--frames", "2", "--json", video}), "is the input");
+  const std::string old = dir / "old.json";
+  std::ofstream(old) << "kept";
+  expectUsageError(runBench(kArgs + std::vector<std::string>{"--json", old}), "give -y");
+  EXPECT_EQ(shellOutput("md5sum < '" + video + "'"), before);
+  EXPECT_EQ(shellOutput("cat '" + old + "'"), "kept");
+  // A directory that does not exist is named before anything is measured.
+  expectUsageError(runBench(kArgs + std::vector<std::string>{"--json", dir / "no/x.json"}),
+                   "does not exist");
+  // -y replaces it.
+  const ProcResult r = runBench(kArgs + std::vector<std::string>{"--json", old, "-y"});
+  expectGoodReport("vidfilter-bench", r, readJson(old));
+}

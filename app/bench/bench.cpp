@@ -25,6 +25,7 @@
 #include "app/bench/job_bench.hpp"
 #include "app/bench/peers.hpp"
 #include "app/bench/report.hpp"
+#include "app/bench/result_path.hpp"
 #include "app/bench/size_table.hpp"
 #include "app/bench/timing.hpp"
 #include "app/cli_error.hpp"
@@ -49,6 +50,7 @@ struct Options {
   std::string device;
   std::string json;
   bool check = false;
+  bool overwrite = false;
   bool noTapi = false;
   bool noEngine = false;
   int cvThreads = -1;
@@ -74,8 +76,15 @@ FrameDesc checkedFrame(const Options& o) {
     throw UserError("--size must be WxH (e.g. 1920x1080), got " + quote(o.size));
   if (o.frames < 1) throw UserError("--frames must be at least 1");
   if (o.warmup < 0) throw UserError("--warmup must be 0 or more");
-  if (o.distinct < 1) throw UserError("--distinct must be at least 1");
-  return {w, h, parseFormat(o.format)};
+  const FrameDesc d{w, h, parseFormat(o.format)};
+  // The distinct frames are held in memory at once: at most 4 GiB of them.
+  if (o.distinct < 1 || double(o.distinct) * double(d.bytes()) > 4.0 * (1 << 30))
+    throw UserError("--distinct must be at least 1 and hold at most 4 GiB of frames (" +
+                    std::to_string((4ull << 30) / d.bytes()) + " of " + o.size + "), got " +
+                    std::to_string(o.distinct));
+  if (o.cvThreads > 1024)
+    throw UserError("--cv-threads must be at most 1024, got " + std::to_string(o.cvThreads));
+  return d;
 }
 
 int runSizeTable(ClContext& cl, const Options& o) {
@@ -177,6 +186,7 @@ Results describeRun(ClContext& cl, const Chain& chain, const Options& o) {
 
 int run(const Options& o) {
   const FrameDesc desc = checkedFrame(o);
+  checkResultPath(o.json, {}, o.overwrite);
   if (o.cvThreads >= 0) cv::setNumThreads(o.cvThreads);
   auto cl = ClContext::open(o.device);
   if (o.enqueueCost) return benchEnqueueCost(*cl);
@@ -246,6 +256,7 @@ int benchMain(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--device", o.device, "OpenCL device: P:D, gpu, cpu or a name substring");
   app.add_option("--json", o.json, "write every number to this JSON file");
+  app.add_flag("-y,--overwrite", o.overwrite, "replace an existing --json file");
   app.add_flag("--check", o.check,
                "compare each stage with OpenCV CPU on the benchmark frames (exit 3 when off)");
   app.add_flag("--no-tapi", o.noTapi, "skip the OpenCV T-API peer");

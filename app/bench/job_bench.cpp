@@ -14,13 +14,16 @@
 #include <thread>
 
 #include "app/bench/job_parts.hpp"
+#include "app/bench/result_path.hpp"
 #include "app/media/av.hpp"
 #include "app/media/demuxer.hpp"
 #include "app/media/frame_convert.hpp"
 #include "app/media/hwdec.hpp"
 #include "app/media/hwdec_mode.hpp"
+#include "app/options.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
+#include "pipeline/quote.hpp"
 #include "pipeline/text_file.hpp"
 
 namespace vf::bench {
@@ -76,6 +79,7 @@ std::optional<double> timeCommand(const std::vector<std::string>& args) {
 struct Options {
   JobSetup setup;
   std::string device, json, crf, preset, pixFmt, codec = "libx264";
+  bool overwrite = false;
   bool noFfmpeg = false;
   bool noHwPeer = false;  // hardware decoding fell back: the ffmpeg peer decodes in software
 };
@@ -163,7 +167,10 @@ int run(Options& o) {
   } cleanup{dir};
   std::error_code ec;
   if (!fs::is_regular_file(o.setup.input, ec))
-    throw media::MediaError("--input " + o.setup.input + ": not a file");
+    throw app::UsageError("--input " + quote(o.setup.input) +
+                          (fs::exists(o.setup.input, ec) ? " is not a file" : " does not exist") +
+                          "; give a video file");
+  checkResultPath(o.json, {o.setup.input}, o.overwrite);
   auto cl = ClContext::open(o.device);
   std::printf("vidfilter bench --input: %s\n", describeSetup(o, cl->info().name).c_str());
   std::printf(
@@ -248,6 +255,7 @@ int jobBenchMain(int argc, char** argv) {
   app.add_option("--slots", o.setup.slots, "engine slots")->capture_default_str();
   app.add_option("--device", o.device, "OpenCL device: P:D, gpu, cpu or a name substring");
   app.add_option("--json", o.json, "write the numbers to this JSON file");
+  app.add_flag("-y,--overwrite", o.overwrite, "replace an existing --json file");
   app.add_flag("--no-ffmpeg", o.noFfmpeg, "skip the ffmpeg command");
   try {
     app.parse(argc, argv);
@@ -268,6 +276,9 @@ int jobBenchMain(int argc, char** argv) {
   media::routeLogs();
   try {
     return run(o);
+  } catch (const UserError& e) {
+    std::fprintf(stderr, "vidfilter bench: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "vidfilter bench: %s\n", e.what());
   }

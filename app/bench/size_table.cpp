@@ -11,6 +11,7 @@
 #include "pipeline/cl/error.hpp"
 #include "pipeline/cl/event_timing.hpp"
 #include "pipeline/percentile.hpp"
+#include "pipeline/quote.hpp"
 #include "pipeline/text_file.hpp"
 
 namespace vf::bench {
@@ -31,14 +32,14 @@ PixelFormat formatOf(const std::string& f) {
   if (f == "gray") return PixelFormat::Gray8;
   if (f == "bgr") return PixelFormat::BGR8;
   if (f == "bgra") return PixelFormat::BGRA8;
-  throw UserError("bench: --formats takes gray, bgr and bgra, got '" + f + "'");
+  throw UserError("--formats takes gray, bgr and bgra, got '" + f + "'");
 }
 
 void parseSize(const std::string& s, int* w, int* h) {
   char x = 0;
   std::istringstream in(s);
   if (!(in >> *w >> x >> *h) || (x != 'x' && x != 'X') || *w <= 0 || *h <= 0 || !in.eof())
-    throw UserError("bench: --sizes takes WxH sizes (e.g. 1920x1080), got '" + s + "'");
+    throw UserError("--sizes takes WxH sizes (e.g. 1920x1080), got '" + s + "'");
 }
 
 // Device time (median, ms) of `chain` on w x h frames and of a device-to-device copy of one.
@@ -119,6 +120,16 @@ void alignedPeer(int w, int h, int* pw, int* ph) {
 }
 
 int runTable(ClContext& cl, const TableOptions& o) {
+  // What the user wrote is checked before anything is timed (exit 2); a row that fails on the
+  // device (its memory, a build) is reported in its place and the table goes on (exit 1).
+  for (const std::string& chain : o.chains) Chain::parse(chain);
+  for (const std::string& format : o.formats)
+    if (format != "gray" && format != "bgr" && format != "bgra")
+      throw UserError("--formats takes gray, bgr and bgra, got " + quote(format));
+  for (const std::string& size : o.sizes) {
+    int w = 0, h = 0;
+    parseSize(size, &w, &h);
+  }
   TextFile json;
   if (!o.json.empty()) json.open(o.json, "the JSON file");
   std::printf(

@@ -45,7 +45,7 @@ fi
 measure() {
   local name=$1
   shift
-  if ! $run "$bench" "${devices[@]}" "${extra[@]}" "$@" \
+  if ! $run "$bench" "${devices[@]}" "${extra[@]}" -y "$@" \
     > "$out/$name.txt" 2>&1; then
     echo "vidfilter-bench $* failed: see $out/$name.txt" >&2
     failed=1

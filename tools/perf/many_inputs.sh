@@ -63,7 +63,7 @@ measure() {  # NAME JOBS [OPTION...]: the inputs of $out/NAME.list
   for ((r = 1; r <= repeat; ++r)); do
     head -1 /proc/stat > "$out/$name.$r.cpu"
     $run "$prog" "${devices[@]}" "${extra[@]}" "${frames[@]}" --inputs "$out/$name.list" --chain "$chain" --no-preview --quiet \
-      --jobs "$jobs" --json "$out/$name.$r.json" "$@"
+      --jobs "$jobs" --json "$out/$name.$r.json" -y "$@"
     head -1 /proc/stat >> "$out/$name.$r.cpu"
   done
 }

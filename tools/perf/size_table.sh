@@ -17,4 +17,4 @@ formats=${FORMATS:-gray,bgr,bgra}
 # shellcheck disable=SC2086  # BENCH may be a wrapper and a program
 $bench --device "${DEVICE:-gpu}" --table --chains "$chains" --sizes "$sizes" \
   --formats "$formats" --frames "${FRAMES:-50}" --warmup "${WARMUP:-5}" --distinct 2 \
-  --json "$out/table.json" | tee "$out/table.txt"
+  --json "$out/table.json" -y | tee "$out/table.txt"
