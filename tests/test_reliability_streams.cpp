@@ -75,9 +75,7 @@ TEST(ReliabilityStreams, JsonThroughALinkWritesTheLinksTarget) {
   const std::string in = y4mClip(dir);
   const std::string err = dir / "err.txt";
   // A link to an existing file: the file gets the summary, the link stays a link.
-  {
-    std::ofstream(dir / "real.json") << "old";
-  }
+  { std::ofstream(dir / "real.json") << "old"; }
   std::filesystem::create_symlink("real.json", dir / "link.json");
   EXPECT_EQ(runShell("-y -i " + q(in) + " --chain sobel -o " + q(dir / "o.y4m") + " --json " +
                          q(dir / "link.json"),
