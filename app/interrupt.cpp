@@ -5,12 +5,16 @@
 #include <atomic>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 
 namespace vf::app {
 
 namespace {
 std::atomic<int> gSignal{0};
 static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
+
+std::atomic<long long> gFirstAt{0};  // CLOCK_MONOTONIC of the first signal, ns
+static_assert(std::atomic<long long>::is_always_lock_free, "used from a signal handler");
 
 std::atomic<int> gExitZones{0};  // ExitOnSignal objects alive
 static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
@@ -27,8 +31,18 @@ extern "C" void onInterrupt(int sig) {
                                 : "vidfilter: warning: stopped by SIGINT before the first frame\n");
     ::_exit(128 + sig);
   }
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+  const long long ns = now.tv_sec * 1000000000LL + now.tv_nsec;
   int expected = 0;
-  if (gSignal.compare_exchange_strong(expected, sig)) return;
+  if (gSignal.compare_exchange_strong(expected, sig)) {
+    gFirstAt.store(ns);
+    return;
+  }
+  // The same signal again within 50 ms is the first one's echo, not a second request: `timeout`
+  // and `kill -- -PGID` signal the process and then its whole group, microseconds apart.
+  const long long first = gFirstAt.load();
+  if (expected == sig && (first == 0 || ns - first < 50000000LL)) return;
   // Second signal: the user means it. Only async-signal-safe calls from here on.
   writeStderr("\nvidfilter: interrupted again; exiting at once\n");
   ::_exit(128 + sig);

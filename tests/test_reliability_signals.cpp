@@ -154,6 +154,26 @@ TEST(ReliabilitySignals, SighupStopsCleanlyLikeSigterm) {
   EXPECT_EQ(decodeErrors(out), "");
 }
 
+TEST(ReliabilitySignals, ASignalRepeatedAtOnceStopsCleanlyOnce) {
+  // `timeout -s INT` and `kill -- -PGID` signal the process and then its group: two SIGINTs
+  // microseconds apart are one request to stop (a playable file of the frames done), not the
+  // second Ctrl-C that exits at once.
+  TempDir dir("sig_twice");
+  const std::string out = dir / "twice.mp4";
+  Child c(vf::test::vidfilterBinary(),
+          {"-i", kVideo, "--chain", "gray,blur", "-o", out, "--progress"}, within(60));
+  ASSERT_TRUE(seen(c, "frame=")) << c.errSoFar();
+  c.signal(SIGINT);
+  c.signal(SIGINT);
+  const auto r = c.wait();
+  EXPECT_EQ(r.status, 128 + SIGINT) << r.err;
+  EXPECT_EQ(r.err.find("interrupted again"), std::string::npos) << r.err;
+  const long written = framesWritten(r.err);
+  EXPECT_GE(written, 1) << r.err;
+  EXPECT_EQ(probe(out).frames, written);
+  EXPECT_EQ(decodeErrors(out), "");
+}
+
 TEST(ReliabilitySignals, SighupIgnoredByTheParentStaysIgnored) {
   // Under nohup the user asked for the run to outlive the terminal: SIGHUP changes nothing.
   TempDir dir("sig_nohup");
