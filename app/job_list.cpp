@@ -41,11 +41,12 @@ std::string nameOf(const std::string& input) {
 
 std::optional<long> envNumber(const char* name) {
   const char* v = std::getenv(name);
-  if (!v || !*v) return std::nullopt;
+  if (!v) return std::nullopt;
+  // Digits only: set but empty, a sign or a space is a broken environment, not "unset".
   char* end = nullptr;
   errno = 0;
-  const long n = std::strtol(v, &end, 10);
-  if (*end != '\0' || n < 0 || errno == ERANGE || n > std::numeric_limits<int>::max())
+  const long n = std::isdigit(static_cast<unsigned char>(*v)) ? std::strtol(v, &end, 10) : -1;
+  if (n < 0 || *end != '\0' || errno == ERANGE || n > std::numeric_limits<int>::max())
     throw UsageError(std::string(name) + "=" + printable(v) + " is not a number from 0");
   return n;
 }

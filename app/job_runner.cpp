@@ -148,6 +148,12 @@ std::unique_ptr<FrameSink> openJobOutput(const PlannedJob& job, const FrameDesc&
   if (!job.writePath.empty()) {
     spec.path = job.writePath;
     spec.url = "file:" + job.writePath;
+    // The temporary name is this task's own: what a stopped task left there goes, and a link
+    // found there (planted in a shared directory) is removed, never written through.
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(job.writePath, ec)) ||
+        fs::is_regular_file(fs::symlink_status(job.writePath, ec)))
+      fs::remove(job.writePath, ec);
   }
   return openInterruptibly([&] { return openOutput(spec, desc, source); });
 }

@@ -94,6 +94,21 @@ TEST(AppBatch, EachShareTakesEveryNthInputAndCompleteOutputsAreSkipped) {
   EXPECT_EQ(doc["inputs"][2]["status"], "skipped");
 }
 
+TEST(AppBatch, ALinkAtThePartialNameIsRemovedNotWrittenThrough) {
+  // In a shared output directory someone leaves a symbolic link at the temporary name a task
+  // writes: the task removes it and writes a file of its own; the link's target is untouched.
+  Batch b;
+  const std::string victim = b.dir / "victim.txt";
+  std::ofstream(victim) << "not to be written";
+  fs::create_symlink(victim, b.dir / "out/.a.partial.mkv");
+  const auto r = b.run({"--shard", "0/5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(shellOutput("cat " + q(victim)), "not to be written");
+  EXPECT_FALSE(fs::is_symlink(b.out(0)));
+  EXPECT_EQ(countFrames(b.out(0)), 4);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(b.dir / "out/.a.partial.mkv")));
+}
+
 TEST(AppBatch, EachTasksSummaryHasItsOwnName) {
   Batch b;
   auto run = [&](const std::string& shard, const std::string& json) {
@@ -160,13 +175,16 @@ TEST(AppBatch, SlurmArraysWithAStepAndMalformedVariables) {
   for (std::size_t k = 0; k < 5; ++k) EXPECT_EQ(fs::exists(b.out(k)), k % 3 == 1) << k;
   EXPECT_EQ(countFrames(b.out(4)), 3);
   EXPECT_EQ(b.report(1)["shard"], "1/3 (SLURM_ARRAY_TASK_ID)");
-  // Values that are not numbers, or past any array's size, are named as given.
+  // Values that are not numbers (empty, spaced), or past any array's size, are named as given.
   const std::string id = "SLURM_ARRAY_TASK_ID=1", count = "SLURM_ARRAY_TASK_COUNT=2";
   for (const auto& [env, named] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"SLURM_ARRAY_TASK_ID=99999999999999999999", count},
             "SLURM_ARRAY_TASK_ID=99999999999999999999"},
            {{id, "SLURM_ARRAY_TASK_COUNT=4294967298"}, "SLURM_ARRAY_TASK_COUNT=4294967298"},
-           {{id, count, "SLURM_ARRAY_TASK_STEP=x"}, "SLURM_ARRAY_TASK_STEP=x"}}) {
+           {{id, count, "SLURM_ARRAY_TASK_STEP=x"}, "SLURM_ARRAY_TASK_STEP=x"},
+           {{"SLURM_ARRAY_TASK_ID=", count}, "SLURM_ARRAY_TASK_ID="},
+           {{"SLURM_ARRAY_TASK_ID= 1", count}, "SLURM_ARRAY_TASK_ID= 1"},
+           {{"SLURM_ARRAY_TASK_ID=1 ", count}, "SLURM_ARRAY_TASK_ID=1 "}}) {
     ProcOptions bad;
     bad.setEnv = env;
     const auto e = b.run({}, bad);
