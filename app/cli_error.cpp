@@ -115,7 +115,9 @@ std::string describeParseError(const CLI::App& app, const CLI::ParseError& e,
            " is not " + (kind.empty() ? "a valid value" : kind) + see;
   }
   if (dynamic_cast<const CLI::RequiredError*>(&e)) return n + " is required" + see;
-  return n + ": " + printable(msg, 200) + see;
+  // A validator's message, which CLI11 begins with the option's name already.
+  const std::string text = msg.rfind(n + ": ", 0) == 0 ? msg.substr(n.size() + 2) : msg;
+  return n + ": " + printable(text, 200) + see;
 }
 
 }  // namespace vf::app

@@ -9,6 +9,7 @@
 
 #include "app/camera_mode.hpp"
 #include "app/cli_error.hpp"
+#include "app/decimal.hpp"
 #include "app/ffmpeg_args.hpp"
 #include "app/media/hwdec_mode.hpp"
 #include "app/option_values.hpp"
@@ -40,6 +41,7 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   OptionMap m;
   auto opt = [&](const char* names, auto& var, const char* help, const char* type) {
     CLI::Option* x = app.add_option(names, var, help)->type_name(type);
+    if constexpr (std::is_integral_v<std::remove_reference_t<decltype(var)>>) decimal(x);
     m[x->get_name()] = x;
   };
   auto flag = [&](const char* names, bool& var, const char* help) {

@@ -120,6 +120,11 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_NE(usageError({"-y", "-n"}).find("-y and -n contradict"), std::string::npos);
   EXPECT_NE(usageError({"-t", "1", "--to", "2"}).find("give one"), std::string::npos);
   EXPECT_NE(usageError({"-c", "copy"}).find("ffmpeg's codec option"), std::string::npos);
+  // Whole numbers are decimal: a leading zero is no octal, 0x no hexadecimal.
+  EXPECT_EQ(parseArgs({"-i", "in.mp4", "--frames", "010"}).settings.frames.value_or(0), 10);
+  EXPECT_EQ(parseArgs({"-i", "in.mp4", "--slots", "08"}).settings.slots.value_or(0), 8);
+  EXPECT_EQ(usageError({"--frames", "0x10"}),
+            "--frames: '0x10' is not a decimal whole number; see vidfilter --help");
   // ffmpeg's -q is its quality scale, never "quiet": what to use instead.
   for (const char* q : {"-q", "-q:v", "-qscale:v"})
     EXPECT_NE(usageError({"-i", "in.mp4", q, "3"}).find("fixed quality scale; here"),

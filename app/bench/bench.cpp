@@ -29,6 +29,7 @@
 #include "app/bench/size_table.hpp"
 #include "app/bench/timing.hpp"
 #include "app/cli_error.hpp"
+#include "app/decimal.hpp"
 #include "app/mat_view.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
@@ -250,9 +251,9 @@ int benchMain(int argc, char** argv) {
   app.add_option("--chain", o.chain, "the chain, e.g. blur=sigma=2,sobel (required)");
   app.add_option("--size", o.size, "frame size WxH")->capture_default_str();
   app.add_option("--format", o.format, "input format: gray, bgr or bgra")->capture_default_str();
-  app.add_option("--frames", o.frames, "timed runs")->capture_default_str();
-  app.add_option("--warmup", o.warmup, "untimed runs first")->capture_default_str();
-  app.add_option("--distinct", o.distinct, "distinct random frames, rotated")
+  app::decimal(app.add_option("--frames", o.frames, "timed runs"))->capture_default_str();
+  app::decimal(app.add_option("--warmup", o.warmup, "untimed runs first"))->capture_default_str();
+  app::decimal(app.add_option("--distinct", o.distinct, "distinct random frames, rotated"))
       ->capture_default_str();
   app.add_option("--device", o.device, "OpenCL device: P:D, gpu, cpu or a name substring");
   app.add_option("--json", o.json, "write every number to this JSON file");
@@ -261,9 +262,11 @@ int benchMain(int argc, char** argv) {
                "compare each stage with OpenCV CPU on the benchmark frames (exit 3 when off)");
   app.add_flag("--no-tapi", o.noTapi, "skip the OpenCV T-API peer");
   app.add_flag("--no-engine", o.noEngine, "skip the engine throughput run");
-  app.add_option("--cv-threads", o.cvThreads, "OpenCV CPU threads (default: OpenCV's choice)");
-  app.add_option("--slots", o.slots, "engine: pinned slots")->capture_default_str();
-  app.add_option("--engine-frames", o.engineFrames, "engine: frames (default: from the size)");
+  app::decimal(
+      app.add_option("--cv-threads", o.cvThreads, "OpenCV CPU threads (default: OpenCV's choice)"));
+  app::decimal(app.add_option("--slots", o.slots, "engine: pinned slots"))->capture_default_str();
+  app::decimal(
+      app.add_option("--engine-frames", o.engineFrames, "engine: frames (default: from the size)"));
   app.add_flag("--enqueue-cost", o.enqueueCost,
                "instead: host time per OpenCL call of the kinds the engine makes (no --chain)");
   app.add_flag("--table", o.table,

@@ -15,6 +15,7 @@
 
 #include "app/bench/job_parts.hpp"
 #include "app/bench/result_path.hpp"
+#include "app/decimal.hpp"
 #include "app/media/av.hpp"
 #include "app/media/demuxer.hpp"
 #include "app/media/frame_convert.hpp"
@@ -242,8 +243,9 @@ int jobBenchMain(int argc, char** argv) {
   o.setup.chain = "gray,blur,sobel";
   app.add_option("--input", o.setup.input, "the video file (required)")->required();
   app.add_option("--chain", o.setup.chain, "the chain")->capture_default_str();
-  app.add_option("--frames", o.setup.frames, "frames per part")->capture_default_str();
-  app.add_option("--resident", o.setup.resident, "distinct frames held in memory")
+  app::decimal(app.add_option("--frames", o.setup.frames, "frames per part"))
+      ->capture_default_str();
+  app::decimal(app.add_option("--resident", o.setup.resident, "distinct frames held in memory"))
       ->capture_default_str();
   app.add_option("--codec", o.codec, "video encoder")->capture_default_str();
   app.add_option("--crf", o.crf, "encoder constant quality (default: the encoder's)");
@@ -252,7 +254,7 @@ int jobBenchMain(int argc, char** argv) {
   app.add_option("--hwdec", o.setup.hwdec, "also decode on cuvid, cuda or vaapi (both in one run)")
       ->capture_default_str()
       ->check([](const std::string& v) { return media::checkHwdecMode(v); });
-  app.add_option("--slots", o.setup.slots, "engine slots")->capture_default_str();
+  app::decimal(app.add_option("--slots", o.setup.slots, "engine slots"))->capture_default_str();
   app.add_option("--device", o.device, "OpenCL device: P:D, gpu, cpu or a name substring");
   app.add_option("--json", o.json, "write the numbers to this JSON file");
   app.add_flag("-y,--overwrite", o.overwrite, "replace an existing --json file");

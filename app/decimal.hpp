@@ -1,0 +1,30 @@
+#pragma once
+// Whole numbers on the command line are decimal, as users write them: CLI11 would read a
+// leading 0 as octal (010 is 8) and 0x as hexadecimal. Leading zeros are dropped before CLI11
+// converts the value; another base is refused with the option's own error.
+#include <cctype>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace vf::app {
+
+inline std::string asDecimal(std::string s) {
+  std::size_t digits = s.empty() || (s[0] != '-' && s[0] != '+') ? 0 : 1;
+  const std::size_t first = digits;
+  for (; digits < s.size(); ++digits)
+    if (!std::isdigit(static_cast<unsigned char>(s[digits]))) break;
+  if (digits == first || digits != s.size()) {
+    if (s.size() > first + 1 && s[first] == '0' && std::isalpha(static_cast<unsigned char>(s[first + 1])))
+      throw CLI::ValidationError("'" + s + "' is not a decimal whole number");
+    return s;  // not a number: CLI11's conversion names it
+  }
+  std::size_t zeros = first;
+  while (zeros + 1 < s.size() && s[zeros] == '0') ++zeros;
+  return s.substr(0, first) + s.substr(zeros);
+}
+
+// Makes `opt` read its whole numbers as decimal.
+inline CLI::Option* decimal(CLI::Option* opt) { return opt->transform(asDecimal); }
+
+}  // namespace vf::app
