@@ -15,7 +15,8 @@ inline std::string asDecimal(std::string s) {
   for (; digits < s.size(); ++digits)
     if (!std::isdigit(static_cast<unsigned char>(s[digits]))) break;
   if (digits == first || digits != s.size()) {
-    if (s.size() > first + 1 && s[first] == '0' && std::isalpha(static_cast<unsigned char>(s[first + 1])))
+    if (s.size() > first + 1 && s[first] == '0' &&
+        std::isalpha(static_cast<unsigned char>(s[first + 1])))
       throw CLI::ValidationError("'" + s + "' is not a decimal whole number");
     return s;  // not a number: CLI11's conversion names it
   }

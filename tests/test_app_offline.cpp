@@ -215,6 +215,36 @@ TEST(AppOffline, DiskFullStopsWithAPlayableFile) {
   EXPECT_EQ(shellOutput("ffmpeg -v error -i '" + out + "' -f null - 2>&1"), "");
 }
 
+TEST(AppOffline, DiskFullWithSmallPacketsKeepsWhatItSays) {
+  // Packets far smaller than FFmpeg's 256 KiB file buffer (some 6 KiB each): what is still in
+  // that buffer (.mp4), or in Matroska's open cluster (.mkv), is not on the disk yet.
+  SmallDisk disk;
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here: " << disk.why();
+  TempDir dir("offline_full_small");
+  const std::string in = dir / "in.mp4";
+  ASSERT_EQ(shellOutput("ffmpeg -v error -f lavfi -i testsrc2=size=640x480:rate=25 -t 40 "
+                        "-c:v libx264 -preset ultrafast '" +
+                        in + "' 2>&1 && echo ok"),
+            "ok\n");
+  for (const std::string ext : {"mp4", "mkv"}) {
+    SCOPED_TRACE(ext);
+    const std::string out = disk / ("small." + ext);
+    const auto r = runVidfilter({"-i", in, "--chain", "sobel", "-o", out});
+    EXPECT_EQ(r.status, 1) << r.err;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(
+        r.err, m,
+        std::regex("vidfilter: the disk holding .* is full \\([0-9]+ KiB left\\): No space left "
+                   "on device; stopped after ([0-9]+) frames")))
+        << r.err;
+    const long written = std::stol(m[1]);
+    EXPECT_GT(written, 100);
+    EXPECT_EQ(probe(out).frames, written);
+    EXPECT_EQ(shellOutput("ffmpeg -v error -i '" + out + "' -f null - 2>&1"), "");
+    std::filesystem::remove(out);
+  }
+}
+
 TEST(AppOffline, DiskFullDuringAnImageSequenceKeepsWholeImages) {
   SmallDisk disk;
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here: " << disk.why();

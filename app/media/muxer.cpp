@@ -112,6 +112,7 @@ void Muxer::open() {
     opts.set("movflags", "frag_keyframe+empty_moov+default_base_moof");
   const int err = avformat_write_header(ctx_.get(), opts.ptr());
   if (err < 0) refused(err);
+  if (ctx_->pb) headerBytes_ = avio_tell(ctx_->pb);
   opened_ = true;
 }
 
@@ -150,7 +151,9 @@ void Muxer::checkRoom(std::int64_t next) {
   // about 48 bytes a packet), what the interleaver holds back, and the I/O buffer.
   biggestPacket_ = std::max(biggestPacket_, next);
   const std::int64_t need = next + (96 << 10) + 2 * biggestPacket_ + 48 * (packets_ + 1);
-  const std::int64_t written = avio_tell(ctx_->pb);
+  // What the packets given so far make of the file: avio_tell leaves out what a muxer holds in
+  // memory (Matroska's open cluster: up to 5 s or 5 MiB), so the packets' bytes count too.
+  const std::int64_t written = std::max(avio_tell(ctx_->pb), headerBytes_ + payloadBytes_);
   struct rlimit lim {};
   if (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
       written + need > static_cast<std::int64_t>(lim.rlim_cur))
@@ -162,7 +165,14 @@ void Muxer::checkRoom(std::int64_t next) {
   struct statvfs fs {};
   if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) != 0) return;
   const double avail = double(fs.f_bavail) * double(fs.f_frsize);
-  if (avail < double(need))
+  // The free space counts only what reached the file: what is still in FFmpeg's buffers (the
+  // file's 256 KiB I/O buffer, Matroska's open cluster) takes its share of it too. A device
+  // (/dev/null) keeps nothing on the disk.
+  struct stat st {};
+  const std::int64_t pending = ::stat(spec_.path.c_str(), &st) == 0 && S_ISREG(st.st_mode)
+                                   ? std::max<std::int64_t>(0, written - st.st_size)
+                                   : 0;
+  if (avail < double(pending + need))
     throw MediaError("the disk holding " + spec_.path + " is full (" +
                      std::to_string(static_cast<long long>(avail / 1024)) +
                      " KiB left): No space left on device; " + stopped() +
@@ -172,6 +182,7 @@ void Muxer::checkRoom(std::int64_t next) {
 void Muxer::write(AVPacket* p) {
   checkRoom(p->size);
   ++packets_;
+  payloadBytes_ += p->size;
   const int err = av_interleaved_write_frame(ctx_.get(), p);
   const int ioErr = ctx_->pb ? ctx_->pb->error : 0;
   if (err < 0 || ioErr < 0)

@@ -65,6 +65,10 @@ class Muxer {
   std::unique_ptr<SideStreams> side_;
   bool opened_ = false, finished_ = false, finishing_ = false;
   std::int64_t videoPackets_ = 0, videoEndUs_ = 0, packets_ = 0, biggestPacket_ = 0;
+  // The header's bytes and the packets' bytes given to the muxer: what the file holds once
+  // FFmpeg's buffers reach it (the I/O buffer, Matroska's open cluster), less the containers'
+  // own framing.
+  std::int64_t headerBytes_ = 0, payloadBytes_ = 0;
   bool rotated_ = false;  // the input's video carries a display matrix (a rotation)
   double rotation_ = 0;   // its angle, degrees anticlockwise
 };

@@ -121,9 +121,18 @@ void VideoSink::close(std::exception_ptr failure) {
     }
   }
   muxer_.beginFinishing();
+  bool closed = true;
   try {
     muxer_.finish(!failure);
+  } catch (const std::exception& e) {
+    closed = false;
+    if (!failure) {
+      failure = std::current_exception();
+    } else {  // the first failure stays the run's error; the file's state is said here
+      spdlog::warn("{}: closing it failed too ({}); it may not play", spec_.path, e.what());
+    }
   } catch (...) {
+    closed = false;
     if (!failure) failure = std::current_exception();
   }
   const std::int64_t written = muxer_.videoPackets();
@@ -134,7 +143,7 @@ void VideoSink::close(std::exception_ptr failure) {
     spdlog::warn("no frame reached {}; the empty file was removed", spec_.path);
   } else if (!failure) {
     spdlog::info("wrote {} frames to {}", written, spec_.toStdout ? "stdout" : spec_.path);
-  } else if (written > 0) {
+  } else if (written > 0 && closed) {
     spdlog::warn("{} keeps the {} frames written before the failure", spec_.path, written);
   }
   if (failure) std::rethrow_exception(failure);
