@@ -143,6 +143,25 @@ TEST(ReliabilityMedia, SideFilesAndOutputsNeverOverwriteAnInput) {
   EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
 }
 
+TEST(ReliabilityMedia, ImagePatternsThatCanNameTheSameFilesAreRefused) {
+  // 'a%d.png' and 'a1%d.png' both name a11.png (frame 11 of one, frame 1 of the other); so do
+  // 'x%d.png' and 'x%d1.png'. Patterns that cannot meet run side by side.
+  TempDir dir("relm_patterns");
+  const std::string a = clip(dir, "a.mkv"), a1 = clip(dir, "a1.mkv");
+  expectOneError(runVidfilter({"-i", a, "-i", a1, "--chain", "gray", "--frames", "12", "-o",
+                               dir / "{name}%d.png"}),
+                 2, "can name the same files");
+  expectOneError(runVidfilter({"-i", a, "-i", a1, "--chain", "gray", "-o", dir / "x%d.png", "-o",
+                               dir / "./x%d1.png"}),
+                 2, "can name the same files");
+  EXPECT_FALSE(std::filesystem::exists(dir / "a11.png"));
+  const auto r = runVidfilter(
+      {"-i", a, "-i", a1, "--chain", "gray", "--frames", "12", "-o", dir / "{name}_%d.png"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "a_12.png"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "a1_12.png"));
+}
+
 TEST(ReliabilityMedia, ExistingOutputsAreReplacedOnlyWithY) {
   TempDir dir("relm_exists");
   const std::string in = clip(dir);

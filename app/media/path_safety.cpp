@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -132,7 +133,7 @@ void PathGuard::writesPattern(const std::string& text, const FramePattern& patte
   const std::string dirPrefix =
       slash == std::string::npos ? "" : pattern.prefix.substr(0, slash + 1);
   const std::string dir = dirPrefix.empty() ? "." : dirPrefix;
-  PatternUse use{text, "", 0};
+  PatternUse use{text, "", 0, "", ""};
   std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
   while (d) {
     const dirent* e = ::readdir(d.get());
@@ -152,7 +153,42 @@ void PathGuard::writesPattern(const std::string& text, const FramePattern& patte
   Use first = describe(pattern.name(1), role);
   first.shown = role + " " + quote(text) + " (its file " + quote(first.path) + ")";
   if (!first.exists) checkAgainstReads(first);
+  std::error_code ec;
+  const fs::path resolved = fs::weakly_canonical(dir, ec);
+  use.prefix = (ec ? dir : resolved.string()) + "/" + pattern.prefix.substr(dirPrefix.size());
+  use.suffix = pattern.suffix;
+  for (const PatternUse& other : patterns_)
+    if (mayShareNames(use, other))
+      throw UsageError(role + " " + quote(text) + " and the pattern " + quote(other.text) +
+                       " can name the same files (their numbers run into each other's "
+                       "digits); give each its own name");
   patterns_.push_back(use);
+}
+
+namespace {
+
+bool allDigits(const std::string& s) {
+  return std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+// Names P1 + digits + S1 and P2 + digits + S2 can be equal when, past what the two prefixes
+// share and before what the suffixes share, one side's leftover is empty and the other's all
+// digits, on both ends ('a%d.png' and 'a1%d.png' both name a11.png).
+bool PathGuard::mayShareNames(const PatternUse& a, const PatternUse& b) {
+  std::size_t p = 0;
+  while (p < a.prefix.size() && p < b.prefix.size() && a.prefix[p] == b.prefix[p]) ++p;
+  const std::string pa = a.prefix.substr(p), pb = b.prefix.substr(p);
+  std::size_t s = 0;
+  while (s < a.suffix.size() && s < b.suffix.size() &&
+         a.suffix[a.suffix.size() - 1 - s] == b.suffix[b.suffix.size() - 1 - s])
+    ++s;
+  const std::string sa = a.suffix.substr(0, a.suffix.size() - s);
+  const std::string sb = b.suffix.substr(0, b.suffix.size() - s);
+  const bool front = (pa.empty() && allDigits(pb)) || (pb.empty() && allDigits(pa));
+  const bool back = (sa.empty() && allDigits(sb)) || (sb.empty() && allDigits(sa));
+  return front && back;
 }
 
 namespace {

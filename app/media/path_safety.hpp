@@ -58,6 +58,8 @@ class PathGuard {
     std::string resolved;   // the directories' links followed: where a new file would be made
   };
   static Use describe(const std::string& path, const std::string& role);
+  struct PatternUse;
+  static bool mayShareNames(const PatternUse& a, const PatternUse& b);
   void checkAgainstReads(const Use& w) const;
   void addWrite(Use w);
 
@@ -70,6 +72,7 @@ class PathGuard {
   struct PatternUse {
     std::string text, first;  // the pattern, its first existing member
     long existing = 0;
+    std::string prefix, suffix;  // the members' names around the number, directory resolved
   };
   std::vector<PatternUse> patterns_;
 };
