@@ -17,6 +17,7 @@
 #include "app/bench/bench.hpp"
 #include "app/camera_list.hpp"
 #include "app/interrupt.hpp"
+#include "app/log_pattern.hpp"
 #include "app/options.hpp"
 #include "app/run.hpp"
 #include "pipeline/chain.hpp"
@@ -36,7 +37,7 @@ int fail(int code, const std::string& what) {
 void setupLogging() {
   auto logger = spdlog::stderr_color_mt("vidfilter");
   spdlog::set_default_logger(logger);
-  spdlog::set_pattern("vidfilter: %^%l%$: %v");
+  vf::app::setLogPattern("vidfilter: %^%l%$: %*");
   vf::app::setLogLevel("info");
 }
 

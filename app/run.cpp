@@ -21,6 +21,7 @@
 #include "app/feeds.hpp"
 #include "app/interrupt.hpp"
 #include "app/job_list.hpp"
+#include "app/log_pattern.hpp"
 #include "app/media/av.hpp"
 #include "app/playback.hpp"
 #include "app/preview.hpp"
@@ -217,7 +218,7 @@ int runEngine(Engine& engine, const Job& job) {
   // On a terminal, a log line from another thread first wipes the progress line it would
   // otherwise be glued to; the watcher redraws the progress below it.
   const bool tty = ::isatty(STDERR_FILENO) == 1;
-  if (progressLive && tty) spdlog::set_pattern("\r\033[Kvidfilter: %^%l%$: %v");
+  if (progressLive && tty) setLogPattern("\r\033[Kvidfilter: %^%l%$: %*");
   std::exception_ptr error;
   Progress final;
   bool printedLive = false;
@@ -238,7 +239,7 @@ int runEngine(Engine& engine, const Job& job) {
     final = watcher.progress();
     printedLive = watcher.printedLive();
   }
-  if (progressLive && tty) spdlog::set_pattern("vidfilter: %^%l%$: %v");
+  if (progressLive && tty) setLogPattern("vidfilter: %^%l%$: %*");
   if (printedLive)
     std::fprintf(stderr, "\r%s\033[K\n", formatProgress(final).c_str());
   else if (!preview && !quiet)

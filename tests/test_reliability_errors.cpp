@@ -166,6 +166,12 @@ TEST(ReliabilityErrorText, ControlCharactersAreEscaped) {
     EXPECT_TRUE(printableText(r.err)) << r.err;
     EXPECT_EQ(r.err.find("\xe2\x80\xae"), std::string::npos) << r.err;
   }
+  // A run that works, whose file names carry escape sequences: its log lines name them escaped.
+  const std::string out = dir / "t\x1b]0;title\x07\x1b[31m.mkv";
+  const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "2", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("t\\x1b]0;title\\x07\\x1b[31m.mkv"), std::string::npos) << r.err;
+  EXPECT_TRUE(printableText(r.err)) << r.err;
 }
 
 TEST(ReliabilityErrorText, LongValuesAreCut) {

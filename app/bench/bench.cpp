@@ -30,6 +30,7 @@
 #include "app/bench/timing.hpp"
 #include "app/cli_error.hpp"
 #include "app/decimal.hpp"
+#include "app/log_pattern.hpp"
 #include "app/mat_view.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
@@ -230,7 +231,7 @@ int run(const Options& o) {
 int benchMain(int argc, char** argv) {
   // Logs on stderr, as the program's (stdout carries the tables).
   spdlog::set_default_logger(spdlog::stderr_color_mt("vidfilter-bench"));
-  spdlog::set_pattern("vidfilter bench: %^%l%$: %v");
+  app::setLogPattern("vidfilter bench: %^%l%$: %*");
   for (int i = 1; i < argc; ++i)  // a file job: its own benchmark (app/bench/job_bench.cpp)
     if (std::string(argv[i]) == "--input" || std::string(argv[i]).rfind("--input=", 0) == 0)
       return jobBenchMain(argc, argv);
