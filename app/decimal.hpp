@@ -10,6 +10,7 @@
 namespace vf::app {
 
 inline std::string asDecimal(std::string s) {
+  if (s.empty()) throw CLI::ValidationError("the value is empty; give a number");
   std::size_t digits = s.empty() || (s[0] != '-' && s[0] != '+') ? 0 : 1;
   const std::size_t first = digits;
   for (; digits < s.size(); ++digits)

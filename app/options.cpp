@@ -282,6 +282,14 @@ void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
         "(vidfilter --list-stages lists them)");
   if (s.output && s.output->empty())
     throw UsageError("--output is empty; give a file name or leave the option out");
+  // Any other option given an empty value ('' from a script's unset variable).
+  for (const auto& [name, opt] : m)
+    if (opt->get_items_expected_min() > 0)
+      for (const std::string& v : opt->results())
+        if (v.empty())
+          throw UsageError(name +
+                           " is empty; give a value (vidfilter --help says which) or leave "
+                           "the option out");
 }
 
 void takeShard(const OptionMap& m, const RawOptions& o, CommandLine& cl) {

@@ -125,6 +125,13 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_EQ(parseArgs({"-i", "in.mp4", "--slots", "08"}).settings.slots.value_or(0), 8);
   EXPECT_EQ(usageError({"--frames", "0x10"}),
             "--frames: '0x10' is not a decimal whole number; see vidfilter --help");
+  // An empty value (a script's unset variable) is named, never read as 0 or as "the default".
+  EXPECT_EQ(usageError({"--frames", ""}),
+            "--frames: the value is empty; give a number; see vidfilter --help");
+  for (const char* opt : {"--stats", "--device", "--codec"})
+    EXPECT_EQ(usageError({"-i", "in.mp4", opt, ""}),
+              std::string(opt) +
+                  " is empty; give a value (vidfilter --help says which) or leave the option out");
   // ffmpeg's -q is its quality scale, never "quiet": what to use instead.
   for (const char* q : {"-q", "-q:v", "-qscale:v"})
     EXPECT_NE(usageError({"-i", "in.mp4", q, "3"}).find("fixed quality scale; here"),
