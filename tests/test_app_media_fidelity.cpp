@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/support/media.hpp"
@@ -325,4 +326,37 @@ TEST(MediaFidelity, ASecondVideoStreamIsNamedWhenDropped) {
   EXPECT_NE(r.err.find("video stream #1 (h264) dropped"), std::string::npos) << r.err;
   EXPECT_EQ(probeValue(out, "-select_streams v", "stream=width"), "160");
   EXPECT_EQ(countFrames(out), 25);
+}
+
+TEST(MediaFidelity, TextSubtitlesAreConvertedToTheContainersTextFormat) {
+  // SubRip cannot go into .mp4/.mov/.webm as it is, mov_text not into .mkv: as ffmpeg does, the
+  // events are written in the container's own text format, with their text and times (read back
+  // by ffmpeg as SubRip, against the input's).
+  TempDir dir("fidelity_subtitles");
+  const std::string srt = dir / "s.srt";
+  std::ofstream(srt) << "1\n00:00:00,500 --> 00:00:01,500\nHello <i>world</i>\n\n"
+                        "2\n00:00:02,000 --> 00:00:03,250\nSecond line\nwith two rows\n\n";
+  const std::string subrip = dir / "subrip.mkv", movText = dir / "mov_text.mp4";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25:duration=4 -i " + q(srt) +
+         " -c:v libx264 -c:s srt " + q(subrip));
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25:duration=4 -i " + q(srt) +
+         " -c:v libx264 -c:s mov_text " + q(movText));
+  const auto events = [](const std::string& path) {
+    return shellOutput("ffmpeg -nostdin -v error -i " + q(path) + " -map 0:s -f srt - 2>&1");
+  };
+  const std::string want = events(subrip);
+  ASSERT_NE(want.find("with two rows"), std::string::npos) << want;
+  for (const auto& [in, out, codec] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {subrip, "out.mp4", "mov_text"},
+           {subrip, "out.mov", "mov_text"},
+           {subrip, "out.webm", "webvtt"},
+           {movText, "out.mkv", "ass"}}) {
+    SCOPED_TRACE(out);
+    const auto r = runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", dir / out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("converted to"), std::string::npos) << r.err;
+    EXPECT_EQ(probeValue(dir / out, "-select_streams s", "stream=codec_name"), codec);
+    EXPECT_EQ(events(dir / out), want);
+  }
 }

@@ -135,7 +135,7 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
       avcodec_parameters_copy(ost->codecpar, ist->codecpar);
       ost->codecpar->codec_tag = 0;
       ost->time_base = ist->time_base;
-      routes_.push_back({index, ost->index, ist->time_base, nullptr});
+      routes_.push_back({index, ost->index, ist->time_base, nullptr, nullptr});
       notes_.push_back(what + " copied");
       return;
     }
@@ -147,6 +147,7 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
       notes_.push_back(what + " kept as the video's timecode " + tc->value);
       return;
     }
+    if (type == AVMEDIA_TYPE_SUBTITLE && convertSubtitles(ist, index, what, out, spec)) return;
     if (type != AVMEDIA_TYPE_AUDIO || spec.audioCodec == "copy") {
       spdlog::warn("{}: {} dropped: the {} container cannot hold {}{}", spec.path, what,
                    out->oformat->name, codecOf(ist),
@@ -183,7 +184,31 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
   avcodec_parameters_from_context(ost->codecpar, t->encoder());
   ost->time_base = t->timeBase();
   notes_.push_back(what + " re-encoded as " + codecName(enc));
-  routes_.push_back({index, ost->index, ist->time_base, std::move(t)});
+  routes_.push_back({index, ost->index, ist->time_base, std::move(t), nullptr});
+}
+
+bool SideStreams::convertSubtitles(const AVStream* ist, int index, const std::string& what,
+                                   AVFormatContext* out, const OutputSpec& spec) {
+  // The container's own text format; where it names none (mp4 and mov in FFmpeg 5.1), the first
+  // text format it takes.
+  const AVCodec* enc = nullptr;
+  for (const AVCodecID id : {out->oformat->subtitle_codec, AV_CODEC_ID_MOV_TEXT, AV_CODEC_ID_ASS,
+                             AV_CODEC_ID_WEBVTT, AV_CODEC_ID_SUBRIP}) {
+    const AVCodec* c = id == AV_CODEC_ID_NONE ? nullptr : avcodec_find_encoder(id);
+    if (c && avformat_query_codec(out->oformat, id, FF_COMPLIANCE_NORMAL) == 1) {
+      enc = c;
+      break;
+    }
+  }
+  if (!SubtitleTranscoder::converts(ist, enc)) return false;
+  auto t = std::make_unique<SubtitleTranscoder>(
+      ist, enc, (out->oformat->flags & AVFMT_GLOBALHEADER) != 0, spec.path);
+  AVStream* ost = newStream(out, ist);
+  avcodec_parameters_from_context(ost->codecpar, t->encoder());
+  ost->time_base = t->timeBase();
+  notes_.push_back(what + " converted to " + codecName(enc));
+  routes_.push_back({index, ost->index, ist->time_base, nullptr, std::move(t)});
+  return true;
 }
 
 std::vector<int> SideStreams::inputs() const {
@@ -205,6 +230,16 @@ void SideStreams::handle(AVPacket* p, std::int64_t endUs, const Write& write) {
       av_rescale_q(p->pts, r->inTb, AV_TIME_BASE_Q) >= endUs)
     return;
   const AVStream* ost = out_->streams[r->output];
+  if (r->subtitles) {
+    const AVRational tb = r->subtitles->timeBase();
+    const int index = r->output;
+    r->subtitles->process(p, [&](AVPacket* q) {
+      q->stream_index = index;
+      av_packet_rescale_ts(q, tb, ost->time_base);
+      write(q);
+    });
+    return;
+  }
   if (r->transcoder) {
     const AVRational tb = r->transcoder->timeBase();
     const int index = r->output;

@@ -1,9 +1,9 @@
 #pragma once
 // The input's streams other than the video, in the output: each is copied when the container
 // takes its codec (stream copy: the packets as they are), audio is re-encoded when it cannot
-// (AAC for mp4/mov, Opus for webm, or -c:a NAME), and a stream that fits neither way is
-// dropped with a warning that names it. -an drops audio on purpose. Stream metadata and
-// dispositions come along.
+// (AAC for mp4/mov, Opus for webm, or -c:a NAME), text subtitles converted to the container's
+// text format, and a stream that fits no way is dropped with a warning that names it. -an drops
+// audio on purpose. Stream metadata and dispositions come along.
 #include <functional>
 #include <memory>
 #include <string>
@@ -12,6 +12,7 @@
 #include "app/media/audio_transcoder.hpp"
 #include "app/media/av.hpp"
 #include "app/media/output_spec.hpp"
+#include "app/media/subtitle_transcoder.hpp"
 
 namespace vf::media {
 
@@ -39,11 +40,16 @@ class SideStreams {
     int input = -1, output = -1;
     AVRational inTb{1, 1};
     std::unique_ptr<AudioTranscoder> transcoder;
+    std::unique_ptr<SubtitleTranscoder> subtitles;
     std::int64_t lastDts = AV_NOPTS_VALUE;  // of the last packet copied (output time base)
   };
   // `video`: the input's video stream (whose tags the output's video stream takes).
   void plan(const AVFormatContext* in, int index, const AVStream* video, AVFormatContext* out,
             const OutputSpec& spec);
+  // Text subtitles the container cannot take as they are, in its own text format: whether
+  // they are (else they are dropped).
+  bool convertSubtitles(const AVStream* ist, int index, const std::string& what,
+                        AVFormatContext* out, const OutputSpec& spec);
   Route* route(int input);
   void keepMonotonic(Route& r, AVPacket* p) const;
 
