@@ -90,6 +90,30 @@ TEST(ReliabilityInput, DamageInTheMiddleIsSkippedAndCounted) {
   EXPECT_EQ(decodeErrors(out), "");
 }
 
+TEST(ReliabilityInput, DamageInAMatroskaFileCountsTheFramesLost) {
+  // Matroska holds no frame count: 20 KiB of noise in the middle of 4 s of H.264 loses a run of
+  // frames the demuxer skips over; the warning gives what decoded of what the length implies.
+  TempDir dir("rel_corrupt_mkv");
+  const std::string clip = dir / "damaged.mkv";
+  makeClip(clip, "testsrc2=size=320x240:rate=25", "-t 4 -c:v libx264 -g 25");
+  const auto size = std::filesystem::file_size(clip);
+  {
+    std::fstream f(clip, std::ios::in | std::ios::out | std::ios::binary);
+    std::mt19937 rng(11);
+    f.seekp(static_cast<std::streamoff>(size / 2));
+    for (int i = 0; i < 20000; ++i) f.put(static_cast<char>(rng()));
+  }
+  const std::string out = dir / "out.mkv";
+  const auto r = runVidfilter({"-i", clip, "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Counts c = summary(r.err);
+  EXPECT_LT(c.out, 95) << r.err;
+  EXPECT_NE(r.err.find("decoded " + std::to_string(c.out) + " of about 100 frames"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(probe(out).frames, c.out);
+}
+
 TEST(ReliabilityInput, CutShortFileWithoutAFrameCountIsNamed) {
   // Matroska keeps no frame count: a file cut short ends like a whole one, and only its
   // declared length tells. The frames there are kept (exit 0), with a warning; whole files, and

@@ -298,6 +298,14 @@ bool MediaSource::endOfStream() {
         "{}: decoded {} of {} frames; the rest could not be read (truncated or damaged file)",
         spec_.text, delivered_, count_);
   if (failed > 0) spdlog::warn("{}: {} frame(s) failed to decode", spec_.text, failed);
+  // Without a frame count (Matroska, MPEG-TS) a damaged file's lost frames show against its
+  // length at its frame rate; only where damage was seen (an undamaged variable-rate file can
+  // hold fewer frames than that).
+  if (!trimmed && !exactCount_ && failed > 0 && count_ > 0 && delivered_ + 2 < count_)
+    spdlog::warn(
+        "{}: decoded {} of about {} frames (its length at its frame rate); the damaged parts "
+        "could not be read",
+        spec_.text, delivered_, count_);
   if (!trimmed && !exactCount_) warnIfShort();
   return false;
 }

@@ -53,8 +53,7 @@ void SubtitleTranscoder::process(const AVPacket* packet, const Sink& out) {
   AVSubtitle sub{};
   int got = 0;
   // FFmpeg 5.1 takes the packet as non-const; the decoder does not change it.
-  const int err =
-      avcodec_decode_subtitle2(dec_.get(), &sub, &got, const_cast<AVPacket*>(packet));
+  const int err = avcodec_decode_subtitle2(dec_.get(), &sub, &got, const_cast<AVPacket*>(packet));
   if (err < 0 || !got) return;  // an undecodable event is left out, as ffmpeg does
   std::unique_ptr<AVSubtitle, void (*)(AVSubtitle*)> owned(&sub, avsubtitle_free);
   if (sub.pts == AV_NOPTS_VALUE) return;
