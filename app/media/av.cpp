@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "app/interrupt.hpp"
+#include "app/media/logged_errors.hpp"
 #include "app/options.hpp"
 
 extern "C" {
@@ -62,6 +63,7 @@ int Interrupter::check(void* self) {
 namespace {
 
 void logLine(void* avcl, int level, const char* fmt, va_list vl) {
+  if (level <= AV_LOG_ERROR) countLoggedError(avcl);
   if (level > av_log_get_level()) return;
   // FFmpeg formats its own message (fmt is FFmpeg's, never a user's string).
   char line[1024];

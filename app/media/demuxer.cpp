@@ -175,6 +175,7 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
     throw UsageError(pipeSentNothing() ? nothingSent() : openFailure(request, err));
   }
   ctx_.reset(raw);
+  errors_ = std::make_unique<LoggedErrors>(raw);
   err = avformat_find_stream_info(raw, nullptr);
   interrupter_.disarm();
   if (err < 0 && app::interruptSignal())

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "app/media/av.hpp"
+#include "app/media/logged_errors.hpp"
 
 namespace vf::media {
 
@@ -44,6 +45,8 @@ class Demuxer {
   bool read(AVPacket* packet);
   bool stalled() const { return stalled_; }
   bool interrupted() const { return interrupted_; }  // a signal ended the reading
+  // Errors the demuxer logged (damage it skipped over) since the input opened.
+  int loggedErrors() const { return errors_ ? errors_->count() : 0; }
   // Seeks so that the next packets start at the keyframe at or before `ts` (AV_TIME_BASE).
   void seek(std::int64_t ts);
   // Ends a read blocked in another thread.
@@ -70,6 +73,7 @@ class Demuxer {
   int pipeFd_ = 0;                                   // what the pipe reads: stdin or fifo_
   std::unique_ptr<AVIOContext, IoDeleter> stdinIo_;  // outlives ctx_ (declared first)
   InputPtr ctx_;
+  std::unique_ptr<LoggedErrors> errors_;  // of ctx_ (declared after it: ends first)
   int videoIndex_ = -1;
   bool stalled_ = false, interrupted_ = false;
 };
