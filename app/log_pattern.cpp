@@ -16,7 +16,7 @@ class EscapedMessage : public spdlog::custom_flag_formatter {
     static const char hex[] = "0123456789abcdef";
     for (const char c : msg.payload) {
       const auto u = static_cast<unsigned char>(c);
-      if ((u < 0x20 && c != '\n' && c != '\t') || u == 0x7f) {
+      if ((u < 0x20 && c != '\t') || u == 0x7f) {
         const char escaped[] = {'\\', 'x', hex[u >> 4], hex[u & 15]};
         dest.append(escaped, escaped + 4);
       } else {

@@ -165,3 +165,32 @@ TEST(PixelFormats, ColourWrittenAsYuvIsTheInputsColour) {
     }
   }
 }
+
+TEST(PixelFormats, FullRangeIsKeptOnlyWhereTheOutputSaysSo) {
+  // A full-range input: H.264 (its bitstream) and Matroska (its colour element) say full range
+  // and keep it; MPEG-4 Part 2 in .avi and MPEG-2 in .ts cannot, so the frames are written in
+  // limited range (decoders take them so): decoded by ffmpeg, the colours are the input's.
+  TempDir dir("pix_full_range");
+  const std::string in = dir / "in.mkv";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=96x64:rate=25,gblur=sigma=6 -frames:v 3 -c:v ffv1 -pix_fmt "
+      "yuv444p -color_range pc " +
+      q(in));
+  const auto want = ffmpegFrames(in, "bgr24");
+  for (const auto& [name, range] : std::vector<std::pair<std::string, std::string>>{
+           {"out.avi", "tv"}, {"out.ts", "tv"}, {"out.mp4", "pc"}, {"out.mkv", "pc"}}) {
+    SCOPED_TRACE(name);
+    const std::string out = dir / name;
+    const auto r = runVidfilter({"-y", "-i", in, "--chain", "brightness=gain=1", "-b:v", "20M",
+                                 "--pix-fmt", "yuv420p", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    // The first line: ffprobe lists a .ts file's stream again under its program.
+    std::string tag = probeValue(out, "-select_streams v:0", "stream=color_range");
+    tag = tag.substr(0, tag.find('\n'));
+    EXPECT_TRUE(tag == range || (range == "tv" && tag == "unknown")) << tag;
+    const auto got = ffmpegFrames(out, "bgr24");
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      EXPECT_LE(cv::norm(got[i], want[i], cv::NORM_L1) / double(got[i].total() * 3), 3.0) << i;
+  }
+}

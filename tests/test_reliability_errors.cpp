@@ -167,10 +167,14 @@ TEST(ReliabilityErrorText, ControlCharactersAreEscaped) {
     EXPECT_EQ(r.err.find("\xe2\x80\xae"), std::string::npos) << r.err;
   }
   // A run that works, whose file names carry escape sequences: its log lines name them escaped.
-  const std::string out = dir / "t\x1b]0;title\x07\x1b[31m.mkv";
+  const std::string out = dir / "t\x1b]0;title\x07\x1b[31m\nvidfilter: error: fake.mkv";
   const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "2", "-o", out});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("t\\x1b]0;title\\x07\\x1b[31m.mkv"), std::string::npos) << r.err;
+  // A newline in a name cannot start a line that reads as another message.
+  EXPECT_NE(r.err.find("t\\x1b]0;title\\x07\\x1b[31m\\x0avidfilter: error: fake.mkv"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("\nvidfilter: error: fake.mkv"), std::string::npos) << r.err;
   EXPECT_TRUE(printableText(r.err)) << r.err;
 }
 

@@ -57,6 +57,23 @@ bool qscaleCodec(AVCodecID id) {
          id == AV_CODEC_ID_FLV1;
 }
 
+// Whether full-range YUV stays full range when written: where the bitstream says so (H.264,
+// HEVC, VP9 and AV1 carry it; MJPEG is full range) or the container does (Matroska's colour
+// element). Elsewhere (MPEG-4 Part 2 or 2 in .avi, .ts, .mpg, ProRes, VP8) decoders take the
+// samples as limited range: the colours would come out washed out and clipped.
+bool keepsFullRange(const AVCodec* c, const std::string& muxer) {
+  switch (c->id) {
+    case AV_CODEC_ID_H264:
+    case AV_CODEC_ID_HEVC:
+    case AV_CODEC_ID_VP9:
+    case AV_CODEC_ID_AV1:
+    case AV_CODEC_ID_MJPEG:
+      return true;
+    default:
+      return muxer == "matroska";
+  }
+}
+
 }  // namespace
 
 AVPixelFormat VideoEncoder::choosePixFmt(const EncoderSettings& s, const EncoderInput& in) const {
@@ -200,6 +217,8 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   if (gray || pix == AV_PIX_FMT_YUVJ420P || pix == AV_PIX_FMT_YUVJ422P ||
       pix == AV_PIX_FMT_YUVJ444P)
     ctx_->color_range = AVCOL_RANGE_JPEG;
+  else if (!rgb && ctx_->color_range == AVCOL_RANGE_JPEG && !keepsFullRange(codec_, in.muxer))
+    ctx_->color_range = AVCOL_RANGE_MPEG;  // converted to limited range, and tagged so
   colour_.range = ctx_->color_range;
   if (in.globalHeader) ctx_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
   applySettings(settings);

@@ -41,7 +41,7 @@ void checkDirectory(const fs::path& file, const std::string& what) {
   std::error_code ec;
   if (!fs::exists(dir, ec))
     throw UsageError("output directory " + quote(dir.string()) +
-                     " does not exist; create it first (mkdir -p " + dir.string() + ")");
+                     " does not exist; create it first (mkdir -p " + printable(dir.string()) + ")");
   if (!fs::is_directory(dir, ec))
     throw UsageError("output " + what + ": " + quote(dir.string()) + " is not a directory");
   if (::access(dir.c_str(), W_OK) != 0)
