@@ -95,7 +95,11 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
       g.writes(j.spec.output, role);
     if (j.output.kind == OutputKind::ImageSequence)
       g.writesPattern(j.spec.output, *j.output.pattern, role);
-    if (!j.writePath.empty()) partials.writes(j.writePath, "the partial " + role);
+    // A link found at the temporary name is removed before the task writes (job_runner.cpp),
+    // never written through: it is no path the task writes.
+    std::error_code ec;
+    if (!j.writePath.empty() && !fs::is_symlink(fs::symlink_status(j.writePath, ec)))
+      partials.writes(j.writePath, "the temporary name of " + role.substr(4));
     if (!j.spec.statsPath.empty()) g.writes(j.spec.statsPath, "--stats");
   }
   if (s.jsonPath && *s.jsonPath != "-") g.writes(*s.jsonPath, "--json");

@@ -98,15 +98,25 @@ TEST(AppBatch, ALinkAtThePartialNameIsRemovedNotWrittenThrough) {
   // In a shared output directory someone leaves a symbolic link at the temporary name a task
   // writes: the task removes it and writes a file of its own; the link's target is untouched.
   Batch b;
+  // Links at two tasks' names to one file, and one to an input: none is a reason to refuse.
   const std::string victim = b.dir / "victim.txt";
   std::ofstream(victim) << "not to be written";
   fs::create_symlink(victim, b.dir / "out/.a.partial.mkv");
-  const auto r = b.run({"--shard", "0/5"});
+  fs::create_symlink(victim, b.dir / "out/.b.partial.mkv");
+  fs::create_symlink(b.dir / "c.mp4", b.dir / "out/.d.partial.mkv");
+  const std::string input = shellOutput("md5sum < " + q(b.dir / "c.mp4"));
+  const auto r = b.run({"--shard", "0/1"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(shellOutput("cat " + q(victim)), "not to be written");
-  EXPECT_FALSE(fs::is_symlink(b.out(0)));
-  EXPECT_EQ(countFrames(b.out(0)), 4);
-  EXPECT_FALSE(fs::exists(fs::symlink_status(b.dir / "out/.a.partial.mkv")));
+  EXPECT_EQ(shellOutput("md5sum < " + q(b.dir / "c.mp4")), input);
+  for (std::size_t k = 0; k < 5; ++k) {
+    EXPECT_FALSE(fs::is_symlink(b.out(k))) << k;
+    EXPECT_EQ(countFrames(b.out(k)), b.frames[k]) << k;
+  }
+  for (const char* name : {"a", "b", "d"})
+    EXPECT_FALSE(
+        fs::exists(fs::symlink_status(b.dir / ("out/." + std::string(name) + ".partial.mkv"))))
+        << name;
 }
 
 TEST(AppBatch, EachTasksSummaryHasItsOwnName) {

@@ -309,6 +309,14 @@ TEST(MediaFidelity, TimecodeTrackIsKeptAsTheVideosTimecode) {
     ASSERT_EQ(runVidfilter({"-i", in, "--chain", "gray", "-o", out}).status, 0);
     EXPECT_EQ(probeValue(out, "-select_streams d", "stream_tags=timecode"), "01:02:03:04") << out;
   }
+  // A container without a timecode: dropped and said so, no unreadable data stream.
+  const std::string ts = dir / "out.ts";
+  const auto t = runVidfilter({"-i", in, "--chain", "gray", "-o", ts});
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.err.find("(tmcd, eng) dropped: the mpegts container holds no timecode"),
+            std::string::npos)
+      << t.err;
+  EXPECT_EQ(probeValue(ts, "-select_streams d", "stream=index"), "");
 }
 
 TEST(MediaFidelity, ASecondVideoStreamIsNamedWhenDropped) {

@@ -35,6 +35,17 @@ std::string describe(const AVStream* st) {
 // ffmpeg's stream selection has it): y4m and raw video hold the video alone, and their muxers
 // fail on any other stream.
 int takes(const AVOutputFormat* f, AVCodecID id, AVMediaType type) {
+  // MPEG-TS answers no query: what its muxer writes as a stream a player reads (anything else
+  // becomes private data no decoder opens).
+  if (std::strcmp(f->name, "mpegts") == 0 && type == AVMEDIA_TYPE_AUDIO) {
+    for (const AVCodecID a :
+         {AV_CODEC_ID_MP2, AV_CODEC_ID_MP3, AV_CODEC_ID_AAC, AV_CODEC_ID_AAC_LATM, AV_CODEC_ID_AC3,
+          AV_CODEC_ID_EAC3, AV_CODEC_ID_DTS, AV_CODEC_ID_TRUEHD, AV_CODEC_ID_OPUS})
+      if (id == a) return 1;
+    return 0;
+  }
+  if (std::strcmp(f->name, "mpegts") == 0 && type == AVMEDIA_TYPE_SUBTITLE)
+    return id == AV_CODEC_ID_DVB_SUBTITLE || id == AV_CODEC_ID_DVB_TELETEXT ? 1 : 0;
   const int ok = avformat_query_codec(f, id, FF_COMPLIANCE_NORMAL);
   if (ok >= 0) return ok;
   const bool videoOnly = f->audio_codec == AV_CODEC_ID_NONE &&
@@ -75,8 +86,7 @@ std::string audioEncodersOf(const AVOutputFormat* f) {
   void* it = nullptr;
   while (const AVCodec* c = av_codec_iterate(&it))
     if (av_codec_is_encoder(c) && c->type == AVMEDIA_TYPE_AUDIO &&
-        !(c->capabilities & AV_CODEC_CAP_EXPERIMENTAL) &&
-        avformat_query_codec(f, c->id, FF_COMPLIANCE_NORMAL) == 1)
+        !(c->capabilities & AV_CODEC_CAP_EXPERIMENTAL) && takes(f, c->id, AVMEDIA_TYPE_AUDIO) == 1)
       names.emplace_back(c->name);
   if (names.empty()) return "it holds no audio (-an leaves the audio out)";
   std::string s = "it takes -c:a ";
@@ -122,6 +132,21 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
     notes_.push_back(what + " left out (-an)");
     return;
   }
+  // A QuickTime timecode track's timecode is also the video stream's tag, which the output's
+  // video stream takes: .mov and .mp4 write a timecode track of it, Matroska the tag; other
+  // containers hold no timecode (a copied tmcd track would be unreadable data).
+  if (type == AVMEDIA_TYPE_DATA && codecOf(ist) == "tmcd") {
+    const AVDictionaryEntry* tc =
+        video ? av_dict_get(video->metadata, "timecode", nullptr, 0) : nullptr;
+    const std::string name = out->oformat->name;
+    if (tc && (name == "mov" || name == "mp4" || name == "ipod" || name == "matroska")) {
+      notes_.push_back(what + " kept as the video's timecode " + tc->value);
+    } else {
+      spdlog::warn("{}: {} dropped: the {} container holds no timecode (.mov, .mp4 and .mkv do)",
+                   spec.path, what, name);
+    }
+    return;
+  }
   const bool copy = spec.audioCodec.empty() || spec.audioCodec == "copy";
   const bool matroska = std::strcmp(out->oformat->name, "matroska") == 0;
   // Attachments (an ASS subtitle's fonts) are files, not a codec: Matroska holds any of them.
@@ -137,14 +162,6 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
       ost->time_base = ist->time_base;
       routes_.push_back({index, ost->index, ist->time_base, nullptr, nullptr});
       notes_.push_back(what + " copied");
-      return;
-    }
-    // A QuickTime timecode track's timecode is also the video stream's tag, which the output's
-    // video stream takes: .mov and .mp4 write a timecode track of it, Matroska the tag.
-    const AVDictionaryEntry* tc =
-        video ? av_dict_get(video->metadata, "timecode", nullptr, 0) : nullptr;
-    if (type == AVMEDIA_TYPE_DATA && codecOf(ist) == "tmcd" && tc) {
-      notes_.push_back(what + " kept as the video's timecode " + tc->value);
       return;
     }
     if (type == AVMEDIA_TYPE_SUBTITLE && convertSubtitles(ist, index, what, out, spec)) return;
