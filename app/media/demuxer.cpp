@@ -214,6 +214,13 @@ bool Demuxer::read(AVPacket* packet) {
     stalled_ = true;
     spdlog::debug("{}: nothing received for 5 s", request_.shown);
   }
+  // A read the stop cut short hands back a short packet marked corrupt (its last bytes never
+  // read): the run is stopping, so it ends here instead of writing a damaged packet.
+  if (err >= 0 && (packet->flags & AV_PKT_FLAG_CORRUPT) && app::interruptSignal()) {
+    av_packet_unref(packet);
+    interrupted_ = true;
+    return false;
+  }
   if (err >= 0) return true;
   if (app::interruptSignal()) {  // the run is stopping
     interrupted_ = true;

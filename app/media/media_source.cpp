@@ -299,14 +299,14 @@ bool MediaSource::endOfStream() {
         spec_.text, delivered_, count_);
   if (failed > 0) spdlog::warn("{}: {} frame(s) failed to decode", spec_.text, failed);
   // Without a frame count (Matroska, MPEG-TS) a damaged file's lost frames show against its
-  // length at its frame rate; only where damage was seen, by the decoder or the demuxer (an
-  // undamaged variable-rate file can hold fewer frames than that).
+  // length (or the span asked for) at its frame rate; only where damage was seen, by the decoder or
+  // the demuxer (an undamaged variable-rate file can hold fewer frames than that).
   const bool damaged = failed > 0 || demuxer_.loggedErrors() > 0;
-  if (!trimmed && !exactCount_ && damaged && count_ > 0 && delivered_ + 2 < count_)
+  if (!exactCount_ && damaged && count_ > 0 && delivered_ + 2 < count_)
     spdlog::warn(
-        "{}: decoded {} of about {} frames (its length at its frame rate); the damaged parts "
+        "{}: decoded {} of about {} frames ({} length at its frame rate); the damaged parts "
         "could not be read",
-        spec_.text, delivered_, count_);
+        spec_.text, delivered_, count_, trimmed ? "the span's" : "its");
   if (!trimmed && !exactCount_) warnIfShort();
   return false;
 }
