@@ -11,6 +11,9 @@ namespace vf::app {
 
 inline std::string asDecimal(std::string s) {
   if (s.empty()) throw CLI::ValidationError("the value is empty; give a number");
+  if (std::isspace(static_cast<unsigned char>(s.front())) ||
+      std::isspace(static_cast<unsigned char>(s.back())))
+    throw CLI::ValidationError("'" + s + "' is not a whole number (spaces around it)");
   std::size_t digits = s.empty() || (s[0] != '-' && s[0] != '+') ? 0 : 1;
   const std::size_t first = digits;
   for (; digits < s.size(); ++digits)

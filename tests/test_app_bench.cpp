@@ -147,6 +147,10 @@ TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
   expectUsageError(runBench({"--chain", "gray", "--size", "64x48", "--format", "yuv"}),
                    "--format must be gray, bgr or bgra");
   expectUsageError(runBench({"--size", "64x48"}), "--chain is required");
+  expectUsageError(runBench({"--chain", "gray", "--size", "64x48", "--slots", "9"}),
+                   "--slots must be in [1, 8]");
+  expectUsageError(runBench({"--chain", "gray", "--size", "100000x100000"}),
+                   "makes frames of more than 4 GiB");
 }
 
 // --check judges every stage through its OpenCV mapping (parameters read from the chain): all

@@ -125,6 +125,8 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_EQ(parseArgs({"-i", "in.mp4", "--slots", "08"}).settings.slots.value_or(0), 8);
   EXPECT_EQ(usageError({"--frames", "0x10"}),
             "--frames: '0x10' is not a decimal whole number; see vidfilter --help");
+  EXPECT_EQ(usageError({"--frames", " 5"}),
+            "--frames: ' 5' is not a whole number (spaces around it); see vidfilter --help");
   // An empty value (a script's unset variable) is named, never read as 0 or as "the default".
   EXPECT_EQ(usageError({"--frames", ""}),
             "--frames: the value is empty; give a number; see vidfilter --help");

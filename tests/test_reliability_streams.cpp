@@ -96,4 +96,13 @@ TEST(ReliabilityStreams, JsonThroughALinkWritesTheLinksTarget) {
   EXPECT_TRUE(std::filesystem::is_symlink(dir / "mystdout"));
   const auto printed = nlohmann::json::parse(fileText(got), nullptr, false);
   EXPECT_FALSE(printed.is_discarded()) << fileText(got);
+  // A link to a file not made yet: the file is made, the link stays.
+  std::filesystem::create_symlink("later.json", dir / "dangling.json");
+  EXPECT_EQ(runShell("-y -i " + q(in) + " --chain sobel -o " + q(dir / "o.y4m") + " --json " +
+                         q(dir / "dangling.json"),
+                     err),
+            0)
+      << fileText(err);
+  EXPECT_TRUE(std::filesystem::is_symlink(dir / "dangling.json"));
+  EXPECT_FALSE(nlohmann::json::parse(fileText(dir / "later.json"), nullptr, false).is_discarded());
 }

@@ -79,6 +79,10 @@ FrameDesc checkedFrame(const Options& o) {
   if (o.frames < 1) throw UserError("--frames must be at least 1");
   if (o.warmup < 0) throw UserError("--warmup must be 0 or more");
   const FrameDesc d{w, h, parseFormat(o.format)};
+  if (double(w) * double(h) * d.channels() > 4.0 * (1 << 30))
+    throw UserError("--size " + o.size + " makes frames of more than 4 GiB; give a smaller size");
+  if (o.slots < 1 || o.slots > 8)
+    throw UserError("--slots must be in [1, 8], got " + std::to_string(o.slots));
   // The distinct frames are held in memory at once: at most 4 GiB of them.
   if (o.distinct < 1 || double(o.distinct) * double(d.bytes()) > 4.0 * (1 << 30))
     throw UserError("--distinct must be at least 1 and hold at most 4 GiB of frames (" +

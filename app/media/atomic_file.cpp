@@ -48,13 +48,17 @@ std::string writeFileAtomically(const std::string& path, const std::uint8_t* dat
   // A device or a FIFO (/dev/null, a pipe) is written as it is, never replaced by a file; so is
   // a symbolic link's target (/dev/stdout, /proc/self/fd/1 or a user's link name an open file,
   // whose name a rename would take over: the link would become a file and the output be lost).
-  struct stat st {
-  }, link{};
+  // A link whose target does not exist yet is written through too: the target is made.
+  struct stat st {};
+  struct stat link {};
   const bool linked = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
-  if (replace && ::stat(path.c_str(), &st) == 0 && !S_ISDIR(st.st_mode) &&
-      (linked || !S_ISREG(st.st_mode))) {
-    const int out =
-        ::open(path.c_str(), O_WRONLY | O_CLOEXEC | (S_ISREG(st.st_mode) ? O_TRUNC : 0));
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  const bool dir = exists && S_ISDIR(st.st_mode);
+  if (linked && exists && !replace) return std::strerror(EEXIST);
+  if ((linked && !dir) || (replace && exists && !dir && !S_ISREG(st.st_mode))) {
+    const int flags = O_WRONLY | O_CLOEXEC | (exists ? 0 : O_CREAT) |
+                      (exists && S_ISREG(st.st_mode) ? O_TRUNC : 0);
+    const int out = ::open(path.c_str(), flags, 0666);
     return out < 0 ? std::strerror(errno) : writeAll("", out, data, size);
   }
   thread_local std::mt19937_64 rng(std::random_device{}() ^ static_cast<unsigned>(::getpid()));
