@@ -82,6 +82,11 @@ int main(int argc, char** argv) {
     spdlog::warn("{}", e.what());
     return 128 + e.signal();
   } catch (const vf::UserError& e) {  // a ChainError keeps its chain and caret lines
+    // A wait a signal ended (a kernel file on a FIFO) is a stop, not the user's mistake.
+    if (const int sig = vf::app::interruptSignal()) {
+      spdlog::warn("{} ({})", vf::app::Interrupted(sig).what(), e.what());
+      return 128 + sig;
+    }
     return fail(vf::app::kExitUsage, e.what());
   } catch (const vf::RuntimeError& e) {
     return fail(vf::app::kExitRuntime, e.what());

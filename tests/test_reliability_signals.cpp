@@ -216,6 +216,17 @@ TEST(ReliabilitySignals, SigquitKeepsItsDefault) {
 
 // --- a signal while blocked opening or reading -------------------------------------------------
 
+TEST(ReliabilitySignals, SignalWhileReadingAKernelFifoEndsTheRun) {
+  // kernel=FIFO whose writer stays and sends nothing: the read ends at the signal.
+  TempDir dir("sig_kernel_fifo");
+  const std::string fifo = makeFifo(dir, "k.cl");
+  Child writer("/bin/sh", {"-c", "exec sleep 60 > " + fifo}, within(90));
+  expectStopsBlocked({"-i", kVideo, "--chain", "kernel=" + fifo, "-o", dir / "k.mkv"}, "", SIGTERM,
+                     "a silent writer");
+  writer.signal(SIGKILL);
+  writer.wait();
+}
+
 TEST(ReliabilitySignals, SigtermWhileOpeningAConfigFifoEndsTheRun) {
   // --config names a FIFO nobody writes to; open() blocks. One signal ends the run.
   TempDir dir("sig_cfgfifo");

@@ -4,9 +4,12 @@
 // kernel (binary cached on disk, keyed by the source), and passes p0..p7 as live arguments.
 // A build error shows the compiler's log, whose lines name the user's file, line and column
 // (the source carries a #line directive).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <string>
 
@@ -29,13 +32,30 @@ std::string readUserFile(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw UserError("kernel: " + quote(path) + " is a directory" + hint);
-  std::ifstream in(path, std::ios::binary);
-  std::string text(kMostBytes + 1, '\0');
-  if (in) in.read(text.data(), std::streamsize(text.size()));
-  if (!in && !in.eof()) throw UserError("kernel: cannot read " + quote(path) + hint);
-  text.resize(std::size_t(in.gcount()));
-  if (text.size() > kMostBytes)
-    throw UserError("kernel: " + quote(path) + " is larger than 1 MiB, no kernel source" + hint);
+  // Plain reads: a signal ends a wait on a FIFO's writer (a stream would retry the read).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const auto failed = [&](int err) {
+    return UserError("kernel: " + (err == EINTR ? "reading " + quote(path) + " was interrupted"
+                                                : "cannot read " + quote(path) + hint));
+  };
+  if (fd < 0) throw failed(errno);
+  std::string text;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      throw failed(err);
+    }
+    if (n == 0) break;
+    text.append(buf, std::size_t(n));
+    if (text.size() > kMostBytes) {
+      ::close(fd);
+      throw UserError("kernel: " + quote(path) + " is larger than 1 MiB, no kernel source" + hint);
+    }
+  }
+  ::close(fd);
   return text;
 }
 
