@@ -194,3 +194,20 @@ TEST(PixelFormats, FullRangeIsKeptOnlyWhereTheOutputSaysSo) {
       EXPECT_LE(cv::norm(got[i], want[i], cv::NORM_L1) / double(got[i].total() * 3), 3.0) << i;
   }
 }
+
+TEST(PixelFormats, ImageSequencesWrittenAsYuvAreTaggedAsRgbSources) {
+  // PNG frames are RGB: as an RGB video's, their YUV is BT.601 in limited range, and says so.
+  TempDir dir("pix_png_tags");
+  ffmpeg("-f lavfi -i testsrc2=size=96x64:rate=10,gblur=sigma=6 -frames:v 3 " +
+         q(dir / "p_%03d.png"));
+  const std::string out = dir / "out.mkv";
+  const auto r = runVidfilter({"-y", "-i", dir / "p_%03d.png", "--chain", "brightness=gain=1",
+                               "-c:v", "ffv1", "--pix-fmt", "yuv444p", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=color_space"), "smpte170m");
+  EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=color_range"), "tv");
+  const auto want = ffmpegFrames(dir / "p_001.png", "bgr24");
+  const auto got = ffmpegFrames(out, "bgr24");
+  ASSERT_EQ(got.size(), 3u);
+  EXPECT_LE(test::maxAbsDiff(got[0], want[0]), 4);
+}

@@ -23,7 +23,11 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
   in.constantRate = (flags & AVFMT_NOTIMESTAMPS) != 0 || spec.muxer == "yuv4mpegpipe";
   in.rateTimeBase = spec.muxer == "avi";
   in.globalHeader = muxer_.wantsGlobalHeader();
-  if (input) in.colour = input->colour();
+  // Frames that came as BGR (images, cameras, GStreamer) are an RGB source: YUV written from
+  // them takes BT.601 in limited range, tagged so, as an RGB video input's.
+  in.colour = input ? input->colour()
+                    : ColourTags{AVCOL_SPC_SMPTE170M, AVCOL_RANGE_MPEG, AVCOL_PRI_UNSPECIFIED,
+                                 AVCOL_TRC_UNSPECIFIED};
   if (timing.fps <= 0 && in.constantRate)
     spdlog::warn("input frame rate unknown; {} is written at 25 fps", spec.path);
   encoder_ = std::make_unique<VideoEncoder>(spec.encoder, in, spec.path);
