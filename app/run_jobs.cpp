@@ -99,7 +99,8 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
     // never written through: it is no path the task writes.
     std::error_code ec;
     if (!j.writePath.empty() && !fs::is_symlink(fs::symlink_status(j.writePath, ec)))
-      partials.writes(j.writePath, "the temporary name of " + role.substr(4));
+      partials.writes(j.writePath,
+                      "the temporary name of the output of input " + std::to_string(j.spec.index));
     if (!j.spec.statsPath.empty()) g.writes(j.spec.statsPath, "--stats");
   }
   if (s.jsonPath && *s.jsonPath != "-") g.writes(*s.jsonPath, "--json");

@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <filesystem>
-
 #include "app/media/frame_convert.hpp"
 #include "app/media/image_sequence.hpp"
 #include "app/media/path_safety.hpp"
@@ -12,8 +10,6 @@
 #include "pipeline/quote.hpp"
 
 namespace vf::app {
-
-namespace fs = std::filesystem;
 
 void checkPaths(const Settings& s, const std::string& configPath, const Chain& chain,
                 const SourceSpec& src, const OutputSpec& out) {
@@ -42,21 +38,7 @@ void checkStatsPath(const std::string& path, const std::string& option) {
     throw UsageError(option +
                      " -: the per-frame statistics go to a file; give a file name (--json - "
                      "prints the run's summary on stdout)");
-  std::error_code ec;
-  const auto type = fs::status(path, ec).type();
-  if (type == fs::file_type::character || type == fs::file_type::block ||
-      type == fs::file_type::fifo)
-    return;
-  fs::path dir = fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  if (!fs::is_directory(dir, ec))
-    throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
-                     " does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
-                     " is not writable");
-  if (fs::is_directory(path, ec))
-    throw UsageError(option + " " + printable(path) + " is a directory; give a file name");
+  media::checkWritablePath(path, option);
 }
 
 Chain chainOf(const Settings& s) {

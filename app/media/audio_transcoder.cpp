@@ -39,17 +39,13 @@ int pickRate(const AVCodec* c, int want) {
 
 AudioTranscoder::AudioTranscoder(const AVStream* input, const AVCodec* encoder, bool globalHeader,
                                  const std::string& shown)
-    : shown_(shown), in_(makeFrame()), out_(makeFrame()), pkt_(makePacket()) {
-  const AVCodec* decoder = avcodec_find_decoder(input->codecpar->codec_id);
-  if (!decoder)
-    throw MediaError(shown + ": no decoder for " + avcodec_get_name(input->codecpar->codec_id));
-  dec_.reset(avcodec_alloc_context3(decoder));
+    : shown_(shown),
+      dec_(openStreamDecoder(input, shown, "audio")),
+      in_(makeFrame()),
+      out_(makeFrame()),
+      pkt_(makePacket()) {
   enc_.reset(avcodec_alloc_context3(encoder));
-  if (!dec_ || !enc_) outOfMemory("audio re-encoding");
-  avcodec_parameters_to_context(dec_.get(), input->codecpar);
-  dec_->pkt_timebase = input->time_base;
-  int err = avcodec_open2(dec_.get(), decoder, nullptr);
-  if (err < 0) throw MediaError(shown + ": the audio decoder did not open: " + avError(err));
+  if (!enc_) outOfMemory("audio re-encoding");
 
   enc_->sample_rate = pickRate(encoder, dec_->sample_rate > 0 ? dec_->sample_rate : 48000);
   enc_->sample_fmt = pickSampleFormat(encoder, dec_->sample_fmt);
@@ -61,7 +57,7 @@ AudioTranscoder::AudioTranscoder(const AVStream* input, const AVCodec* encoder, 
   enc_->time_base = {1, enc_->sample_rate};
   enc_->bit_rate = 128000 * std::min(2, std::max(1, layout.nb_channels)) / 2 + 64000;
   if (globalHeader) enc_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-  err = avcodec_open2(enc_.get(), encoder, nullptr);
+  int err = avcodec_open2(enc_.get(), encoder, nullptr);
   if (err < 0)
     throw MediaError(shown + ": the " + codecName(encoder) +
                      " audio encoder did not open: " + avError(err));

@@ -96,6 +96,21 @@ void checkEncodableSize(const std::string& shown, int w, int h) {
       shown, w, h, (INT_MAX / 8) / 1000000));
 }
 
+CodecPtr openStreamDecoder(const AVStream* stream, const std::string& shown, const char* what) {
+  const AVCodec* decoder = avcodec_find_decoder(stream->codecpar->codec_id);
+  if (!decoder)
+    throw MediaError(shown + ": no decoder for " + avcodec_get_name(stream->codecpar->codec_id));
+  CodecPtr dec(avcodec_alloc_context3(decoder));
+  if (!dec || avcodec_parameters_to_context(dec.get(), stream->codecpar) < 0)
+    outOfMemory(std::string(what) + " decoding");
+  dec->pkt_timebase = stream->time_base;
+  const int err = avcodec_open2(dec.get(), decoder, nullptr);
+  if (err < 0)
+    throw MediaError(shown + ": the " + codecName(decoder) + " " + what +
+                     " decoder could not start: " + avError(err));
+  return dec;
+}
+
 std::string codecName(const AVCodec* c) {
   if (!c) return "?";
   const char* family = avcodec_get_name(c->id);

@@ -107,4 +107,8 @@ void checkEncodableSize(const std::string& shown, int w, int h);
 // "h264 (libx264)" for messages.
 std::string codecName(const AVCodec* c);
 
+// A decoder for `stream`'s packets, open (packet times in the stream's time base). MediaError
+// naming `shown` and `what` ("audio", "subtitle") when there is none or it cannot start.
+CodecPtr openStreamDecoder(const AVStream* stream, const std::string& shown, const char* what);
+
 }  // namespace vf::media

@@ -18,6 +18,24 @@ namespace vf::media {
 namespace fs = std::filesystem;
 using app::UsageError;
 
+void checkWritablePath(const std::string& path, const std::string& option) {
+  std::error_code ec;
+  const auto type = fs::status(path, ec).type();
+  if (type == fs::file_type::character || type == fs::file_type::block ||
+      type == fs::file_type::fifo)
+    return;
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
+                     " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
+                     " is not writable");
+  if (fs::is_directory(path, ec))
+    throw UsageError(option + " " + printable(path) + " is a directory; give a file name");
+}
+
 PathGuard::Use PathGuard::describe(const std::string& path, const std::string& role) {
   Use u;
   u.path = path;

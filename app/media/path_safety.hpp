@@ -18,6 +18,10 @@ namespace vf::media {
 
 enum class Overwrite { Ask, Always, Never };
 
+// A file `option` writes can be made: its directory exists and is writable, and it is no
+// directory (a device or a FIFO is written as is). Throws UsageError naming `option`.
+void checkWritablePath(const std::string& path, const std::string& option);
+
 class PathGuard {
  public:
   // A path the run reads; `role` names it in messages ("the input", "the config file").

@@ -212,7 +212,7 @@ bool SideStreams::convertSubtitles(const AVStream* ist, int index, const std::st
   for (const AVCodecID id : {out->oformat->subtitle_codec, AV_CODEC_ID_MOV_TEXT, AV_CODEC_ID_ASS,
                              AV_CODEC_ID_WEBVTT, AV_CODEC_ID_SUBRIP}) {
     const AVCodec* c = id == AV_CODEC_ID_NONE ? nullptr : avcodec_find_encoder(id);
-    if (c && avformat_query_codec(out->oformat, id, FF_COMPLIANCE_NORMAL) == 1) {
+    if (c && takes(out->oformat, id, AVMEDIA_TYPE_SUBTITLE) == 1) {
       enc = c;
       break;
     }
@@ -247,26 +247,17 @@ void SideStreams::handle(AVPacket* p, std::int64_t endUs, const Write& write) {
       av_rescale_q(p->pts, r->inTb, AV_TIME_BASE_Q) >= endUs)
     return;
   const AVStream* ost = out_->streams[r->output];
-  if (r->subtitles) {
-    const AVRational tb = r->subtitles->timeBase();
-    const int index = r->output;
-    r->subtitles->process(p, [&](AVPacket* q) {
+  // A re-encoded packet: from the encoder's time base to the output stream's.
+  const int index = r->output;
+  const auto encoded = [&](AVRational tb) {
+    return [&, tb](AVPacket* q) {
       q->stream_index = index;
       av_packet_rescale_ts(q, tb, ost->time_base);
       write(q);
-    });
-    return;
-  }
-  if (r->transcoder) {
-    const AVRational tb = r->transcoder->timeBase();
-    const int index = r->output;
-    r->transcoder->process(p, [&](AVPacket* q) {
-      q->stream_index = index;
-      av_packet_rescale_ts(q, tb, ost->time_base);
-      write(q);
-    });
-    return;
-  }
+    };
+  };
+  if (r->subtitles) return r->subtitles->process(p, encoded(r->subtitles->timeBase()));
+  if (r->transcoder) return r->transcoder->process(p, encoded(r->transcoder->timeBase()));
   p->stream_index = r->output;
   av_packet_rescale_ts(p, r->inTb, ost->time_base);
   p->pos = -1;

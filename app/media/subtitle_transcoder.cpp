@@ -23,17 +23,12 @@ bool SubtitleTranscoder::converts(const AVStream* input, const AVCodec* encoder)
 
 SubtitleTranscoder::SubtitleTranscoder(const AVStream* input, const AVCodec* encoder,
                                        bool globalHeader, const std::string& shown)
-    : shown_(shown), pkt_(makePacket()), buffer_(1 << 20) {
-  const AVCodec* decoder = avcodec_find_decoder(input->codecpar->codec_id);
-  dec_.reset(avcodec_alloc_context3(decoder));
+    : shown_(shown),
+      dec_(openStreamDecoder(input, shown, "subtitle")),
+      pkt_(makePacket()),
+      buffer_(1 << 20) {
   enc_.reset(avcodec_alloc_context3(encoder));
-  if (!dec_ || !enc_) outOfMemory("a subtitle conversion");
-  avcodec_parameters_to_context(dec_.get(), input->codecpar);
-  dec_->pkt_timebase = input->time_base;
-  int err = avcodec_open2(dec_.get(), decoder, nullptr);
-  if (err < 0)
-    throw MediaError(shown + ": the " + codecName(decoder) +
-                     " subtitle decoder could not start: " + avError(err));
+  if (!enc_) outOfMemory("a subtitle conversion");
   // Microseconds, as the decoded events' times; the styles (an ASS header) the decoder made.
   enc_->time_base = AV_TIME_BASE_Q;
   if (dec_->subtitle_header && dec_->subtitle_header_size > 0) {
@@ -43,7 +38,7 @@ SubtitleTranscoder::SubtitleTranscoder(const AVStream* input, const AVCodec* enc
     enc_->subtitle_header_size = dec_->subtitle_header_size;
   }
   if (globalHeader) enc_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
-  err = avcodec_open2(enc_.get(), encoder, nullptr);
+  const int err = avcodec_open2(enc_.get(), encoder, nullptr);
   if (err < 0)
     throw MediaError(shown + ": the " + codecName(encoder) +
                      " subtitle encoder could not start: " + avError(err));
