@@ -95,7 +95,7 @@ typedef CAT(float, VEC) __attribute__((aligned(4))) float_vu;
 #define COL_LOADS ((COL_TILE_H + WGY - 1) / WGY)
 
 __kernel KERNEL_ATTRS void blur_rows(__global const uchar* src, __global ushort* mid, int width,
-                                     int height, __constant float* taps, int value) {
+                                     int height, int pitch, __constant float* taps, int value) {
   __local ROW_T tile[WGY][ROW_CHUNKS * VEC];
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int y = get_group_id(1) * WGY + ly;
@@ -106,7 +106,7 @@ __kernel KERNEL_ATTRS void blur_rows(__global const uchar* src, __global ushort*
   __local ROW_T* trow = tile[ly];
 
   if (rowInside) {
-    const __global uchar* srow = src + (size_t)y * n;
+    const __global uchar* srow = src + (size_t)y * pitch;
     for (int k = 0; k < ROW_LOADS; ++k) {
       const int c = k * WGX + lx;  // chunk of VEC elements; tile element c*VEC is row element p
       const int p = first + c * VEC;
@@ -180,7 +180,7 @@ __kernel KERNEL_ATTRS void blur_rows(__global const uchar* src, __global ushort*
 }
 
 __kernel KERNEL_ATTRS void blur_cols(__global const ushort* mid, __global uchar* dst, int width,
-                                     int height, __constant float* taps, int value) {
+                                     int height, int pitch, __constant float* taps, int value) {
   __local COL_T tile[COL_TILE_H][COL_TW];
   const int lx = get_local_id(0), ly = get_local_id(1);
   const int n = width * CHANNELS;
@@ -226,7 +226,7 @@ __kernel KERNEL_ATTRS void blur_cols(__global const ushort* mid, __global uchar*
         s += s2;
         // (s + 2^15) >> 16, exact in float (s < 2^24); truncation is floor for s >= 0 and the
         // result is at most 255 (s <= 255*2^16), so no saturation is needed.
-        __global uchar* out = dst + (size_t)y * n + e;
+        __global uchar* out = dst + (size_t)y * pitch + e;
         if (e + VEC <= n) {
           ST(uchar, __global, TO_UCHARV((s + 32768.0f) * (1.0f / 65536.0f)), out);
         } else {

@@ -29,8 +29,9 @@ inline void add_row(uint w, int i, __constant ushort* tu, uint* lo, uint* hi) {
 // lo[m] holds elements e and e+2, hi[m] elements e+1 and e+3 (low half first).
 // Elements outside the row are folded by the border rule (or are `value`).
 // inRow (a constant in each inlined copy): the caller knows the word lies inside the row.
-inline void column_sums(__global const uchar* src, int e, int y, int n, int width, int height,
-                        __constant ushort* tu, int value, uint* lo, uint* hi, bool inRow) {
+inline void column_sums(__global const uchar* src, int e, int y, int n, int pitch, int width,
+                        int height, __constant ushort* tu, int value, uint* lo, uint* hi,
+                        bool inRow) {
 #pragma unroll
   for (int m = 0; m < CPY; ++m) lo[m] = hi[m] = 0u;
   const uint outside = (uint)value * 0x01010101u;
@@ -41,7 +42,7 @@ inline void column_sums(__global const uchar* src, int e, int y, int n, int widt
     // code, so the compiler can issue the CPY + 2R loads back to back (through the border
     // rule's loops it issues one load per loop and waits for each).
     const __global uint* col = (const __global uint*)(src + e);
-    const int stride = n / 4;
+    const int stride = pitch / 4;
     uint w[CPY + 2 * RADIUS];
     if (y - RADIUS >= 0 && y + CPY + RADIUS <= height) {
       const __global uint* p = col + (size_t)(y - RADIUS) * stride;
@@ -71,7 +72,7 @@ inline void column_sums(__global const uchar* src, int e, int y, int n, int widt
     const int by = border_index(y - RADIUS + i, height);
     uint w = outside;
     if (by >= 0) {
-      const __global uchar* row = src + (size_t)by * n;
+      const __global uchar* row = src + (size_t)by * pitch;
       w = 0u;
 #pragma unroll
       for (int j = 0; j < 4; ++j) w |= (uint)(q[j] < 0 ? (uchar)value : row[q[j]]) << (8 * j);

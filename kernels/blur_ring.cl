@@ -53,11 +53,9 @@ typedef UCHARV __attribute__((aligned(1))) uchar_vu;
     out = s_ + s2_;                                                          \
   } while (0)
 
-__kernel __attribute__((reqd_work_group_size(WGX, 1, 1))) void blur_ring(__global const uchar* src,
-                                                                         __global uchar* dst,
-                                                                         int width, int height,
-                                                                         __constant float* taps,
-                                                                         int value) {
+__kernel __attribute__((reqd_work_group_size(WGX, 1, 1))) void blur_ring(
+    __global const uchar* src, __global uchar* dst, int width, int height, int pitch,
+    __constant float* taps, int value) {
   const int n = width * CHANNELS;
   const int e = get_global_id(0) * VEC;
   const int y0 = get_global_id(1) * BAND;
@@ -76,10 +74,10 @@ __kernel __attribute__((reqd_work_group_size(WGX, 1, 1))) void blur_ring(__globa
     if (by < 0) {
       h = (USHORTV)(value * 256);  // a constant row blurs to itself: the taps sum to 256
     } else if (inside) {
-      ROW_SUM(__global, src + (size_t)by * n + e - HALO, h);
+      ROW_SUM(__global, src + (size_t)by * pitch + e - HALO, h);
     } else {
       uchar part[VEC + 2 * HALO];
-      const __global uchar* srow = src + (size_t)by * n;
+      const __global uchar* srow = src + (size_t)by * pitch;
       for (int j = 0; j < VEC + 2 * HALO; ++j) {
         const int x = e - HALO + j;
         const int b = x >= 0 && x < n ? x : border_element(x, width, CHANNELS);
@@ -101,7 +99,7 @@ __kernel __attribute__((reqd_work_group_size(WGX, 1, 1))) void blur_ring(__globa
         s += taps[k] * pair;
     }
     const UCHARV out = TO_UCHARV((s + s2 + 32768.0f) * (1.0f / 65536.0f));
-    __global uchar* o = dst + (size_t)(y - RADIUS) * n + e;
+    __global uchar* o = dst + (size_t)(y - RADIUS) * pitch + e;
     if (e + VEC <= n) {
       STU(out, o);
     } else {

@@ -92,15 +92,15 @@
 // stored as it starts.
 #define SHARE_PF (PF && ALIGNED16 && !PROLOGUE)
 #define SPV ((16 * SV + 32 * WARPS - 1) / (32 * WARPS))
-#define STAGE_FETCH(v, ya)                                                           \
-  do {                                                                               \
-    UNROLL                                                                           \
-    for (int t_ = 0; t_ < SPV; ++t_) {                                               \
-      const int i_ = tid + 32 * WARPS * t_, r_ = i_ / SV;                            \
-      if (i_ < 16 * SV)                                                              \
-        (v)[t_] = *(const __global uint4*)(src + (size_t)((ya) + r_) * n + gxs - 8 + \
-                                           16 * (i_ - r_ * SV));                     \
-    }                                                                                \
+#define STAGE_FETCH(v, ya)                                                               \
+  do {                                                                                   \
+    UNROLL                                                                               \
+    for (int t_ = 0; t_ < SPV; ++t_) {                                                   \
+      const int i_ = tid + 32 * WARPS * t_, r_ = i_ / SV;                                \
+      if (i_ < 16 * SV)                                                                  \
+        (v)[t_] = *(const __global uint4*)(src + (size_t)((ya) + r_) * pitch + gxs - 8 + \
+                                           16 * (i_ - r_ * SV));                         \
+    }                                                                                    \
   } while (0)
 #define STAGE_PUT(st, v)                                                                  \
   do {                                                                                    \
@@ -115,7 +115,8 @@
 // at st[r * SS + 2 + k]. Groups clear of every edge (ginside) load whole 16-byte vectors of
 // rows of whole vectors, else words; the others go through the border rule.
 inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int gxs, int n,
-                       int width, int height, bool ginside, int tid, int value PRO_DECL) {
+                       int pitch, int width, int height, bool ginside, int tid,
+                       int value PRO_DECL) {
   if (ginside) {
 #if ALIGNED16 && !PROLOGUE
     uint4 v[SPV];
@@ -125,15 +126,15 @@ inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int 
     for (int i = tid; i < 16 * SW; i += 32 * WARPS) {
       const int r = i / SW, k = i - r * SW;
       uint w[1];
-      LOAD_WORDS16(w, 1, src, (size_t)(ya + r) * n + gxs + 4 * k);
+      LOAD_WORDS16(w, 1, src, (size_t)(ya + r) * pitch + gxs + 4 * k);
       st[r * SS + 2 + k] = w[0];
     }
 #endif
   } else {
     for (int i = tid; i < 16 * SW; i += 32 * WARPS) {
       const int r = i / SW, k = i - r * SW;
-      st[r * SS + 2 + k] = load_word_row(src, border_index(ya + r, height), gxs + 4 * k, n, width,
-                                         height, value PRO_PASS);
+      st[r * SS + 2 + k] = load_word_row(src, border_index(ya + r, height), gxs + 4 * k, n, pitch,
+                                         width, height, value PRO_PASS);
     }
   }
 }
@@ -149,20 +150,22 @@ inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int 
 // wa[j], wb[j] = W[j] of source rows y + g and y + 8 + g (the lane's rows of the two slabs from
 // row y). Strips clear of every edge (`inside`, the same for the whole warp) issue them as plain
 // loads, the others through the border rule.
-#define LOAD_SLABS(wa, wb, y)                                                                  \
-  do {                                                                                         \
-    if (inside) {                                                                              \
-      const size_t at = (size_t)((y) + g) * n + xs + 4 * q;                                    \
-      LOAD_WORDS16(wa, NW, src, at);                                                           \
-      LOAD_WORDS16(wb, NW, src, at + 8 * (size_t)n);                                           \
-    } else {                                                                                   \
-      const int ba = border_index((y) + g, height), bb = border_index((y) + 8 + g, height);    \
-      UNROLL                                                                                   \
-      for (int j = 0; j < NW; ++j) {                                                           \
-        wa[j] = load_word_row(src, ba, xs + 16 * j + 4 * q, n, width, height, value PRO_PASS); \
-        wb[j] = load_word_row(src, bb, xs + 16 * j + 4 * q, n, width, height, value PRO_PASS); \
-      }                                                                                        \
-    }                                                                                          \
+#define LOAD_SLABS(wa, wb, y)                                                                     \
+  do {                                                                                            \
+    if (inside) {                                                                                 \
+      const size_t at = (size_t)((y) + g) * pitch + xs + 4 * q;                                   \
+      LOAD_WORDS16(wa, NW, src, at);                                                              \
+      LOAD_WORDS16(wb, NW, src, at + 8 * (size_t)pitch);                                          \
+    } else {                                                                                      \
+      const int ba = border_index((y) + g, height), bb = border_index((y) + 8 + g, height);       \
+      UNROLL                                                                                      \
+      for (int j = 0; j < NW; ++j) {                                                              \
+        wa[j] =                                                                                   \
+            load_word_row(src, ba, xs + 16 * j + 4 * q, n, pitch, width, height, value PRO_PASS); \
+        wb[j] =                                                                                   \
+            load_word_row(src, bb, xs + 16 * j + 4 * q, n, pitch, width, height, value PRO_PASS); \
+      }                                                                                           \
+    }                                                                                             \
   } while (0)
 
 // d = the row products of set u on the slab whose words are w.
@@ -187,7 +190,7 @@ inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int 
 #define WINDOW_PAIR(u, i, nx) ((i) < NP - 1 ? pr[u][(i) < NP - 1 ? (i) : 0] : (nx))
 
 __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
-    __global const uchar* src, __global uchar* dst, int width, int height,
+    __global const uchar* src, __global uchar* dst, int width, int height, int pitch,
     __global const uint* taps, int value PRO_DECL) {
   WARP_OPS_LOCALS;
   __local uint out_stage[WARPS * 16 * OS];
@@ -272,7 +275,8 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
         if (p + 1 < BANDS) STAGE_FETCH(nv, yn + 16);
       } else
 #endif
-        stage_rows(st, src, yn, gxs, n, width, height, ginside, warp * 32 + lane, value PRO_PASS);
+        stage_rows(st, src, yn, gxs, n, pitch, width, height, ginside, warp * 32 + lane,
+                   value PRO_PASS);
       barrier(CLK_LOCAL_MEM_FENCE);
       __local const uint* sa = st + g * SS + 2 + 4 * NS * warp + q;
       UNROLL
@@ -323,10 +327,10 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
       const int i = lane + 32 * k, r = i / NS, c = i % NS;
       const int y = yb + r, x = x0 + 16 * c;
       if (live && i < 16 * NS && y < height && x < n)
-        *(__global uint4*)(dst + (size_t)y * n + x) = vload4(0, os + r * OS + 4 * c);
+        *(__global uint4*)(dst + (size_t)y * pitch + x) = vload4(0, os + r * OS + 4 * c);
     }
 #else
-    if (live) store_band_words(dst, os, yb, x0, n, height, lane);
+    if (live) store_band_words(dst, os, yb, x0, n, pitch, height, lane);
 #endif
     WARP_SYNC();
   }

@@ -54,7 +54,8 @@
 // RADIUS - 1 and the elements xs .. xs + 4 * CW4 - 1, folded by the blur's border rule (or
 // its value), through the prologue where there is one. inRow: every word lies inside the row.
 inline void source_words(__global const uchar* src, __local uint* sw, int xs, int ys, int n,
-                         int width, int height, int bvalue, int lid, bool inRow PRO_DECL) {
+                         int pitch, int width, int height, int bvalue, int lid,
+                         bool inRow PRO_DECL) {
   const uint outside = (uint)bvalue * 0x01010101u;
   for (int u = lid; u < SROWS * CW4; u += WG) {
     const int r = u / CW4, c = u - r * CW4, e = xs + 4 * c;
@@ -62,7 +63,7 @@ inline void source_words(__global const uchar* src, __local uint* sw, int xs, in
     uint w = outside;
 #if ALIGNED
     if (by >= 0 && (inRow || (e >= 0 && e + 4 <= n))) {
-      sw[u] = SRC_WORD((size_t)by * (size_t)(n / 4) + (size_t)(e / 4));
+      sw[u] = SRC_WORD((size_t)by * (size_t)(pitch / 4) + (size_t)(e / 4));
       continue;
     }
 #endif
@@ -71,7 +72,7 @@ inline void source_words(__global const uchar* src, __local uint* sw, int xs, in
       UNROLL
       for (int j = 0; j < 4; ++j) {
         const int q = border_element(e + j, width, CH);
-        w |= (uint)(q < 0 ? (uchar)bvalue : SRC_BYTE((size_t)by * (size_t)n + (size_t)q))
+        w |= (uint)(q < 0 ? (uchar)bvalue : SRC_BYTE((size_t)by * (size_t)pitch + (size_t)q))
              << (8 * j);
       }
     }
@@ -142,7 +143,7 @@ inline void sobel_border(__local uchar* tile, int x0, int y0, int width, int hei
 
 __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_sobel(
     __global const uchar* restrict src, __global uchar* restrict dst, int width, int height,
-    ScaledTaps taps, int value, __constant float* btaps, int bvalue PRO_DECL EPI_KDECL) {
+    int pitch, ScaledTaps taps, int value, __constant float* btaps, int bvalue PRO_DECL EPI_KDECL) {
   EPI_BEGIN
   __local uint sw[SROWS * CW4];
   __local float4 ct[CROWS * CW4];
@@ -158,9 +159,9 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_sobel(
   // copy of phase 0 without the row-end path.
   __constant ushort* tu = (__constant ushort*)(btaps + TAPS_U);
   if (xs >= 0 && xs + 4 * CW4 <= n)
-    source_words(src, sw, xs, y0 - R, n, width, height, bvalue, lid, true PRO_PASS);
+    source_words(src, sw, xs, y0 - R, n, pitch, width, height, bvalue, lid, true PRO_PASS);
   else
-    source_words(src, sw, xs, y0 - R, n, width, height, bvalue, lid, false PRO_PASS);
+    source_words(src, sw, xs, y0 - R, n, pitch, width, height, bvalue, lid, false PRO_PASS);
   barrier(CLK_LOCAL_MEM_FENCE);
   blurred_columns(sw, ct, tu, lid);
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -170,6 +171,6 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_sobel(
     sobel_border(tile, x0, y0, width, height, value, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  sobel_tile_outputs(tile, dst, width, height, taps, lx, ly, x0, y0 EPI_PASS);
+  sobel_tile_outputs(tile, dst, width, height, pitch, taps, lx, ly, x0, y0 EPI_PASS);
   EPI_END
 }

@@ -39,7 +39,8 @@
 //   ALIGNED  1: rows are a multiple of 4 bytes, so interior words load whole
 //   ALIGNED16  1: rows are a multiple of 16 bytes (16-byte output stores)
 //   NV_PTX   1: an NVIDIA device, whose compiler takes inline PTX (the final rounding)
-// Run time: src, dst, width, height, taps (floats, then ushorts at TAPS_U), value.
+// Run time: src, dst, width, height, pitch (bytes from a row to the next), taps (floats, then
+// ushorts at TAPS_U), value.
 
 #include "border.cl"
 // The column sums fold rows and elements by border.cl.
@@ -66,7 +67,7 @@
 // Row phase: outputs e .. e+VX-1 of frame row y from tile row `t` (float4s; tile element i is
 // row element x0 - HA + i), with s the first output's tile position (a multiple of 4).
 inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int y, int e, int n,
-                        __constant float* taps) {
+                        int pitch, __constant float* taps) {
   float win[WINX];
 #pragma unroll
   for (int i = 0; i < WINX / 4; ++i) {
@@ -86,7 +87,7 @@ inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int
       a += taps[k] * (win[HA + j - k * CHANNELS] + win[HA + j + k * CHANNELS]);
     out[j] = shift16(a);
   }
-  __global uchar* o = dst + (size_t)y * n + e;
+  __global uchar* o = dst + (size_t)y * pitch + e;
 #if ALIGNED16 && VX % 16 == 0
   if (e + VX <= n) {
     // Rows a multiple of 16 bytes: one 16-byte store per 16 outputs.
@@ -119,13 +120,13 @@ inline void row_outputs(__local const float4* t, int s, __global uchar* dst, int
 // Phase 1 of blur_fused: the column sums of tile columns 0 .. TWH-1 (row elements x0 - HA ...),
 // CPY rows per unit, into the float tile. inRow: every word of the tile lies inside the row.
 inline void column_phase(__global const uchar* src, __local float4* tile, int x0, int y0, int n,
-                         int width, int height, __constant ushort* tu, int value, int lid,
-                         bool inRow) {
+                         int pitch, int width, int height, __constant ushort* tu, int value,
+                         int lid, bool inRow) {
   for (int u = lid; u < TWH4 * (TH / CPY); u += WG) {
     const int strip = u / TWH4, c = u - strip * TWH4;
     const int e = x0 - HA + 4 * c;
     uint lo[CPY], hi[CPY];
-    column_sums(src, e, y0 + strip * CPY, n, width, height, tu, value, lo, hi, inRow);
+    column_sums(src, e, y0 + strip * CPY, n, pitch, width, height, tu, value, lo, hi, inRow);
 #pragma unroll
     for (int m = 0; m < CPY; ++m)
       tile[(strip * CPY + m) * PITCH + PHYS(c)] = lanes_to_float4(lo[m], hi[m]);
@@ -135,7 +136,7 @@ inline void column_phase(__global const uchar* src, __local float4* tile, int x0
 #define KERNEL_ATTRS __attribute__((reqd_work_group_size(WG, 1, 1)))
 
 __kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar* dst, int width,
-                                      int height, __constant float* taps, int value) {
+                                      int height, int pitch, __constant float* taps, int value) {
   __local float4 tile[TH * PITCH];
   __constant ushort* tu = (__constant ushort*)(taps + TAPS_U);
   const int lid = get_local_id(0);
@@ -148,15 +149,15 @@ __kernel KERNEL_ATTRS void blur_fused(__global const uchar* src, __global uchar*
   // without the row-end path; the choice is uniform over the work-group.
   const bool inRow = x0 >= HA && x0 + TW + HA <= n;
   if (inRow)
-    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, true);
+    column_phase(src, tile, x0, y0, n, pitch, width, height, tu, value, lid, true);
   else
-    column_phase(src, tile, x0, y0, n, width, height, tu, value, lid, false);
+    column_phase(src, tile, x0, y0, n, pitch, width, height, tu, value, lid, false);
   barrier(CLK_LOCAL_MEM_FENCE);
 
   // Phase 2: row sums, VX outputs of one row per unit.
   for (int u = lid; u < TH * (TW / VX); u += WG) {
     const int r = u / (TW / VX), seg = u - r * (TW / VX);
     const int y = y0 + r, e = x0 + seg * VX;
-    if (y < height && e < n) row_outputs(tile + r * PITCH, seg * VX, dst, y, e, n, taps);
+    if (y < height && e < n) row_outputs(tile + r * PITCH, seg * VX, dst, y, e, n, pitch, taps);
   }
 }

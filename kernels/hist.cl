@@ -1,6 +1,8 @@
 // hist: 256-bin histogram of every channel of an 8-bit frame, as cv::calcHist per channel
-// (range [0, 256)). The frame is one flat byte array; byte k belongs to channel k % CHANNELS,
-// and the histogram is CHANNELS x 256 uint, channel-major: hist[c * 256 + value].
+// (range [0, 256)). The frame is `rows` rows of rowBytes bytes, `pitch` bytes apart (a packed
+// frame may come as one row); byte k of a row belongs to channel k % CHANNELS, and the histogram
+// is CHANNELS x 256 uint, channel-major: hist[c * 256 + value]. Rows of more than one start at
+// multiples of 16 bytes (the pitch is one).
 //
 // Algorithm: count every byte into bin (k % CHANNELS) * 256 + value.
 // Schedule (the host picks it, see pipeline/stages/histogram_kernel.hpp):
@@ -100,7 +102,8 @@
 // clear: BINS uint, set to zero (another buffer than hist).
 // Any global size that is a multiple of LOCAL works; every work-item reaches both barriers.
 __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void hist_accumulate(
-    __global const uchar* src, int n, __global uint* hist, __global uint* clear) {
+    __global const uchar* src, int rowBytes, int rows, int pitch, __global uint* hist,
+    __global uint* clear) {
   // Declared as uint4 for 16-byte alignment (BINS is a multiple of 256), used as uint.
   __local uint4 local4[COPIES * BINS / 4];
   __local uint* local_hist = (__local uint*)local4;
@@ -123,7 +126,8 @@ __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void hist_accumulate
   __local uint* h = local_hist;
 #endif
 
-  const int chunks = n / CHUNK;
+  const int cpr = rowBytes / CHUNK;  // whole chunks a row
+  const int chunks = cpr * rows;
   // Whole 16-byte vectors through a vector pointer (the buffer starts aligned): one 128-bit
   // load, where vload16 may split into narrower ones.
   // UNROLL chunks per step, all loaded before any is counted: the loads of a step are in
@@ -134,8 +138,10 @@ __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void hist_accumulate
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
       const int cu = min(c + u * stride, chunks - 1);  // in bounds; counted only if < chunks
+      const int r = rows == 1 ? 0 : cu / cpr;
+      const size_t at = (size_t)r * (size_t)(pitch / 16) + (size_t)(cu - r * cpr) * VECS;
 #pragma unroll
-      for (int k = 0; k < VECS; ++k) v[u * VECS + k] = src16[cu * VECS + k];
+      for (int k = 0; k < VECS; ++k) v[u * VECS + k] = src16[at + k];
     }
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u) {
@@ -148,10 +154,13 @@ __kernel __attribute__((reqd_work_group_size(LOCAL, 1, 1))) void hist_accumulate
       }
     }
   }
-  // The last partial chunk (fewer than CHUNK bytes), byte by byte. CHUNK is a multiple of
-  // CHANNELS, so byte k of the tail is channel k % CHANNELS.
-  for (int k = gid; chunks * CHUNK + k < n; k += stride)
-    COUNT(&h[AT((k % CHANNELS) * 256 + src[chunks * CHUNK + k])]);
+  // Each row's last partial chunk (fewer than CHUNK bytes), byte by byte. CHUNK is a multiple
+  // of CHANNELS, so byte j of a tail is channel j % CHANNELS.
+  const int tail = rowBytes - cpr * CHUNK;
+  for (int k = gid; k < tail * rows; k += stride) {
+    const int r = k / tail, j = k - r * tail;
+    COUNT(&h[AT((j % CHANNELS) * 256 + src[(size_t)r * pitch + cpr * CHUNK + j])]);
+  }
   barrier(CLK_LOCAL_MEM_FENCE);
 
   for (int i = lid; i < BINS; i += LOCAL) {

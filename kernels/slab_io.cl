@@ -9,7 +9,8 @@
 // destination it covers, each cut from two staged words by one permute, then the at most two
 // partial words at its ends byte by byte, one lane each.
 // Every word read holds at least one byte of the frame; the frame's last row is never read this
-// way unless ALIGNED (its last aligned word could end past the buffer).
+// way unless ALIGNED (its last aligned word could end past the buffer). ALIGNED and ALIGNED16
+// describe the row pitch (the bytes from one row's start to the next), which may exceed the row.
 // load_word_row also needs border.cl and CHANNELS. Both read the source through prologue.cl
 // (SRC_WORD, SRC_BYTE: plain loads, or a prologue's functions applied as the words are read).
 
@@ -42,11 +43,12 @@
 
 // Elements e .. e + 3 (possibly outside the row) of source row `by`, a row index border_index
 // gave (-1: BORDER_CONSTANT's outside row), as a little-endian word, through the border rule
-// (border.cl, CHANNELS). A word inside a row other than the frame's last loads as above.
-inline uint load_word_row(__global const uchar* src, int by, int e, int n, int width, int height,
-                          int value PRO_DECL) {
+// (border.cl, CHANNELS). Rows are n bytes long and `pitch` bytes apart. A word inside a row other
+// than the frame's last loads as above.
+inline uint load_word_row(__global const uchar* src, int by, int e, int n, int pitch, int width,
+                          int height, int value PRO_DECL) {
   if (by >= 0 && e >= 0 && e + 4 <= n && (ALIGNED || by + 1 < height)) {
-    const size_t at = (size_t)by * n + e;
+    const size_t at = (size_t)by * pitch + e;
     const uint o = (uint)at & 3u;
     const size_t b = (at - o) >> 2;
     return ALIGNED ? SRC_WORD(b) : funnel_word(SRC_WORD(b), SRC_WORD(b + 1), o);
@@ -55,7 +57,7 @@ inline uint load_word_row(__global const uchar* src, int by, int e, int n, int w
 #pragma unroll 1
   for (int j = 0; j < 4; ++j) {
     const int x = border_element(e + j, width, CHANNELS);
-    w |= (uint)((by < 0 || x < 0) ? (uchar)value : SRC_BYTE((size_t)by * n + x)) << (8 * j);
+    w |= (uint)((by < 0 || x < 0) ? (uchar)value : SRC_BYTE((size_t)by * pitch + x)) << (8 * j);
   }
   return w;
 }
@@ -67,16 +69,16 @@ inline uchar staged_byte(__local const uint* s, int t) {
 
 // Stores a band: rows yb .. yb + 15 (those below `height`) of dst, elements x0 .. x0 + 16 NS - 1
 // of each (those below n), from the warp's staging (row r at os + r * OS, element x0 + t at byte
-// t). Every lane of the warp calls it; rows may start at any byte.
+// t). Every lane of the warp calls it; rows (`pitch` bytes apart) may start at any byte.
 inline void store_band_words(__global uchar* dst, __local const uint* os, int yb, int x0, int n,
-                             int height, int lane) {
+                             int pitch, int height, int lane) {
   const int nk = 4 * NS + 1;  // aligned words a row's segment touches, at most
   const int x1 = min(x0 + 16 * NS, n);
   // The whole words: consecutive lanes, consecutive words of a row (coalesced).
   UNROLL
   for (int i0 = 0; i0 < 16 * nk; i0 += 32) {
     const int i = i0 + lane, r = i / nk, k = i - r * nk, y = yb + r;
-    const size_t g0 = (size_t)y * n + x0, g1 = (size_t)y * n + x1;
+    const size_t g0 = (size_t)y * pitch + x0, g1 = (size_t)y * pitch + x1;
     const uint o = (uint)g0 & 3u;
     const size_t at = g0 - o + 4 * (size_t)k;
     if (i < 16 * nk && y < height && at >= g0 && at + 4 <= g1) {
@@ -86,7 +88,7 @@ inline void store_band_words(__global uchar* dst, __local const uint* os, int yb
   }
   // The partial words: lane 2r + e takes row r's first (e = 0) or last (e = 1) word.
   const int r = lane >> 1, y = yb + r;
-  const size_t g0 = (size_t)y * n + x0, g1 = (size_t)y * n + x1;
+  const size_t g0 = (size_t)y * pitch + x0, g1 = (size_t)y * pitch + x1;
   const size_t a0 = g0 - ((uint)g0 & 3u);                                // the first word
   const size_t at = (lane & 1) ? (g1 - 1) - ((uint)(g1 - 1) & 3u) : a0;  // the last word
   const bool partial = at < g0 || at + 4 > g1;

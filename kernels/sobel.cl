@@ -39,16 +39,16 @@
 #include "sobel_tile.cl"
 
 // The byte at byte column bc (may lie outside the row) of source row sy (-1: a constant row).
-inline uchar fetch(__global const uchar* src, int bc, int sy, int width, int value) {
+inline uchar fetch(__global const uchar* src, int bc, int sy, int width, int pitch, int value) {
   const int t = bc + HB;  // >= 0 for every column a tile reads, so / and % floor
   const int sx = border_index(t / CH - R, width);
   if (sx < 0 || sy < 0) return (uchar)value;
-  return src[(sy * width + sx) * CH + t % CH];
+  return src[sy * pitch + sx * CH + t % CH];
 }
 
 // Copies VX bytes from byte column bx of source row sy (-1: a constant row) to the tile.
 inline void load_vector(__global const uchar* src, __local uchar* t, int bx, int sy, int width,
-                        int value) {
+                        int pitch, int value) {
   const int rowBytes = width * CH;
   // Past the right edge only the HB bytes the last pixels read matter; the rounded-up
   // work-items beyond them compute results nobody stores, from whatever the tile holds.
@@ -56,16 +56,16 @@ inline void load_vector(__global const uchar* src, __local uchar* t, int bx, int
   if (sy >= 0 && bx + VX <= rowBytes) {
     // An aligned vector access where the address allows (buffers start aligned): some compilers
     // split vloadn/vstoren of uchar into bytes.
-    const int at = sy * rowBytes + bx;
+    const int at = sy * pitch + bx;
     *(__local UCHARV*)t = at % VX == 0 ? *(__global const UCHARV*)(src + at) : VLOAD(0, src + at);
   } else {
-    for (int i = 0; i < VX; ++i) t[i] = fetch(src, bx + i, sy, width, value);
+    for (int i = 0; i < VX; ++i) t[i] = fetch(src, bx + i, sy, width, pitch, value);
   }
 }
 
 __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void sobel(
     __global const uchar* restrict src, __global uchar* restrict dst, int width, int height,
-    ScaledTaps taps, int value EPI_KDECL) {
+    int pitch, ScaledTaps taps, int value EPI_KDECL) {
   EPI_BEGIN
   __local UCHARV tile_v[LH * LP / VX];  // a vector array, so every VX-byte slot is aligned
   __local uchar* tile = (__local uchar*)tile_v;
@@ -80,10 +80,11 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void sobel(
   for (int r = ly * WGX + lx; r < LH && y0 + r < height + 2 * R; r += WGX * WGY) {
     const int sy = border_index(y0 + r - R, height);
     __local uchar* trow = tile + r * LP + PAD;
-    for (int i = 0; i < WGX; ++i) load_vector(src, trow + i * VX, x0 + i * VX, sy, width, value);
+    for (int i = 0; i < WGX; ++i)
+      load_vector(src, trow + i * VX, x0 + i * VX, sy, width, pitch, value);
     for (int h = 0; h < 2 * HB; ++h) {
       const int t = h < HB ? h - HB : TW + h - HB;  // left halo, then right halo
-      trow[t] = fetch(src, x0 + t, sy, width, value);
+      trow[t] = fetch(src, x0 + t, sy, width, pitch, value);
     }
   }
 #else
@@ -93,15 +94,15 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void sobel(
   for (int r = ly; r < LH && y0 + r < height + 2 * R; r += WGY) {
     const int sy = border_index(y0 + r - R, height);
     __local uchar* trow = tile + r * LP + PAD;
-    load_vector(src, trow + lx * VX, x0 + lx * VX, sy, width, value);
+    load_vector(src, trow + lx * VX, x0 + lx * VX, sy, width, pitch, value);
     for (int h = lx; h < 2 * HB; h += WGX) {
       const int t = h < HB ? h - HB : TW + h - HB;
-      trow[t] = fetch(src, x0 + t, sy, width, value);
+      trow[t] = fetch(src, x0 + t, sy, width, pitch, value);
     }
   }
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  sobel_tile_outputs(tile, dst, width, height, taps, lx, ly, x0, y0 EPI_PASS);
+  sobel_tile_outputs(tile, dst, width, height, pitch, taps, lx, ly, x0, y0 EPI_PASS);
   EPI_END
 }

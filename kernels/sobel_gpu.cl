@@ -221,9 +221,9 @@ inline uint mode_byte(float gx, float gy, float4 taps, bool exact) {
 // starts VX-aligned, else the aligned words of dst it covers, each cut from two of w by a byte
 // permute, and the partial ones at either end byte by byte (constant indices: `w` stays in
 // registers on GPUs).
-inline void store_words(__global uchar* dst, int at, uint* w, int count EPI_DECL) {
+inline void store_words(__global uchar* dst, int at, uint* w, int count, int room EPI_DECL) {
   epi_words(w, count EPI_PASS);
-  if (count >= VX && at % VX == 0) {
+  if (room >= VX && at % VX == 0) {
     __global uchar* o = dst + at;
 #if VX == 4
     *(__global uint*)o = w[0];
@@ -251,18 +251,18 @@ inline void store_words(__global uchar* dst, int at, uint* w, int count EPI_DECL
   }
 }
 
-inline void store_row(__global uchar* dst, int at, const uchar* out, int count EPI_DECL) {
+inline void store_row(__global uchar* dst, int at, const uchar* out, int count, int room EPI_DECL) {
   uint w[VX / 4];
 #pragma unroll
   for (int k = 0; k < VX / 4; ++k) w[k] = PACK4(out, 4 * k);
-  store_words(dst, at, w, count EPI_PASS);
+  store_words(dst, at, w, count, room EPI_PASS);
 }
 
 #if !defined(SLIDE_PIXELS) || KSIZE > 3
 // slide=taps. The whole strip of a work-item; `exact` is a constant in each of the two inlined
 // copies. The horizontal taps of the 2R rows above slide through registers (4R x VX floats).
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                  int height, float4 taps, int value, bool exact, int x0,
+                  int height, int pitch, float4 taps, int value, bool exact, int x0,
                   int y0 PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
@@ -278,7 +278,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   for (int step = 0; step < PY + 2 * R; ++step) {
     const int y = y0 + step - 2 * R;  // the output row once the window is full
     if (step >= 2 * R && y >= height) break;
-    load_row(src, w, x0, border_index(y0 + step - R, height), width, height, rowBytes, value,
+    load_row(src, w, x0, border_index(y0 + step - R, height), width, height, rowBytes, pitch, value,
              vec PRO_PASS);
     to_floats(w, p);
     horizontal(p, taps, exact, d[2 * R], s[2 * R]);
@@ -290,7 +290,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         vertical(d, s, taps, i, &gx, &gy);
         out[i] = (uchar)mode_byte(gx, gy, taps, exact);
       }
-      store_row(dst, y * rowBytes + x0, out, min(VX, rowBytes - x0) EPI_PASS);
+      store_row(dst, y * pitch + x0, out, min(VX, rowBytes - x0), pitch - x0 EPI_PASS);
     }
 #pragma unroll
     for (int k = 0; k < 2 * R; ++k)
@@ -309,21 +309,24 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 // 2^26. At other scales the horizontal taps of the three rows are recomputed per output row,
 // in OpenCV's order.
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                  int height, float4 taps, int value, bool exact, int x0,
+                  int height, int pitch, float4 taps, int value, bool exact, int x0,
                   int y0 PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
   uint w[NW];
   float p0[NB], p1[NB], p2[NB];
-  load_row(src, w, x0, border_index(y0 - 1, height), width, height, rowBytes, value, vec PRO_PASS);
+  load_row(src, w, x0, border_index(y0 - 1, height), width, height, rowBytes, pitch, value,
+           vec PRO_PASS);
   to_floats(w, p0);
-  load_row(src, w, x0, border_index(y0, height), width, height, rowBytes, value, vec PRO_PASS);
+  load_row(src, w, x0, border_index(y0, height), width, height, rowBytes, pitch, value,
+           vec PRO_PASS);
   to_floats(w, p1);
 #pragma unroll
   for (int r = 0; r < PY; ++r) {
     const int y = y0 + r;
     if (y >= height) break;
-    load_row(src, w, x0, border_index(y + 1, height), width, height, rowBytes, value, vec PRO_PASS);
+    load_row(src, w, x0, border_index(y + 1, height), width, height, rowBytes, pitch, value,
+             vec PRO_PASS);
     to_floats(w, p2);
     uchar out[VX];
     if (exact) {
@@ -371,7 +374,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         out[i] = (uchar)mode_byte(gx, gy, taps, false);
       }
     }
-    store_row(dst, y * rowBytes + x0, out, min(VX, rowBytes - x0) EPI_PASS);
+    store_row(dst, y * pitch + x0, out, min(VX, rowBytes - x0), pitch - x0 EPI_PASS);
 #pragma unroll
     for (int j = 0; j < NB; ++j) {
       p0[j] = p1[j];
@@ -388,7 +391,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 #endif
 
 __kernel void sobel(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                    int height, float4 taps, int value PRO_DECL EPI_KDECL) {
+                    int height, int pitch, float4 taps, int value PRO_DECL EPI_KDECL) {
   const int x0 = get_global_id(0) * VX;  // first byte column of the work-item
   const int y0 = get_global_id(1) * PY;  // first output row
   EPI_BEGIN
@@ -397,9 +400,9 @@ __kernel void sobel(__global const uchar* restrict src, __global uchar* restrict
   if (x0 < width * CH && y0 < height) {
 #if EXACT && USE_H2
     (void)taps;
-    strip_h2(src, dst, width, height, value, x0, y0 PRO_PASS EPI_PASS);
+    strip_h2(src, dst, width, height, pitch, value, x0, y0 PRO_PASS EPI_PASS);
 #else
-    strip(src, dst, width, height, taps, value, EXACT, x0, y0 PRO_PASS EPI_PASS);
+    strip(src, dst, width, height, pitch, taps, value, EXACT, x0, y0 PRO_PASS EPI_PASS);
 #endif
   }
   EPI_END

@@ -6,51 +6,53 @@
 #ifndef VF_SOBEL_GPU_ROWS_CL
 #define VF_SOBEL_GPU_ROWS_CL
 
-// The byte at byte column bc (may lie outside the row) of source row sy (-1: a constant row).
-inline uint fetch_byte(__global const uchar* src, int bc, int sy, int width, int value PRO_DECL) {
+// The byte at byte column bc (may lie outside the row) of source row sy (-1: a constant row);
+// rows are `pitch` bytes apart.
+inline uint fetch_byte(__global const uchar* src, int bc, int sy, int width, int pitch,
+                       int value PRO_DECL) {
   const int t = bc + HB;  // >= 0 for every column a work-item reads, so / and % floor
   const int sx = border_index(t / CH - R, width);
   if (sx < 0 || sy < 0) return (uint)value;
-  return SRC_BYTE((size_t)((sy * width + sx) * CH + t % CH));
+  return SRC_BYTE((size_t)sy * pitch + sx * CH + t % CH);
 }
 
 // The halo words of a loaded row through the border rule: the left ones (w[0 .. HW - 1], bytes
 // -4 HW .. -1 relative to x0) or the right ones (bytes VX .. VX + 4 HW - 1), only the HB bytes
 // next to the vector fetched.
 inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, int sy, int width,
-                       int value PRO_DECL) {
+                       int pitch, int value PRO_DECL) {
 #pragma unroll
   for (int i = 0; i < HW; ++i) w[left ? i : VX / 4 + HW + i] = 0;
 #pragma unroll
   for (int k = 0; k < HB; ++k) {
     const int j = left ? -HB + k : VX + k;  // byte relative to x0
     const int b = j + 4 * HW;               // byte of the loaded row
-    w[b / 4] |= fetch_byte(src, x0 + j, sy, width, value PRO_PASS) << (8 * (b % 4));
+    w[b / 4] |= fetch_byte(src, x0 + j, sy, width, pitch, value PRO_PASS) << (8 * (b % 4));
   }
 }
 
-// The bytes x0 - 4 HW ... x0 + VX + 4 HW - 1 of source row sy as NW little-endian words (only
-// the HB bytes next to the vector are used from the outer words). vec: the VX bytes lie in the
-// row. Rows that start VX-aligned load them as one aligned vector; other rows (other than the
-// frame's last, whose last word could end past the buffer) as the aligned words around them,
-// each wanted word cut from two by a byte permute. The halo words load the same way where they
-// lie in the row; at the row's two ends only their HB bytes are fetched through the border rule
-// (one work-item per row: its warp waits for a few byte loads, not for the whole row byte by
-// byte).
+// The bytes x0 - 4 HW ... x0 + VX + 4 HW - 1 of source row sy (rows rowBytes long, `pitch`
+// bytes apart) as NW little-endian words (only the HB bytes next to the vector are used from the
+// outer words). vec: the VX bytes lie in the row. Rows that start VX-aligned load them as one
+// aligned vector; other rows (other than the frame's last, whose last word could end past the
+// buffer) as the aligned words around them, each wanted word cut from two by a byte permute. The
+// halo words load the same way where they lie in the row; at the row's two ends only their HB bytes
+// are fetched through the border rule (one work-item per row: its warp waits for a few byte loads,
+// not for the whole row byte by byte).
 inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int width, int height,
-                     int rowBytes, int value, bool vec PRO_DECL) {
-  const int at = (sy < 0 ? 0 : sy) * rowBytes + x0;  // the vector's first byte
+                     int rowBytes, int pitch, int value, bool vec PRO_DECL) {
+  const int at = (sy < 0 ? 0 : sy) * pitch + x0;  // the vector's first byte
   const bool left = x0 >= 4 * HW, right = x0 + VX + 4 * HW <= rowBytes;
   if (sy < 0) {
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = (uint)value * 0x01010101u;
-  } else if (vec && (rowBytes % VX == 0 || at % VX == 0)) {  // the first: the same every row
+  } else if (vec && (pitch % VX == 0 || at % VX == 0)) {  // the first: the same every row
     __global const uchar* p = src + at;
     if (left) {
 #pragma unroll
       for (int i = 0; i < HW; ++i) w[i] = SRC_WORD((size_t)(at / 4 + i - HW));
     } else {
-      halo_words(src, w, x0, true, sy, width, value PRO_PASS);
+      halo_words(src, w, x0, true, sy, width, pitch, value PRO_PASS);
     }
 #if PROLOGUE
 #pragma unroll
@@ -70,7 +72,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
 #pragma unroll
       for (int i = 0; i < HW; ++i) w[VX / 4 + HW + i] = SRC_WORD((size_t)((at + VX) / 4 + i));
     } else {
-      halo_words(src, w, x0, false, sy, width, value PRO_PASS);
+      halo_words(src, w, x0, false, sy, width, pitch, value PRO_PASS);
     }
   } else if (vec && sy + 1 < height) {
     const uint o = (uint)at & 3u;
@@ -79,7 +81,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
 #pragma unroll
       for (int i = 0; i < HW; ++i) w[i] = funnel_word(SRC_WORD(b + i), SRC_WORD(b + i + 1), o);
     } else {
-      halo_words(src, w, x0, true, sy, width, value PRO_PASS);
+      halo_words(src, w, x0, true, sy, width, pitch, value PRO_PASS);
     }
 #pragma unroll
     for (int i = HW; i < HW + VX / 4; ++i)
@@ -89,7 +91,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
       for (int i = HW + VX / 4; i < NW; ++i)
         w[i] = funnel_word(SRC_WORD(b + i), SRC_WORD(b + i + 1), o);
     } else {
-      halo_words(src, w, x0, false, sy, width, value PRO_PASS);
+      halo_words(src, w, x0, false, sy, width, pitch, value PRO_PASS);
     }
   } else {
     // The row's last, partial vector (and the last row when it does not start VX-aligned):
@@ -98,7 +100,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     for (int i = 0; i < NW; ++i) w[i] = 0;
 #pragma unroll
     for (int j = -HB; j < VX + HB; ++j)
-      w[(j + 4 * HW) / 4] |= fetch_byte(src, x0 + j, sy, width, value PRO_PASS)
+      w[(j + 4 * HW) / 4] |= fetch_byte(src, x0 + j, sy, width, pitch, value PRO_PASS)
                              << (8 * ((j + 4 * HW) % 4));
   }
 }

@@ -181,7 +181,7 @@ inline UCHARV vertical_taps_and_mode(const FLOATV* d, const FLOATV* s, ScaledTap
 // Stores the work-item's VX bytes of PY rows from the tile (lx, ly: its place in the group;
 // x0, y0: the group's first byte column and row in the frame).
 inline void sobel_tile_outputs(__local const uchar* tile, __global uchar* dst, int width,
-                               int height, ScaledTaps taps, int lx, int ly, int x0,
+                               int height, int pitch, ScaledTaps taps, int lx, int ly, int x0,
                                int y0 EPI_DECL) {
   const int rowBytes = width * CH;
   // Down the work-item's column: a window of the horizontal taps of 2R+1 consecutive rows,
@@ -211,8 +211,8 @@ inline void sobel_tile_outputs(__local const uchar* tile, __global uchar* dst, i
     epi_words(w, rowBytes - x EPI_PASS);
     out = VLOAD(0, (const uchar*)w);
 #endif
-    const int at = y * rowBytes + x;
-    if (x + VX <= rowBytes && at % VX == 0) {
+    const int at = y * pitch + x;
+    if (x + VX <= pitch && at % VX == 0) {
       *(__global UCHARV*)(dst + at) = out;  // aligned (buffers start aligned): one store
     } else if (x + VX <= rowBytes) {
       VSTORE(out, 0, dst + at);

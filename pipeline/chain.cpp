@@ -164,6 +164,25 @@ std::vector<std::string> Chain::filesRead() const {
   return files;
 }
 
+bool Chain::setRowPitch(RowPitch mode) {
+  if (pitchMode_ == mode) return false;
+  pitchMode_ = mode;
+  configured_ = false;
+  return true;
+}
+
+bool Chain::padsRows(const ClContext& cl) const {
+  if (pitchMode_ == RowPitch::Packed || (pitchMode_ == RowPitch::Auto && cl.facts().cpu))
+    return false;
+  for (std::size_t i = 0; i < stages_.size(); ++i)
+    if (enabled_[i] && !stages_[i]->takesRowPitch()) return false;
+  return true;
+}
+
+int Chain::pitchPixelsFor(const ClContext& cl, const FrameDesc& in) const {
+  return padsRows(cl) ? paddedWidth(in.width) : in.width;
+}
+
 bool Chain::setEnabled(std::size_t i, bool on) {
   if (enabled_.at(i) == on) return false;
   enabled_[i] = on;
@@ -177,7 +196,15 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
   configured_ = false;
   const ProgramVariant variant(perFrameSize_ ? in.str() : "");
   const std::uint64_t maxAlloc = cl.info().maxAllocBytes;
-  if (maxAlloc && in.bytes() > maxAlloc) throw frameTooLarge(cl, in, "the input", in.bytes());
+  const int pitch = pitchPixelsFor(cl, in);
+  // The bytes of a frame like f on the device: rows `pitch` pixels apart (a stage that takes a
+  // row pitch keeps the size, so every frame of a padded chain has the input's).
+  const auto deviceBytes = [&](const FrameDesc& f) {
+    return std::size_t(std::max(pitch, f.width)) * std::size_t(f.channels()) *
+           std::size_t(f.height);
+  };
+  if (maxAlloc && deviceBytes(in) > maxAlloc)
+    throw frameTooLarge(cl, in, "the input", deviceBytes(in));
   cl_ = &cl;
   published_.clear();
   publishedPerFrame_.clear();
@@ -190,7 +217,8 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
       stageOut_[i] = cur;
       continue;
     }
-    StageContext ctx{cl, static_cast<int>(i), published_, &publishedPerFrame_};
+    StageContext ctx{cl, static_cast<int>(i), published_, &publishedPerFrame_,
+                     pitch > in.width ? pitch : 0};
     FrameDesc out;
     try {
       out = clCall(stages_[i]->name(), [&] { return stages_[i]->configure(ctx, cur); });
@@ -201,13 +229,13 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
                                "; scale the input down or choose a device with more memory "
                                "(--list-devices)");
     }
-    if (maxAlloc && out.bytes() > maxAlloc)
-      throw frameTooLarge(cl, in, stages_[i]->name() + "'s output", out.bytes());
+    if (maxAlloc && deviceBytes(out) > maxAlloc)
+      throw frameTooLarge(cl, in, stages_[i]->name() + "'s output", deviceBytes(out));
     if (!stages_[i]->passthrough()) {
       published_.clear();
       publishedPerFrame_.clear();
       ++producers;
-      maxBytes = std::max(maxBytes, out.bytes());
+      maxBytes = std::max(maxBytes, deviceBytes(out));
     } else if (out != cur) {
       throw std::logic_error(stages_[i]->name() + ": a passthrough stage changed the frame");
     }
@@ -223,6 +251,7 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
   }
   input_ = in;
   output_ = cur;
+  pitchPx_ = pitch;
   planFusion(cl);
   configured_ = true;
 }
@@ -295,7 +324,7 @@ ChainRun Chain::enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl:
     // Nothing changed the frame (e.g. "hist" alone): the output is the input.
     cl::Event copy;
     clCall("clEnqueueCopyBuffer(chain passthrough)", [&] {
-      queue.enqueueCopyBuffer(in, out, 0, 0, input_.bytes(), deps.empty() ? nullptr : &deps, &copy);
+      queue.enqueueCopyBuffer(in, out, 0, 0, inputBytes(), deps.empty() ? nullptr : &deps, &copy);
     });
     deps.assign(1, copy);
   }
@@ -332,6 +361,26 @@ cl::Event Chain::readSideOutputs(cl::CommandQueue& queue, const std::vector<std:
   return last;
 }
 
+cl::Buffer Chain::inputBuffer(ClContext& cl, cl::CommandQueue& queue, const void* frame) const {
+  if (!configured_) throw std::logic_error("Chain::inputBuffer before configure");
+  cl::Buffer b = clCall("clCreateBuffer(chain input)", [&] {
+    return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(inputBytes(), 1));
+  });
+  clCall("clEnqueueWriteBufferRect(chain input)", [&] {
+    queue.enqueueWriteBufferRect(b, CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                                 {input_.rowBytes(), std::size_t(input_.height), 1}, inputPitch(),
+                                 0, input_.rowBytes(), 0, frame);
+  });
+  return b;
+}
+
+cl::Buffer Chain::outputBuffer(ClContext& cl) const {
+  if (!configured_) throw std::logic_error("Chain::outputBuffer before configure");
+  return clCall("clCreateBuffer(chain output)", [&] {
+    return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(outputBytes(), 1));
+  });
+}
+
 ChainRun Chain::runOnce(ClContext& cl, cl::CommandQueue& queue, const FrameView& in,
                         const FrameView& out, std::vector<std::vector<std::uint8_t>>* side) {
   if (!configured_ || in.desc() != input_) configure(cl, in.desc());
@@ -343,18 +392,18 @@ ChainRun Chain::runOnce(ClContext& cl, cl::CommandQueue& queue, const FrameView&
       return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 1));
     });
   };
-  cl::Buffer dIn = makeBuf(input_.bytes()), dOut = makeBuf(output_.bytes());
+  cl::Buffer dIn = makeBuf(inputBytes()), dOut = makeBuf(outputBytes());
   const std::array<std::size_t, 3> origin{0, 0, 0};
   clCall("clEnqueueWriteBufferRect(runOnce)", [&] {
     queue.enqueueWriteBufferRect(dIn, CL_TRUE, origin, {0, 0, 0},
-                                 {input_.rowBytes(), std::size_t(input_.height), 1},
-                                 input_.rowBytes(), 0, in.stride, 0, in.data);
+                                 {input_.rowBytes(), std::size_t(input_.height), 1}, inputPitch(),
+                                 0, in.stride, 0, in.data);
   });
   ChainRun run = enqueue(queue, dIn, dOut, {}, side);
   clCall("clEnqueueReadBufferRect(runOnce)", [&] {
     queue.enqueueReadBufferRect(dOut, CL_TRUE, origin, {0, 0, 0},
-                                {output_.rowBytes(), std::size_t(output_.height), 1},
-                                output_.rowBytes(), 0, out.stride, 0, out.data);
+                                {output_.rowBytes(), std::size_t(output_.height), 1}, outputPitch(),
+                                0, out.stride, 0, out.data);
   });
   clCall("clFinish(runOnce)", [&] { queue.finish(); });
   return run;

@@ -70,6 +70,25 @@ class Chain {
   bool setFusion(Fusion mode);
   Fusion fusion() const { return fuse_; }
 
+  // The rows of the chain's frames on the device (its input, the frames between its passes and
+  // its output). Padded: each row starts kPitchAlign pixels after the last one's start, rounded
+  // up, so every row starts on a whole vector and a width that is not a multiple of it runs the
+  // kernels' aligned paths (only where every enabled stage takesRowPitch(); else packed). Auto
+  // (the default): padded on GPUs, packed on CPUs (their caches take any row alike, and the
+  // engine hands a CPU device its host slots as they are). Packed: rows rowBytes() apart. Takes
+  // effect at the next configure(); returns true when that is needed.
+  enum class RowPitch { Auto, Packed, Padded };
+  static constexpr int kPitchAlign = 64;
+  bool setRowPitch(RowPitch mode);
+  RowPitch rowPitch() const { return pitchMode_; }
+  // Whether configure() pads the rows of frames on `cl` whose width is not a multiple of
+  // kPitchAlign, and the row pitch in pixels it gives frames `in`, by the rule above.
+  bool padsRows(const ClContext& cl) const;
+  int pitchPixelsFor(const ClContext& cl, const FrameDesc& in) const;
+  static int paddedWidth(int width) {
+    return (width + kPitchAlign - 1) / kPitchAlign * kPitchAlign;
+  }
+
   // Programs built per frame size (ProgramVariant: for several chains of different frame sizes
   // running at once on one CPU device). Takes effect at the next configure(). programVariant():
   // the variant to build under, "" unless set.
@@ -96,13 +115,24 @@ class Chain {
   bool configured() const { return configured_; }
   const FrameDesc& input() const { return input_; }
   const FrameDesc& output() const { return output_; }
+  // The configured row pitch: in pixels (padded: the same for every frame of the chain; packed:
+  // the input's width, each frame's rows its own rowBytes()), and in bytes for the input and
+  // the output, with the bytes of a whole frame.
+  int pitchPixels() const { return pitchPx_; }
+  bool padded() const { return pitchPx_ > input_.width; }
+  std::size_t inputPitch() const { return std::size_t(pitchPx_) * input_.channels(); }
+  std::size_t outputPitch() const {
+    return padded() ? std::size_t(pitchPx_) * output_.channels() : output_.rowBytes();
+  }
+  std::size_t inputBytes() const { return inputPitch() * std::size_t(input_.height); }
+  std::size_t outputBytes() const { return outputPitch() * std::size_t(output_.height); }
   // Size and format each stage produces (after configure), indexed like the stages.
   const std::vector<FrameDesc>& stageOutputs() const { return stageOut_; }
 
-  // Enqueues all enabled stages on `queue`: reads `in` (input() bytes), writes `out`
-  // (output() bytes), the first command waits on `wait`. Side outputs are read back into
-  // `side` (one vector per sideOutputs() entry, resized here) on the same queue, so a later
-  // frame cannot overwrite them first; they are valid once run.done completes.
+  // Enqueues all enabled stages on `queue`: reads `in` (input() frames, rows inputPitch() apart:
+  // inputBytes()), writes `out` (outputBytes()), the first command waits on `wait`. Side outputs
+  // are read back into `side` (one vector per sideOutputs() entry, resized here) on the same queue,
+  // so a later frame cannot overwrite them first; they are valid once run.done completes.
   // stageEvents false: the stages' kernels are enqueued without events (run.stages holds null
   // events for them: no per-stage time), except the first and the last pass's, so the frame's
   // device span is still known and run.done still marks its end; the queue must be in order
@@ -131,8 +161,14 @@ class Chain {
     configured_ = false;
   }
 
+  // Device buffers for the configured chain: one holding `frame` (an input frame, its rows packed
+  // on the host), written in the chain's row pitch (blocking); one for an output frame.
+  cl::Buffer inputBuffer(ClContext& cl, cl::CommandQueue& queue, const void* frame) const;
+  cl::Buffer outputBuffer(ClContext& cl) const;
+
   // One frame, blocking: upload `in`, run, download into `out` (which must have output()'s
-  // size and format). For tests and tools, not for streaming.
+  // size and format), each copied row by row into and out of the device's pitch. For tests and
+  // tools, not for streaming.
   ChainRun runOnce(ClContext& cl, cl::CommandQueue& queue, const FrameView& in,
                    const FrameView& out, std::vector<std::vector<std::uint8_t>>* side = nullptr);
 
@@ -148,6 +184,8 @@ class Chain {
   std::size_t scratchBytes_ = 0;
   ClContext* cl_ = nullptr;
   Fusion fuse_ = Fusion::Auto;
+  RowPitch pitchMode_ = RowPitch::Auto;
+  int pitchPx_ = 0;
   bool perFrameSize_ = false;
   std::vector<PassPlan> passes_;
   std::vector<std::unique_ptr<FusedPass>> fused_;  // indexed like passes_; null: not fused

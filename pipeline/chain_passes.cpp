@@ -71,7 +71,7 @@ void Chain::planFusion(ClContext& cl) {
       continue;
     }
     auto pass = std::make_unique<FusedPass>();
-    clCall(label(passes_[k]), [&] { pass->configure(cl, members, in); });
+    clCall(label(passes_[k]), [&] { pass->configure(cl, members, in, padded() ? pitchPx_ : 0); });
     fused_[k] = std::move(pass);
   }
 }

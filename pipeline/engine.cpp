@@ -74,6 +74,8 @@ Engine::Impl::Impl(std::shared_ptr<ClContext> context, Chain c, EngineOptions o)
                             ? cl->facts().hostUnifiedMemory
                             : options.transfer == EngineOptions::Transfer::Map;
   transfer = makeSlotTransfer(zeroCopy, *cl);
+  // The kernels work in the slots' own buffers, whose rows are the source's.
+  if (zeroCopy) chain.setRowPitch(Chain::RowPitch::Packed);
   uploadQueue = cl->makeQueue();
   computeQueue = cl->makeQueue();
   downloadQueue = cl->makeQueue();

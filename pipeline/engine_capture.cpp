@@ -118,6 +118,7 @@ FrameView Engine::Impl::takeSlot(const FrameDesc& d, bool isLive, int& cur, bool
   Slot& s = ring[cur];
   s.hostIn.reserve(cl->context(), mapQueue, d.bytes());
   s.in = d;
+  s.inPitch = uploadPitch(d);
   return {s.hostIn.data(), d.width, d.height, d.rowBytes(), d.format};
 }
 

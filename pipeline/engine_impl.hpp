@@ -97,6 +97,15 @@ struct Engine::Impl {
   std::exception_ptr firstError;
 
   std::atomic<bool> stopRequested{false};
+  // Whether the chain pads its frames' rows (Chain::padsRows), for the capture thread's uploads:
+  // set by the submit thread whenever the chain changes (a frame uploaded before a change is
+  // uploaded again at submit when the chain's pitch differs).
+  std::atomic<bool> padRows{false};
+  std::size_t uploadPitch(const FrameDesc& d) const {
+    return transfer->zeroCopy() || !padRows.load()
+               ? d.rowBytes()
+               : std::size_t(Chain::paddedWidth(d.width)) * std::size_t(d.channels());
+  }
 
   RollingStats stats;
   std::uint64_t timingCounter = 0;                               // frames submitted

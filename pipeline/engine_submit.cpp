@@ -62,6 +62,7 @@ void Engine::Impl::publishStageNames() {
   std::vector<std::string> names = chain.timingNames();
   stageKeysNow = std::make_shared<const std::vector<std::string>>(stageKeys(names));
   stats.setStageNames(std::move(names));
+  padRows.store(chain.padsRows(*cl));
 }
 
 void Engine::Impl::configureChain(const FrameDesc& in) {
@@ -101,10 +102,16 @@ void Engine::Impl::submit(Slot& s) {
     configureChain(s.in);
   }
   s.out = chain.output();
+  s.outPitch = chain.outputPitch();
   s.hostOut.reserve(cl->context(), mapQueue, s.out.bytes());
   s.keys = stageKeysNow;
   s.submitted = Clock::now();
-  if (!s.upload()) enqueueUpload(s);
+  // Not uploaded yet (live), or uploaded with another row pitch than the chain's now (a change
+  // between the capture and this frame's turn): uploaded again, after the first on its queue.
+  if (!s.upload() || (!transfer->zeroCopy() && s.inPitch != chain.inputPitch())) {
+    s.inPitch = chain.inputPitch();
+    enqueueUpload(s);
+  }
   transfer->prepareOutput(s, computeQueue);
   s.timed = timeThisFrame();
   s.run = chain.enqueue(computeQueue, transfer->chainInput(s), transfer->chainOutput(s), {s.upload},

@@ -33,6 +33,7 @@ class FailingStage : public Stage {
     inner_->update();
   }
   std::string schedule() const override { return inner_->schedule(); }
+  bool takesRowPitch() const override { return inner_->takesRowPitch(); }
   bool passthrough() const override { return inner_->passthrough(); }
   std::vector<SideOutput> sideOutputs() const override { return inner_->sideOutputs(); }
 

@@ -11,7 +11,8 @@ enum class PixelFormat { Gray8, BGR8, BGRA8 };
 int channels(PixelFormat f);
 const char* formatName(PixelFormat f);  // "gray", "bgr", "bgra"
 
-// What a stage sees: size and format. Device buffers are tightly packed (stride = width*channels).
+// What a stage sees: size and format. Device buffers hold rows rowBytes() apart, or further
+// where the chain pads them (StageContext::pitchPixels, Chain::inputPitch).
 struct FrameDesc {
   int width = 0;
   int height = 0;

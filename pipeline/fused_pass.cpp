@@ -80,7 +80,13 @@ std::string relayout(const std::string& to, const std::string& from, int n, bool
 // last partial chunk pixel by pixel. `planes`: the 16 pixels go through fused_pixel16 at once,
 // as a uchar16 of lanes per channel (on CPUs, where one pixel at a time does not vectorise).
 std::string chunkLoop(int in, int out, const std::string& args, bool planes) {
-  std::string s = "    const int p0 = k * 16;\n    if (p0 + 16 <= pixels) {\n";
+  // The chunk's pixels that are the frame's: on packed rows (a pitch that is no multiple of
+  // 16) up to the last pixel; on rows whole chunks apart up to the row's end (the rest of the
+  // row's pitch is not the frame's: never counted, written or not).
+  std::string s =
+      "    const int p0 = k * 16;\n"
+      "    const int valid = (pitch & 15) ? min(16, pixels - p0) : min(16, width - p0 % pitch);\n"
+      "    if (valid == 16) {\n";
   s += "      uchar16 a[" + num(in) + "], b[" + num(out) + "];\n";
   for (int j = 0; j < in; ++j)
     s += "      a[" + num(j) + "] = ((__global const uchar16*)src)[(size_t)k * " + num(in) + " + " +
@@ -98,7 +104,7 @@ std::string chunkLoop(int in, int out, const std::string& args, bool planes) {
   for (int j = 0; j < out; ++j)
     s += "      ((__global uchar16*)dst)[(size_t)k * " + num(out) + " + " + num(j) + "] = b[" +
          num(j) + "];\n";
-  s += "    } else {\n      for (int p = p0; p < pixels; ++p) {\n        uchar a[4], b[4];\n";
+  s += "    } else {\n      for (int p = p0; p < p0 + valid; ++p) {\n        uchar a[4], b[4];\n";
   for (int c = 0; c < in; ++c)
     s += "        a[" + num(c) + "] = src[(size_t)p * " + num(in) + " + " + num(c) + "];\n";
   s += "        fused_pixel(a, b" + args + ");\n";
@@ -152,7 +158,8 @@ std::string fusedPassSource(const std::vector<Stage*>& stages, int inChannels, i
     pos = next == std::string::npos ? px.params.size() : next;
   }
   s += "__kernel __attribute__((reqd_work_group_size(" + num(local) +
-       ", 1, 1))) void fused_pass(__global const uchar* src, __global uchar* dst, int pixels" +
+       ", 1, 1))) void fused_pass(__global const uchar* src, __global uchar* dst, int pixels, "
+       "int width, int pitch" +
        kernelFnParams + kernelParams + ") {\n  const int chunks = (pixels + 15) / 16;\n";
   const std::string loop = chunkLoop(inChannels, px.outChannels, px.args, cpu);
   if (hist == 0) {
@@ -170,9 +177,13 @@ std::string fusedPassSource(const std::vector<Stage*>& stages, int inChannels, i
   return s;
 }
 
-void FusedPass::configure(ClContext& cl, const std::vector<Stage*>& stages, const FrameDesc& in) {
-  if (in.bytes() > std::size_t(INT_MAX))
-    throw UserError("frame of " + std::to_string(in.bytes()) + " bytes is too large to fuse");
+void FusedPass::configure(ClContext& cl, const std::vector<Stage*>& stages, const FrameDesc& in,
+                          int pitchPixels) {
+  const int pitch = std::max(pitchPixels, in.width);
+  const std::size_t bytes =
+      std::size_t(pitch) * std::size_t(in.channels()) * std::size_t(in.height);
+  if (bytes > std::size_t(INT_MAX))
+    throw UserError("frame of " + std::to_string(bytes) + " bytes is too large to fuse");
   stages_ = stages;
   in_ = in;
   functions_.clear();
@@ -180,7 +191,7 @@ void FusedPass::configure(ClContext& cl, const std::vector<Stage*>& stages, cons
   firstArg_.clear();
   std::vector<std::string> names;
   int ch = in.channels();
-  cl_uint arg = 3;
+  cl_uint arg = 5;
   for (Stage* st : stages) {
     names.push_back(st->name());
     if (const PointFn* f = st->pointFn()) {
@@ -200,7 +211,7 @@ void FusedPass::configure(ClContext& cl, const std::vector<Stage*>& stages, cons
   local_ = static_cast<int>(std::min<std::size_t>(local_, facts.maxWorkGroupSize));
   blocked_ = counting && local_ == 1;
   const int units = static_cast<int>(std::max<cl_uint>(facts.computeUnits, 1));
-  const int pixels = in.width * in.height;
+  const int pixels = pitch * in.height;
   const int chunks = (pixels + 15) / 16;  // 16 pixels per step (see chunkLoop)
   groups_ =
       counting
@@ -216,6 +227,8 @@ void FusedPass::configure(ClContext& cl, const std::vector<Stage*>& stages, cons
     return cl::Kernel(cl.programs().buildSource("fused pass " + label_, source_, ""), "fused_pass");
   });
   kernel_.setArg(2, pixels);
+  kernel_.setArg(3, in.width);
+  kernel_.setArg(4, pitch);
 }
 
 StageEvents FusedPass::enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,

@@ -24,9 +24,11 @@ namespace vf {
 class FusedPass {
  public:
   // `stages`: the pass's stages, configured, in chain order; `in`: the frame the first one
-  // reads. Builds the kernel. Throws std::logic_error when a stage is neither point-wise nor a
-  // counter (the planner never makes such a pass).
-  void configure(ClContext& cl, const std::vector<Stage*>& stages, const FrameDesc& in);
+  // reads, its rows (and the output's) pitchPixels pixels apart (0: packed). Builds the kernel.
+  // Throws std::logic_error when a stage is neither point-wise nor a counter (the planner never
+  // makes such a pass).
+  void configure(ClContext& cl, const std::vector<Stage*>& stages, const FrameDesc& in,
+                 int pitchPixels = 0);
 
   // The pass for one frame: the first stage's prelude when its function starts the pass
   // (brightness=auto's levels, reading `in`), then the kernel, reading `in`, writing `out`.
@@ -45,7 +47,7 @@ class FusedPass {
   std::vector<Stage*> functions_;  // stages with a PointFn, in order
   std::vector<cl_uint> firstArg_;  // kernel argument index of each function's parameters
   std::vector<Counter> counters_;  // in chain order
-  cl_uint firstCounterArg_ = 3;
+  cl_uint firstCounterArg_ = 5;
   std::string source_, label_;
   cl::Kernel kernel_;
   FrameDesc in_;

@@ -34,6 +34,9 @@ struct Slot {
   PinnedBuffer hostIn, hostOut;
   DeviceBuffer devIn, devOut;
   FrameDesc in, out;
+  // Copy transfers: the bytes from a row to the next in devIn (as uploaded) and devOut (as the
+  // chain writes it); the host's rows are packed.
+  std::size_t inPitch = 0, outPitch = 0;
   std::vector<std::vector<std::uint8_t>> side;  // handed to the sink
   std::vector<PinnedBuffer> sideHost;           // where the device writes them (pinned)
   std::vector<std::size_t> sideBytes;           // this frame's side output sizes

@@ -1,5 +1,7 @@
 #include "pipeline/slot_transfer.hpp"
 
+#include <algorithm>
+
 #include "pipeline/error.hpp"
 
 namespace vf {
@@ -10,18 +12,29 @@ class CopyTransfer : public SlotTransfer {
  public:
   explicit CopyTransfer(const ClContext& cl) : context_(cl.context()) {}
 
+  // Rows further apart on the device than on the host (s.inPitch, s.outPitch: the chain's
+  // padded rows) move by rectangle: one command either way.
   cl::Event upload(Slot& s, cl::CommandQueue& queue) override {
-    s.devIn.reserve(context_, s.in.bytes());
+    const std::size_t row = s.in.rowBytes(), pitch = std::max(s.inPitch, row);
+    s.devIn.reserve(context_, pitch * std::size_t(s.in.height));
     cl::Event done;
-    clCall("clEnqueueWriteBuffer(upload)", [&] {
-      queue.enqueueWriteBuffer(s.devIn.buffer(), CL_FALSE, 0, s.in.bytes(), s.hostIn.data(),
-                               nullptr, &done);
-    });
+    if (pitch == row) {
+      clCall("clEnqueueWriteBuffer(upload)", [&] {
+        queue.enqueueWriteBuffer(s.devIn.buffer(), CL_FALSE, 0, s.in.bytes(), s.hostIn.data(),
+                                 nullptr, &done);
+      });
+    } else {
+      clCall("clEnqueueWriteBufferRect(upload)", [&] {
+        queue.enqueueWriteBufferRect(s.devIn.buffer(), CL_FALSE, {0, 0, 0}, {0, 0, 0},
+                                     {row, std::size_t(s.in.height), 1}, pitch, 0, row, 0,
+                                     s.hostIn.data(), nullptr, &done);
+      });
+    }
     return done;
   }
 
   void prepareOutput(Slot& s, cl::CommandQueue&) override {
-    s.devOut.reserve(context_, s.out.bytes());
+    s.devOut.reserve(context_, std::max(s.outPitch, s.out.rowBytes()) * std::size_t(s.out.height));
   }
 
   const cl::Buffer& chainInput(const Slot& s) const override { return s.devIn.buffer(); }
@@ -29,11 +42,20 @@ class CopyTransfer : public SlotTransfer {
 
   cl::Event download(Slot& s, cl::CommandQueue& queue,
                      const std::vector<cl::Event>& after) override {
+    const std::size_t row = s.out.rowBytes(), pitch = std::max(s.outPitch, row);
     cl::Event done;
-    clCall("clEnqueueReadBuffer(download)", [&] {
-      queue.enqueueReadBuffer(s.devOut.buffer(), CL_FALSE, 0, s.out.bytes(), s.hostOut.data(),
-                              &after, &done);
-    });
+    if (pitch == row) {
+      clCall("clEnqueueReadBuffer(download)", [&] {
+        queue.enqueueReadBuffer(s.devOut.buffer(), CL_FALSE, 0, s.out.bytes(), s.hostOut.data(),
+                                &after, &done);
+      });
+    } else {
+      clCall("clEnqueueReadBufferRect(download)", [&] {
+        queue.enqueueReadBufferRect(s.devOut.buffer(), CL_FALSE, {0, 0, 0}, {0, 0, 0},
+                                    {row, std::size_t(s.out.height), 1}, pitch, 0, row, 0,
+                                    s.hostOut.data(), &after, &done);
+      });
+    }
     return done;
   }
 

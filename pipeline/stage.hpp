@@ -54,11 +54,16 @@ using PublishedBuffer = std::function<cl::Buffer()>;
 // stages about the *same* frame data, in a buffer fixed at configure; `publishedPerFrame` the
 // same for data whose buffer changes from frame to frame (the histogram stage publishes
 // "histogram" there). The chain clears both after every stage that changes the frame.
+// `pitchPixels`: the row pitch of the frames the stage reads and writes, in pixels (at least the
+// frame's width; a frame of C channels has rows pitchPixels * C bytes apart, so pixel (x, y) is
+// pixel y * pitchPixels + x of every frame of the chain). Only a stage that takesRowPitch() is
+// handed one above the width.
 struct StageContext {
   ClContext& cl;
   int index = 0;  // position in the chain
   std::map<std::string, cl::Buffer>& published;
   std::map<std::string, PublishedBuffer>* publishedPerFrame = nullptr;  // null: none offered
+  int pitchPixels = 0;  // 0: the frame's width (packed rows)
 };
 
 // Events of one stage's commands for one frame: device time = last.END - first.START.
@@ -125,6 +130,11 @@ class Stage {
 
   // Files the stage reads (a user kernel's source): an output must never be written over them.
   virtual std::vector<std::string> filesRead() const { return {}; }
+
+  // Whether every kernel the stage may run takes frames whose rows are further apart than their
+  // bytes (StageContext::pitchPixels), with any parameters and live change. Such a stage keeps
+  // the frame's size. Default: no (the chain then keeps its frames packed).
+  virtual bool takesRowPitch() const { return false; }
 
   // Prepares for frames described by `in`: checks the format (UserError naming the stage when
   // it cannot take it), builds programs, allocates scratch. Returns what it produces.

@@ -116,6 +116,7 @@ TEST(PrologueChain, APlanWithoutPrologueRunsTheFunctionsFirst) {
   const cv::Mat in = realFrame(5, CV_8UC3, 211, 119);
   Chain chain = Chain::parse("gray,brightness=gain=1.4:bias=-30,blur=kernel=cpu:sigma=2");
   chain.setFusion(Chain::Fusion::Off);
+  chain.setRowPitch(Chain::RowPitch::Packed);  // the buffers below hold packed rows
   chain.configure(context(), viewOf(in).desc());
   Stage& blur = chain.stage(2);
   EXPECT_FALSE(blur.takesPrologue(viewOf(in).desc()));

@@ -285,6 +285,9 @@ int benchMain(int argc, char** argv) {
       ->delimiter(',');
   app.add_flag("!--no-peers", o.tableOptions.peers,
                "--table: skip the aligned peer of widths not a multiple of 64");
+  app.add_flag("--packed-rows", o.tableOptions.packedRows,
+               "--table: the frames' rows packed on the device, never padded to whole "
+               "multiples of 64 pixels");
   // Exit statuses as vidfilter's: 2 for what the user wrote, 1 for a failed run.
   try {
     app.parse(argc, argv);

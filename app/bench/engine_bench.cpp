@@ -111,16 +111,19 @@ void timeSerial(ClContext& cl, const std::string& chainText, const FrameDesc& in
   }
   hostOut.reserve(ctx, mapQueue, out.bytes());
   DeviceBuffer devIn, devOut;
-  devIn.reserve(ctx, in.bytes());
-  devOut.reserve(ctx, out.bytes());
+  devIn.reserve(ctx, chain.inputBytes());
+  devOut.reserve(ctx, chain.outputBytes());
   std::vector<std::vector<std::uint8_t>> side;
   cl::CommandQueue q = cl.makeQueue();
   const auto one = [&](int i) {
     clCall("serial frame", [&] {
-      q.enqueueWriteBuffer(devIn.buffer(), CL_TRUE, 0, in.bytes(),
-                           hostIn[std::size_t(i) % hostIn.size()].data());
+      q.enqueueWriteBufferRect(devIn.buffer(), CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                               {in.rowBytes(), std::size_t(in.height), 1}, chain.inputPitch(), 0,
+                               in.rowBytes(), 0, hostIn[std::size_t(i) % hostIn.size()].data());
       chain.enqueue(q, devIn.buffer(), devOut.buffer(), {}, &side);
-      q.enqueueReadBuffer(devOut.buffer(), CL_TRUE, 0, out.bytes(), hostOut.data());
+      q.enqueueReadBufferRect(devOut.buffer(), CL_TRUE, {0, 0, 0}, {0, 0, 0},
+                              {out.rowBytes(), std::size_t(out.height), 1}, chain.outputPitch(), 0,
+                              out.rowBytes(), 0, hostOut.data());
     });
   };
   for (int i = 0; i < 3; ++i) one(i);

@@ -20,10 +20,7 @@ FusionSide timeSide(ClContext& cl, const std::string& chainText, bool fuse, cons
   FusionSide side;
   for (const auto& p : chain.passes()) side.passes.push_back(p.label);
   cl::CommandQueue q = cl.makeQueue();
-  cl::Buffer out = clCall("clCreateBuffer(bench fusion output)", [&] {
-    return cl::Buffer(cl.context(), CL_MEM_READ_WRITE,
-                      std::max<std::size_t>(chain.output().bytes(), 1));
-  });
+  cl::Buffer out = chain.outputBuffer(cl);
   std::vector<std::vector<std::uint8_t>> sideOut;
   std::vector<double> span, wall, launches;
   for (int r = 0; r < warmup + runs; ++r) {
@@ -60,15 +57,11 @@ FusionSide timeSide(ClContext& cl, const std::string& chainText, bool fuse, cons
 FusionComparison compareFusion(ClContext& cl, const std::string& chainText, const FrameDesc& desc,
                                const std::vector<cv::Mat>& frames, int warmup, int runs) {
   cl::CommandQueue q = cl.makeQueue();
+  // The frames in the chain's row pitch (fused or not, the same).
+  Chain probe = Chain::parse(chainText);
+  probe.configure(cl, desc);
   std::vector<cl::Buffer> inputs;
-  for (const cv::Mat& f : frames) {
-    cl::Buffer b = clCall("clCreateBuffer(bench fusion input)", [&] {
-      return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, desc.bytes());
-    });
-    clCall("clEnqueueWriteBuffer(bench fusion input)",
-           [&] { q.enqueueWriteBuffer(b, CL_TRUE, 0, desc.bytes(), f.data); });
-    inputs.push_back(b);
-  }
+  for (const cv::Mat& f : frames) inputs.push_back(probe.inputBuffer(cl, q, f.data));
   FusionComparison c;
   c.fused = timeSide(cl, chainText, true, desc, inputs, warmup, runs);
   c.unfused = timeSide(cl, chainText, false, desc, inputs, warmup, runs);

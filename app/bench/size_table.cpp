@@ -20,6 +20,7 @@ namespace {
 struct Row {
   std::string chain, format, schedule, error;
   int w = 0, h = 0;
+  int pitch = 0;  // the device's row pitch, in pixels
   double ms = 0, copyMs = 0;
 };
 
@@ -48,7 +49,9 @@ Row timeRow(ClContext& cl, const std::string& chainText, int w, int h, const std
   Row r{chainText, format, "", "", w, h};
   const FrameDesc desc{w, h, formatOf(format)};
   Chain chain = Chain::parse(chainText);
+  if (o.packedRows) chain.setRowPitch(Chain::RowPitch::Packed);
   chain.configure(cl, desc);
+  r.pitch = chain.pitchPixels();
   for (std::size_t i = 0; i < chain.size(); ++i)
     r.schedule += (i ? "; " : "") + chain.stage(i).schedule();
   cl::CommandQueue q = cl.makeQueue();
@@ -64,15 +67,9 @@ Row timeRow(ClContext& cl, const std::string& chainText, int w, int h, const std
       const std::uint64_t v = state * 0x2545F4914F6CDD1DULL;
       std::memcpy(host.data() + i, &v, std::min<std::size_t>(8, host.size() - i));
     }
-    in.emplace_back(clCall("clCreateBuffer(table input)", [&] {
-      return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, desc.bytes());
-    }));
-    clCall("clEnqueueWriteBuffer(table input)",
-           [&] { q.enqueueWriteBuffer(in.back(), CL_TRUE, 0, desc.bytes(), host.data()); });
+    in.push_back(chain.inputBuffer(cl, q, host.data()));
   }
-  const cl::Buffer out = clCall("clCreateBuffer(table output)", [&] {
-    return cl::Buffer(cl.context(), CL_MEM_READ_WRITE, chain.output().bytes());
-  });
+  const cl::Buffer out = chain.outputBuffer(cl);
   std::vector<double> copy, span;
   for (int k = 0; k < o.warmup + o.frames; ++k) {
     cl::Event e;
@@ -95,9 +92,14 @@ Row timeRow(ClContext& cl, const std::string& chainText, int w, int h, const std
 
 // One row of the JSON lines: times in microseconds.
 nlohmann::ordered_json rowJson(const Row& r, const Row* peer) {
-  nlohmann::ordered_json j{
-      {"chain", r.chain}, {"format", r.format},        {"width", r.w},          {"height", r.h},
-      {"us", r.ms * 1e3}, {"copy_us", r.copyMs * 1e3}, {"schedule", r.schedule}};
+  nlohmann::ordered_json j{{"chain", r.chain},
+                           {"format", r.format},
+                           {"width", r.w},
+                           {"height", r.h},
+                           {"pitch", r.pitch},
+                           {"us", r.ms * 1e3},
+                           {"copy_us", r.copyMs * 1e3},
+                           {"schedule", r.schedule}};
   if (peer) {
     j["peer_width"] = peer->w;
     j["peer_height"] = peer->h;

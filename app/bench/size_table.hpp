@@ -15,8 +15,9 @@ struct TableOptions {
   std::vector<std::string> sizes;    // WxH
   std::vector<std::string> formats;  // gray, bgr, bgra
   int frames = 50, warmup = 5, distinct = 2;
-  bool peers = true;  // time the aligned peer of each unaligned width
-  std::string json;   // one JSON object per row, one per line ("" for none)
+  bool peers = true;        // time the aligned peer of each unaligned width
+  bool packedRows = false;  // rows packed, not the device's padded pitch (Chain::RowPitch)
+  std::string json;         // one JSON object per row, one per line ("" for none)
 };
 
 // The aligned peer of w x h: width a multiple of 64 nearest w (at least 64), height giving the

@@ -62,14 +62,10 @@ void record(const ChainRun& run, VfTimes& t) {
 VfTimes timeVidfilter(ClContext& cl, Chain& chain, const std::vector<cv::Mat>& frames,
                       const Runs& runs) {
   cl::CommandQueue q = cl.makeQueue();
-  const FrameDesc in = chain.input(), out = chain.output();
+  const FrameDesc in = chain.input();
   std::vector<cl::Buffer> dIn;
-  for (const cv::Mat& f : frames) {
-    dIn.push_back(deviceBuffer(cl, in.bytes(), "clCreateBuffer(bench input)"));
-    clCall("clEnqueueWriteBuffer(bench input)",
-           [&] { q.enqueueWriteBuffer(dIn.back(), CL_TRUE, 0, in.bytes(), f.data); });
-  }
-  cl::Buffer dOut = deviceBuffer(cl, out.bytes(), "clCreateBuffer(bench output)");
+  for (const cv::Mat& f : frames) dIn.push_back(chain.inputBuffer(cl, q, f.data));
+  cl::Buffer dOut = chain.outputBuffer(cl);
   VfTimes t;
   t.stageMs.resize(chain.size());
   t.firstMs.resize(chain.size());

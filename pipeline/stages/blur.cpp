@@ -57,6 +57,8 @@ class BlurStage : public Stage, public SeparableFilter {
     if (cl_ != &ctx.cl) built_.clear();  // programs belong to a context
     cl_ = &ctx.cl;
     in_ = in;
+    pitchPixels_ = std::max(ctx.pitchPixels, in.width);
+    pitch_ = std::size_t(pitchPixels_) * std::size_t(in.channels());
     pro_ = {};
     proPass_.reset();
     rebuildIfChanged();
@@ -85,6 +87,8 @@ class BlurStage : public Stage, public SeparableFilter {
   std::string schedule() const override {
     return plan_.text + (proPass_ ? " prologue=own-pass" : "");
   }
+
+  bool takesRowPitch() const override { return true; }
 
   bool takesPrologue(const FrameDesc& source) const override {
     return plan_.prologue && (plan_.anySource || prologueSourceFits(source));
@@ -166,15 +170,18 @@ class BlurStage : public Stage, public SeparableFilter {
     return written;
   }
 
-  // Every blur kernel takes (source, destination, width, height, taps, value).
+  // Every blur kernel takes (source, destination, width, height, pitch, taps, value), the pitch
+  // the bytes from a row of the frames to the next (a 16-bit scratch between two passes is
+  // packed).
   void setArgs(cl::Kernel& k, const cl::Buffer& src, const cl::Buffer& dst) {
     k.setArg(0, src);
     k.setArg(1, dst);
     k.setArg(2, in_.width);
     k.setArg(3, in_.height);
-    k.setArg(4, taps_);
-    k.setArg(5, params().integer("value"));
-    if (!proPass_) pro_.setArgs(k, 6);  // the prologue's parameters follow
+    k.setArg(4, static_cast<cl_int>(pitch_));
+    k.setArg(5, taps_);
+    k.setArg(6, params().integer("value"));
+    if (!proPass_) pro_.setArgs(k, 7);  // the prologue's parameters follow
   }
 
   int ksize() const {
@@ -185,6 +192,7 @@ class BlurStage : public Stage, public SeparableFilter {
   BlurRequest request(const std::vector<int>& taps) const {
     BlurRequest q;
     q.frame = in_;
+    q.pitch = pitch_;
     q.taps = taps;
     q.border = borderDefine(parseBorder(params().text("border")));
     q.kernel = params().text("kernel");
@@ -245,12 +253,12 @@ class BlurStage : public Stage, public SeparableFilter {
   std::unique_ptr<FusedPass> prologuePass(const BlurPlan& plan) {
     if (pro_.empty() || plan.prologue) return nullptr;
     auto pass = std::make_unique<FusedPass>();
-    pass->configure(*cl_, pro_.fns, pro_.in);
-    if (proFrameBytes_ < in_.bytes()) {
-      proFrame_ = clCall("clCreateBuffer(blur prologue frame)", [&] {
-        return cl::Buffer(cl_->context(), CL_MEM_READ_WRITE, in_.bytes());
-      });
-      proFrameBytes_ = in_.bytes();
+    pass->configure(*cl_, pro_.fns, pro_.in, pitchPixels_);
+    const std::size_t bytes = pitch_ * std::size_t(in_.height);
+    if (proFrameBytes_ < bytes) {
+      proFrame_ = clCall("clCreateBuffer(blur prologue frame)",
+                         [&] { return cl::Buffer(cl_->context(), CL_MEM_READ_WRITE, bytes); });
+      proFrameBytes_ = bytes;
     }
     return pass;
   }
@@ -285,6 +293,8 @@ class BlurStage : public Stage, public SeparableFilter {
 
   ClContext* cl_ = nullptr;
   FrameDesc in_;
+  int pitchPixels_ = 0;    // the frames' row pitch: in pixels,
+  std::size_t pitch_ = 0;  // and in bytes
   // The functions this stage reads through (setPrologue), with their own pass and its frame
   // when the plan cannot read through them.
   Prologue pro_;

@@ -194,8 +194,8 @@ BlurPlan planTiled(const BlurRequest& q, const DeviceFacts& facts, int r, std::s
   if (limit > 0) cap = std::min(cap, limit >= 32 ? limit / 32 * 32 : limit);
   const std::size_t units = std::size_t(kTiledTw + 2 * halo) / 4 * std::size_t(th / kTiledPy);
   const std::size_t wg = std::min(roundUp(units, 32), cap);
-  const std::size_t n = q.frame.rowBytes();
-  const bool aligned = facts.littleEndian && n % 4 == 0;  // the word loads: byte 0 lowest
+  const std::size_t pitch = q.rowPitch();
+  const bool aligned = facts.littleEndian && pitch % 4 == 0;  // the word loads: byte 0 lowest
   BlurPlan p;
   p.kernel = BlurKernel::Tiled;
   p.file = "blur_tiled.cl";
@@ -208,12 +208,12 @@ BlurPlan planTiled(const BlurRequest& q, const DeviceFacts& facts, int r, std::s
                   .define("CPY", kTiledPy)
                   .define("VX", kTiledVx)
                   .define("ALIGNED", aligned)
-                  .define("ALIGNED16", aligned && n % 16 == 0)
+                  .define("ALIGNED16", aligned && pitch % 16 == 0)
                   .define("NV_PTX", facts.nvidiaCc > 0)
                   .define("TAPS_U", kTapsUshortOffset)
                   .define(q.border)
                   .str();
-  const std::size_t tiles = (n + kTiledTw - 1) / kTiledTw;
+  const std::size_t tiles = (q.frame.rowBytes() + kTiledTw - 1) / kTiledTw;
   p.launches = {{"blur_fused",
                  cl::NDRange(tiles * wg, (std::size_t(q.frame.height) + th - 1) / std::size_t(th)),
                  cl::NDRange(wg, 1)}};
@@ -289,10 +289,11 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r, std::si
   // the one-chunk row products (halo <= 8 elements) of a strip with a next band; with two chunks
   // the registers it takes cost more occupancy than the early loads gain. Shared loads take a
   // few vectors a work-item for it, and pay everywhere measured (the figures above planSlab).
-  const bool pf = q.prefetch == "on" ||
-                  (q.prefetch == "auto" && (share ? n % 16 == 0 : r * cn <= 8 && shape.th > 16));
+  const bool pf =
+      q.prefetch == "on" ||
+      (q.prefetch == "auto" && (share ? q.rowPitch() % 16 == 0 : r * cn <= 8 && shape.th > 16));
   const bool emulated = facts.nvidiaCc < 8;
-  const bool aligned = n % 4 == 0;  // rows start at whole words
+  const bool aligned = q.rowPitch() % 4 == 0;  // rows start at whole words
   const int registerOperands = aligned ? kSlabRegisterOperands : kSlabRegisterOperandsUnaligned;
   const bool fragLocal =
       q.operands == "local" || (q.operands == "auto" && slabOperands(r, cn) > registerOperands);
@@ -319,7 +320,7 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r, std::si
                   .define("CHANNELS", cn)
                   .define("WARPS", warps)
                   .define("ALIGNED", aligned)
-                  .define("ALIGNED16", aligned && n % 16 == 0)
+                  .define("ALIGNED16", aligned && q.rowPitch() % 16 == 0)
                   .define("MMA_PTX", !emulated)
                   .define(q.border)
                   .define("PF", pf)

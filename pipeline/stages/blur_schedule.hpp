@@ -33,6 +33,7 @@ const char* blurKernelName(BlurKernel k);  // "cpu", "ring", "tiled", "slab"
 // schedule parameters.
 struct BlurRequest {
   FrameDesc frame;
+  std::size_t pitch = 0;        // bytes from a row of the frame to the next (0: rowBytes())
   std::vector<int> taps;        // fixedPointTaps(): the radius is taps.size() - 1
   std::string border;           // its build option, borderDefine()
   std::string kernel = "auto";  // auto, cpu, ring, tiled or slab
@@ -43,6 +44,8 @@ struct BlurRequest {
   std::string prefetch = "auto";  // the slab kernel loads each band's rows during the band before
   std::string share = "auto";     // the slab kernel's warps share each row's loads (side by side)
   std::string prologue = "auto";  // the slab kernel reads through point-wise functions offered
+
+  std::size_t rowPitch() const { return pitch ? pitch : frame.rowBytes(); }
 };
 
 // One kernel launch of a plan.

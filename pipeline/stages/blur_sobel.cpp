@@ -43,7 +43,7 @@ std::size_t BlurSobelShape::localBytes(int radius, int channels, int ksize) cons
 }
 
 bool BlurSobelShape::fits(const Params& sobel, const DeviceFacts& facts,
-                          const SeparableFilter& filter, const FrameDesc& in) {
+                          const SeparableFilter& filter, const FrameDesc& in, std::size_t pitch) {
   const std::string mode = sobel.text("filter");
   if (mode == "off" || parseBorder(sobel.text("border")) == BorderMode::Wrap) return false;
   const int r = filter.radius();
@@ -66,17 +66,21 @@ bool BlurSobelShape::fits(const Params& sobel, const DeviceFacts& facts,
   const std::size_t most =
       sobel.integer("ksize") >= 5 ? kBlurSobelAutoBytesWide : kBlurSobelAutoBytes;
   return !facts.cpu && in.channels() == 1 && r <= kBlurSobelAutoRadius && in.bytes() <= most &&
-         in.rowBytes() % 4 == 0 && facts.littleEndian;
+         pitch % 4 == 0 && facts.littleEndian;
 }
 
 BlurSobelPass::BlurSobelPass(ClContext& cl, const Params& sobel, const FrameDesc& in,
-                             SeparableFilter& filter)
-    : cl_(cl), sobel_(sobel), in_(in), filter_(filter), shape_(BlurSobelShape::of(sobel)) {}
+                             std::size_t pitch, SeparableFilter& filter)
+    : cl_(cl),
+      sobel_(sobel),
+      in_(in),
+      pitch_(pitch),
+      filter_(filter),
+      shape_(BlurSobelShape::of(sobel)) {}
 
 std::size_t BlurSobelPass::tryBuild(const Prologue& pro, const Epilogue& epi) {
   const DeviceFacts& facts = cl_.facts();
   const int r = filter_.radius();
-  const std::size_t n = in_.rowBytes();
   const std::string options =
       BuildOptions()
           .define("KSIZE", sobel_.integer("ksize"))
@@ -92,7 +96,7 @@ std::size_t BlurSobelPass::tryBuild(const Prologue& pro, const Epilogue& epi) {
           .define(borderDefine(filter_.border()))
           .define("TAPS_U", kTapsUshortOffset)
           .define("CPY", shape_.cpy)
-          .define("ALIGNED", facts.littleEndian && n % 4 == 0)
+          .define("ALIGNED", facts.littleEndian && pitch_ % 4 == 0)
           .define("NV_PTX", facts.nvidiaCc > 0)
           .str();
   cl::Kernel k = clCall("clCreateKernel(blur_sobel)", [&] {
@@ -129,13 +133,14 @@ StageEvents BlurSobelPass::enqueue(cl::CommandQueue& queue, const cl::Buffer& in
   k.setArg(1, out);
   k.setArg(2, in_.width);
   k.setArg(3, in_.height);
-  k.setArg(4, taps);
-  k.setArg(5, value);
-  k.setArg(6, filterTaps);
-  k.setArg(7, filter_.borderValue());
-  pro.setArgs(k, 8);  // the prologue's parameters follow, then the epilogue's
-  epi.setArgs(k, 8 + pro.args());
-  epi.advance(k, 8 + pro.args());
+  k.setArg(4, static_cast<cl_int>(pitch_));
+  k.setArg(5, taps);
+  k.setArg(6, value);
+  k.setArg(7, filterTaps);
+  k.setArg(8, filter_.borderValue());
+  pro.setArgs(k, 9);  // the prologue's parameters follow, then the epilogue's
+  epi.setArgs(k, 9 + pro.args());
+  epi.advance(k, 9 + pro.args());
   const std::size_t tw = std::size_t(shape_.wg.w) * std::size_t(shape_.vec);
   const std::size_t th = std::size_t(shape_.wg.h) * std::size_t(shape_.rows);
   const cl::NDRange global((in_.rowBytes() + tw - 1) / tw * std::size_t(shape_.wg.w),

@@ -45,15 +45,18 @@ struct BlurSobelShape {
   static BlurSobelShape of(const Params& sobel);
   // Local memory per work-group for a blur of `radius` over `channels` and a sobel of `ksize`.
   std::size_t localBytes(int radius, int channels, int ksize) const;
-  // Whether the sobel with `sobel` computes `filter` of frames `in` in its pass on `facts`.
+  // Whether the sobel with `sobel` computes `filter` of frames `in` (rows `pitch` bytes apart)
+  // in its pass on `facts`.
   static bool fits(const Params& sobel, const DeviceFacts& facts, const SeparableFilter& filter,
-                   const FrameDesc& in);
+                   const FrameDesc& in, std::size_t pitch);
 };
 
 class BlurSobelPass {
  public:
-  // For the sobel with `sobel` on frames `in` (the blur's output: the same size and format).
-  BlurSobelPass(ClContext& cl, const Params& sobel, const FrameDesc& in, SeparableFilter& filter);
+  // For the sobel with `sobel` on frames `in` (the blur's output: the same size and format),
+  // their rows `pitch` bytes apart.
+  BlurSobelPass(ClContext& cl, const Params& sobel, const FrameDesc& in, std::size_t pitch,
+                SeparableFilter& filter);
 
   // Builds the kernel for the filter's radius, reading through `pro` and storing through `epi`
   // (a program-cache hit when built before). UserError when the device runs fewer work-items
@@ -84,6 +87,7 @@ class BlurSobelPass {
   ClContext& cl_;
   const Params& sobel_;
   FrameDesc in_;
+  std::size_t pitch_;
   SeparableFilter& filter_;
   BlurSobelShape shape_;
   int radius_ = -1;   // what kernel_ was built for

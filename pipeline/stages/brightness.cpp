@@ -11,6 +11,7 @@
 //
 // In auto mode the gain and bias each frame got are a side output, "levels": channels floats
 // of gain, then channels floats of bias (the preview shows them as applied).
+#include <algorithm>
 #include <cmath>
 
 #include "pipeline/cl/build_options.hpp"
@@ -32,6 +33,7 @@ class BrightnessStage : public Stage {
 
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     in_ = in;
+    pitchPixels_ = std::max(ctx.pitchPixels, in.width);
     autoMode_ = params().text("mode") == "auto";
     fn_ = pointFunction(in.channels(), autoMode_);
     if (autoMode_) {
@@ -46,10 +48,12 @@ class BrightnessStage : public Stage {
     return in;
   }
 
+  bool takesRowPitch() const override { return true; }
+
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
     if (autoMode_) return enqueueAuto(q, in, out, wait);
-    const int n = static_cast<int>(in_.bytes());
+    const int n = paddedBytes();
     kernel_.setArg(0, in);
     kernel_.setArg(1, out);
     kernel_.setArg(2, n);
@@ -62,6 +66,11 @@ class BrightnessStage : public Stage {
   }
 
  private:
+  // Byte by byte: padded rows are adjusted whole (what lies past a row's end is no pixel's).
+  int paddedBytes() const {
+    return static_cast<int>(std::size_t(pitchPixels_) * in_.channels() * std::size_t(in_.height));
+  }
+
   void configureAuto(StageContext& ctx, const FrameDesc& in) {
     const int c = in.channels();
     const int stretch = in.format == PixelFormat::BGRA8 ? 3 : c;
@@ -84,10 +93,10 @@ class BrightnessStage : public Stage {
     }
     ownHistogram_ = !upstream_;
     if (ownHistogram_)
-      hist_.configure(ctx.cl, in);
+      hist_.configure(ctx.cl, in, {}, pitchPixels_);
     else
       hist_ = HistogramKernel();
-    const int n = static_cast<int>(in.bytes());
+    const int n = paddedBytes();
     levels_.setArg(1, cl_uint(std::size_t(in.width) * in.height));
     levels_.setArg(3, gainBias_);
     apply_.setArg(2, n);
@@ -183,6 +192,7 @@ class BrightnessStage : public Stage {
   static int applyChunk(int channels) { return channels == 3 ? 48 : 16; }
 
   FrameDesc in_;
+  int pitchPixels_ = 0;
   cl::Kernel kernel_;  // manual
   bool autoMode_ = false;
   cl::Kernel levels_, apply_;  // auto

@@ -1,4 +1,5 @@
 // gray: BGR or BGRA -> 8-bit gray, as cv::cvtColor(COLOR_BGR2GRAY). A gray input passes through.
+#include <algorithm>
 #include <string>
 
 #include "pipeline/cl/build_options.hpp"
@@ -19,6 +20,7 @@ class GrayStage : public Stage {
 
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     in_ = in;
+    pitchPixels_ = std::max(ctx.pitchPixels, in.width);
     if (in.format == PixelFormat::Gray8) return in;
     const bool cpu = ctx.cl.facts().cpu;
     const std::string px = params().text("px");
@@ -39,13 +41,16 @@ class GrayStage : public Stage {
 
   bool passthrough() const override { return in_.format == PixelFormat::Gray8; }
 
+  // Pixel by pixel: padded rows are converted whole (what lies past a row's end is no pixel's).
+  bool takesRowPitch() const override { return true; }
+
   // kernels/gray.cl's gray1, one pixel.
   const PointFn* pointFn() const override { return passthrough() ? nullptr : &fn_; }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                       const std::vector<cl::Event>& wait) override {
     if (passthrough()) return {};
-    const int pixels = in_.width * in_.height;
+    const int pixels = pitchPixels_ * in_.height;
     kernel_.setArg(0, in);
     kernel_.setArg(1, out);
     kernel_.setArg(2, pixels);
@@ -57,6 +62,7 @@ class GrayStage : public Stage {
 
  private:
   FrameDesc in_;
+  int pitchPixels_ = 0;
   int px_ = 1;    // pixels per work-item
   int wg_ = 256;  // work-items per group
   cl::Kernel kernel_;

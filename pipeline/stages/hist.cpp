@@ -24,7 +24,8 @@ class HistStage : public Stage {
     kernel_.configure(
         ctx.cl, in,
         {params().integer("groups"), params().integer("local"), params().integer("copies"),
-         params().text("spread"), params().integer("unroll")});
+         params().text("spread"), params().integer("unroll")},
+        ctx.pitchPixels);
     // Double-buffered (see histogram_kernel.hpp): later stages ask for this frame's buffer.
     if (ctx.publishedPerFrame)
       (*ctx.publishedPerFrame)["histogram"] = [this] { return kernel_.buffer(); };
@@ -32,6 +33,7 @@ class HistStage : public Stage {
   }
 
   bool passthrough() const override { return true; }
+  bool takesRowPitch() const override { return true; }
 
   std::string schedule() const override {
     return "groups=" + std::to_string(kernel_.groups()) +

@@ -38,8 +38,9 @@ HistogramSchedule resolve(const DeviceFacts& dev, HistogramSchedule s) {
 }  // namespace
 
 void HistogramKernel::configure(ClContext& cl, const FrameDesc& in,
-                                const HistogramSchedule& requested) {
-  if (in.bytes() > std::size_t(INT_MAX))
+                                const HistogramSchedule& requested, int pitchPixels) {
+  const std::size_t pitch = std::size_t(std::max(pitchPixels, in.width)) * in.channels();
+  if (pitch * std::size_t(in.height) > std::size_t(INT_MAX))
     throw UserError("hist: frame of " + std::to_string(in.bytes()) + " bytes is too large");
   channels_ = in.channels();
   bytesPerFrame_ = static_cast<int>(in.bytes());
@@ -88,15 +89,19 @@ void HistogramKernel::configure(ClContext& cl, const FrameDesc& in,
                         zeros.data());
     });
   current_ = 1;
-  kernel_.setArg(1, bytesPerFrame_);
+  // Packed rows as one row of the whole frame; padded ones row by row.
+  const bool packed = pitch == in.rowBytes();
+  kernel_.setArg(1, packed ? bytesPerFrame_ : static_cast<cl_int>(in.rowBytes()));
+  kernel_.setArg(2, packed ? 1 : in.height);
+  kernel_.setArg(3, packed ? bytesPerFrame_ : static_cast<cl_int>(pitch));
 }
 
 StageEvents HistogramKernel::enqueue(cl::CommandQueue& queue, const cl::Buffer& frame,
                                      const std::vector<cl::Event>& wait) {
   const int next = 1 - current_;
   kernel_.setArg(0, frame);
-  kernel_.setArg(2, hist_[next]);
-  kernel_.setArg(3, hist_[current_]);
+  kernel_.setArg(4, hist_[next]);
+  kernel_.setArg(5, hist_[current_]);
   const cl::Event e = launchKernel(queue, kernel_, cl::NDRange(std::size_t(groups_) * local_),
                                    cl::NDRange(local_), wait);
   current_ = next;  // only once enqueued: a failed launch changed nothing

@@ -34,10 +34,11 @@ class HistogramKernel {
  public:
   static constexpr int kBins = 256;
 
-  // Builds the program for frames like `in` and allocates the two zeroed histograms (channels x
-  // 256 uint each, channel-major). Throws UserError when the device cannot run the requested
-  // local size.
-  void configure(ClContext& cl, const FrameDesc& in, const HistogramSchedule& schedule = {});
+  // Builds the program for frames like `in`, their rows pitchPixels pixels apart (0: packed),
+  // and allocates the two zeroed histograms (channels x 256 uint each, channel-major). Throws
+  // UserError when the device cannot run the requested local size.
+  void configure(ClContext& cl, const FrameDesc& in, const HistogramSchedule& schedule = {},
+                 int pitchPixels = 0);
 
   // For one frame in `frame`: one kernel that counts every byte into the next histogram buffer
   // (which becomes buffer()) and zeroes the other one. first == last. Nothing is read back.

@@ -67,6 +67,8 @@ class SobelStage : public Stage {
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     validate();
     in_ = in;
+    pitchPixels_ = std::max(ctx.pitchPixels, in.width);
+    pitch_ = std::size_t(pitchPixels_) * std::size_t(in.channels());
     cl_ = &ctx.cl;
     pro_ = {};
     epi_ = {};
@@ -101,6 +103,8 @@ class SobelStage : public Stage {
     return in;
   }
 
+  bool takesRowPitch() const override { return true; }
+
   // The work-group shape in use, "8x4".
   std::string wgText() const { return std::to_string(wg_.w) + "x" + std::to_string(wg_.h); }
 
@@ -115,13 +119,13 @@ class SobelStage : public Stage {
   }
 
   bool takesFilter(const SeparableFilter& filter, const FrameDesc& in) const override {
-    return BlurSobelShape::fits(params(), cl_->facts(), filter, in);
+    return BlurSobelShape::fits(params(), cl_->facts(), filter, in, pitch_);
   }
 
   void setFilter(SeparableFilter* filter) override {
     blurred_.reset();
     if (!filter) return;
-    blurred_ = std::make_unique<BlurSobelPass>(*cl_, params(), in_, *filter);
+    blurred_ = std::make_unique<BlurSobelPass>(*cl_, params(), in_, pitch_, *filter);
     blurred_->build(pro_, epi_);
     ownReady_ = epi_.empty();  // this stage's own kernels, as configure() built them
   }
@@ -197,10 +201,10 @@ class SobelStage : public Stage {
     if (blurred_ && !ownReady_) return;  // the pass sets its arguments per frame
     scaled_ = scale != 1.0f && kernelScaled_();
     cl::Kernel& k = scaled_ ? kernelScaled_ : kernel_;  // the one enqueue launches
-    k.setArg(4, taps_);
-    k.setArg(5, params().integer("value"));
-    ownPro().setArgs(k, 6);  // the prologue's parameters follow, then the epilogue's
-    epi_.setArgs(k, 6 + ownPro().args());
+    k.setArg(5, taps_);
+    k.setArg(6, params().integer("value"));
+    ownPro().setArgs(k, 7);  // the prologue's parameters follow, then the epilogue's
+    epi_.setArgs(k, 7 + ownPro().args());
   }
 
   StageEvents enqueue(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
@@ -221,10 +225,11 @@ class SobelStage : public Stage {
     kernel.setArg(1, out);
     kernel.setArg(2, in_.width);
     kernel.setArg(3, in_.height);
+    kernel.setArg(4, static_cast<cl_int>(pitch_));
     const std::size_t items = (in_.rowBytes() + plan_.vec - 1) / plan_.vec;
     const std::size_t strips = (std::size_t(in_.height) + plan_.rows - 1) / plan_.rows;
     const cl::NDRange global(roundUp(items, wg_.w), roundUp(strips, wg_.h));
-    epi_.advance(kernel, 6 + ownPro().args());  // the counters' buffers for this frame
+    epi_.advance(kernel, 7 + ownPro().args());  // the counters' buffers for this frame
     std::vector<cl::Event> deps = wait;
     const StageEvents pre = ownPro().enqueuePrelude(q, in, deps);
     cl::Event e = launchKernel(q, kernel, global, cl::NDRange(wg_.w, wg_.h), deps);
@@ -245,7 +250,7 @@ class SobelStage : public Stage {
       if (!b())
         b = clCall("clCreateBuffer(sobel scratch)", [&] {
           return cl::Buffer(cl_->context(), CL_MEM_READ_WRITE,
-                            std::max<std::size_t>(in_.bytes(), 1));
+                            std::max<std::size_t>(pitch_ * std::size_t(in_.height), 1));
         });
       return b;
     };
@@ -259,7 +264,7 @@ class SobelStage : public Stage {
     if (!pro_.empty()) {
       if (!proPass_) {
         proPass_ = std::make_unique<FusedPass>();
-        proPass_->configure(*cl_, pro_.fns, pro_.in);
+        proPass_->configure(*cl_, pro_.fns, pro_.in, pitchPixels_);
       }
       after(proPass_->enqueue(q, in, scratch(proFrame_), deps));
       src = &proFrame_;
@@ -301,6 +306,8 @@ class SobelStage : public Stage {
   cl::Buffer proFrame_, blurFrame_;     // ... and the blur's
   cl_float4 taps_{};                    // the smoothing taps times scale
   FrameDesc in_;
+  int pitchPixels_ = 0;    // the frames' row pitch: in pixels,
+  std::size_t pitch_ = 0;  // and in bytes
   SobelPlan plan_;
   int ksize_ = 3;
   bool scaled_ = false;
