@@ -61,6 +61,7 @@ void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
   st->time_base = video->time_base;
   st->avg_frame_rate = video->framerate;
   st->r_frame_rate = video->framerate;
+  st->sample_aspect_ratio = video->sample_aspect_ratio;
   if (input.format && input.videoStream >= 0) {
     const AVStream* in = input.format->streams[input.videoStream];
     av_dict_copy(&st->metadata, in->metadata, 0);
