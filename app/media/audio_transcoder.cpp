@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <bitset>
+#include <cstdlib>
 #include <memory>
 
 #include "app/options.hpp"
@@ -10,6 +12,7 @@
 extern "C" {
 #include <libavutil/channel_layout.h>
 #include <libavutil/opt.h>
+#include <libavutil/samplefmt.h>
 }
 
 namespace vf::media {
@@ -18,11 +21,25 @@ namespace {
 
 constexpr int kMaxGapSeconds = 600;  // a longer jump is a broken clock, not a pause
 
+// The encoder's sample format nearest `want`: itself, its planar or packed twin, else the
+// smallest that loses no precision (float into FLAC: s32, not s16), else the widest.
 AVSampleFormat pickSampleFormat(const AVCodec* c, AVSampleFormat want) {
   if (!c->sample_fmts) return want;
-  for (const AVSampleFormat* f = c->sample_fmts; *f != AV_SAMPLE_FMT_NONE; ++f)
+  const int bytes = av_get_bytes_per_sample(want);
+  AVSampleFormat best = AV_SAMPLE_FMT_NONE;
+  int bestScore = -1;
+  for (const AVSampleFormat* f = c->sample_fmts; *f != AV_SAMPLE_FMT_NONE; ++f) {
     if (*f == want) return want;
-  return c->sample_fmts[0];
+    const int b = av_get_bytes_per_sample(*f);
+    const int score = av_get_packed_sample_fmt(*f) == av_get_packed_sample_fmt(want) ? 1000
+                      : b >= bytes                                                   ? 500 - b
+                                                                                     : b;
+    if (score > bestScore) {
+      best = *f;
+      bestScore = score;
+    }
+  }
+  return best;
 }
 
 int pickRate(const AVCodec* c, int want) {
@@ -33,6 +50,35 @@ int pickRate(const AVCodec* c, int want) {
     if (std::abs(*r - want) < std::abs(best - want)) best = *r;
   }
   return best;
+}
+
+// The encoder's layout nearest `want`: `want` itself where the encoder takes it (or takes any),
+// else the one sharing the most of its channels, then the nearest in count (5.1 into MP3 or
+// MP2, which take mono and stereo: stereo, downmixed by the resampler).
+AVChannelLayout pickLayout(const AVCodec* c, const AVChannelLayout& want) {
+  AVChannelLayout out{};
+  const AVChannelLayout* best = nullptr;
+  if (c->ch_layouts) {
+    int bestShared = -1, bestDistance = 0;
+    for (const AVChannelLayout* l = c->ch_layouts; l->nb_channels; ++l) {
+      if (av_channel_layout_compare(l, &want) == 0) {
+        best = l;
+        break;
+      }
+      const int shared =
+          want.order == AV_CHANNEL_ORDER_NATIVE
+              ? static_cast<int>(std::bitset<64>(av_channel_layout_subset(l, want.u.mask)).count())
+              : 0;
+      const int distance = std::abs(l->nb_channels - want.nb_channels);
+      if (shared > bestShared || (shared == bestShared && distance < bestDistance)) {
+        best = l;
+        bestShared = shared;
+        bestDistance = distance;
+      }
+    }
+  }
+  av_channel_layout_copy(&out, best ? best : &want);
+  return out;
 }
 
 }  // namespace
@@ -53,9 +99,10 @@ AudioTranscoder::AudioTranscoder(const AVStream* input, const AVCodec* encoder, 
   if (layout.nb_channels <= 0) av_channel_layout_default(&layout, 2);
   if (layout.order != AV_CHANNEL_ORDER_NATIVE)
     av_channel_layout_default(&layout, layout.nb_channels);
-  av_channel_layout_copy(&enc_->ch_layout, &layout);
+  enc_->ch_layout = pickLayout(encoder, layout);
   enc_->time_base = {1, enc_->sample_rate};
-  enc_->bit_rate = 128000 * std::min(2, std::max(1, layout.nb_channels)) / 2 + 64000;
+  // The bit rate stays the encoder's own default, as with ffmpeg without -b:a: a fixed one is
+  // refused by some (libvorbis, mono at 22050 Hz).
   if (globalHeader) enc_->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
   int err = avcodec_open2(enc_.get(), encoder, nullptr);
   if (err < 0)

@@ -51,6 +51,12 @@ bool shortTimeBase(AVCodecID id) {
          id == AV_CODEC_ID_MSMPEG4V2 || id == AV_CODEC_ID_MSMPEG4V3 || id == AV_CODEC_ID_FLV1;
 }
 
+// Encoders that take the time base for the frame rate: libtheora writes it into its header as
+// the rate and counts its keyframe distance in it (Ogg reads the frames' times back from that),
+// so a file's time base (1/12800) would make it 12800 fps and lose frames. They get the
+// nominal rate's; the frames' times are rescaled to it.
+bool rateFromTimeBase(const AVCodec* c) { return is(c, "libtheora"); }
+
 bool qscaleCodec(AVCodecID id) {
   return id == AV_CODEC_ID_MPEG4 || id == AV_CODEC_ID_MJPEG || id == AV_CODEC_ID_MPEG2VIDEO ||
          id == AV_CODEC_ID_MPEG1VIDEO || id == AV_CODEC_ID_MSMPEG4V3 || id == AV_CODEC_ID_H263P ||
@@ -194,14 +200,15 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
     constantRate_ = true;
     tb = av_inv_q(rate);
   }
-  if (in.rateTimeBase) tb = av_inv_q(rate);
+  if (in.rateTimeBase || rateFromTimeBase(codec_)) tb = av_inv_q(rate);
   if (codec_->supported_framerates)  // MPEG-1/2: a standard rate
     tb = av_inv_q(
         codec_->supported_framerates[av_find_nearest_q_idx(rate, codec_->supported_framerates)]);
   if (shortTimeBase(codec_->id) && tb.den > 65535) tb = {1, 1000};
   ctx_->time_base = tb;
   ctx_->framerate = rate;
-  ctx_->sample_aspect_ratio = {1, 1};
+  ctx_->sample_aspect_ratio =
+      in.sampleAspect.num > 0 && in.sampleAspect.den > 0 ? in.sampleAspect : AVRational{1, 1};
   ctx_->thread_count = 0;
   // RGB is written as RGB (the GBR matrix, no range), whatever the input's matrix was.
   const bool rgb = (d->flags & AV_PIX_FMT_FLAG_RGB) != 0;

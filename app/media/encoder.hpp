@@ -2,8 +2,8 @@
 // The video encoder of an output: any libavcodec encoder by name, with --crf, --preset,
 // --bitrate and --pix-fmt, sane defaults where libavcodec's are poor (VP9 and AV1 at constant
 // quality, not 256 kb/s; MPEG-4 part 2 at quality 3, not 200 kb/s), the frames' own timestamps
-// where the container keeps them (variable frame rates stay variable), the input's colour tags,
-// and encoder logs through ours.
+// where the container keeps them (variable frame rates stay variable), the input's colour tags
+// and pixel shape, and encoder logs through ours.
 #include <string>
 
 #include "app/media/av.hpp"
@@ -21,6 +21,7 @@ struct EncoderInput {
   bool rateTimeBase = false;  // the container's time base is the frame rate (AVI): gaps stay
   bool globalHeader = false;  // the container wants the codec's headers out of band
   ColourTags colour;
+  AVRational sampleAspect{1, 1};  // the input's pixel shape (unknown: square)
   std::string muxer;
 };
 

@@ -2,8 +2,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
@@ -36,6 +38,19 @@ std::string secondsText(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", s);
   return buf;
+}
+
+// The frames of the video the container counts that are shown: an edit list (MP4, MOV) leaves
+// out samples it still holds (those before its start, kept to decode from), and the container's
+// count has them.
+std::int64_t shownFrames(const AVStream* v) {
+  const int entries = avformat_index_get_entries_count(v);
+  std::int64_t discarded = 0;
+  for (int i = 0; i < entries; ++i)
+    if (avformat_index_get_entry(const_cast<AVStream*>(v), i)->flags & AVINDEX_DISCARD_FRAME)
+      ++discarded;
+  if (discarded == 0) return v->nb_frames;
+  return std::min<std::int64_t>(v->nb_frames, entries) - discarded;
 }
 
 const char* kindOf(app::SourceKind k) {
@@ -80,7 +95,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
         demuxer_.context()->duration > 0 ? double(demuxer_.context()->duration) / AV_TIME_BASE : 0;
     exactCount_ = v->nb_frames > 0;
     if (v->nb_frames > 0)
-      count_ = v->nb_frames;
+      count_ = shownFrames(v);
     else if (seconds > 0 && fps_ > 0)
       count_ = std::llround(seconds * fps_);
     if (count_ > 0 && fps_ > 0 && (options.start > 0 || hasEnd_)) {
@@ -107,6 +122,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   desc_ = {frame_->width, frame_->height,
            slotFormatFor(static_cast<AVPixelFormat>(frame_->format), options.grayLuma)};
   colour_ = tagsOf(frame_.get());
+  sampleAspect_ = av_guess_sample_aspect_ratio(demuxer_.context(), demuxer_.video(), frame_.get());
 }
 
 MediaSource::~MediaSource() = default;
@@ -315,6 +331,10 @@ bool MediaSource::endOfStream() {
 // whole one: the video's declared length tells them apart.
 void MediaSource::warnIfShort() const {
   const AVStream* v = demuxer_.video();
+  const AVFormatContext* f = demuxer_.context();
+  // Matroska declares where its streams end (the DURATION tag, the segment's duration), not how
+  // long they last: from 0, not from the start time. The others' lengths count from the start.
+  const bool fromZero = std::string(f->iformat->name).rfind("matroska", 0) == 0;
   std::int64_t declaredUs = -1;
   if (v->duration > 0) {
     declaredUs = av_rescale_q(v->duration, v->time_base, AV_TIME_BASE_Q);
@@ -323,12 +343,13 @@ void MediaSource::warnIfShort() const {
     double sec = 0;
     if (std::sscanf(e->value, "%d:%d:%lf", &h, &m, &sec) == 3)
       declaredUs = std::llround((h * 3600.0 + m * 60.0 + sec) * AV_TIME_BASE);
-  } else if (demuxer_.context()->nb_streams == 1 && demuxer_.context()->duration > 0) {
-    declaredUs = demuxer_.context()->duration;
+  } else if (f->nb_streams == 1 && f->duration > 0) {
+    declaredUs = f->duration;
   }
   if (declaredUs <= 0 || lastPts_ == AV_NOPTS_VALUE) return;
-  const std::int64_t endUs = av_rescale_q(lastPts_ + lastDuration_, tb_, AV_TIME_BASE_Q) -
-                             std::max<std::int64_t>(demuxer_.startTime(), 0);
+  const std::int64_t endUs =
+      av_rescale_q(lastPts_ + lastDuration_, tb_, AV_TIME_BASE_Q) -
+      (fromZero && v->duration <= 0 ? 0 : std::max<std::int64_t>(demuxer_.startTime(), 0));
   if (declaredUs - endUs > std::max<std::int64_t>(AV_TIME_BASE / 2, 2 * (declaredUs / 100)))
     spdlog::warn(
         "{}: the video ends at {:.2f} s of the {:.2f} s its container declares; the "

@@ -40,6 +40,9 @@ class MediaSource : public app::CaptureSource {
   const AVFormatContext* format() const { return demuxer_.context(); }
   int videoStream() const { return demuxer_.videoIndex(); }
   ColourTags colour() const { return colour_; }
+  // The shape of its pixels (the stream's or the first frame's, as ffmpeg guesses it; 0/1:
+  // unknown).
+  AVRational sampleAspect() const { return sampleAspect_; }
   std::int64_t timelineOffset() const { return offset_; }
   // Where --to/-t ends the input (AV_TIME_BASE, the input's own timeline), or INT64_MAX.
   std::int64_t timelineEnd() const { return endUs_; }
@@ -74,7 +77,7 @@ class MediaSource : public app::CaptureSource {
   bool relayDecided_ = false;
   FrameDesc desc_;
   ColourTags colour_;
-  AVRational tb_{1, 1};
+  AVRational tb_{1, 1}, sampleAspect_{0, 1};
   std::int64_t offset_ = 0;                  // AV_TIME_BASE: input start + --ss
   std::int64_t endUs_ = INT64_MAX;           // AV_TIME_BASE: input start + --to
   std::int64_t startPts_ = 0, endPts_ = 0;   // stream time base

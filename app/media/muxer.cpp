@@ -27,6 +27,13 @@ void freeOutput(AVFormatContext* c) {
   avformat_free_context(c);
 }
 
+// The first video stream of a file read back (-1 when it has none yet).
+int videoOf(const AVFormatContext* in) {
+  for (unsigned i = 0; i < in->nb_streams; ++i)
+    if (in->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) return static_cast<int>(i);
+  return -1;
+}
+
 bool isMp4Family(const std::string& m) {
   return m == "mp4" || m == "mov" || m == "ipod" || m == "ismv" || m == "3gp" || m == "f4v";
 }
@@ -54,6 +61,7 @@ void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
   st->time_base = video->time_base;
   st->avg_frame_rate = video->framerate;
   st->r_frame_rate = video->framerate;
+  st->sample_aspect_ratio = video->sample_aspect_ratio;
   if (input.format && input.videoStream >= 0) {
     const AVStream* in = input.format->streams[input.videoStream];
     av_dict_copy(&st->metadata, in->metadata, 0);
@@ -241,14 +249,20 @@ void Muxer::verify() const {
     throw MediaError(spec_.path + " was written but does not open again (" + avError(err) +
                      "): the file is damaged");
   InputPtr in(raw);
-  for (unsigned i = 1; i < in->nb_streams; ++i) in->streams[i]->discard = AVDISCARD_ALL;
+  // The video is not always stream 0 of what is read back: FLV adds its streams as their first
+  // packets come, and the audio can come first. The first video stream is the one written.
+  int readVideo = videoOf(in.get());
+  for (unsigned i = 0; i < in->nb_streams; ++i)
+    if (static_cast<int>(i) != readVideo) in->streams[i]->discard = AVDISCARD_ALL;
   PacketPtr p = makePacket();
   std::int64_t frames = 0;
   while ((err = av_read_frame(in.get(), p.get())) >= 0) {
-    if (p->stream_index == 0) ++frames;
+    if (readVideo < 0 && in->streams[p->stream_index]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO)
+      readVideo = p->stream_index;
+    if (p->stream_index == readVideo) ++frames;
     av_packet_unref(p.get());
   }
-  checkRotation(in.get());
+  if (readVideo >= 0) checkRotation(in->streams[readVideo]);
   if (frames != videoPackets_)
     throw MediaError(spec_.path + " was written but reads back " + std::to_string(frames) +
                      " of the " + std::to_string(videoPackets_) + " frames written" +
@@ -258,10 +272,10 @@ void Muxer::verify() const {
                 static_cast<long long>(st.st_size));
 }
 
-void Muxer::checkRotation(const AVFormatContext* written) const {
+void Muxer::checkRotation(const AVStream* written) const {
   // Some containers have no place for it (AVI, MPEG-TS; Matroska and WebM in older FFmpeg).
-  if (!rotated_ || written->nb_streams == 0) return;
-  if (av_stream_get_side_data(written->streams[0], AV_PKT_DATA_DISPLAYMATRIX, nullptr)) return;
+  if (!rotated_) return;
+  if (av_stream_get_side_data(written, AV_PKT_DATA_DISPLAYMATRIX, nullptr)) return;
   spdlog::warn(
       "{}: the input's rotation ({:g} degrees) is not kept: this FFmpeg's {} container does not "
       "hold it, so players show the video unrotated; write .mp4 or .mov to keep it",

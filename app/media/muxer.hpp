@@ -58,7 +58,7 @@ class Muxer {
   void checkRoom(std::int64_t nextPacketBytes);
   void copyTags(const MuxerInput& input);
   void verify() const;
-  void checkRotation(const AVFormatContext* written) const;
+  void checkRotation(const AVStream* written) const;  // the video stream read back
 
   OutputSpec spec_;
   std::unique_ptr<AVFormatContext, void (*)(AVFormatContext*)> ctx_;

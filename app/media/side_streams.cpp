@@ -57,7 +57,9 @@ int takes(const AVOutputFormat* f, AVCodecID id, AVMediaType type) {
 
 // Whether the muxer starts with the stream copied as it is: some refuse at their start what
 // avformat_query_codec said they take (Opus or FLAC in QuickTime .mov, FLAC in .mp4 without
-// -strict). Asked of a muxer of the same format that writes to memory and is then dropped.
+// -strict), or check their codecs only when they write their header (MPEG program streams,
+// .mpg and .vob, refuse AAC there). Asked of a muxer of the same format that writes its header
+// to memory (seekable, as a file is) and is then dropped.
 bool startsWith(const AVOutputFormat* f, const AVStream* in) {
   AVFormatContext* c = nullptr;
   if (avformat_alloc_output_context2(&c, f, nullptr, nullptr) < 0 || !c)
@@ -70,14 +72,16 @@ bool startsWith(const AVOutputFormat* f, const AVStream* in) {
     }
     avformat_free_context(x);
   });
-  if (!(f->flags & AVFMT_NOFILE) && avio_open_dyn_buf(&c->pb) < 0)
-    outOfMemory("the output container");
+  if (!(f->flags & AVFMT_NOFILE)) {
+    if (avio_open_dyn_buf(&c->pb) < 0) outOfMemory("the output container");
+    c->pb->seekable = AVIO_SEEKABLE_NORMAL;
+  }
   AVStream* st = avformat_new_stream(c, nullptr);
   if (!st || avcodec_parameters_copy(st->codecpar, in->codecpar) < 0)
     outOfMemory("the output container");
   st->codecpar->codec_tag = 0;
   st->time_base = in->time_base;
-  return avformat_init_output(c, nullptr) >= 0;
+  return avformat_write_header(c, nullptr) >= 0;
 }
 
 // The audio encoders of this FFmpeg whose codec the container takes, for a message.

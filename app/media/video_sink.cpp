@@ -28,6 +28,9 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
   in.colour = input ? input->colour()
                     : ColourTags{AVCOL_SPC_SMPTE170M, AVCOL_RANGE_MPEG, AVCOL_PRI_UNSPECIFIED,
                                  AVCOL_TRC_UNSPECIFIED};
+  // The pixels keep their shape through the chain: a crop keeps it, and a resize to another
+  // aspect is a picture the chain asked to stretch (docs/DESIGN.md, Media I/O).
+  if (input) in.sampleAspect = input->sampleAspect();
   if (timing.fps <= 0 && in.constantRate)
     spdlog::warn("input frame rate unknown; {} is written at 25 fps", spec.path);
   encoder_ = std::make_unique<VideoEncoder>(spec.encoder, in, spec.path);

@@ -1,0 +1,215 @@
+// What a file job keeps besides the pixels, and what it reads of its input's length, on
+// containers and encoders whose rules differ from the usual ones: FLV's stream order, Theora's
+// rate, the pixels' shape, audio encoders' layouts, formats and bit rates, MPEG program streams'
+// audio, Matroska's start times and MP4's edit lists. Every input is made by the ffmpeg command
+// at test time; ffprobe and ffmpeg read the results back and make the reference outputs.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_support.hpp"
+
+using namespace vf::test;
+
+namespace {
+
+// A 4 s testsrc2 clip at 25 fps (100 frames) with a 440 Hz tone; `codecs`: its codec options,
+// `audio`: a filter for the tone (a channel layout).
+std::string avClip(const TempDir& dir, const std::string& name, const std::string& codecs,
+                   const std::string& audio = "anull") {
+  const std::string path = dir / name;
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25 -f lavfi -i sine=frequency=440:sample_rate="
+      "48000 -t 4 -af " +
+      audio + " " + codecs + " " + q(path));
+  return path;
+}
+
+std::string audioEntry(const std::string& path, const std::string& entry) {
+  return probeValue(path, "-select_streams a:0", "stream=" + entry);
+}
+
+// The bytes of the first audio stream's packets.
+long audioBytes(const std::string& path) {
+  const std::string out =
+      shellOutput("ffprobe -v error -select_streams a:0 -show_entries packet=size -of csv=p=0 " +
+                  q(path) + " 2>/dev/null");
+  long sum = 0;
+  std::size_t a = 0;
+  while (a < out.size()) {
+    std::size_t b = out.find('\n', a);
+    if (b == std::string::npos) b = out.size();
+    if (b > a) sum += std::atol(out.substr(a, b - a).c_str());
+    a = b + 1;
+  }
+  return sum;
+}
+
+}  // namespace
+
+TEST(MediaMetadata, FlvWithAudioFirstReadsBackEveryFrame) {
+  // FLV numbers its streams in the order of their first packets: the read-back took the audio
+  // for the video and failed a whole file ("reads back 189 of the 100 frames written").
+  TempDir dir("meta_flv");
+  const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
+  const std::string out = dir / "out.flv";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(out), 100);
+  EXPECT_FALSE(audioEntry(out, "codec_name").empty());
+}
+
+TEST(MediaMetadata, TheoraKeepsEveryFrameAtTheInputsRate) {
+  // libtheora takes the time base for the frame rate: with the input's (1/12800) the .ogv
+  // declared 12800 fps and read back 9 of its 100 frames.
+  TempDir dir("meta_theora");
+  const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
+  const std::string out = dir / "out.ogv";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Probe p = probe(out);
+  EXPECT_EQ(p.codec, "theora");
+  EXPECT_EQ(p.frames, 100);
+  EXPECT_EQ(p.rate, "25/1");
+  const std::vector<double> want = frameTimes(in), got = frameTimes(out);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    EXPECT_NEAR(got[i] - got[0], want[i] - want[0], 0.001) << "frame " << i;
+  EXPECT_EQ(decodeErrors(out), "");
+}
+
+TEST(MediaMetadata, TheSampleAspectRatioIsTheInputs) {
+  // Anamorphic video (160x120 shown 16:9: pixels 4:3 wide) was written with square pixels:
+  // the picture came out 4:3. ffmpeg keeps the input's; through a crop the pixels keep their
+  // shape; an image sequence has square pixels.
+  TempDir dir("meta_sar");
+  const std::string in = dir / "wide.mp4";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 1 -vf setsar=4/3 -c:v libx264 " + q(in));
+  const std::string sar = "stream=sample_aspect_ratio", dar = "stream=display_aspect_ratio";
+  ASSERT_EQ(probeValue(in, "-select_streams v", sar), "4:3");
+  for (const char* ext : {"mp4", "mkv", "webm", "avi"}) {
+    SCOPED_TRACE(ext);
+    const std::string ref = dir / (std::string("ref.") + ext);
+    ffmpeg("-i " + q(in) + " " + q(ref));
+    const std::string out = dir / (std::string("out.") + ext);
+    const auto r = runVidfilter({"-i", in, "--chain", "blur", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    // Matroska stores the display size in whole pixels: 213x120 (71:40, pixels 213:160).
+    for (const std::string& entry : {sar, dar})
+      EXPECT_EQ(probeValue(out, "-select_streams v", entry),
+                probeValue(ref, "-select_streams v", entry))
+          << entry;
+  }
+  const std::string cropped = dir / "crop.mkv";
+  const auto c = runVidfilter({"-i", in, "--chain", "crop=x=0:y=0:w=80:h=120", "-o", cropped});
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(probeValue(cropped, "-select_streams v", sar), "4:3");
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -frames:v 3 " + q(dir / "img_%02d.png"));
+  const std::string seq = dir / "seq.mkv";
+  const auto s = runVidfilter({"-i", dir / "img_%02d.png", "--chain", "gray", "-o", seq});
+  ASSERT_EQ(s.status, 0) << s.err;
+  EXPECT_EQ(probeValue(seq, "-select_streams v", sar), "1:1");
+}
+
+TEST(MediaMetadata, AudioTakesALayoutAndFormatTheEncoderHas) {
+  // 5.1 into MP3 (.avi's audio) or MP2, which take mono and stereo: the encoder did not open
+  // ("Invalid argument"). ffmpeg downmixes to stereo; float into FLAC is 24-bit there, not 16.
+  TempDir dir("meta_layout");
+  const std::string in =
+      avClip(dir, "in51.mkv", "-c:v libx264 -c:a libopus", "aformat=channel_layouts=5.1");
+  ASSERT_EQ(audioEntry(in, "channel_layout"), "5.1");
+  struct Case {
+    const char* out;
+    std::vector<std::string> extra;
+  };
+  for (const Case& k : {Case{"out.avi", {}}, Case{"mp2.mkv", {"-c:a", "mp2"}},
+                        Case{"flac.mkv", {"-c:a", "flac"}}, Case{"aac.mkv", {"-c:a", "aac"}}}) {
+    SCOPED_TRACE(k.out);
+    const std::string out = dir / k.out, ref = dir / (std::string("ref_") + k.out);
+    std::string refCodec;
+    for (const std::string& e : k.extra) refCodec += q(e) + " ";
+    ffmpeg("-i " + q(in) + " " + refCodec + q(ref));
+    std::vector<std::string> args = {"-i", in, "--chain", "gray", "-o", out};
+    args.insert(args.end(), k.extra.begin(), k.extra.end());
+    const auto r = runVidfilter(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char* entry : {"codec_name", "channel_layout", "sample_rate", "sample_fmt"})
+      EXPECT_EQ(audioEntry(out, entry), audioEntry(ref, entry)) << entry;
+  }
+}
+
+TEST(MediaMetadata, AudioBitRateIsTheEncodersDefault) {
+  // A fixed bit rate (128k for mono) was set on every encoder: libvorbis refused it for mono at
+  // 22050 Hz. Without -b:a, ffmpeg leaves each encoder its own default: the same bytes here.
+  TempDir dir("meta_bitrate");
+  const std::string in = dir / "mono.mkv";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25 -f lavfi -i "
+      "sine=frequency=440:sample_rate=22050 -t 2 -af aformat=channel_layouts=mono -c:v libx264 "
+      "-c:a pcm_s16le " +
+      q(in));
+  for (const char* codec : {"libvorbis", "libmp3lame", "aac", "libopus", "mp2", "flac"}) {
+    SCOPED_TRACE(codec);
+    const std::string out = dir / (std::string("out_") + codec + ".mkv");
+    const std::string ref = dir / (std::string("ref_") + codec + ".mkv");
+    ffmpeg("-i " + q(in) + " -c:v libx264 -c:a " + codec + " " + q(ref));
+    const auto r = runVidfilter({"-i", in, "--chain", "gray", "-c:a", codec, "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(audioEntry(out, "sample_rate"), audioEntry(ref, "sample_rate"));
+    const long got = audioBytes(out), want = audioBytes(ref);
+    ASSERT_GT(want, 0);
+    EXPECT_NEAR(double(got) / double(want), 1.0, 0.03) << got << " bytes, ffmpeg " << want;
+  }
+}
+
+TEST(MediaMetadata, AacIntoAnMpegProgramStreamIsReencoded) {
+  // The MPEG-PS muxer (.mpg, .vob) checks its codecs when it writes its header: AAC passed the
+  // trial and the real header refused it. ffmpeg writes MP2 there.
+  TempDir dir("meta_mpg");
+  const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
+  for (const char* ext : {"mpg", "vob"}) {
+    SCOPED_TRACE(ext);
+    const std::string out = dir / (std::string("out.") + ext);
+    const std::string ref = dir / (std::string("ref.") + ext);
+    ffmpeg("-i " + q(in) + " " + q(ref));
+    const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(audioEntry(out, "codec_name"), audioEntry(ref, "codec_name"));
+    EXPECT_EQ(countFrames(out), 100);
+  }
+}
+
+TEST(MediaMetadata, WholeFilesAreNotCalledTruncated) {
+  // Matroska that starts at 10 s declares its end (14 s), not its length; an MP4 whose edit list
+  // starts mid-GOP holds frames it never shows, and its frame count has them ("decoded 67 of
+  // 100 frames"). A Matroska file that starts late and is cut short is still named.
+  TempDir dir("meta_whole");
+  const std::string late = dir / "late.mkv", full = dir / "full.mp4", edit = dir / "edit.mp4";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 4 -c:v libx264 -output_ts_offset 10 " +
+         q(late));
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 4 -c:v libx264 -g 50 " + q(full));
+  ffmpeg("-ss 1.3 -i " + q(full) + " -c copy " + q(edit));
+  ASSERT_EQ(probeValue(edit, "-select_streams v", "stream=nb_frames"), "100");
+  for (const std::string& in : {late, edit}) {
+    SCOPED_TRACE(in);
+    const std::string out = in + ".out.mkv";
+    const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("truncated"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("could not be read"), std::string::npos) << r.err;
+    EXPECT_EQ(countFrames(out), countFrames(in));
+  }
+  const std::string cut = dir / "cut.mkv";
+  std::filesystem::copy_file(late, cut);
+  std::filesystem::resize_file(cut, std::filesystem::file_size(late) * 4 / 10);
+  const auto r = runVidfilter({"-i", cut, "--chain", "gray", "-o", dir / "cut.out.mkv"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("its container declares; the file may be truncated"), std::string::npos)
+      << r.err;
+}
