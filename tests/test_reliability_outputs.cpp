@@ -1,0 +1,92 @@
+// Reliability of outputs that are not plain new files, through the real binary: a run that fails
+// before its first frame removes only the regular file it made or replaced (never a device, a
+// FIFO or a link).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace vf::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string clip(const TempDir& dir) {
+  const std::string path = dir / "in.mkv";
+  makeClip(path, "testsrc2=size=64x48:rate=10", "-frames:v 6 -c:v ffv1");
+  return path;
+}
+
+ProcOptions failingAtTheFirstFrame() {
+  ProcOptions o;
+  o.setEnv = {"VIDFILTER_FAULT=enqueue:1"};
+  o.timeoutSec = 60;
+  return o;
+}
+
+std::string fileText(const std::string& path) {
+  std::ifstream f(path);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+}  // namespace
+
+TEST(ReliabilityOutputs, AFailureBeforeTheFirstFrameRemovesOnlyAFileTheRunWrote) {
+  TempDir dir("out_first_fail");
+  const std::string in = clip(dir);
+  auto run = [&](const std::vector<std::string>& out) {
+    std::vector<std::string> args = {"-y", "-i", in, "--chain", "gray"};
+    args.insert(args.end(), out.begin(), out.end());
+    const ProcResult r = runVidfilter(args, failingAtTheFirstFrame());
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("[injected by VIDFILTER_FAULT=enqueue:1]"), std::string::npos) << r.err;
+    return r;
+  };
+  // A device node (the null device's numbers), written through the null muxer and through a
+  // container: it stays.
+  const std::string dev = dir / "mynull";
+  if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    for (const char* format : {"null", "matroska"}) {
+      SCOPED_TRACE(format);
+      run({"-o", dev, "-f", format});
+      struct stat st {};
+      EXPECT_EQ(::lstat(dev.c_str(), &st), 0);
+      EXPECT_TRUE(S_ISCHR(st.st_mode));
+    }
+  }
+  // A FIFO with a reader: it stays.
+  const std::string fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread reader([&] { fileText(fifo); });
+  run({"-o", fifo, "-f", "matroska"});
+  // A reader still waiting for a writer (the run failed before opening the FIFO) lets go.
+  if (const int w = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK); w >= 0) ::close(w);
+  reader.join();
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  // A regular file the null muxer never opens: untouched.
+  const std::string kept = dir / "kept.txt";
+  std::ofstream(kept) << "data\n";
+  run({"-o", kept, "-f", "null"});
+  EXPECT_EQ(fileText(kept), "data\n");
+  // A link to a file: the link stays; the file it names, emptied by -y, holds no unplayable
+  // container (it is removed, as a file named directly would be).
+  const std::string real = dir / "real.mkv", link = dir / "lnk.mkv";
+  std::ofstream(real) << "data\n";
+  fs::create_symlink("real.mkv", link);
+  run({"-o", link});
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_FALSE(fs::exists(real));
+  // A file named directly, made by the run: removed, as before.
+  run({"-o", dir / "new.mkv"});
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir / "new.mkv")));
+}
