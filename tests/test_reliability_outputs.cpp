@@ -1,6 +1,7 @@
 // Reliability of outputs that are not plain new files, through the real binary: a run that fails
 // before its first frame removes only the regular file it made or replaced (never a device, a
-// FIFO or a link).
+// FIFO or a link); a pipe, a process substitution and what /proc holds are written without a
+// free-space check of their own (whose figures there mean nothing).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -89,4 +90,36 @@ TEST(ReliabilityOutputs, AFailureBeforeTheFirstFrameRemovesOnlyAFileTheRunWrote)
   // A file named directly, made by the run: removed, as before.
   run({"-o", dir / "new.mkv"});
   EXPECT_FALSE(fs::exists(fs::symlink_status(dir / "new.mkv")));
+}
+
+TEST(ReliabilityOutputs, PipesAndProcFilesAreWrittenWithoutAFreeSpaceCheck) {
+  TempDir dir("out_not_files");
+  const std::string in = clip(dir);
+  const std::string vf = q(vidfilterBinary()) + " -y -i " + q(in) + " --chain gray -f matroska";
+  // A pipe through /proc/self/fd (procfs reports no free space), and a regular file reached the
+  // same way: both written, every frame.
+  const std::string piped = dir / "piped.mkv", status = dir / "status";
+  EXPECT_EQ(shell("{ " + vf + " -o /proc/self/fd/1 2>" + q(dir / "e1") + "; echo $? >" + q(status) +
+                  "; } | cat > " + q(piped))
+                .status,
+            0);
+  EXPECT_EQ(fileText(status), "0\n") << fileText(dir / "e1");
+  EXPECT_EQ(countFrames(piped), 6);
+  const std::string viaFd = dir / "fd.mkv";
+  EXPECT_EQ(shell(vf + " -o /proc/self/fd/3 3>" + q(viaFd) + " 2>" + q(dir / "e2")).status, 0)
+      << fileText(dir / "e2");
+  EXPECT_EQ(countFrames(viaFd), 6);
+  // A process substitution (bash): its /dev/fd/N is a pipe.
+  const std::string sub = dir / "sub.mkv";
+  EXPECT_EQ(shell("bash -c " + q(vf + " -o >(cat > " + q(sub) + ") 2>" + q(dir / "e3"))).status, 0)
+      << fileText(dir / "e3");
+  for (int i = 0; i < 50 && countFrames(sub) != 6; ++i)  // cat may still be writing
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(countFrames(sub), 6);
+  // A file of /proc that takes no writes: the OS's own error, not a full disk.
+  const ProcResult proc =
+      runVidfilter({"-y", "-i", in, "--chain", "gray", "-f", "matroska", "-o", "/proc/version"});
+  EXPECT_NE(proc.status, 0) << proc.err;  // 2 as a user who may not write in /proc
+  EXPECT_EQ(proc.err.find("No space left on device"), std::string::npos) << proc.err;
+  EXPECT_TRUE(fs::exists("/proc/version"));
 }
