@@ -1,7 +1,8 @@
 // Reliability of outputs that are not plain new files, through the real binary: a run that fails
 // before its first frame removes only the regular file it made or replaced (never a device, a
 // FIFO or a link); a pipe, a process substitution and what /proc holds are written without a
-// free-space check of their own (whose figures there mean nothing).
+// free-space check of their own (whose figures there mean nothing); a side file never takes a
+// name that an output pattern will make.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -122,4 +123,33 @@ TEST(ReliabilityOutputs, PipesAndProcFilesAreWrittenWithoutAFreeSpaceCheck) {
   EXPECT_NE(proc.status, 0) << proc.err;  // 2 as a user who may not write in /proc
   EXPECT_EQ(proc.err.find("No space left on device"), std::string::npos) << proc.err;
   EXPECT_TRUE(fs::exists("/proc/version"));
+}
+
+TEST(ReliabilityOutputs, ASideFileNamedAsAFrameOfAnOutputPatternIsRefused) {
+  TempDir dir("out_side_pattern");
+  const std::string in = clip(dir);
+  fs::create_directory(dir / "out");
+  const std::string pattern = dir / "out/f_%03d.png";
+  for (const char* side : {"--json", "--stats"}) {
+    SCOPED_TRACE(side);
+    for (const std::string& name : {dir / "out/f_002.png", dir / "out/../out/f_010.png"}) {
+      expectOneError(runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", pattern, side, name}),
+                     2, "give each output its own name");
+      EXPECT_TRUE(fs::is_empty(dir / "out"));
+    }
+  }
+  // Names the pattern never makes are fine: frame 0, too few digits.
+  for (const std::string& name : {dir / "out/f_000.png", dir / "out/f_02.png"}) {
+    const ProcResult r =
+        runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", pattern, "--json", name});
+    EXPECT_EQ(r.status, 0) << r.err;
+    fs::remove_all(dir / "out");
+    fs::create_directory(dir / "out");
+  }
+  // A side file given before the pattern that makes it: input 0's --stats is input 1's frame 1.
+  expectOneError(
+      runVidfilter({"-y", "-i", in, "-i", in, "--chain", "gray", "-o", dir / "out/{index}_%03d.png",
+                    "--stats", dir / "out/1_{index}01.png"}),
+      2, "give each output its own name");
+  EXPECT_TRUE(fs::is_empty(dir / "out"));
 }
