@@ -134,12 +134,6 @@ bool checkSize(const std::string& text, std::string* why) {
   return ok;
 }
 
-std::string checkCrf(double crf) {
-  if (!(crf >= 0 && crf <= 63))
-    return "must be in [0, 63] (lower is better quality; x264 and x265 take up to 51)";
-  return "";
-}
-
 std::string checkInputPixFmt(const std::string& v) {
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(av_get_pix_fmt(v.c_str()));
   if (d && !(d->flags & (AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM))) return "";
