@@ -78,6 +78,16 @@ TEST(AppCliBinary, BadDeviceSelectorListsTheDevices) {
   const auto idx = runVidfilter({"-i", kVideo, "--chain", "gray", "--device", "7:7"});
   EXPECT_EQ(idx.status, 2);
   EXPECT_NE(idx.err.find("--device 7:7: no device with that index"), std::string::npos) << idx.err;
+  // An index past what an int holds names no device (it never wraps round to 0:0).
+  TempDir dir("cli_device_index");
+  for (const std::string sel : {"4294967296:0", "0:4294967296", "99999999999999999999:0"}) {
+    const auto big = runVidfilter(
+        {"-i", kVideo, "--chain", "gray", "--frames", "1", "--device", sel, "-o", dir / "o.mkv"});
+    EXPECT_EQ(big.status, 2) << big.err;
+    EXPECT_NE(big.err.find("--device " + sel + ": no device with that index"), std::string::npos)
+        << big.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  }
 }
 
 TEST(AppCliBinary, MissingOutputDirectory) {
