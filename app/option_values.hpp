@@ -8,8 +8,11 @@
 
 namespace vf::app {
 
+// The longest time --ss, -t and --to take, seconds.
+constexpr double kMaxTimeSeconds = 1e9;
+
 // A time as ffmpeg writes one: "[HH:]MM:SS[.m...]" or "S[.m...][s|ms|us]" ("90", "1:30",
-// "0:01:30.5", "1500ms"). Negative times are refused.
+// "0:01:30.5", "1500ms"). Negative times and times past kMaxTimeSeconds are refused.
 std::optional<double> parseTime(const std::string& text, std::string* why);
 
 // Bits per second: "2M", "800k", "1500000" (k and M are 1000 and 1000000, as ffmpeg's).

@@ -141,6 +141,24 @@ TEST(AppCliBinary, EmptySpansNameWhatWasGiven) {
   EXPECT_FALSE(std::filesystem::exists(dir / "b.mp4"));
 }
 
+TEST(AppCliBinary, TimesPastWhatCanBeCountedAreOutOfRange) {
+  // Never "the file has no video frame in the span": the time is what is wrong.
+  TempDir dir("cli_time_range");
+  const std::pair<const char*, const char*> cases[] = {{"--to", "153722867281:00"},
+                                                       {"--to", "9223372036854775807ms"},
+                                                       {"--ss", "9223372036854775807"},
+                                                       {"-t", "1000000001"}};
+  for (const auto& [option, value] : cases) {
+    expectOneError(
+        runVidfilter({"-i", kVideo, "--chain", "gray", option, value, "-o", dir / "o.mkv"}), 2,
+        std::string(option) + " is out of range");
+    EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  }
+  const auto last = runVidfilter({"-i", kVideo, "--chain", "gray", "--to", "1000000000", "--frames",
+                                  "2", "-o", dir / "o.mkv"});
+  EXPECT_EQ(last.status, 0) << last.err;
+}
+
 TEST(AppCliBinary, StatsToADashIsRefused) {
   TempDir dir("cli_stats");
   expectOneError(
