@@ -39,10 +39,12 @@ extern "C" void onInterrupt(int sig) {
     gFirstAt.store(ns);
     return;
   }
-  // The same signal again within 50 ms is the first one's echo, not a second request: `timeout`
-  // and `kill -- -PGID` signal the process and then its whole group, microseconds apart.
+  // A stop signal within 50 ms of the first is the same stop request, not a second one:
+  // `timeout` and `kill -- -PGID` signal the process and then its whole group, microseconds
+  // apart, and a wrapper that forwards its own SIGTERM after the terminal's SIGINT reaches the
+  // process a few milliseconds after it.
   const long long first = gFirstAt.load();
-  if (expected == sig && (first == 0 || ns - first < 50000000LL)) return;
+  if (first == 0 || ns - first < 50000000LL) return;
   // Second signal: the user means it. Only async-signal-safe calls from here on.
   writeStderr("\nvidfilter: interrupted again; exiting at once\n");
   ::_exit(128 + sig);

@@ -43,30 +43,17 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return parts;
 }
 
-}  // namespace
-
-std::optional<double> parseTime(const std::string& text, std::string* why) {
-  const std::string form =
-      "must be a time such as 90, 1:30, 0:01:30.5 or 1500ms (seconds, or [HH:]MM:SS[.m]); got " +
-      quote(text);
-  if (!text.empty() && text[0] == '-') {
-    *why = "must not be negative; got " + quote(text);
-    return std::nullopt;
-  }
+// The seconds `text` gives ("90", "1:30", "1500ms"), or nothing when it is no time.
+std::optional<double> timeOf(const std::string& text) {
   if (text.find(':') != std::string::npos) {
     const auto parts = split(text, ':');
-    if (parts.size() > 3) {
-      *why = form;
-      return std::nullopt;
-    }
+    if (parts.size() > 3) return std::nullopt;
     double total = 0;
     for (std::size_t i = 0; i < parts.size(); ++i) {
       const auto v = number(parts[i]);
       const bool last = i + 1 == parts.size();
-      if (!v || (!last && parts[i].find('.') != std::string::npos) || (i > 0 && *v >= 60)) {
-        *why = form;
+      if (!v || (!last && parts[i].find('.') != std::string::npos) || (i > 0 && *v >= 60))
         return std::nullopt;
-      }
       total = total * 60 + *v;
     }
     return total;
@@ -84,11 +71,32 @@ std::optional<double> parseTime(const std::string& text, std::string* why) {
     }
   }
   const auto v = number(digits);
-  if (!v || !std::isfinite(*v)) {
-    *why = form;
+  if (!v || !std::isfinite(*v)) return std::nullopt;
+  return *v * scale;
+}
+
+}  // namespace
+
+std::optional<double> parseTime(const std::string& text, std::string* why) {
+  if (!text.empty() && text[0] == '-') {
+    *why = "must not be negative; got " + quote(text);
     return std::nullopt;
   }
-  return *v * scale;
+  const auto t = timeOf(text);
+  if (!t) {
+    *why =
+        "must be a time such as 90, 1:30, 0:01:30.5 or 1500ms (seconds, or [HH:]MM:SS[.m]); "
+        "got " +
+        quote(text);
+    return std::nullopt;
+  }
+  // Times are counted in microseconds from the input's start: far past any video's length,
+  // well within what they can count.
+  if (*t > kMaxTimeSeconds) {
+    *why = "is out of range: a time is at most 1000000000 s (about 31 years); got " + quote(text);
+    return std::nullopt;
+  }
+  return t;
 }
 
 std::optional<std::int64_t> parseBitrate(const std::string& text, std::string* why) {
@@ -132,12 +140,6 @@ bool checkSize(const std::string& text, std::string* why) {
                   *w <= 16384 && *h <= 16384;
   if (!ok) *why = "must be WxH with each side in [1, 16384], such as 1920x1080; got " + quote(text);
   return ok;
-}
-
-std::string checkCrf(double crf) {
-  if (!(crf >= 0 && crf <= 63))
-    return "must be in [0, 63] (lower is better quality; x264 and x265 take up to 51)";
-  return "";
 }
 
 std::string checkInputPixFmt(const std::string& v) {

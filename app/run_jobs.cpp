@@ -103,6 +103,7 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
                       "the temporary name of the output of input " + std::to_string(j.spec.index));
     if (!j.spec.statsPath.empty()) g.writes(j.spec.statsPath, "--stats");
   }
+  if (s.jsonPath && *s.jsonPath == "-") g.writesStdout("--json -");
   if (s.jsonPath && *s.jsonPath != "-") g.writes(*s.jsonPath, "--json");
   const media::Overwrite policy = batch || s.overwrite.value_or(false) ? media::Overwrite::Always
                                   : !s.overwrite                       ? media::Overwrite::Ask

@@ -212,3 +212,30 @@ TEST(BenchCommand, JsonNeverReplacesWhatItReadsNorAFileWithoutY) {
   const ProcResult r = runBench(kArgs + std::vector<std::string>{"--json", old, "-y"});
   expectGoodReport("vidfilter-bench", r, readJson(old));
 }
+
+TEST(BenchCommand, FileJobNumbersAreCheckedAndItsSetupLineIsPrintable) {
+  TempDir dir("bench_job_args");
+  const std::string video = dir / "in.mkv";
+  ASSERT_EQ(shell("ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=64x48:rate=10 -frames:v 5 "
+                  "-c:v ffv1 '" +
+                  video + "'")
+                .status,
+            0);
+  const std::vector<std::string> job = {"--input", video, "--frames", "3", "--no-ffmpeg"};
+  for (const char* crf : {"abc", "1e999", "20abc", "nan", "-5", "64"}) {
+    SCOPED_TRACE(crf);
+    expectUsageError(runBench(job + std::vector<std::string>{"--crf", crf}), "--crf");
+  }
+  for (const char* n : {"-5", "0"}) {
+    SCOPED_TRACE(n);
+    expectUsageError(runBench(kArgs + std::vector<std::string>{"--engine-frames", n}),
+                     "--engine-frames");
+  }
+  // A file name with an escape sequence and a carriage return: shown escaped.
+  const std::string odd = dir / "a\x1b[31mb\rc.mkv";
+  std::filesystem::copy_file(video, odd);
+  const ProcResult r = runBench({"--input", odd, "--frames", "3", "--no-ffmpeg", "--crf", "20"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find_first_of("\x1b\r"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a\\x1b[31mb\\rc.mkv"), std::string::npos) << r.out;
+}

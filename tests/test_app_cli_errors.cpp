@@ -78,6 +78,16 @@ TEST(AppCliBinary, BadDeviceSelectorListsTheDevices) {
   const auto idx = runVidfilter({"-i", kVideo, "--chain", "gray", "--device", "7:7"});
   EXPECT_EQ(idx.status, 2);
   EXPECT_NE(idx.err.find("--device 7:7: no device with that index"), std::string::npos) << idx.err;
+  // An index past what an int holds names no device (it never wraps round to 0:0).
+  TempDir dir("cli_device_index");
+  for (const std::string sel : {"4294967296:0", "0:4294967296", "99999999999999999999:0"}) {
+    const auto big = runVidfilter(
+        {"-i", kVideo, "--chain", "gray", "--frames", "1", "--device", sel, "-o", dir / "o.mkv"});
+    EXPECT_EQ(big.status, 2) << big.err;
+    EXPECT_NE(big.err.find("--device " + sel + ": no device with that index"), std::string::npos)
+        << big.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  }
 }
 
 TEST(AppCliBinary, MissingOutputDirectory) {
@@ -129,6 +139,24 @@ TEST(AppCliBinary, EmptySpansNameWhatWasGiven) {
                  2, "--to 1 s is not after --ss 1.5 s: nothing to process");
   EXPECT_FALSE(std::filesystem::exists(dir / "a.mp4"));
   EXPECT_FALSE(std::filesystem::exists(dir / "b.mp4"));
+}
+
+TEST(AppCliBinary, TimesPastWhatCanBeCountedAreOutOfRange) {
+  // Never "the file has no video frame in the span": the time is what is wrong.
+  TempDir dir("cli_time_range");
+  const std::pair<const char*, const char*> cases[] = {{"--to", "153722867281:00"},
+                                                       {"--to", "9223372036854775807ms"},
+                                                       {"--ss", "9223372036854775807"},
+                                                       {"-t", "1000000001"}};
+  for (const auto& [option, value] : cases) {
+    expectOneError(
+        runVidfilter({"-i", kVideo, "--chain", "gray", option, value, "-o", dir / "o.mkv"}), 2,
+        std::string(option) + " is out of range");
+    EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  }
+  const auto last = runVidfilter({"-i", kVideo, "--chain", "gray", "--to", "1000000000", "--frames",
+                                  "2", "-o", dir / "o.mkv"});
+  EXPECT_EQ(last.status, 0) << last.err;
 }
 
 TEST(AppCliBinary, StatsToADashIsRefused) {

@@ -1,6 +1,7 @@
 // Reliability of the standard streams and links as paths: stdin redirected from the file a run
 // would write, side files (--stats, --json) that are stdout while -o - writes the video there,
-// and a --json path that is a symbolic link (to a file, or to stdout itself).
+// --json - while stdout is redirected into a file the run reads or writes, and a --json path
+// that is a symbolic link (to a file, or to stdout itself).
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -68,6 +69,33 @@ TEST(ReliabilityStreams, SideFilesThatAreStdoutAreRefusedWithDashO) {
           << fileText(err);
     }
   }
+}
+
+TEST(ReliabilityStreams, JsonToStdoutRedirectedIntoTheInputIsRefused) {
+  // --json - prints the summary on stdout: appended to the input, it would damage it.
+  TempDir dir("streams_json_dash");
+  const std::string in = y4mClip(dir);
+  const std::string before = md5(in);
+  const std::string err = dir / "err.txt", out = dir / "o.y4m";
+  EXPECT_EQ(
+      runShell("-y -i " + q(in) + " --chain sobel -o " + q(out) + " --json - >> " + q(in), err), 2)
+      << fileText(err);
+  EXPECT_NE(fileText(err).find("--json - writes to stdout, which is redirected into input 0"),
+            std::string::npos)
+      << fileText(err);
+  EXPECT_EQ(md5(in), before);
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // Into the output file it would be written into the video: refused too.
+  EXPECT_EQ(
+      runShell("-y -i " + q(in) + " --chain sobel -o " + q(out) + " --json - > " + q(out), err), 2)
+      << fileText(err);
+  // Into another file it is the summary.
+  const std::string summary = dir / "summary.json";
+  EXPECT_EQ(
+      runShell("-y -i " + q(in) + " --chain sobel -o " + q(out) + " --json - > " + q(summary), err),
+      0)
+      << fileText(err);
+  EXPECT_FALSE(nlohmann::json::parse(fileText(summary), nullptr, false).is_discarded());
 }
 
 TEST(ReliabilityStreams, JsonThroughALinkWritesTheLinksTarget) {

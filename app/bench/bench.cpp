@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <opencv2/core/utility.hpp>
 #include <optional>
 #include <sstream>
@@ -271,7 +272,14 @@ int benchMain(int argc, char** argv) {
       app.add_option("--cv-threads", o.cvThreads, "OpenCV CPU threads (default: OpenCV's choice)"));
   app::decimal(app.add_option("--slots", o.slots, "engine: pinned slots"))->capture_default_str();
   app::decimal(
-      app.add_option("--engine-frames", o.engineFrames, "engine: frames (default: from the size)"));
+      app.add_option("--engine-frames", o.engineFrames, "engine: frames (default: from the size)"))
+      ->check([](const std::string& v) -> std::string {
+        char* end = nullptr;
+        const long long n = std::strtoll(v.c_str(), &end, 10);
+        return end != v.c_str() && *end == '\0' && n < 1
+                   ? "must be at least 1; leave it out for a count from the frame size"
+                   : "";
+      });
   app.add_flag("--enqueue-cost", o.enqueueCost,
                "instead: host time per OpenCL call of the kinds the engine makes (no --chain)");
   app.add_flag("--table", o.table,

@@ -15,12 +15,14 @@
 
 #include "app/bench/job_parts.hpp"
 #include "app/bench/result_path.hpp"
+#include "app/cli_error.hpp"
 #include "app/decimal.hpp"
 #include "app/media/av.hpp"
 #include "app/media/demuxer.hpp"
 #include "app/media/frame_convert.hpp"
 #include "app/media/hwdec.hpp"
 #include "app/media/hwdec_mode.hpp"
+#include "app/option_values.hpp"
 #include "app/options.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
@@ -79,19 +81,22 @@ std::optional<double> timeCommand(const std::vector<std::string>& args) {
 
 struct Options {
   JobSetup setup;
-  std::string device, json, crf, preset, pixFmt, codec = "libx264";
+  std::string device, json, preset, pixFmt, codec = "libx264";
+  double crf = -1;  // read when --crf is given
   bool overwrite = false;
   bool noFfmpeg = false;
   bool noHwPeer = false;  // hardware decoding fell back: the ffmpeg peer decodes in software
 };
 
+// What the user wrote is shown through printable(): a name's control characters never reach
+// the terminal.
 std::string describeSetup(const Options& o, const std::string& device) {
   const auto& e = o.setup.encoder;
-  return "input " + o.setup.input + ", chain " + o.setup.chain + ", " +
-         std::to_string(o.setup.frames) + " frames, encoder " + e.codec +
-         (e.preset.empty() ? "" : " preset " + e.preset) +
+  return "input " + printable(o.setup.input) + ", chain " + printable(o.setup.chain) + ", " +
+         std::to_string(o.setup.frames) + " frames, encoder " + printable(e.codec) +
+         (e.preset.empty() ? "" : " preset " + printable(e.preset)) +
          (e.crf ? " crf " + std::to_string(static_cast<int>(*e.crf)) : "") +
-         (e.pixFmt.empty() ? "" : " " + e.pixFmt) + ", device " + device + ", " +
+         (e.pixFmt.empty() ? "" : " " + printable(e.pixFmt)) + ", device " + device + ", " +
          std::to_string(std::thread::hardware_concurrency()) + " cores";
 }
 
@@ -155,7 +160,6 @@ int run(Options& o) {
   o.setup.encoder.codec = o.codec;
   o.setup.encoder.preset = o.preset;
   o.setup.encoder.pixFmt = o.pixFmt;
-  if (!o.crf.empty()) o.setup.encoder.crf = std::stod(o.crf);
   const fs::path dir =
       fs::temp_directory_path() / ("vidfilter-bench-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -248,7 +252,9 @@ int jobBenchMain(int argc, char** argv) {
   app::decimal(app.add_option("--resident", o.setup.resident, "distinct frames held in memory"))
       ->capture_default_str();
   app.add_option("--codec", o.codec, "video encoder")->capture_default_str();
-  app.add_option("--crf", o.crf, "encoder constant quality (default: the encoder's)");
+  CLI::Option* crf =
+      app.add_option("--crf", o.crf, "encoder constant quality (default: the encoder's)")
+          ->type_name("NUMBER");
   app.add_option("--preset", o.preset, "encoder preset (default: the encoder's)");
   app.add_option("--pix-fmt", o.pixFmt, "output pixel format (default yuv420p)");
   app.add_option("--hwdec", o.setup.hwdec, "also decode on cuvid, cuda or vaapi (both in one run)")
@@ -264,11 +270,17 @@ int jobBenchMain(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
-    std::replace(msg.begin(), msg.end(), '\n', ' ');
-    std::fprintf(stderr, "vidfilter bench: %s; see vidfilter bench --input x --help\n",
-                 msg.c_str());
+    std::fprintf(stderr, "vidfilter bench: %s\n",
+                 app::describeParseError(app, e, {"vidfilter bench --input x --help", ""}).c_str());
     return 2;
+  }
+  if (crf->count() > 0) {
+    if (const std::string why = app::checkCrf(o.crf); !why.empty()) {
+      std::fprintf(stderr, "vidfilter bench: --crf %s; got %s\n", why.c_str(),
+                   quote(crf->results().empty() ? "" : crf->results().back()).c_str());
+      return 2;
+    }
+    o.setup.encoder.crf = o.crf;
   }
   if (o.setup.frames < 1 || o.setup.resident < 1 || o.setup.slots < 1 || o.setup.slots > 8) {
     std::fprintf(stderr, "vidfilter bench: --frames and --resident must be >= 1, --slots 1..8\n");

@@ -155,6 +155,12 @@ std::string Muxer::stopped() const {
 
 void Muxer::checkRoom(std::int64_t next) {
   if (spec_.toStdout || spec_.network || !ctx_->pb || finishing_) return;
+  // Only a regular file takes room on a disk and counts against ulimit -f: a pipe (a process
+  // substitution's /dev/fd/N), a device and what /proc and /sys hold are written as they are,
+  // and their own errors say what failed.
+  struct stat st {};
+  struct statvfs fs {};
+  if (::stat(spec_.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   // After this packet there must still be room for the container's index (mp4's moov: up to
   // about 48 bytes a packet), what the interleaver holds back, and the I/O buffer.
   biggestPacket_ = std::max(biggestPacket_, next);
@@ -169,17 +175,13 @@ void Muxer::checkRoom(std::int64_t next) {
                      ": File too large: the file size limit (ulimit -f, " +
                      std::to_string(lim.rlim_cur / 1024) + " KiB) is reached; " + stopped() +
                      "; raise the limit or write less");
-  const std::string dir = std::filesystem::path(spec_.path).parent_path().string();
-  struct statvfs fs {};
-  if (::statvfs(dir.empty() ? "." : dir.c_str(), &fs) != 0) return;
+  // The file system that holds the file (through a link, the target's); one that reports no
+  // size at all (procfs, sysfs) has no free space to count.
+  if (::statvfs(spec_.path.c_str(), &fs) != 0 || fs.f_blocks == 0) return;
   const double avail = double(fs.f_bavail) * double(fs.f_frsize);
   // The free space counts only what reached the file: what is still in FFmpeg's buffers (the
-  // file's 256 KiB I/O buffer, Matroska's open cluster) takes its share of it too. A device
-  // (/dev/null) keeps nothing on the disk.
-  struct stat st {};
-  const std::int64_t pending = ::stat(spec_.path.c_str(), &st) == 0 && S_ISREG(st.st_mode)
-                                   ? std::max<std::int64_t>(0, written - st.st_size)
-                                   : 0;
+  // file's 256 KiB I/O buffer, Matroska's open cluster) takes its share of it too.
+  const std::int64_t pending = std::max<std::int64_t>(0, written - st.st_size);
   if (avail < double(pending + need))
     throw MediaError("the disk holding " + spec_.path + " is full (" +
                      std::to_string(static_cast<long long>(avail / 1024)) +

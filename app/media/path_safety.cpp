@@ -18,6 +18,16 @@ namespace vf::media {
 namespace fs = std::filesystem;
 using app::UsageError;
 
+namespace {
+
+// The frame of an image output whose name `resolved` is (frames are numbered from 1).
+std::optional<std::int64_t> frameNamed(const FramePattern& members, const std::string& resolved) {
+  const auto number = members.match(resolved);
+  return number && *number >= 1 ? number : std::nullopt;
+}
+
+}  // namespace
+
 void checkWritablePath(const std::string& path, const std::string& option) {
   std::error_code ec;
   const auto type = fs::status(path, ec).type();
@@ -51,7 +61,9 @@ PathGuard::Use PathGuard::describe(const std::string& path, const std::string& r
   std::error_code ec;
   const fs::path c = fs::absolute(path, ec).lexically_normal();
   u.canonical = ec ? path : c.string();
-  const fs::path r = fs::weakly_canonical(path, ec);
+  // The links followed, from the absolute name (weakly_canonical leaves a relative name whose
+  // first part does not exist as it was given).
+  const fs::path r = fs::weakly_canonical(u.canonical, ec);
   u.resolved = ec ? u.canonical : r.string();
   return u;
 }
@@ -104,6 +116,11 @@ void PathGuard::writes(const std::string& path, const std::string& role) {
                        ", whose directory does not exist; remove the link or give another name");
   }
   checkAgainstReads(u);
+  // A file an output pattern will make (not there yet, so no identity to meet).
+  for (const PatternUse& p : patterns_)
+    if (const auto number = frameNamed(p.members, u.resolved))
+      throw UsageError(u.shown + " is also " + p.shown + " (its frame " + std::to_string(*number) +
+                       "); give each output its own name");
   addWrite(std::move(u));
 }
 
@@ -121,22 +138,23 @@ void PathGuard::readsStdin() {
   reads_.push_back(std::move(u));
 }
 
-void PathGuard::writesStdout() {
+void PathGuard::writesStdout(const std::string& option) {
   struct stat st {};
   if (::fstat(STDOUT_FILENO, &st) != 0) return;
   if (const auto r = readById_.find({st.st_dev, st.st_ino});
       S_ISREG(st.st_mode) && r != readById_.end())
-    throw UsageError("-o - writes to stdout, which is redirected into " + reads_[r->second].shown +
+    throw UsageError(option + " writes to stdout, which is redirected into " +
+                     reads_[r->second].shown +
                      ": writing it would destroy what is read; send stdout elsewhere");
-  // Another output that is stdout (--stats /dev/stdout) would write into the video.
+  // Another output that is stdout (--stats /dev/stdout) would write into what goes there.
   if (const auto o = writeById_.find({st.st_dev, st.st_ino}); o != writeById_.end())
-    throw UsageError(writes_[o->second].shown +
-                     " is stdout, where -o - writes the video; give it another name");
+    throw UsageError(writes_[o->second].shown + " is stdout, where " + option + " writes" +
+                     (option == "-o -" ? " the video" : "") + "; give it another name");
   Use u;
   u.path = "-";
   u.canonical = u.resolved = "<stdout>";  // no file's name
-  u.role = "-o -";
-  u.shown = "stdout (-o -)";
+  u.role = option;
+  u.shown = "stdout (" + option + ")";
   u.exists = true;  // not `regular`: what the shell redirected it into is not asked about
   u.id = {st.st_dev, st.st_ino};
   addWrite(std::move(u));
@@ -151,7 +169,9 @@ void PathGuard::writesPattern(const std::string& text, const FramePattern& patte
   const std::string dirPrefix =
       slash == std::string::npos ? "" : pattern.prefix.substr(0, slash + 1);
   const std::string dir = dirPrefix.empty() ? "." : dirPrefix;
-  PatternUse use{text, "", 0, "", ""};
+  PatternUse use;
+  use.text = text;
+  use.shown = role + " " + quote(text);
   std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
   while (d) {
     const dirent* e = ::readdir(d.get());
@@ -173,8 +193,16 @@ void PathGuard::writesPattern(const std::string& text, const FramePattern& patte
   if (!first.exists) checkAgainstReads(first);
   std::error_code ec;
   const fs::path resolved = fs::weakly_canonical(dir, ec);
-  use.prefix = (ec ? dir : resolved.string()) + "/" + pattern.prefix.substr(dirPrefix.size());
+  std::string resolvedDir = ec ? dir : resolved.string();
+  if (resolvedDir.empty() || resolvedDir.back() != '/') resolvedDir += '/';
+  use.prefix = resolvedDir + pattern.prefix.substr(dirPrefix.size());
   use.suffix = pattern.suffix;
+  use.members = FramePattern{use.prefix, use.suffix, pattern.width};
+  // An output already given (--stats, another input's output) that this pattern will make.
+  for (const Use& w : writes_)
+    if (const auto number = w.member ? std::nullopt : frameNamed(use.members, w.resolved))
+      throw UsageError(use.shown + " makes " + w.shown + " (its frame " + std::to_string(*number) +
+                       "); give each output its own name");
   for (const PatternUse& other : patterns_)
     if (mayShareNames(use, other))
       throw UsageError(role + " " + quote(text) + " and the pattern " + quote(other.text) +

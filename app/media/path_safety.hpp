@@ -28,18 +28,21 @@ class PathGuard {
   // Paths that do not exist (a camera, a URL) are ignored.
   void reads(const std::string& path, const std::string& role);
 
-  // A file the run writes. Throws UsageError when it is a file read, or another output.
+  // A file the run writes. Throws UsageError when it is a file read, or another output (a file
+  // an output pattern names included).
   void writes(const std::string& path, const std::string& role);
 
   // Input from stdin (-i -): when stdin is a regular file (`-i - < in.y4m`), that file is read.
   void readsStdin();
 
-  // Output to stdout (-o -): when stdout is a regular file, it must not be a file read (`-o - >>
-  // input.y4m`); no other output may be stdout (`--stats /dev/stdout`). Throws UsageError.
-  void writesStdout();
+  // Output to stdout (`option`: -o -, --json -): when stdout is a regular file, it must not be a
+  // file read (`-o - >> input.y4m`); no other output may be stdout (`--stats /dev/stdout`).
+  // Throws UsageError.
+  void writesStdout(const std::string& option = "-o -");
 
   // The members of an output pattern (in its directory) that exist now, as writes() does for
-  // each. Throws UsageError when the frame number is in a directory name.
+  // each, and any other output the pattern names (whether it exists or not). Throws UsageError
+  // when the frame number is in a directory name.
   void writesPattern(const std::string& text, const FramePattern& pattern, const std::string& role);
 
   // Existing regular files among the writes, against the policy. `canAsk`: stdin is a terminal
@@ -75,8 +78,10 @@ class PathGuard {
   std::map<std::string, std::size_t> writeByName_, missingWriteByName_;
   struct PatternUse {
     std::string text, first;  // the pattern, its first existing member
+    std::string shown;        // for messages: "the output pattern 'f_%03d.png'"
     long existing = 0;
     std::string prefix, suffix;  // the members' names around the number, directory resolved
+    FramePattern members;        // the same as a pattern of resolved names
   };
   std::vector<PatternUse> patterns_;
 };

@@ -2,9 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
-#include <filesystem>
+#include <cerrno>
+#include <cstring>
 
 #include "app/media/media_source.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::media {
 
@@ -48,6 +50,7 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
     input->attachRelay(relay_);
   }
   muxer_.open();
+  opened_ = regularFileOpened(spec, muxer_.context());
   spdlog::info(
       "writing {} ({}x{} {}, {}{})", spec.toStdout ? "stdout" : spec.path, desc.width, desc.height,
       spec.muxer, encoder_->summary(),
@@ -143,17 +146,35 @@ void VideoSink::close(std::exception_ptr failure) {
     if (!failure) failure = std::current_exception();
   }
   const std::int64_t written = muxer_.videoPackets();
-  if (written == 0 && !spec_.toStdout && !spec_.network) {
-    // A container with no frame does not play (no stream in it): better no file at all.
-    std::error_code ec;
-    std::filesystem::remove(spec_.path, ec);
-    spdlog::warn("no frame reached {}; the empty file was removed", spec_.path);
+  if (written == 0 && opened_) {
+    removeEmptyFile();
   } else if (!failure) {
     spdlog::info("wrote {} frames to {}", written, spec_.toStdout ? "stdout" : spec_.path);
   } else if (written > 0 && closed) {
     spdlog::warn("{} keeps the {} frames written before the failure", spec_.path, written);
   }
   if (failure) std::rethrow_exception(failure);
+}
+
+void VideoSink::removeEmptyFile() const {
+  // A container with no frame does not play (no stream in it): better no file at all.
+  const bool removed = removeWrittenFile(*opened_);
+  const int why = errno;
+  if (removed) {
+    if (opened_->viaLink)
+      spdlog::warn("no frame reached {}; the empty file it names, {}, was removed (the link stays)",
+                   spec_.path, quote(opened_->path));
+    else
+      spdlog::warn("no frame reached {}; the empty file was removed", spec_.path);
+  } else if (why == 0) {
+    spdlog::warn(
+        "no frame reached {}; nothing was removed (the file at that name is no longer the one "
+        "this run wrote)",
+        spec_.path);
+  } else {
+    spdlog::warn("no frame reached {}; it holds no video and could not be removed ({})", spec_.path,
+                 std::strerror(why));
+  }
 }
 
 }  // namespace vf::media

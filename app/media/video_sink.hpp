@@ -5,11 +5,13 @@
 // come through a PacketRelay from the source. finish() always closes the container so that
 // what was written plays, then reports any failure.
 #include <memory>
+#include <optional>
 
 #include "app/media/encoder.hpp"
 #include "app/media/frame_worker.hpp"
 #include "app/media/muxer.hpp"
 #include "app/media/packet_relay.hpp"
+#include "app/media/written_file.hpp"
 #include "pipeline/engine.hpp"
 
 namespace vf::media {
@@ -38,6 +40,8 @@ class VideoSink : public FrameSink {
   void drainPackets();
   void drainRelay(bool complete);
   void close(std::exception_ptr failure);
+  // After a run that wrote no frame: the regular file this output made or replaced is removed.
+  void removeEmptyFile() const;
 
   OutputSpec spec_;
   FrameDesc desc_;
@@ -47,6 +51,7 @@ class VideoSink : public FrameSink {
   FrameConverter converter_;
   PacketPtr packet_;
   std::unique_ptr<FrameWorker> worker_;
+  std::optional<WrittenFile> opened_;  // none: not a regular file
   std::int64_t frames_ = 0;
   bool warnedSize_ = false, finished_ = false;
 };

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "pipeline/cl/pocl_cache.hpp"
@@ -132,6 +134,20 @@ std::string formatDeviceTable(const std::vector<DeviceInfo>& devices) {
   return os.str();
 }
 
+namespace {
+
+// A device or platform index as "P:D" writes it: decimal digits only. One past what an int
+// holds is -1, an index no device has.
+std::optional<int> indexOf(const std::string& t) {
+  if (t.empty() || !std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  int v = -1;  // from_chars leaves it so when the number is out of range
+  std::from_chars(t.data(), t.data() + t.size(), v);
+  return v;
+}
+
+}  // namespace
+
 DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selectorIn) {
   if (devices.empty()) throw RuntimeError(noDeviceMessage());
   const std::string sel = lower(trim(selectorIn));
@@ -152,11 +168,12 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
     return s;
   };
   // "P:D"
-  int p = -1, dv = -1;
-  char tail = 0;
-  if (std::sscanf(sel.c_str(), "%d:%d%c", &p, &dv, &tail) == 2) {
+  const auto colon = sel.find(':');
+  const auto p = colon == std::string::npos ? std::nullopt : indexOf(sel.substr(0, colon));
+  const auto dv = colon == std::string::npos ? std::nullopt : indexOf(sel.substr(colon + 1));
+  if (p && dv) {
     for (const auto& d : devices)
-      if (d.platformIndex == p && d.deviceIndex == dv) return chosen(d, "by index");
+      if (d.platformIndex == *p && d.deviceIndex == *dv) return chosen(d, "by index");
     throw UserError("--device " + printable(selectorIn) +
                     ": no device with that index; devices are:" + listing());
   }
