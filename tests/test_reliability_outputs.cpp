@@ -88,8 +88,35 @@ TEST(ReliabilityOutputs, AFailureBeforeTheFirstFrameRemovesOnlyAFileTheRunWrote)
   run({"-o", link});
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
   EXPECT_FALSE(fs::exists(real));
-  // A file named directly, made by the run: removed, as before.
+  // A file named directly, made by the run: removed.
   run({"-o", dir / "new.mkv"});
+  EXPECT_FALSE(fs::exists(fs::symlink_status(dir / "new.mkv")));
+}
+
+// A header the container refuses (raw BGR video in Matroska) removes the file it began, and
+// only a regular file: a device node and a link at the output's name stay.
+TEST(ReliabilityOutputs, ARefusedHeaderRemovesOnlyAFileTheRunWrote) {
+  TempDir dir("out_refused_header");
+  const std::string in = clip(dir);
+  const auto run = [&](const std::string& out) {
+    const ProcResult r = runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", out, "-f",
+                                       "matroska", "--codec", "rawvideo", "--pix-fmt", "bgr24"});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("did not start with"), std::string::npos) << r.err;
+  };
+  const std::string dev = dir / "mynull";
+  if (::mknod(dev.c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    run(dev);
+    struct stat st {};
+    EXPECT_EQ(::lstat(dev.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode));
+  }
+  const std::string real = dir / "real.mkv", link = dir / "lnk.mkv";
+  std::ofstream(real) << "data\n";
+  fs::create_symlink("real.mkv", link);
+  run(link);
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  run(dir / "new.mkv");
   EXPECT_FALSE(fs::exists(fs::symlink_status(dir / "new.mkv")));
 }
 

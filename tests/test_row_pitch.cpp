@@ -45,8 +45,7 @@ Result run(const std::string& text, const cv::Mat& in, Chain::RowPitch mode, std
   q.enqueueReadBuffer(dOut, CL_TRUE, 0, outHost.size(), outHost.data());
   r.out = makeMat(od);
   for (int y = 0; y < od.height; ++y)
-    std::memcpy(r.out.ptr(y), outHost.data() + std::size_t(y) * chain.outputPitch(),
-                od.rowBytes());
+    std::memcpy(r.out.ptr(y), outHost.data() + std::size_t(y) * chain.outputPitch(), od.rowBytes());
   return r;
 }
 

@@ -7,8 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
+#include <optional>
 
+#include "app/media/written_file.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
 
@@ -135,11 +136,10 @@ void Muxer::refused(int err) {
     if (p->codec_type == AVMEDIA_TYPE_VIDEO && p->format >= 0)
       streams += std::string(" ") + av_get_pix_fmt_name(static_cast<AVPixelFormat>(p->format));
   }
+  // Only the regular file the header began is removed: never a device, a FIFO or a link.
+  const std::optional<WrittenFile> begun = regularFileOpened(spec_, ctx_.get());
   if (ctx_->pb && !(ctx_->oformat->flags & AVFMT_NOFILE)) avio_closep(&ctx_->pb);
-  if (!spec_.toStdout && !spec_.network) {
-    std::error_code ec;
-    std::filesystem::remove(spec_.path, ec);
-  }
+  if (begun) removeWrittenFile(*begun);
   const std::string name = ctx_->oformat->name;
   throw MediaError("the " + name + " container of " + spec_.path + " did not start with " +
                    streams + " (" + avError(err) + "); choose another codec (-c:v, -c:a)" +
