@@ -11,8 +11,9 @@
 // Every word read holds at least one byte of the frame; the frame's last row is never read this
 // way unless ALIGNED (its last aligned word could end past the buffer). ALIGNED and ALIGNED16
 // describe the row pitch (the bytes from one row's start to the next), which may exceed the row.
-// load_word_row also needs border.cl and CHANNELS. Both read the source through prologue.cl
-// (SRC_WORD, SRC_BYTE: plain loads, or a prologue's functions applied as the words are read).
+// load_word_row also needs border.cl, CHANNELS and RADIUS. Both read the source through
+// prologue.cl (SRC_WORD, SRC_BYTE: plain loads, or a prologue's functions applied as the words
+// are read).
 
 #ifndef VF_SLAB_IO_CL
 #define VF_SLAB_IO_CL
@@ -47,6 +48,8 @@
 // than the frame's last loads as above.
 inline uint load_word_row(__global const uchar* src, int by, int e, int n, int pitch, int width,
                           int height, int value PRO_DECL) {
+  // Past what the taps of the row's last output reach: read by no output stored.
+  if (e >= n + RADIUS * CHANNELS) return 0u;
   if (by >= 0 && e >= 0 && e + 4 <= n && (ALIGNED || by + 1 < height)) {
     const size_t at = (size_t)by * pitch + e;
     const uint o = (uint)at & 3u;
