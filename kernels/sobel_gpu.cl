@@ -265,7 +265,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
                   int height, int pitch, float4 taps, int value, bool exact, int x0,
                   int y0 PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
-  const bool vec = x0 + VX <= pitch;  // the vector lies in the row's pitch
+  const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
   float d[WIN][VX], s[WIN][VX];
 #pragma unroll
   for (int k = 0; k < WIN; ++k)
@@ -312,7 +312,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
                   int height, int pitch, float4 taps, int value, bool exact, int x0,
                   int y0 PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
-  const bool vec = x0 + VX <= pitch;  // the vector lies in the row's pitch
+  const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
   uint w[NW];
   float p0[NB], p1[NB], p2[NB];
   load_row(src, w, x0, border_index(y0 - 1, height), width, height, rowBytes, pitch, value,

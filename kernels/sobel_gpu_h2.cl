@@ -91,7 +91,7 @@ inline void h2_taps(const uint* w, uint* d, uint* s) {
 // the warps lost to them cost more than the overlap gains.
 inline void strip_h2(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                      int height, int pitch, int value, int x0, int y0 PRO_DECL EPI_DECL) {
-  const bool vec = x0 + VX <= pitch;
+  const bool vec = x0 + VX <= width;
   uint w[NW], d0[NP], d1[NP], d2[NP], s0[NP], s1[NP], s2[NP];
   load_row(src, w, x0, border_index(y0 - 1, height), width, height, width, pitch, value,
            vec PRO_PASS);

@@ -31,27 +31,9 @@ inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, in
   }
 }
 
-// A vector that ends past its row (in a padded row's pitch): the HB bytes after the row's end,
-// which the taps of its last outputs read, through the border rule; what lies further is read
-// only by outputs past the row, never stored.
-inline void past_the_end(__global const uchar* src, uint* w, int x0, int sy, int width, int pitch,
-                         int rowBytes, int value PRO_DECL) {
-#pragma unroll
-  for (int j = 0; j < VX; ++j) {
-    const int k = j - (rowBytes - x0);  // bytes past the row's end
-    if (k >= 0 && k < HB) {
-      const int b = j + 4 * HW, s = 8 * (b % 4);
-      w[b / 4] = (w[b / 4] & ~(0xFFu << s)) |
-                 (fetch_byte(src, x0 + j, sy, width, pitch, value PRO_PASS) << s);
-    }
-  }
-}
-
 // The bytes x0 - 4 HW ... x0 + VX + 4 HW - 1 of source row sy (rows rowBytes long, `pitch`
 // bytes apart) as NW little-endian words (only the HB bytes next to the vector are used from the
-// outer words). vec: the VX bytes lie in the row's pitch (in padded rows the last vector of a
-// row loads whole, its bytes past the row's end then taken through the border rule). Rows that
-// start VX-aligned load them as one
+// outer words). vec: the VX bytes lie in the row. Rows that start VX-aligned load them as one
 // aligned vector; other rows (other than the frame's last, whose last word could end past the
 // buffer) as the aligned words around them, each wanted word cut from two by a byte permute. The
 // halo words load the same way where they lie in the row; at the row's two ends only their HB bytes
@@ -92,8 +74,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     } else {
       halo_words(src, w, x0, false, sy, width, pitch, value PRO_PASS);
     }
-    if (x0 + VX > rowBytes) past_the_end(src, w, x0, sy, width, pitch, rowBytes, value PRO_PASS);
-  } else if (vec && x0 + VX <= rowBytes && sy + 1 < height) {
+  } else if (vec && sy + 1 < height) {
     const uint o = (uint)at & 3u;
     const int b = (int)((uint)(at - o) >> 2) - HW;  // word of byte -4 HW
     if (left) {
