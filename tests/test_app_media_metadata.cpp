@@ -54,8 +54,8 @@ long audioBytes(const std::string& path) {
 }  // namespace
 
 TEST(MediaMetadata, FlvWithAudioFirstReadsBackEveryFrame) {
-  // FLV numbers its streams in the order of their first packets: the read-back took the audio
-  // for the video and failed a whole file ("reads back 189 of the 100 frames written").
+  // FLV numbers its streams in the order of their first packets: the audio's may come first,
+  // and the read-back counts the video stream's packets, wherever it is.
   TempDir dir("meta_flv");
   const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
   const std::string out = dir / "out.flv";
@@ -212,4 +212,43 @@ TEST(MediaMetadata, WholeFilesAreNotCalledTruncated) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("its container declares; the file may be truncated"), std::string::npos)
       << r.err;
+}
+
+// Odd frame sizes stay odd where the encoder stores any size (y4m, raw video, FFV1), as ffmpeg
+// writes them; H.264 pads them to even, saying so.
+TEST(MediaMetadata, OddSizesStayOddWhereTheEncoderTakesThem) {
+  TempDir dir("media_odd_sizes");
+  const std::string in = dir / "odd.mkv";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=320x240:rate=25 -frames:v 10 -vf scale=321:241 "
+      "-pix_fmt yuv444p -c:v ffv1 " +
+      q(in));
+  for (const std::string out : {"o.y4m", "o.mkv", "o.nut"}) {
+    SCOPED_TRACE(out);
+    std::vector<std::string> args = {"-y", "-i",     in, "--chain", "brightness=gain=1",
+                                     "-o", dir / out};
+    if (out == "o.mkv") args.insert(args.end(), {"--codec", "ffv1"});
+    if (out == "o.nut") args.insert(args.end(), {"--codec", "rawvideo", "--pix-fmt", "yuv420p"});
+    const ProcResult r = runVidfilter(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(probeValue(dir / out, "-select_streams v:0", "stream=width"), "321");
+    EXPECT_EQ(probeValue(dir / out, "-select_streams v:0", "stream=height"), "241");
+    EXPECT_EQ(countFrames(dir / out), 10);
+    // The picture is what ffmpeg makes of the input through 8-bit BGR, as vidfilter's frames
+    // are, in the output's pixel format: PSNR by ffmpeg's filter.
+    const std::string pix = probeValue(dir / out, "-select_streams v:0", "stream=pix_fmt");
+    const std::string ref = dir / ("ref_" + out + ".mkv");
+    ffmpeg("-i " + q(in) + " -vf format=bgr24,format=" + pix + " -c:v ffv1 " + q(ref));
+    const std::string psnr =
+        shellOutput("ffmpeg -nostats -i " + q(dir / out) + " -i " + q(ref) +
+                    " -lavfi psnr -f null - 2>&1 | grep -o 'average:[0-9.inf]*'");
+    ASSERT_NE(psnr.find("average:"), std::string::npos) << psnr;
+    const double db = psnr.find("inf") != std::string::npos ? 100.0 : std::atof(psnr.c_str() + 8);
+    EXPECT_GT(db, 38.0) << psnr;
+  }
+  const ProcResult r =
+      runVidfilter({"-y", "-i", in, "--chain", "brightness=gain=1", "-o", dir / "o.mp4"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probeValue(dir / "o.mp4", "-select_streams v:0", "stream=width"), "322");
+  EXPECT_EQ(probeValue(dir / "o.mp4", "-select_streams v:0", "stream=height"), "242");
 }

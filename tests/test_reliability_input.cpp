@@ -297,9 +297,9 @@ TEST(ReliabilityInput, OneByOneVideo) {
 }
 
 TEST(ReliabilityInput, OddSizeIsPaddedNotCropped) {
-  // A lossless gray output keeps the odd size exactly; 4:2:0 (libx264's default yuv420p) needs
-  // even sizes, so the frame is padded by repeating the last column and row (with a warning),
-  // never cropped. FFV1 in 4:2:0 is lossless too: every pixel is checked.
+  // A lossless gray output keeps the odd size exactly, and so does FFV1 in 4:2:0 (it stores any
+  // size); libx264 in 4:2:0 needs even sizes, so the frame is padded by repeating the last
+  // column and row (with a warning), never cropped. Both lossless: every pixel is checked.
   TempDir dir("rel_odd");
   const std::string clip = dir / "odd.mkv";
   makeClip(clip, "testsrc=size=17x13:rate=10", "-t 1 -c:v ffv1");
@@ -320,8 +320,18 @@ TEST(ReliabilityInput, OddSizeIsPaddedNotCropped) {
     EXPECT_EQ(vf::test::maxAbsDiff(exact[i], refs[i]), 0) << i;
   }
 
-  r = runVidfilter({"-i", clip, "--chain", "gray,brightness=gain=2", "-o", dir / "padded.mkv",
+  r = runVidfilter({"-i", clip, "--chain", "gray,brightness=gain=2", "-o", dir / "odd420.mkv",
                     "--codec", "ffv1", "--pix-fmt", "yuv420p"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const Probe odd = probe(dir / "odd420.mkv");
+  EXPECT_EQ(odd.width, 17);
+  EXPECT_EQ(odd.height, 13);
+  const auto luma = vf::test::ffmpegFrames(dir / "odd420.mkv", "gray");
+  ASSERT_EQ(luma.size(), 10u);
+  for (int i = 0; i < 10; ++i) EXPECT_LE(vf::test::maxAbsDiff(luma[i], refs[i]), 1) << i;
+
+  r = runVidfilter({"-i", clip, "--chain", "gray,brightness=gain=2", "-o", dir / "padded.mkv",
+                    "--codec", "libx264", "--crf", "0", "--pix-fmt", "yuv420p"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("17x13 is odd; written as 18x14"), std::string::npos) << r.err;
   const Probe p = probe(dir / "padded.mkv");

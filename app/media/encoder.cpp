@@ -184,15 +184,20 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   const AVPixelFormat pix = choosePixFmt(settings, in);
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pix);
   // Sizes a multiple of the chroma subsampling (odd frames are padded by repeating the last
-  // column and row; an image sequence keeps the exact size).
-  const int mx = (1 << d->log2_chroma_w) - 1, my = (1 << d->log2_chroma_h) - 1;
+  // column and row; an image sequence keeps the exact size), except for the encoders that store
+  // any size, their last chroma sample covering what is left (raw video, y4m, FFV1).
+  const std::string name = codec_->name;
+  const bool anySize = name == "rawvideo" || name == "wrapped_avframe" || name == "ffv1";
+  const int mx = anySize ? 0 : (1 << d->log2_chroma_w) - 1,
+            my = anySize ? 0 : (1 << d->log2_chroma_h) - 1;
   ctx_->width = (in.desc.width + mx) & ~mx;
   ctx_->height = (in.desc.height + my) & ~my;
   if (ctx_->width != in.desc.width || ctx_->height != in.desc.height)
     spdlog::warn(
-        "{}: {}x{} is odd; written as {}x{} with the last column/row repeated ({} "
-        "needs even sizes; an image sequence keeps the exact size)",
-        shown, in.desc.width, in.desc.height, ctx_->width, ctx_->height, av_get_pix_fmt_name(pix));
+        "{}: {}x{} is odd; written as {}x{} with the last column/row repeated ({} in {} "
+        "needs even sizes; an image sequence, y4m, raw video and FFV1 keep the exact size)",
+        shown, in.desc.width, in.desc.height, ctx_->width, ctx_->height, av_get_pix_fmt_name(pix),
+        name);
   ctx_->pix_fmt = pix;
   const AVRational rate = in.fps > 0 ? av_d2q(in.fps, 1001000) : AVRational{25, 1};
   AVRational tb = in.timeBase;
