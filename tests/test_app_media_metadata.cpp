@@ -252,3 +252,26 @@ TEST(MediaMetadata, OddSizesStayOddWhereTheEncoderTakesThem) {
   EXPECT_EQ(probeValue(dir / "o.mp4", "-select_streams v:0", "stream=width"), "322");
   EXPECT_EQ(probeValue(dir / "o.mp4", "-select_streams v:0", "stream=height"), "242");
 }
+
+// An image sequence ends at its first missing number, as ffmpeg's; images numbered past the gap
+// make the run say which file is missing and which are left unread.
+TEST(MediaMetadata, AGapInAnImageSequenceIsNamed) {
+  TempDir dir("media_seq_gap");
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 10 -start_number 1 " +
+         q(dir / "f_%04d.png"));
+  const auto run = [&] {
+    const ProcResult r = runVidfilter(
+        {"-y", "-i", dir / "f_%04d.png", "--chain", "brightness=gain=1", "-o", dir / "out.mkv"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r;
+  };
+  ProcResult r = run();
+  EXPECT_EQ(countFrames(dir / "out.mkv"), 10);
+  EXPECT_EQ(r.err.find("is missing"), std::string::npos) << r.err;
+  std::filesystem::remove(dir / "f_0008.png");
+  r = run();
+  EXPECT_EQ(countFrames(dir / "out.mkv"), 7);
+  const std::size_t warning = r.err.find("f_0008.png");
+  ASSERT_NE(warning, std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("f_0009.png", warning), std::string::npos) << r.err;
+}

@@ -17,6 +17,8 @@ namespace vf::media {
 
 namespace {
 
+constexpr std::int64_t kGapLookahead = 100;  // numbers past a gap looked at for images
+
 bool isFile(const std::string& path, off_t* size = nullptr) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
@@ -54,6 +56,24 @@ std::vector<std::string> numberedMembers(const std::string& text) {
   std::vector<std::string> files;
   for (; isFile(p->name(n)); ++n) files.push_back(p->name(n));
   return files;
+}
+
+// The sequence ends at the first number missing, as ffmpeg's: an image numbered a little past
+// that gap is named, so a missing file is not taken for the end.
+void warnOfAGap(const std::string& text, const std::vector<std::string>& files) {
+  const auto p = parseFramePattern(text, nullptr);
+  if (!p || files.empty()) return;
+  const std::optional<std::int64_t> last = p->match(files.back());
+  if (!last) return;
+  for (std::int64_t k = *last + 2; k <= *last + 1 + kGapLookahead; ++k)
+    if (isFile(p->name(k))) {
+      spdlog::warn(
+          "input {}: {} is missing, so the sequence ends at {} ({} images); {} and any "
+          "after it are not read (renumber the images to read them)",
+          quote(text), quote(p->name(*last + 1)), quote(files.back()), files.size(),
+          quote(p->name(k)));
+      return;
+    }
 }
 
 // "empty (0 bytes)", "does not decode (Invalid data found when processing input)", or "".
@@ -120,6 +140,7 @@ ImageSequenceSource::ImageSequenceSource(const app::SourceSpec& spec,
                           " images; none lies in the span asked "
                           "for with --ss/--to at " +
                           std::to_string(rate_) + " fps");
+  if (!isGlob(spec.text) || looksLikePattern(spec.text)) warnOfAGap(spec.text, files_);
   next_ = first_;
   load(next_);
   pending_ = true;
