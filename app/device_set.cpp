@@ -17,19 +17,9 @@ std::string trim(const std::string& s) {
   return s.substr(a, s.find_last_not_of(" \t") - a + 1);
 }
 
-// "P:D", each decimal digits only (as selectDevice reads it).
-bool isIndex(const std::string& s) {
-  const auto digits = [](const std::string& t) {
-    return !t.empty() &&
-           std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
-  };
-  const auto colon = s.find(':');
-  return colon != std::string::npos && digits(s.substr(0, colon)) && digits(s.substr(colon + 1));
-}
-
 // Every device one selector matches: "P:D" one, a type or a name all that match it.
 std::vector<DeviceInfo> matching(const std::vector<DeviceInfo>& all, const std::string& sel) {
-  if (isIndex(sel)) return {selectDevice(all, sel)};
+  if (deviceIndexes(sel)) return {selectDevice(all, sel)};
   std::vector<DeviceInfo> found;
   for (const DeviceInfo& d : all) {
     try {

@@ -93,7 +93,9 @@ std::optional<double> parseTime(const std::string& text, std::string* why) {
   // Times are counted in microseconds from the input's start: far past any video's length,
   // well within what they can count.
   if (*t > kMaxTimeSeconds) {
-    *why = "is out of range: a time is at most 1000000000 s (about 31 years); got " + quote(text);
+    *why = "is out of range: a time is at most " +
+           std::to_string(static_cast<long long>(kMaxTimeSeconds)) + " s (about 31 years); got " +
+           quote(text);
     return std::nullopt;
   }
   return t;

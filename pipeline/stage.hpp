@@ -64,6 +64,11 @@ struct StageContext {
   std::map<std::string, cl::Buffer>& published;
   std::map<std::string, PublishedBuffer>* publishedPerFrame = nullptr;  // null: none offered
   int pitchPixels = 0;  // 0: the frame's width (packed rows)
+
+  // The row pitch in pixels of frames `in` (at least their width).
+  int rowPixels(const FrameDesc& in) const {
+    return pitchPixels > in.width ? pitchPixels : in.width;
+  }
 };
 
 // Events of one stage's commands for one frame: device time = last.END - first.START.

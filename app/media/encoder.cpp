@@ -57,6 +57,12 @@ bool shortTimeBase(AVCodecID id) {
 // nominal rate's; the frames' times are rescaled to it.
 bool rateFromTimeBase(const AVCodec* c) { return is(c, "libtheora"); }
 
+// Encoders that store frames of any size, their last chroma sample covering what is left (raw
+// video, y4m, FFV1); the others need sizes a multiple of the chroma subsampling.
+bool storesAnySize(const AVCodec* c) {
+  return is(c, "rawvideo") || is(c, "wrapped_avframe") || is(c, "ffv1");
+}
+
 bool qscaleCodec(AVCodecID id) {
   return id == AV_CODEC_ID_MPEG4 || id == AV_CODEC_ID_MJPEG || id == AV_CODEC_ID_MPEG2VIDEO ||
          id == AV_CODEC_ID_MPEG1VIDEO || id == AV_CODEC_ID_MSMPEG4V3 || id == AV_CODEC_ID_H263P ||
@@ -184,10 +190,9 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   const AVPixelFormat pix = choosePixFmt(settings, in);
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pix);
   // Sizes a multiple of the chroma subsampling (odd frames are padded by repeating the last
-  // column and row; an image sequence keeps the exact size), except for the encoders that store
-  // any size, their last chroma sample covering what is left (raw video, y4m, FFV1).
-  const std::string name = codec_->name;
-  const bool anySize = name == "rawvideo" || name == "wrapped_avframe" || name == "ffv1";
+  // column and row; an image sequence keeps the exact size), except where the encoder stores
+  // any size.
+  const bool anySize = storesAnySize(codec_);
   const int mx = anySize ? 0 : (1 << d->log2_chroma_w) - 1,
             my = anySize ? 0 : (1 << d->log2_chroma_h) - 1;
   ctx_->width = (in.desc.width + mx) & ~mx;
@@ -197,7 +202,7 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
         "{}: {}x{} is odd; written as {}x{} with the last column/row repeated ({} in {} "
         "needs even sizes; an image sequence, y4m, raw video and FFV1 keep the exact size)",
         shown, in.desc.width, in.desc.height, ctx_->width, ctx_->height, av_get_pix_fmt_name(pix),
-        name);
+        codec_->name);
   ctx_->pix_fmt = pix;
   const AVRational rate = in.fps > 0 ? av_d2q(in.fps, 1001000) : AVRational{25, 1};
   AVRational tb = in.timeBase;

@@ -148,6 +148,14 @@ std::optional<int> indexOf(const std::string& t) {
 
 }  // namespace
 
+std::optional<std::pair<int, int>> deviceIndexes(const std::string& selector) {
+  const auto colon = selector.find(':');
+  if (colon == std::string::npos) return std::nullopt;
+  const auto p = indexOf(selector.substr(0, colon)), d = indexOf(selector.substr(colon + 1));
+  if (!p || !d) return std::nullopt;
+  return std::make_pair(*p, *d);
+}
+
 DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selectorIn) {
   if (devices.empty()) throw RuntimeError(noDeviceMessage());
   const std::string sel = lower(trim(selectorIn));
@@ -168,12 +176,10 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
     return s;
   };
   // "P:D"
-  const auto colon = sel.find(':');
-  const auto p = colon == std::string::npos ? std::nullopt : indexOf(sel.substr(0, colon));
-  const auto dv = colon == std::string::npos ? std::nullopt : indexOf(sel.substr(colon + 1));
-  if (p && dv) {
+  if (const auto index = deviceIndexes(sel)) {
     for (const auto& d : devices)
-      if (d.platformIndex == *p && d.deviceIndex == *dv) return chosen(d, "by index");
+      if (d.platformIndex == index->first && d.deviceIndex == index->second)
+        return chosen(d, "by index");
     throw UserError("--device " + printable(selectorIn) +
                     ": no device with that index; devices are:" + listing());
   }

@@ -1,6 +1,8 @@
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pipeline/cl/opencl.hpp"
@@ -40,5 +42,9 @@ std::string formatDeviceTable(const std::vector<DeviceInfo>& devices);
 // device at all, naming pocl-opencl-icd, or PoCL's cache directory when that is the cause.
 DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::string& selector);
 DeviceInfo selectDevice(const std::string& selector);
+
+// A selector of the form "P:D", each decimal digits only: the platform and device indexes (one
+// past what an int holds is -1, an index no device has). Nothing for any other selector.
+std::optional<std::pair<int, int>> deviceIndexes(const std::string& selector);
 
 }  // namespace vf

@@ -57,7 +57,7 @@ class BlurStage : public Stage, public SeparableFilter {
     if (cl_ != &ctx.cl) built_.clear();  // programs belong to a context
     cl_ = &ctx.cl;
     in_ = in;
-    pitchPixels_ = std::max(ctx.pitchPixels, in.width);
+    pitchPixels_ = ctx.rowPixels(in);
     pitch_ = std::size_t(pitchPixels_) * std::size_t(in.channels());
     pro_ = {};
     proPass_.reset();

@@ -11,7 +11,6 @@
 //
 // In auto mode the gain and bias each frame got are a side output, "levels": channels floats
 // of gain, then channels floats of bias (the preview shows them as applied).
-#include <algorithm>
 #include <cmath>
 
 #include "pipeline/cl/build_options.hpp"
@@ -33,7 +32,7 @@ class BrightnessStage : public Stage {
 
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     in_ = in;
-    pitchPixels_ = std::max(ctx.pitchPixels, in.width);
+    pitchPixels_ = ctx.rowPixels(in);
     autoMode_ = params().text("mode") == "auto";
     fn_ = pointFunction(in.channels(), autoMode_);
     if (autoMode_) {

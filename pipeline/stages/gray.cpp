@@ -1,5 +1,4 @@
 // gray: BGR or BGRA -> 8-bit gray, as cv::cvtColor(COLOR_BGR2GRAY). A gray input passes through.
-#include <algorithm>
 #include <string>
 
 #include "pipeline/cl/build_options.hpp"
@@ -20,7 +19,7 @@ class GrayStage : public Stage {
 
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     in_ = in;
-    pitchPixels_ = std::max(ctx.pitchPixels, in.width);
+    pitchPixels_ = ctx.rowPixels(in);
     if (in.format == PixelFormat::Gray8) return in;
     const bool cpu = ctx.cl.facts().cpu;
     const std::string px = params().text("px");

@@ -67,7 +67,7 @@ class SobelStage : public Stage {
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     validate();
     in_ = in;
-    pitchPixels_ = std::max(ctx.pitchPixels, in.width);
+    pitchPixels_ = ctx.rowPixels(in);
     pitch_ = std::size_t(pitchPixels_) * std::size_t(in.channels());
     cl_ = &ctx.cl;
     pro_ = {};
