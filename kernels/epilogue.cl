@@ -15,15 +15,15 @@
 #define VF_EPILOGUE_CL
 
 #if EPILOGUE
-// The first `count` of the VX bytes in w (lowest byte first) through epi_byte; the others
-// (past the row's end) as they are, neither changed nor counted.
-inline void epi_words(uint* w, int count EPI_DECL) {
+// Bytes from .. count - 1 of the VX bytes in w (lowest byte first) through epi_byte; the others
+// (stored by another work-item, or past the row's end) as they are, neither changed nor counted.
+inline void epi_words(uint* w, int from, int count EPI_DECL) {
   UNROLL
   for (int k = 0; k < VX / 4; ++k) {
     uint o = w[k];
     UNROLL
     for (int b = 0; b < 4; ++b)
-      if (4 * k + b < count)
+      if (4 * k + b >= from && 4 * k + b < count)
         o = (o & ~(0xFFu << (8 * b))) | (epi_byte((w[k] >> (8 * b)) & 0xFFu EPI_PASS) << (8 * b));
     w[k] = o;
   }
@@ -34,7 +34,7 @@ inline void epi_words(uint* w, int count EPI_DECL) {
 #define EPI_KDECL
 #define EPI_BEGIN
 #define EPI_END
-#define epi_words(w, count)
+#define epi_words(w, from, count)
 #endif
 
 #endif

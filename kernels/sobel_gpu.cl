@@ -34,7 +34,7 @@
 //   hold two neighbouring pixels, so each instruction computes two outputs, and the bytes go in
 //   and out by byte permutes, with no conversion instruction. See strip_h2 (sobel_gpu_h2.cl).
 //
-// Build options: -DKSIZE=1|3|5|7 -DCH=1|3|4 -DVX=4|8|16 -DPY -DMODE_{X,Y,MAG,L2}
+// Build options: -DKSIZE=1|3|5|7 -DCH=1|3|4 -DVX=4|8|16 -DPY -DTAIL_SHIFT=0|1 -DMODE_{X,Y,MAG,L2}
 //                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP} [-DSLIDE_PIXELS]
 //                -DEXACT=0|1 [-DH2 [-DH2_PTX]] -DPERM_PTX=0|1 (1: NVIDIA's byte permute)
 // Run time:      the smoothing taps times scale (centre first), the border value; with
@@ -216,14 +216,15 @@ inline uint mode_byte(float gx, float gy, float4 taps, bool exact) {
 }
 
 // The VX output bytes of a row as VX/4 words (lowest byte first) to dst at byte offset `at`,
-// of which only the first `count` (the rest of the row) are stored, through the epilogue where
-// there is one (epilogue.cl, which counts those bytes): a whole vector where it
-// starts VX-aligned, else the aligned words of dst it covers, each cut from two of w by a byte
-// permute, and the partial ones at either end byte by byte (constant indices: `w` stays in
-// registers on GPUs).
-inline void store_words(__global uchar* dst, int at, uint* w, int count, int room EPI_DECL) {
-  epi_words(w, count EPI_PASS);
-  if (room >= VX && at % VX == 0) {
+// of which only bytes skip .. count - 1 are stored (count: the rest of the row; skip: bytes the
+// work-item before stores), through the epilogue where there is one (epilogue.cl, which counts
+// those bytes): a whole vector where it starts VX-aligned and stores all VX, else the aligned words
+// of dst it covers, each cut from two of w by a byte permute, and the partial ones at either end
+// byte by byte (constant indices: `w` stays in registers on GPUs).
+inline void store_words(__global uchar* dst, int at, uint* w, int skip, int count,
+                        int room EPI_DECL) {
+  epi_words(w, skip, count EPI_PASS);
+  if (skip == 0 && room >= VX && at % VX == 0) {
     __global uchar* o = dst + at;
 #if VX == 4
     *(__global uint*)o = w[0];
@@ -241,29 +242,30 @@ inline void store_words(__global uchar* dst, int at, uint* w, int count, int roo
     // Bytes 4k - o .. 4k - o + 3 of ours, which is dst's word at base + 4k.
     const uint v = perm(k > 0 ? w[k - 1] : 0u, k < VX / 4 ? w[k] : 0u, 0x7654u - 0x1111u * o);
     const int t0 = 4 * k - (int)o;
-    if (t0 >= 0 && t0 + 4 <= count) {
+    if (t0 >= skip && t0 + 4 <= count) {
       *(__global uint*)(base + 4 * k) = v;
     } else {
 #pragma unroll
       for (int b = 0; b < 4; ++b)
-        if (t0 + b >= 0 && t0 + b < count) base[4 * k + b] = (uchar)(v >> (8 * b));
+        if (t0 + b >= skip && t0 + b < count) base[4 * k + b] = (uchar)(v >> (8 * b));
     }
   }
 }
 
-inline void store_row(__global uchar* dst, int at, const uchar* out, int count, int room EPI_DECL) {
+inline void store_row(__global uchar* dst, int at, const uchar* out, int skip, int count,
+                      int room EPI_DECL) {
   uint w[VX / 4];
 #pragma unroll
   for (int k = 0; k < VX / 4; ++k) w[k] = PACK4(out, 4 * k);
-  store_words(dst, at, w, count, room EPI_PASS);
+  store_words(dst, at, w, skip, count, room EPI_PASS);
 }
 
 #if !defined(SLIDE_PIXELS) || KSIZE > 3
 // slide=taps. The whole strip of a work-item; `exact` is a constant in each of the two inlined
 // copies. The horizontal taps of the 2R rows above slide through registers (4R x VX floats).
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                  int height, int pitch, float4 taps, int value, bool exact, int x0,
-                  int y0 PRO_DECL EPI_DECL) {
+                  int height, int pitch, float4 taps, int value, bool exact, int x0, int y0,
+                  int skip PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
   float d[WIN][VX], s[WIN][VX];
@@ -290,7 +292,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         vertical(d, s, taps, i, &gx, &gy);
         out[i] = (uchar)mode_byte(gx, gy, taps, exact);
       }
-      store_row(dst, y * pitch + x0, out, min(VX, rowBytes - x0), pitch - x0 EPI_PASS);
+      store_row(dst, y * pitch + x0, out, skip, min(VX, rowBytes - x0), pitch - x0 EPI_PASS);
     }
 #pragma unroll
     for (int k = 0; k < 2 * R; ++k)
@@ -309,8 +311,8 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 // 2^26. At other scales the horizontal taps of the three rows are recomputed per output row,
 // in OpenCV's order.
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                  int height, int pitch, float4 taps, int value, bool exact, int x0,
-                  int y0 PRO_DECL EPI_DECL) {
+                  int height, int pitch, float4 taps, int value, bool exact, int x0, int y0,
+                  int skip PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
   uint w[NW];
@@ -374,7 +376,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
         out[i] = (uchar)mode_byte(gx, gy, taps, false);
       }
     }
-    store_row(dst, y * pitch + x0, out, min(VX, rowBytes - x0), pitch - x0 EPI_PASS);
+    store_row(dst, y * pitch + x0, out, skip, min(VX, rowBytes - x0), pitch - x0 EPI_PASS);
 #pragma unroll
     for (int j = 0; j < NB; ++j) {
       p0[j] = p1[j];
@@ -392,17 +394,29 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 
 __kernel void sobel(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                     int height, int pitch, float4 taps, int value PRO_DECL EPI_KDECL) {
-  const int x0 = get_global_id(0) * VX;  // first byte column of the work-item
+  const int rowBytes = width * CH;
+  int x0 = get_global_id(0) * VX;        // first byte column of the work-item
   const int y0 = get_global_id(1) * PY;  // first output row
+  // TAIL_SHIFT (rows whose length is not a multiple of VX): a row's last vector, which would run
+  // past the row's end, moves back to end with the row. It loads whole vectors like the others
+  // (only its right halo through the border rule, not every byte) and stores only the bytes the
+  // work-item before it does not. Without, the code of every other row length, unchanged.
+  int skip = 0;
+#if TAIL_SHIFT
+  if (x0 < rowBytes && x0 + VX > rowBytes && rowBytes >= VX) {
+    skip = x0 - (rowBytes - VX);
+    x0 = rowBytes - VX;
+  }
+#endif
   EPI_BEGIN
   // Work-items past the frame (the rounded-up global size) compute nothing but reach the
   // epilogue's barriers.
-  if (x0 < width * CH && y0 < height) {
+  if (x0 < rowBytes && y0 < height) {
 #if EXACT && USE_H2
     (void)taps;
-    strip_h2(src, dst, width, height, pitch, value, x0, y0 PRO_PASS EPI_PASS);
+    strip_h2(src, dst, width, height, pitch, value, x0, y0, skip PRO_PASS EPI_PASS);
 #else
-    strip(src, dst, width, height, pitch, taps, value, EXACT, x0, y0 PRO_PASS EPI_PASS);
+    strip(src, dst, width, height, pitch, taps, value, EXACT, x0, y0, skip PRO_PASS EPI_PASS);
 #endif
   }
   EPI_END

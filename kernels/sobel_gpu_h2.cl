@@ -90,7 +90,7 @@ inline void h2_taps(const uint* w, uint* d, uint* s) {
 // The rows load one after another: issuing every row's loads first takes more registers, and
 // the warps lost to them cost more than the overlap gains.
 inline void strip_h2(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                     int height, int pitch, int value, int x0, int y0 PRO_DECL EPI_DECL) {
+                     int height, int pitch, int value, int x0, int y0, int skip PRO_DECL EPI_DECL) {
   const bool vec = x0 + VX <= width;
   uint w[NW], d0[NP], d1[NP], d2[NP], s0[NP], s1[NP], s2[NP];
   load_row(src, w, x0, border_index(y0 - 1, height), width, height, width, pitch, value,
@@ -125,7 +125,8 @@ inline void strip_h2(__global const uchar* restrict src, __global uchar* restric
     }
 #pragma unroll
     for (int i = 0; i < VX / 4; ++i) out[i] = perm(o[2 * i], o[2 * i + 1], 0x6420u);
-    if (y < height) store_words(dst, y * pitch + x0, out, min(VX, width - x0), pitch - x0 EPI_PASS);
+    if (y < height)
+      store_words(dst, y * pitch + x0, out, skip, min(VX, width - x0), pitch - x0 EPI_PASS);
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
       d0[k] = d1[k];

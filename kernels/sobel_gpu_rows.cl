@@ -33,9 +33,10 @@ inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, in
 
 // The bytes x0 - 4 HW ... x0 + VX + 4 HW - 1 of source row sy (rows rowBytes long, `pitch`
 // bytes apart) as NW little-endian words (only the HB bytes next to the vector are used from the
-// outer words). vec: the VX bytes lie in the row. Rows that start VX-aligned load them as one
-// aligned vector; other rows (other than the frame's last, whose last word could end past the
-// buffer) as the aligned words around them, each wanted word cut from two by a byte permute. The
+// outer words). vec: the VX bytes lie in the row. Vectors that start VX-aligned load as one
+// aligned vector; others (not in the frame's last row, whose last word could end past the
+// buffer, unless the row's pitch leaves room for it) as the aligned words around them, each
+// wanted word cut from two by a byte permute. The
 // halo words load the same way where they lie in the row; at the row's two ends only their HB bytes
 // are fetched through the border rule (one work-item per row: its warp waits for a few byte loads,
 // not for the whole row byte by byte).
@@ -46,7 +47,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
   if (sy < 0) {
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = (uint)value * 0x01010101u;
-  } else if (vec && (pitch % VX == 0 || at % VX == 0)) {  // the first: the same every row
+  } else if (vec && ((!TAIL_SHIFT && pitch % VX == 0) || at % VX == 0)) {
     __global const uchar* p = src + at;
     if (left) {
 #pragma unroll
@@ -74,7 +75,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     } else {
       halo_words(src, w, x0, false, sy, width, pitch, value PRO_PASS);
     }
-  } else if (vec && sy + 1 < height) {
+  } else if (vec && (sy + 1 < height || x0 + VX + 4 * HW + 4 <= pitch)) {
     const uint o = (uint)at & 3u;
     const int b = (int)((uint)(at - o) >> 2) - HW;  // word of byte -4 HW
     if (left) {

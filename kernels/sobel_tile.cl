@@ -208,7 +208,7 @@ inline void sobel_tile_outputs(__local const uchar* tile, __global uchar* dst, i
 #if EPILOGUE
     uint w[VX / 4];
     VSTORE(out, 0, (uchar*)w);
-    epi_words(w, rowBytes - x EPI_PASS);
+    epi_words(w, 0, rowBytes - x EPI_PASS);
     out = VLOAD(0, (const uchar*)w);
 #endif
     const int at = y * pitch + x;

@@ -99,6 +99,7 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
       .define("CH", in.channels())
       .define("VX", s.vec)
       .define("PY", s.rows)
+      .define("TAIL_SHIFT", s.direct && in.rowBytes() % std::size_t(s.vec) != 0)
       .define(modeDefine)
       .define(borderDefine(parseBorder(p.text("border"))))
       .defineIf(s.load == "rows" && !s.direct, "LOAD_BY_ROWS")
