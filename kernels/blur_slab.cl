@@ -76,6 +76,16 @@
 #define NP (((HR + 16 + RADIUS + 15) / 16 + 1) / 2 * 2)         // pairs of slabs per window
 #define KR (NP / 2)                                             // 32-row chunks per column product
 #define OW (16 * NS)
+// A strip column's bytes and the reach of its loads (the kernel's ginside and inside below).
+#if SHARE
+#define COL_W (WARPS * OW)
+#define COL_LEFT (HA + 8)
+#define COL_RIGHT (16 * SV - HA - 8)
+#else
+#define COL_W OW
+#define COL_LEFT HA
+#define COL_RIGHT (16 * NW - HA)
+#endif
 #define TH (16 * BANDS)
 #define OS (4 * NS + 4)  // words per row of a warp's output staging (conflict-free)
 #include "slab_io.cl"
@@ -199,15 +209,22 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   const int lane = get_local_id(0), warp = get_local_id(1);
   const int g = lane >> 2, q = lane & 3;
   const int n = width * CHANNELS;
-  // The work-groups of the first and last strip columns run first (their loads go through the
+  // The work-groups of the strip columns at the rows' ends run first (their loads go through the
   // border rule and take longest: run last, they would be the launch's tail), then the rest row
-  // by row.
+  // by row. Edge columns: those whose loads (COL_LEFT bytes before the column's first, COL_RIGHT
+  // past it) do not lie inside the row; at the right end, where the row's length is not a
+  // multiple of the column, two columns can be.
   const int nbx = get_num_groups(0), nby = get_num_groups(1);
-  const int gl = get_group_id(1) * nbx + get_group_id(0), ge = nbx > 2 ? 2 * nby : 0;
-  const int strip_x = gl < ge   ? ((gl & 1) ? nbx - 1 : 0)
-                      : nbx > 2 ? 1 + (gl - ge) % (nbx - 2)
-                                : gl % nbx;
-  const int strip_g = gl < ge ? gl >> 1 : nbx > 2 ? (gl - ge) / (nbx - 2) : gl / nbx;
+  const int gl = get_group_id(1) * nbx + get_group_id(0);
+  const int el = min((COL_LEFT + COL_W - 1) / COL_W, nbx);                   // left edge columns
+  const int er = max(el, n >= COL_RIGHT ? (n - COL_RIGHT) / COL_W + 1 : 0);  // first right one
+  const int ne = el + max(nbx - er, 0), nm = nbx - ne;                       // edge, middle columns
+  const int ge = nm > 0 ? ne * nby : 0;
+  const int gi = gl < ge ? gl % ne : 0;
+  const int strip_x = gl < ge  ? (gi < el ? gi : er + gi - el)
+                      : nm > 0 ? el + (gl - ge) % nm
+                               : gl % nbx;
+  const int strip_g = gl < ge ? gl / ne : nm > 0 ? (gl - ge) / nm : gl / nbx;
   // Every row read (y0 - HR .. y0 + TH - 16 - HR + 16 NP - 1) inside the frame and above its
   // last row.
 #define ROWS_INSIDE (y0 >= HR && y0 + TH - 16 - HR + 16 * NP < height)
