@@ -35,11 +35,11 @@ inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, in
 // bytes apart) as NW little-endian words (only the HB bytes next to the vector are used from the
 // outer words). vec: the VX bytes lie in the row. Vectors that start VX-aligned load as one
 // aligned vector; others (not in the frame's last row, whose last word could end past the
-// buffer, unless the row's pitch leaves room for it) as the aligned words around them, each
-// wanted word cut from two by a byte permute. The
-// halo words load the same way where they lie in the row; at the row's two ends only their HB bytes
-// are fetched through the border rule (one work-item per row: its warp waits for a few byte loads,
-// not for the whole row byte by byte).
+// buffer, unless the row's pitch leaves room for it: with TAIL_SHIFT, whose last vectors end
+// with their rows) as the aligned words around them, each wanted word cut from two by a byte
+// permute. The halo words load the same way where they lie in the row; at the row's two ends only
+// their HB bytes are fetched through the border rule (one work-item per row: its warp waits for a
+// few byte loads, not for the whole row byte by byte).
 inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int width, int height,
                      int rowBytes, int pitch, int value, bool vec PRO_DECL) {
   const int at = (sy < 0 ? 0 : sy) * pitch + x0;  // the vector's first byte
@@ -75,7 +75,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     } else {
       halo_words(src, w, x0, false, sy, width, pitch, value PRO_PASS);
     }
-  } else if (vec && (sy + 1 < height || x0 + VX + 4 * HW + 4 <= pitch)) {
+  } else if (vec && (sy + 1 < height || (TAIL_SHIFT && x0 + VX + 4 * HW + 4 <= pitch))) {
     const uint o = (uint)at & 3u;
     const int b = (int)((uint)(at - o) >> 2) - HW;  // word of byte -4 HW
     if (left) {
