@@ -31,6 +31,41 @@ inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, in
   }
 }
 
+#if TAIL_SHIFT && !defined(BORDER_WRAP)
+#define TAIL_FOLD 1
+// The right halo of a vector that ends with its row (x0 + VX == rowBytes: TAIL_SHIFT's last
+// vectors) from the bytes loaded for it, the left halo words whole: byte VX + k of the row is
+// pixel px = k / CH past its end, channel k % CH, which the border rule folds to a position a
+// constant distance back (reflect101: the pixel px + 2 back from the end, reflect px + 1,
+// replicate 1), no further back than HB + 1 bytes from the end, so within the vector or its
+// left halo words. Needs the row to be at least R + 2 pixels long (one reflection).
+inline void tail_halo(uint* w, int value) {
+  (void)value;
+#pragma unroll
+  for (int i = 0; i < HW; ++i) w[VX / 4 + HW + i] = 0;
+#pragma unroll
+  for (int k = 0; k < HB; ++k) {
+#if defined(BORDER_CONSTANT)
+    const uint b = (uint)value & 0xFFu;
+#else
+#if defined(BORDER_REFLECT101)
+    const int s = VX - CH * (2 + k / CH) + k % CH + 4 * HW;
+#elif defined(BORDER_REFLECT)
+    const int s = VX - CH * (1 + k / CH) + k % CH + 4 * HW;
+#else
+    const int s = VX - CH + k % CH + 4 * HW;
+#endif
+    const uint b = (w[s / 4] >> (8 * (s % 4))) & 0xFFu;
+#endif
+    const int d = VX + k + 4 * HW;
+    w[d / 4] |= b << (8 * (d % 4));
+  }
+}
+#else
+#define TAIL_FOLD 0
+#define tail_halo(w, value)
+#endif
+
 // The bytes x0 - 4 HW ... x0 + VX + 4 HW - 1 of source row sy (rows rowBytes long, `pitch`
 // bytes apart) as NW little-endian words (only the HB bytes next to the vector are used from the
 // outer words). vec: the VX bytes lie in the row. Vectors that start VX-aligned load as one
@@ -43,7 +78,13 @@ inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, in
 inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int width, int height,
                      int rowBytes, int pitch, int value, bool vec PRO_DECL) {
   const int at = (sy < 0 ? 0 : sy) * pitch + x0;  // the vector's first byte
-  const bool left = x0 >= 4 * HW, right = x0 + VX + 4 * HW <= rowBytes;
+  // right: the right halo words load as words. With TAIL_SHIFT also where only their HB bytes
+  // lie in the row and the words within its pitch (the rest of them is padding, never used).
+  // fold: the right halo from the vector's own bytes (tail_halo).
+  const bool left = x0 >= 4 * HW;
+  const bool right = x0 + VX + 4 * HW <= rowBytes ||
+                     (TAIL_SHIFT && x0 + VX + HB <= rowBytes && x0 + VX + 4 * HW + 4 <= pitch);
+  const bool fold = TAIL_FOLD && left && x0 + VX == rowBytes && width >= R + 2;
   if (sy < 0) {
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = (uint)value * 0x01010101u;
@@ -72,6 +113,8 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     if (right) {
 #pragma unroll
       for (int i = 0; i < HW; ++i) w[VX / 4 + HW + i] = SRC_WORD((size_t)((at + VX) / 4 + i));
+    } else if (fold) {
+      tail_halo(w, value);
     } else {
       halo_words(src, w, x0, false, sy, width, pitch, value PRO_PASS);
     }
@@ -91,6 +134,8 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
 #pragma unroll
       for (int i = HW + VX / 4; i < NW; ++i)
         w[i] = funnel_word(SRC_WORD(b + i), SRC_WORD(b + i + 1), o);
+    } else if (fold) {
+      tail_halo(w, value);
     } else {
       halo_words(src, w, x0, false, sy, width, pitch, value PRO_PASS);
     }
