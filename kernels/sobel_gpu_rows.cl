@@ -31,32 +31,26 @@ inline void halo_words(__global const uchar* src, uint* w, int x0, bool left, in
   }
 }
 
+#define TAIL_N (R + 2)  // the shortest row tail_halo takes: one reflection
 #if TAIL_SHIFT && !defined(BORDER_WRAP)
 #define TAIL_FOLD 1
 // The right halo of a vector that ends with its row (x0 + VX == rowBytes: TAIL_SHIFT's last
-// vectors) from the bytes loaded for it, the left halo words whole: byte VX + k of the row is
-// pixel px = k / CH past its end, channel k % CH, which the border rule folds to a position a
-// constant distance back (reflect101: the pixel px + 2 back from the end, reflect px + 1,
-// replicate 1), no further back than HB + 1 bytes from the end, so within the vector or its
-// left halo words. Needs the row to be at least R + 2 pixels long (one reflection).
+// vectors) from the bytes loaded for it, the left halo words whole. Byte VX + k of the row is
+// pixel k / CH past its end, channel k % CH; the border rule folds that pixel a fixed number of
+// pixels back from the end whatever the row's length, given one reflection (rows of at least
+// TAIL_N = R + 2 pixels), so border_index asked with constants gives it, and the byte lies within
+// the vector or its left halo words (or is the constant).
 inline void tail_halo(uint* w, int value) {
-  (void)value;
 #pragma unroll
   for (int i = 0; i < HW; ++i) w[VX / 4 + HW + i] = 0;
 #pragma unroll
   for (int k = 0; k < HB; ++k) {
-#if defined(BORDER_CONSTANT)
-    const uint b = (uint)value & 0xFFu;
-#else
-#if defined(BORDER_REFLECT101)
-    const int s = VX - CH * (2 + k / CH) + k % CH + 4 * HW;
-#elif defined(BORDER_REFLECT)
-    const int s = VX - CH * (1 + k / CH) + k % CH + 4 * HW;
-#else
-    const int s = VX - CH + k % CH + 4 * HW;
-#endif
-    const uint b = (w[s / 4] >> (8 * (s % 4))) & 0xFFu;
-#endif
+    const int f = border_index(TAIL_N + k / CH, TAIL_N);  // -1: the constant
+    uint b = (uint)value & 0xFFu;
+    if (f >= 0) {
+      const int s = VX + (f - TAIL_N) * CH + k % CH + 4 * HW;
+      b = (w[s / 4] >> (8 * (s % 4))) & 0xFFu;
+    }
     const int d = VX + k + 4 * HW;
     w[d / 4] |= b << (8 * (d % 4));
   }
@@ -84,7 +78,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
   const bool left = x0 >= 4 * HW;
   const bool right = x0 + VX + 4 * HW <= rowBytes ||
                      (TAIL_SHIFT && x0 + VX + HB <= rowBytes && x0 + VX + 4 * HW + 4 <= pitch);
-  const bool fold = TAIL_FOLD && left && x0 + VX == rowBytes && width >= R + 2;
+  const bool fold = TAIL_FOLD && left && x0 + VX == rowBytes && width >= TAIL_N;
   if (sy < 0) {
 #pragma unroll
     for (int i = 0; i < NW; ++i) w[i] = (uint)value * 0x01010101u;
