@@ -6,7 +6,8 @@
 //   down them: each of the PY + 2R source rows is loaded once (an aligned VX-byte vector plus
 //   HW 4-byte words left and right of it, all global loads that hit L1 for the neighbours'
 //   rows; in rows that do not start on a VX-byte boundary, the aligned words around them and a
-//   byte permute per word) and converted once. What slides down through registers is a schedule
+//   byte permute per word) and converted once, its loads issued AHEAD rows before its
+//   arithmetic (a ring of AHEAD + 1 loaded rows). What slides down through registers is a schedule
 //   choice: slide=taps (the horizontal taps of the 2R rows above: 4R x VX floats; ksize 5 and 7
 //   always slide these) or slide=pixels (ksize 1 and 3: the converted pixels of the two rows
 //   above: 2 x (VX + 2 CH) floats, fewer registers; at scale 1 the taps apply vertically first,
@@ -34,7 +35,8 @@
 //   hold two neighbouring pixels, so each instruction computes two outputs, and the bytes go in
 //   and out by byte permutes, with no conversion instruction. See strip_h2 (sobel_gpu_h2.cl).
 //
-// Build options: -DKSIZE=1|3|5|7 -DCH=1|3|4 -DVX=4|8|16 -DPY -DTAIL_SHIFT=0|1 -DMODE_{X,Y,MAG,L2}
+// Build options: -DKSIZE=1|3|5|7 -DCH=1|3|4 -DVX=4|8|16 -DPY -DTAIL_SHIFT=0|1 -DAHEAD=0|1|2
+//                -DMODE_{X,Y,MAG,L2}
 //                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP} [-DSLIDE_PIXELS]
 //                -DEXACT=0|1 [-DH2 [-DH2_PTX]] -DPERM_PTX=0|1 (1: NVIDIA's byte permute)
 // Run time:      the smoothing taps times scale (centre first), the border value; with
@@ -225,16 +227,27 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   for (int k = 0; k < WIN; ++k)
 #pragma unroll
     for (int i = 0; i < VX; ++i) d[k][i] = s[k][i] = 0;
-  uint w[NW];
+  // A ring of loaded rows: each row's loads are issued AHEAD steps before its arithmetic, so
+  // their latency passes under the rows before (the compiler's own schedule, with ahead=0, leaves
+  // most of it exposed: docs/PERFORMANCE.md, "Rows loaded ahead"). Rows past the frame's end fold
+  // to rows in it, so every address loaded early is valid.
+  uint wq[AHEAD + 1][NW];
   float p[NB];
-  // Unrolled: the loads of later rows can issue early, and the window shifts are renames.
+#pragma unroll
+  for (int a = 0; a < AHEAD && a < PY + 2 * R; ++a) {
+    load_row(src, wq[a], x0, border_index(y0 + a - R, height), width, height, rowBytes, pitch,
+             value, vec PRO_PASS);
+  }
+  // Unrolled: the window shifts are renames.
 #pragma unroll
   for (int step = 0; step < PY + 2 * R; ++step) {
     const int y = y0 + step - 2 * R;  // the output row once the window is full
     if (step >= 2 * R && y >= height) break;
-    load_row(src, w, x0, border_index(y0 + step - R, height), width, height, rowBytes, pitch, value,
-             vec PRO_PASS);
-    to_floats(w, p);
+    if (step + AHEAD < PY + 2 * R)
+      load_row(src, wq[(step + AHEAD) % (AHEAD + 1)], x0,
+               border_index(y0 + step + AHEAD - R, height), width, height, rowBytes, pitch, value,
+               vec PRO_PASS);
+    to_floats(wq[step % (AHEAD + 1)], p);
     horizontal(p, taps, exact, d[2 * R], s[2 * R]);
     if (step >= 2 * R) {
       uchar out[VX];
@@ -267,21 +280,25 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
                   int skip PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
-  uint w[NW];
+  // Source row t is y0 - 1 + t (t < PY + 2), loaded AHEAD rows before its arithmetic, as in
+  // the slide=taps strip above.
+  uint wq[AHEAD + 1][NW];
   float p0[NB], p1[NB], p2[NB];
-  load_row(src, w, x0, border_index(y0 - 1, height), width, height, rowBytes, pitch, value,
-           vec PRO_PASS);
-  to_floats(w, p0);
-  load_row(src, w, x0, border_index(y0, height), width, height, rowBytes, pitch, value,
-           vec PRO_PASS);
-  to_floats(w, p1);
+#define LOAD_T(t)                                                                             \
+  if ((t) < PY + 2)                                                                           \
+  load_row(src, wq[(t) % (AHEAD + 1)], x0, border_index(y0 - 1 + (t), height), width, height, \
+           rowBytes, pitch, value, vec PRO_PASS)
+#pragma unroll
+  for (int t = 0; t <= AHEAD; ++t) LOAD_T(t);
+  to_floats(wq[0], p0);
+  LOAD_T(1 + AHEAD);
+  to_floats(wq[1 % (AHEAD + 1)], p1);
 #pragma unroll
   for (int r = 0; r < PY; ++r) {
     const int y = y0 + r;
     if (y >= height) break;
-    load_row(src, w, x0, border_index(y + 1, height), width, height, rowBytes, pitch, value,
-             vec PRO_PASS);
-    to_floats(w, p2);
+    LOAD_T(r + 2 + AHEAD);
+    to_floats(wq[(r + 2) % (AHEAD + 1)], p2);
     uchar out[VX];
     if (exact) {
       float sv[NB], dv[NB];
@@ -336,6 +353,7 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
     }
   }
 }
+#undef LOAD_T
 #endif
 
 #include "sobel_gpu_h2.cl"

@@ -272,5 +272,5 @@ TEST(SobelStage, GpuDefaultScheduleMatchesOpenCV) {
   EXPECT_LE(diffToOpenCV(bgr, make("mag"), Facts::Gpu), 1) << where(bgr, make("mag"));
   Chain chain = Chain::parse("sobel");
   runChecked(chain, realFrame(5, CV_8UC1, 64, 48), nullptr, Facts::Gpu);
-  EXPECT_EQ(chain.stage(0).schedule(), "kernel=direct wg=8x4 vec=16 rows=4 half=off");
+  EXPECT_EQ(chain.stage(0).schedule(), "kernel=direct wg=8x4 vec=16 rows=4 ahead=1 half=off");
 }

@@ -220,8 +220,35 @@ TEST(SobelStage, DirectTakesEveryKsize) {
       << chain.stage(0).schedule();
 }
 
-// On a GPU ksize 7 takes 16 bytes x 16 rows per work-item from 6 MB frames up (1920x1080 BGR),
-// 4 x 8 below them; ksize 5 stays at 4 x 8.
+// Rows loaded ahead of the arithmetic (ahead=0, 1, 2: a ring of loaded rows) change no byte:
+// every ksize and format, slide=taps and slide=pixels, against OpenCV on small random frames (the
+// frame's last rows end a work-item's strip early, inside its ring) and an odd real frame, one
+// border per case in rotation.
+TEST(SobelStage, DirectRowsLoadedAheadChangeNothing) {
+  const int types[] = {CV_8UC1, CV_8UC3, CV_8UC4};
+  const auto borders = borderNames();
+  unsigned seed = 1700;
+  std::size_t n = 0;
+  for (int ksize : {1, 3, 5, 7})
+    for (const char* ahead : {"0", "1", "2"})
+      for (const char* slide : {"pixels", "taps"}) {
+        if (ksize > 3 && std::string(slide) == "pixels") continue;  // 5 and 7 slide taps
+        const std::string& border = borders[n % borders.size()];
+        const int type = types[n % 3];
+        const std::string schedule = std::string("kernel=direct:vec=") + (n % 2 ? "16" : "4") +
+                                     ":rows=5:slide=" + slide + ":ahead=" + ahead;
+        const Config c = direct(kModes[n % kModes.size()], ksize, border, n % 4 == 3 ? 0.7 : 1,
+                                border == "constant" ? 31 : 0, schedule);
+        ++n;
+        for (const cv::Size& sz : kSmallSizes)
+          EXPECT_MATCHES(randomFrame(sz.width, sz.height, type, seed++), c);
+        EXPECT_MATCHES(realFrame(int(seed++), type, 211, 37), c);
+      }
+}
+
+// On a GPU ksize 7 takes 16 bytes x 16 rows per work-item from 6 MB frames up (1920x1080 BGR)
+// on 1 and 3 channels, 4 x 8 below them and on 4 channels; ksize 5 stays at 4 x 8. Rows loaded
+// ahead: one for ksize 1 and 3, ksize 5 on 1 and 4 channels and ksize 7 on 4; none otherwise.
 TEST(SobelStage, DirectKsize7WorkItemGrowsWithTheFrame) {
   struct Case {
     const char* chain;
@@ -237,7 +264,31 @@ TEST(SobelStage, DirectKsize7WorkItemGrowsWithTheFrame) {
       {"sobel=ksize=5", {3840, 2160, PixelFormat::BGR8}, "kernel=direct wg=8x4 vec=4 rows=8"},
       {"sobel=ksize=7:vec=8:rows=4",
        {3840, 2160, PixelFormat::BGR8},
-       "kernel=direct wg=8x4 vec=8 rows=4"},
+       "kernel=direct wg=8x4 vec=8 rows=4 ahead=0"},
+      {"sobel=ksize=7",
+       {3840, 2160, PixelFormat::BGRA8},
+       "kernel=direct wg=8x4 vec=4 rows=8 ahead=1"},
+      {"sobel=ksize=7",
+       {3840, 2160, PixelFormat::Gray8},
+       "kernel=direct wg=8x4 vec=16 rows=16 ahead=0"},
+      {"sobel=ksize=5",
+       {1366, 768, PixelFormat::BGRA8},
+       "kernel=direct wg=8x4 vec=4 rows=8 ahead=1"},
+      {"sobel=ksize=5",
+       {1366, 768, PixelFormat::Gray8},
+       "kernel=direct wg=8x4 vec=4 rows=8 ahead=1"},
+      {"sobel=ksize=5",
+       {1366, 768, PixelFormat::BGR8},
+       "kernel=direct wg=8x4 vec=4 rows=8 ahead=0"},
+      {"sobel=ksize=3",
+       {1366, 768, PixelFormat::BGR8},
+       "kernel=direct wg=8x4 vec=16 rows=4 ahead=1"},
+      {"sobel=ksize=1",
+       {1366, 768, PixelFormat::BGRA8},
+       "kernel=direct wg=8x4 vec=16 rows=4 ahead=1"},
+      {"sobel=ksize=5:ahead=2",
+       {1366, 768, PixelFormat::BGR8},
+       "kernel=direct wg=8x4 vec=4 rows=8 ahead=2"},
   };
   for (const Case& c : cases) {
     Chain chain = Chain::parse(c.chain);

@@ -184,8 +184,9 @@ class SobelStage : public Stage {
              (epi_.counters.empty() ? "" : " copies=" + std::to_string(epi_.copies));
     return std::string("kernel=") + (plan_.direct ? "direct" : "tile") + " wg=" + wgText() +
            " vec=" + std::to_string(plan_.vec) + " rows=" + std::to_string(plan_.rows) +
-           (plan_.direct ? std::string(" half=") + (plan_.half ? "on" : "off")
-                         : std::string(" load=") + plan_.load) +
+           (plan_.direct
+                ? " ahead=" + std::to_string(plan_.ahead) + " half=" + (plan_.half ? "on" : "off")
+                : std::string(" load=") + plan_.load) +
            (epi_.counters.empty() ? "" : " copies=" + std::to_string(epi_.copies));
   }
 
@@ -344,12 +345,13 @@ const StageInfo& sobelStageInfo() {
               .asSchedule(),
           intParam("vec", "0", 0, 16,
                    "bytes per work-item, 4, 8 or 16 (0: auto, 16; 4 on GPUs with kernel=direct "
-                   "and ksize 5, or 7 on frames under 6 MB; 8 on GPUs for ksize 3 storing through "
-                   "an epilogue that counts)")
+                   "and ksize 5, or 7 on frames under 6 MB or of 4 channels; 8 on GPUs for ksize 3 "
+                   "storing through an epilogue that counts)")
               .asSchedule(),
           intParam("rows", "0", 0, 16,
                    "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 8 on GPUs with "
-                   "kernel=direct and ksize 5 or 7, 16 for ksize 7 on frames of 6 MB or more)")
+                   "kernel=direct and ksize 5 or 7, 16 for ksize 7 on frames of 6 MB or more "
+                   "of 1 or 3 channels)")
               .asSchedule(),
           enumParam("load", "auto", {"auto", "rows", "items"},
                     "kernel=tile: tile load order, a work-item per tile row (auto on CPUs) or per "
@@ -362,6 +364,11 @@ const StageInfo& sobelStageInfo() {
           enumParam("slide", "auto", {"auto", "pixels", "taps"},
                     "kernel=direct: what slides down the rows in registers, the source pixels "
                     "(auto for ksize 1, 3) or their horizontal taps (always for ksize 5, 7)")
+              .asSchedule(),
+          enumParam(
+              "ahead", "auto", {"auto", "0", "1", "2"},
+              "kernel=direct: source rows a work-item loads ahead of the row it computes "
+              "(auto: 1 for ksize 1 and 3, ksize 5 on 1 or 4 channels and ksize 7 on 4; else 0)")
               .asSchedule(),
           enumParam("half", "auto", {"auto", "on", "off"},
                     "kernel=direct, ksize 3, one channel, modes mag/x/y at scale 1, vec 8 or 16: "

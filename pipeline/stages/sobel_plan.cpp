@@ -33,7 +33,8 @@ constexpr Schedule kGpuDirectWide{4, 8, "items", "direct"};
 // per output byte). It needs that many bytes to keep the device busy with a work-item per 256
 // bytes. H200, median of 30, 16x16 against 4x8 in one call, us: 3840x2160 BGR 124 / 184, gray
 // 39 / 46; 1920x1080 BGR 53 / 56; in another, 1920x1080 gray (2 MB) 28 / 17, hence the bound
-// (docs/PERFORMANCE.md, "Sobel 5 and 7").
+// (docs/PERFORMANCE.md, "Sobel 5 and 7"). Not on 4 channels, whose 4 x 8 loading a row ahead
+// (defaultAhead) is faster: 1920x1080 BGRA 88 / 96, 3840x2160 260 / 278.
 constexpr Schedule kGpuDirectTall{16, 16, "items", "direct"};
 constexpr std::size_t kLargeFrameBytes = 6000000;  // 6 MB: 1920x1080 BGR is 6.2
 
@@ -47,6 +48,18 @@ constexpr std::size_t kLargeFrameBytes = 6000000;  // 6 MB: 1920x1080 BGR is 6.2
 // 30.0, 3840x2160 51.7 / 43.1; ksize 7 1920x1080 29.0 / 31.0, 1366x768 36.9 / 35.1, 2560x1440
 // 45.3 / 41.1.
 constexpr int kPrologueKsize = 5;
+
+// Source rows the direct kernel loads ahead of the row whose arithmetic runs (kernels/
+// sobel_gpu.cl, AHEAD): the loads' latency then passes under that arithmetic, at the cost of the
+// registers holding the words. H200, ahead 1 against 0 in the same call, us: ksize 1 3840x2160
+// BGR 27.0 / 33.0; ksize 3 BGRA 44.7 / 49.4, 4001x2003 BGR 36.1 / 42.2; ksize 5 3840x2160 BGRA
+// 122 / 196, gray 31 / 33, BGR the same at 3840x2160 but 102 / 86 at 4001x2003; ksize 7 gray
+// 51 / 38 and BGR 209 / 168 at 16 x 16 (its taps fill the registers already), BGRA at 4 x 8
+// 260 / 278 against 16 x 16 without (docs/PERFORMANCE.md, "Rows loaded ahead").
+int defaultAhead(int ksize, int channels) {
+  if (ksize <= 3) return 1;
+  return ksize == 5 ? (channels == 3 ? 0 : 1) : (channels == 4 ? 1 : 0);
+}
 
 }  // namespace
 
@@ -79,14 +92,17 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
   const bool h2 = s.direct && (half == "on" || (half == "auto" && nvHalf));
   s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
-  const Schedule gpuDirect = ksize == 7 && in.bytes() >= kLargeFrameBytes ? kGpuDirectTall
-                             : ksize > 3                                  ? kGpuDirectWide
-                             : counting && ksize == 3                     ? kGpuDirectCounting
-                                                                          : kGpuDirect;
+  const Schedule gpuDirect = ksize == 7 && in.bytes() >= kLargeFrameBytes && in.channels() != 4
+                                 ? kGpuDirectTall
+                             : ksize > 3              ? kGpuDirectWide
+                             : counting && ksize == 3 ? kGpuDirectCounting
+                                                      : kGpuDirect;
   const bool gpuDefault = s.direct && !facts.cpu;
   s.vec = p.integer("vec") ? p.integer("vec") : gpuDefault ? gpuDirect.vec : def.vec;
   s.rows = p.integer("rows") ? p.integer("rows") : gpuDefault ? gpuDirect.rows : def.rows;
   s.load = p.text("load") == "auto" ? def.load : p.text("load");
+  s.ahead =
+      p.text("ahead") == "auto" ? defaultAhead(ksize, in.channels()) : std::stoi(p.text("ahead"));
   const std::string pro = p.text("prologue");
   s.prologue =
       s.direct && in.channels() == 1 && pro != "off" && (pro == "on" || ksize <= kPrologueKsize);
@@ -100,6 +116,7 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
       .define("VX", s.vec)
       .define("PY", s.rows)
       .define("TAIL_SHIFT", s.direct && in.rowBytes() % std::size_t(s.vec) != 0)
+      .define("AHEAD", s.ahead)
       .define(modeDefine)
       .define(borderDefine(parseBorder(p.text("border"))))
       .defineIf(s.load == "rows" && !s.direct, "LOAD_BY_ROWS")

@@ -25,6 +25,7 @@ std::string sobelModeDefine(const std::string& mode);
 struct SobelPlan {
   bool direct = false;
   int vec = 16, rows = 16;
+  int ahead = 0;  // source rows the direct kernel loads ahead of its arithmetic
   std::string load;
   bool half = false;       // the f16x2 lanes, where the path applies
   bool prologue = false;   // reads through point-wise functions offered (Stage::takesPrologue)
