@@ -138,7 +138,7 @@ StageEvents Prologue::enqueuePrelude(cl::CommandQueue& queue, const cl::Buffer& 
 }
 
 // H200, gray,blur and gray,sobel read through against two passes in the same run (the tables in
-// blur_schedule.cpp and sobel.cpp): faster on BGR sources up to 2560x1440 (11 MB), slower at
+// blur_slab_plan.cpp and sobel_plan.cpp): faster on BGR sources up to 2560x1440 (11 MB), slower at
 // 3840x2160 BGR (25 MB) and 4001x2003, a tie or a loss on 2560x1440 BGRA (15 MB). Gray sources
 // (brightness,blur and brightness,sobel) read through were faster at 1920x1080, 2560x1440 and
 // 3840x2160 (8.3 MB; docs/PERFORMANCE.md, "Fused passes"). The cost grows with the bytes loaded

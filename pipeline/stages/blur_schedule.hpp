@@ -73,6 +73,11 @@ struct BlurPlan {
   bool anySource = false;
 };
 
+// The slab kernel's plan (blur_slab_plan.cpp), for planBlur: radius `radius`, work-groups of at
+// most `groupLimit` work-items (0: the plan's own choice).
+BlurPlan planSlab(const BlurRequest& request, const DeviceFacts& facts, int radius,
+                  std::size_t groupLimit);
+
 // The kernel `request.kernel` names, or for auto the device's: slab on NVIDIA compute capability
 // 8+ where it reaches, tiled on other GPUs where it reaches, ring on CPUs where it reaches, else
 // cpu. UserError when a named kernel cannot take the radius, channels or taps.
