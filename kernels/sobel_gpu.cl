@@ -228,9 +228,9 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 #pragma unroll
     for (int i = 0; i < VX; ++i) d[k][i] = s[k][i] = 0;
   // A ring of loaded rows: each row's loads are issued AHEAD steps before its arithmetic, so
-  // their latency passes under the rows before (the compiler's own schedule, with ahead=0, leaves
-  // most of it exposed: docs/PERFORMANCE.md, "Rows loaded ahead"). Rows past the frame's end fold
-  // to rows in it, so every address loaded early is valid.
+  // their latency can pass under the rows before (where that pays, measured: docs/PERFORMANCE.md,
+  // "Rows loaded ahead"). Rows past the frame's end fold to rows in it, so every address loaded
+  // early is valid.
   uint wq[AHEAD + 1][NW];
   float p[NB];
 #pragma unroll
@@ -284,10 +284,12 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   // the slide=taps strip above.
   uint wq[AHEAD + 1][NW];
   float p0[NB], p1[NB], p2[NB];
-#define LOAD_T(t)                                                                             \
-  if ((t) < PY + 2)                                                                           \
-  load_row(src, wq[(t) % (AHEAD + 1)], x0, border_index(y0 - 1 + (t), height), width, height, \
-           rowBytes, pitch, value, vec PRO_PASS)
+#define LOAD_T(t)                                                                                 \
+  do {                                                                                            \
+    if ((t) < PY + 2)                                                                             \
+      load_row(src, wq[(t) % (AHEAD + 1)], x0, border_index(y0 - 1 + (t), height), width, height, \
+               rowBytes, pitch, value, vec PRO_PASS);                                             \
+  } while (0)
 #pragma unroll
   for (int t = 0; t <= AHEAD; ++t) LOAD_T(t);
   to_floats(wq[0], p0);
