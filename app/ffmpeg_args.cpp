@@ -1,8 +1,10 @@
 #include "app/ffmpeg_args.hpp"
 
+#include <cctype>
 #include <map>
 
 #include "app/options.hpp"
+#include "pipeline/quote.hpp"
 
 namespace vf::app {
 
@@ -64,6 +66,7 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
                        "input's timing (to change it, convert with ffmpeg -r before or after). "
                        "Before -i, " +
                        a + " is the rate of raw input or an image sequence (--rate)");
+    if (a == "-hide_banner") continue;  // vidfilter prints no banner
     if (auto it = anywhere.find(a); it != anywhere.end()) {
       out.push_back(it->second);
     } else if (auto b = beforeInput.find(a); b != beforeInput.end() && !afterInputs) {
@@ -78,6 +81,29 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
     }
   }
   return out;
+}
+
+void rejectSingleDashWords(const std::vector<std::string>& args,
+                           const std::function<bool(const std::string&)>& takesValue,
+                           const std::function<bool(const std::string&)>& exists) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") return;  // everything after is an argument as written
+    const bool option = a.size() >= 2 && a[0] == '-' &&
+                        (a[1] == '-' || std::isalpha(static_cast<unsigned char>(a[1])));
+    if (!option) continue;  // an argument: a path, "-", a negative number
+    if (a[1] == '-' || a.size() == 2) {
+      if (a.find('=') == std::string::npos && takesValue(a)) ++i;  // its value, as written
+      continue;
+    }
+    const std::string dashed = "-" + a;
+    throw UsageError("unknown option " + quote(a) +
+                     (exists(dashed)
+                          ? ": vidfilter spells it " + dashed
+                          : ": vidfilter's own options take two dashes and its one-letter "
+                            "options stand alone (-i SRC, -o DST, -y); the ffmpeg spellings "
+                            "it understands are at the end of vidfilter --help"));
+  }
 }
 
 }  // namespace vf::app

@@ -327,6 +327,13 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
     args.erase(args.begin());
   }
   args = translateFfmpegSpellings(args);
+  rejectSingleDashWords(
+      args,
+      [&](const std::string& name) {
+        const CLI::Option* opt = app.get_option_no_throw(name);
+        return opt && opt->get_type_size() != 0;
+      },
+      [&](const std::string& name) { return app.get_option_no_throw(name) != nullptr; });
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   try {
     app.parse(args);

@@ -162,6 +162,33 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_NE(usageError({"-i", ""}).find("--input is empty"), std::string::npos);
 }
 
+// A word of one dash and several letters is never read as one-letter options bundled (ffmpeg's
+// -nostdin is not -n -o stdin, -debug not --device ebug); an option's value is taken as written.
+TEST(AppCli, SingleDashWordsAreUnknownOptionsNotBundles) {
+  for (const char* w : {"-nostdin", "-dn", "-debug", "-yn", "-ofile.mp4", "-loglevel"})
+    EXPECT_EQ(usageError({"-i", "in.mp4", w})
+                  .rfind("unknown option '" + std::string(w) +
+                             "': vidfilter's own options take two "
+                             "dashes",
+                         0),
+              0u)
+        << w;
+  // A long option typed with one dash: its spelling. After the input, ffmpeg's -threads is the
+  // encoder's; before it, the decoder's (translated, ParsesEveryOption).
+  EXPECT_EQ(usageError({"-i", "in.mp4", "-threads", "2"}),
+            "unknown option '-threads': vidfilter spells it --threads");
+  EXPECT_EQ(usageError({"-i", "in.mp4", "-jobs", "2"}),
+            "unknown option '-jobs': vidfilter spells it --jobs");
+  // Values are not options: a file named -odd.mp4, a negative time (refused for its own reason).
+  EXPECT_EQ(parseArgs({"-i", "-odd.mp4", "-o", "-x.mkv"}).settings.input.value_or(""), "-odd.mp4");
+  EXPECT_EQ(parseArgs({"--chain", "gray", "-i", "in.mp4"}).settings.chain.value_or(""), "gray");
+  EXPECT_NE(usageError({"-i", "in.mp4", "--ss", "-5"}).find("--ss must not be negative"),
+            std::string::npos);
+  // ffmpeg's -hide_banner: there is no banner; the rest of the line is read as usual.
+  const Settings hb = parseArgs({"-hide_banner", "-i", "in.mp4", "-y"}).settings;
+  EXPECT_EQ(hb.input.value_or(""), "in.mp4");
+}
+
 // --- sources and outputs, classified before anything opens ------------------------------------
 
 TEST(AppCli, ClassifiesSources) {

@@ -69,6 +69,22 @@ TEST(AppCliBinary, UnknownOption) {
                  "unknown option --frobnicate; see vidfilter --help");
 }
 
+// ffmpeg's single-dash words: one error, exit 2, never help (-hide_banner is not -h) or a device
+// picked by a letter (-dn is not --device n).
+TEST(AppCliBinary, SingleDashWordsAreUnknownOptions) {
+  TempDir dir("cli_single_dash");
+  for (const char* w : {"-dn", "-nostdin", "-hwaccel_output_format"}) {
+    const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", w, "-o", dir / "o.mkv"});
+    expectOneError(r, 2, std::string("unknown option '") + w + "'");
+    EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  }
+  const auto hb = runVidfilter({"-hide_banner", "-i", kVideo, "--chain", "gray", "--frames", "2",
+                                "--no-progress", "-o", dir / "hb.y4m"});
+  EXPECT_EQ(hb.status, 0) << hb.err;
+  EXPECT_EQ(hb.out.find("Usage:"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "hb.y4m"));
+}
+
 TEST(AppCliBinary, BadDeviceSelectorListsTheDevices) {
   const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "--device", "no-such-device-xyz"});
   EXPECT_EQ(r.status, 2);
