@@ -168,6 +168,21 @@ std::string paramText(const std::string& file, const std::string& key, const tom
                    ": must be a number, a string or a boolean, got " + typeName(n));
 }
 
+// What a parameter takes, as an error says it: "a number in [-16, 16]", "one of a|b".
+std::string expectedValue(const ParamSpec& spec) {
+  switch (spec.type) {
+    case ParamType::Int:
+    case ParamType::Float:
+      return "a number in " + spec.rangeText();
+    case ParamType::Enum:
+      return "one of " + spec.rangeText();
+    case ParamType::Size:
+      return "a size " + spec.rangeText();
+    default:
+      return "a string";
+  }
+}
+
 // [[stage]] tables -> chain text, each stage and parameter checked where it is written.
 std::string chainFromStages(const std::string& file, const toml::array& stages) {
   std::string text;
@@ -203,6 +218,16 @@ std::string chainFromStages(const std::string& file, const toml::array& stages) 
       const std::string k(key.str());
       if (k == "name") continue;
       const std::string qualified = label + "." + printable(k);
+      if (value.is_boolean()) {  // true/false only where the parameter is a switch, never 1/0
+        const ParamSpec* spec = nullptr;
+        try {
+          spec = &stage->params().spec(k);
+        } catch (const ParamError&) {  // an unknown key: set() below says so
+        }
+        if (spec && spec->type != ParamType::Bool)
+          throw UsageError(where(file, value.source()) + ": " + qualified + ": " + name + ": " + k +
+                           " must be " + expectedValue(*spec) + ", got a boolean");
+      }
       const std::string v = paramText(file, qualified, value);
       try {
         stage->params().set(k, v);

@@ -19,6 +19,7 @@ struct JobResult {
   JobSpec spec;
   JobStatus status = JobStatus::Waiting;
   std::string error;        // why it failed, or why it was skipped
+  bool usage = false;       // it failed for what the user gave (a UserError: exit 2 alone)
   std::string device;       // "P:D" of the device it ran on ("" when it never ran)
   std::string description;  // the source as opened ("a.mp4 (768x576 bgr, 10 fps, 795 frames)")
   EngineStats stats;        // at its end (empty when it never ran)

@@ -23,6 +23,7 @@ extern "C" {
 #include "app/run_setup.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/quote.hpp"
 
 namespace vf::app {
@@ -244,6 +245,7 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
     if (job.skip || !job.problem.empty()) {
       r.status = job.skip ? JobStatus::Skipped : JobStatus::Failed;
       r.error = job.skip ? "" : job.problem;
+      r.usage = !job.skip;  // a problem found while planning is the user's (UserError)
       if (!job.skip)
         spdlog::error("input {} ({}): {}", job.spec.index, printable(job.spec.input), job.problem);
       ++sh.finished;
@@ -259,6 +261,7 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
       r.status = interruptSignal() ? JobStatus::Stopped : JobStatus::Failed;
       if (r.status == JobStatus::Failed) {
         r.error = describe(e);
+        r.usage = dynamic_cast<const UserError*>(&e) != nullptr;
         spdlog::error("input {} ({}): {}", job.spec.index, printable(job.spec.input), r.error);
       }
     }

@@ -111,8 +111,12 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
   g.checkOverwrite(policy, ::isatty(STDIN_FILENO) == 1 && pipes == 0 && !listOnStdin);
 }
 
+// One input that failed for what the user gave exits as it does without --json or a list (2);
+// else any failed input makes it 1.
 int exitStatusOf(const std::vector<JobResult>& results) {
   if (const int sig = interruptSignal()) return 128 + sig;
+  if (results.size() == 1 && results[0].status == JobStatus::Failed && results[0].usage)
+    return kExitUsage;
   for (const JobResult& r : results)
     if (r.status == JobStatus::Failed) return kExitRuntime;
   return kExitOk;

@@ -44,6 +44,25 @@ TEST(AppCliBinary, InputThatIsNotAVideo) {
   expectOneError(runVidfilter({"-i", dir.path().string(), "--chain", "gray"}), 2, "is a directory");
 }
 
+// Asking for a summary does not change what the exit status says: one input that fails for
+// what the user gave is 2 with --json as without, and the summary says the same.
+TEST(AppCliBinary, ExitStatusIsTheSameWithAJsonSummary) {
+  TempDir dir("cli_json_status");
+  std::ofstream(dir / "notes.mp4") << "this is text, not a video\n";
+  for (const std::string& in : {std::string("/nonexistent/clip.mp4"), dir / "notes.mp4"}) {
+    SCOPED_TRACE(in);
+    const auto plain = runVidfilter({"-i", in, "--chain", "gray", "-o", dir / "o.mkv"});
+    const auto json = runVidfilter(
+        {"-i", in, "--chain", "gray", "-o", dir / "o.mkv", "--json", dir / "run.json"});
+    EXPECT_EQ(plain.status, 2) << plain.err;
+    EXPECT_EQ(json.status, 2) << json.err;
+    std::ifstream f(dir / "run.json");
+    const std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_NE(doc.find("\"exit_status\": 2"), std::string::npos) << doc;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  }
+}
+
 TEST(AppCliBinary, CameraThatDoesNotExist) {
   expectOneError(runVidfilter({"-i", "cam99", "--chain", "gray", "--no-preview"}), 2,
                  "camera cam99 (index 99) could not be opened");

@@ -234,6 +234,15 @@ TEST(AppConfig, StageTableErrorsPointAtTheKey) {
             "t.toml:3:8: stage[1].mode: a value cannot contain , : or =");
   EXPECT_NE(configError("chain = \"gray\"\n[[stage]]\nname = \"gray\"\n").find("not both"),
             std::string::npos);
+  // A boolean is never a number (gain = false is not gain 0) nor a name.
+  EXPECT_EQ(configError("[[stage]]\nname = \"brightness\"\ngain = false\n"),
+            "t.toml:3:8: stage[1].gain: brightness: gain must be a number in [-16, 16], got a "
+            "boolean");
+  EXPECT_EQ(configError("[[stage]]\nname = \"sobel\"\nksize = true\n"),
+            "t.toml:3:9: stage[1].ksize: sobel: ksize must be a number in [1, 7], got a boolean");
+  EXPECT_EQ(configError("[[stage]]\nname = \"blur\"\nborder = true\n")
+                .rfind("t.toml:3:10: stage[1].border: blur: border must be one of constant|", 0),
+            0u);
 }
 
 TEST(AppConfig, MissingFile) {
