@@ -75,6 +75,20 @@ TEST(DeviceSelection, BadSelectorListsDevices) {
   }
 }
 
+// What is too little to name a device is refused, never matched as part of a name: a bare
+// number (the 1 of "H100" or "avx512"; GPU 1 to a CUDA user), one character, no letter, blanks.
+TEST(DeviceSelection, TooLittleToNameADeviceIsRefused) {
+  for (const char* sel : {"1", "100", "0", "x", ".", "(", "-1", "  "}) {
+    try {
+      const DeviceInfo d = selectDevice(fakeDevices(), sel);
+      FAIL() << "'" << sel << "' chose " << d.name;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("--device"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(selectDevice(fakeDevices(), "h1").name, "NVIDIA H100");  // two characters, a letter
+}
+
 TEST(DeviceSelection, NoDeviceNamesPocl) {
   try {
     selectDevice(std::vector<DeviceInfo>{}, "");

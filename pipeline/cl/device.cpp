@@ -164,6 +164,9 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
                  d.version, how);
     return d;
   };
+  if (sel.empty() && !selectorIn.empty())
+    throw UserError("--device " + quote(selectorIn) +
+                    " is blank; give P:D, gpu, cpu or part of a device's name, or leave it out");
   if (sel.empty() || sel == "default") {
     for (const auto& d : devices)
       if (d.type & CL_DEVICE_TYPE_GPU) return chosen(d, "as the first GPU");
@@ -183,6 +186,12 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
     throw UserError("--device " + printable(selectorIn) +
                     ": no device with that index; devices are:" + listing());
   }
+  // A bare number is not read as part of a name (the 1 of "avx512"): what it means is unclear.
+  if (std::all_of(sel.begin(), sel.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    throw UserError("--device " + printable(selectorIn) +
+                    ": a device is P:D, its platform and its index there (0:1 is the first "
+                    "platform's second device), gpu, cpu or part of a name; devices are:" +
+                    listing());
   cl_device_type want = 0;
   if (sel == "gpu") want = CL_DEVICE_TYPE_GPU;
   if (sel == "cpu") want = CL_DEVICE_TYPE_CPU;
@@ -193,6 +202,13 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
     throw UserError("--device " + printable(selectorIn) + ": no " + sel +
                     " device; devices are:" + listing());
   }
+  // Part of a name: two characters at least, a letter among them (never "x" or "." alone).
+  if (sel.size() < 2 ||
+      std::none_of(sel.begin(), sel.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
+    throw UserError("--device " + printable(selectorIn) +
+                    ": too little to name a device; give P:D, gpu, cpu or at least two "
+                    "characters of its name, a letter among them; devices are:" +
+                    listing());
   for (const auto& d : devices)
     if (lower(d.name).find(sel) != std::string::npos ||
         lower(d.platform).find(sel) != std::string::npos ||
