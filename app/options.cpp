@@ -64,7 +64,8 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   opt("--shard", o.shard, "vidfilter batch: take share I of N (from 0) of the inputs", "I/N");
   opt("--shards", o.shards, "vidfilter batch: N shares, the index from JOB_COMPLETION_INDEX", "N");
   opt("--config", o.config, "TOML config file; command-line options override it", "FILE");
-  opt("-d,--device", o.device, "OpenCL device: P:D, gpu, cpu, or part of a name", "SEL");
+  opt("-d,--device", o.device, "OpenCL device: P:D, gpu, cpu, or part of a name (2+ characters)",
+      "SEL");
   flag("-y,--overwrite", o.yes, "overwrite existing outputs without asking");
   flag("-n,--no-overwrite", o.no, "never overwrite an existing output (exit instead)");
   opt("-f,--format", o.format,
