@@ -57,7 +57,8 @@ std::unique_ptr<FrameSink> openOutput(const OutputSpec& spec, const FrameDesc& d
       return std::make_unique<media::VideoSink>(spec, desc, timingOf(source),
                                                 dynamic_cast<media::MediaSource*>(&source));
     case OutputKind::ImageSequence:
-      return std::make_unique<media::ImageSink>(spec, desc);
+      return std::make_unique<media::ImageSink>(spec, desc,
+                                                dynamic_cast<media::MediaSource*>(&source));
     case OutputKind::None:
       break;
   }

@@ -121,7 +121,8 @@ TEST(MediaIo, AContainerRefusingItsStreamsLeavesNoFile) {
   TempDir dir("media_header");
   const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
   const std::string out = dir / "out.mkv";
-  const auto r = runVidfilter({"-i", in, "--chain", "blur", "--codec", "rawvideo", "-o", out});
+  const auto r = runVidfilter(
+      {"-i", in, "--chain", "blur", "--codec", "rawvideo", "--pix-fmt", "bgr24", "-o", out});
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("rawvideo"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));

@@ -87,7 +87,7 @@ TEST(MediaMetadata, TheoraKeepsEveryFrameAtTheInputsRate) {
 TEST(MediaMetadata, TheSampleAspectRatioIsTheInputs) {
   // Anamorphic video (160x120 shown 16:9: pixels 4:3 wide) was written with square pixels:
   // the picture came out 4:3. ffmpeg keeps the input's; through a crop the pixels keep their
-  // shape; an image sequence has square pixels.
+  // shape, images written keep it too; an image sequence read has square pixels.
   TempDir dir("meta_sar");
   const std::string in = dir / "wide.mp4";
   ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 1 -vf setsar=4/3 -c:v libx264 " + q(in));
@@ -110,6 +110,18 @@ TEST(MediaMetadata, TheSampleAspectRatioIsTheInputs) {
   const auto c = runVidfilter({"-i", in, "--chain", "crop=x=0:y=0:w=80:h=120", "-o", cropped});
   ASSERT_EQ(c.status, 0) << c.err;
   EXPECT_EQ(probeValue(cropped, "-select_streams v", sar), "4:3");
+  // Images written from it say the same (PNG's pHYs, JPEG's density), as ffmpeg's image2.
+  for (const char* ext : {"png", "jpg"}) {
+    SCOPED_TRACE(ext);
+    const std::string pattern = dir / (std::string("frame_%02d.") + ext);
+    ASSERT_EQ(runVidfilter({"-i", in, "--frames", "2", "--chain", "blur", "-o", pattern}).status,
+              0);
+    const std::string first = dir / (std::string("frame_01.") + ext);
+    ffmpeg("-i " + q(in) + " -frames:v 1 " + q(dir / (std::string("ref.") + ext)));
+    EXPECT_EQ(probeValue(first, "-select_streams v", sar), "4:3");
+    EXPECT_EQ(probeValue(first, "-select_streams v", sar),
+              probeValue(dir / (std::string("ref.") + ext), "-select_streams v", sar));
+  }
   ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -frames:v 3 " + q(dir / "img_%02d.png"));
   const std::string seq = dir / "seq.mkv";
   const auto s = runVidfilter({"-i", dir / "img_%02d.png", "--chain", "gray", "-o", seq});

@@ -211,3 +211,67 @@ TEST(PixelFormats, ImageSequencesWrittenAsYuvAreTaggedAsRgbSources) {
   ASSERT_EQ(got.size(), 3u);
   EXPECT_LE(test::maxAbsDiff(got[0], want[0]), 4);
 }
+
+// Uncompressed outputs keep the input's chroma layout as ffmpeg's do: a raw .yuv of a yuv420p
+// input is yuv420p (a frame of w*h*3/2 bytes, not BGR), a y4m of 4:4:4 or 4:2:2 says C444 or
+// C422 and holds the input's colours; gray chains stay gray; RGB sources give BGR raw video.
+TEST(PixelFormats, UncompressedOutputsKeepTheInputsLayout) {
+  TempDir dir("pix_uncompressed");
+  for (const char* pix : {"yuv420p", "yuv422p", "yuv444p"}) {
+    SCOPED_TRACE(pix);
+    const std::string in = dir / (std::string(pix) + ".mkv");
+    ffmpeg("-i " + q(kVideo) + " -frames:v 4 -vf scale=161:97 -c:v ffv1 -pix_fmt " +
+           std::string(pix) + " " + q(in));
+    const std::string y4m = dir / "o.y4m", raw = dir / "o.yuv";
+    ASSERT_EQ(runVidfilter({"-y", "-i", in, "--chain", "brightness=gain=1", "-o", y4m}).status, 0);
+    EXPECT_EQ(probeValue(y4m, "-select_streams v:0", "stream=pix_fmt"), pix);
+    // Real frames through the chain's BGR and back, on average within rounding (a few pixels
+    // whose YUV lies outside RGB's cube come back clipped; ColourWrittenAsYuvIsTheInputsColour
+    // holds the colours themselves to the pixel).
+    const auto wantY = ffmpegFrames(in, "gray"), gotY = ffmpegFrames(y4m, "gray");
+    const auto want = ffmpegFrames(in, "bgr24"), got = ffmpegFrames(y4m, "bgr24");
+    ASSERT_EQ(got.size(), want.size());
+    ASSERT_EQ(gotY.size(), wantY.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_LE(cv::norm(gotY[i], wantY[i], cv::NORM_L1) / double(gotY[i].total()), 1.0) << i;
+      EXPECT_LE(cv::norm(got[i], want[i], cv::NORM_L1) / double(got[i].total() * 3), 2.0) << i;
+    }
+    ASSERT_EQ(runVidfilter({"-y", "-i", in, "--chain", "brightness=gain=1", "-o", raw}).status, 0);
+    const std::uintmax_t chroma = std::string(pix) == "yuv420p"   ? 2 * 81 * 49
+                                  : std::string(pix) == "yuv422p" ? 2 * 81 * 97
+                                                                  : 2 * 161 * 97;
+    EXPECT_EQ(std::filesystem::file_size(raw), 4 * (161 * 97 + chroma));
+  }
+  const std::string in = dir / "yuv420p.mkv", raw = dir / "g.yuv";
+  ASSERT_EQ(runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", raw}).status, 0);
+  EXPECT_EQ(std::filesystem::file_size(raw), 4u * 161 * 97);
+  const std::string png = dir / "in_%02d.png", rgbRaw = dir / "rgb.raw";
+  ffmpeg("-f lavfi -i testsrc=size=161x97:rate=25 -frames:v 2 " + q(png));
+  ASSERT_EQ(runVidfilter(
+                {"-y", "-i", png, "--chain", "brightness=gain=1", "-f", "rawvideo", "-o", rgbRaw})
+                .status,
+            0);
+  EXPECT_EQ(std::filesystem::file_size(rgbRaw), 2u * 161 * 97 * 3);
+}
+
+// Interlaced input stays tagged with its field order (containers and y4m), as ffmpeg keeps it.
+TEST(PixelFormats, InterlacedInputKeepsItsFieldOrder) {
+  TempDir dir("pix_interlaced");
+  const std::string in = dir / "il.mkv";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25 -frames:v 4 -vf setfield=tff -c:v libx264 "
+      "-flags +ildct+ilme -x264opts tff=1 " +
+      q(in));
+  ASSERT_EQ(probeValue(in, "-select_streams v:0", "stream=field_order"), "tb");
+  for (const char* name : {"o.mkv", "o.y4m"}) {
+    SCOPED_TRACE(name);
+    const std::string out = dir / name;
+    ASSERT_EQ(runVidfilter({"-y", "-i", in, "--chain", "brightness=gain=1", "-o", out}).status, 0);
+    EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=field_order"),
+              std::string(name) == "o.y4m" ? "tt" : "tb");
+  }
+  const std::string prog = dir / "p.mkv", out = dir / "p_out.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -frames:v 2 -c:v libx264 " + q(prog));
+  ASSERT_EQ(runVidfilter({"-y", "-i", prog, "--chain", "gray", "-o", out}).status, 0);
+  EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=field_order"), "progressive");
+}

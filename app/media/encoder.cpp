@@ -86,6 +86,22 @@ bool keepsFullRange(const AVCodec* c, const std::string& muxer) {
   }
 }
 
+// The 8-bit planar YUV format with the chroma subsampling of `f` (yuv420p for nv12, yuvj420p or
+// yuv420p10le; yuv422p, yuv444p, yuv411p, yuv410p), or NONE for RGB, gray and unknown formats.
+AVPixelFormat planarYuvLike(AVPixelFormat f) {
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(f);
+  if (!d || d->nb_components < 3 ||
+      (d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL)))
+    return AV_PIX_FMT_NONE;
+  const int w = d->log2_chroma_w, h = d->log2_chroma_h;
+  if (w == 1 && h == 1) return AV_PIX_FMT_YUV420P;
+  if (w == 1 && h == 0) return AV_PIX_FMT_YUV422P;
+  if (w == 0 && h == 0) return AV_PIX_FMT_YUV444P;
+  if (w == 2 && h == 0) return AV_PIX_FMT_YUV411P;
+  if (w == 2 && h == 2) return AV_PIX_FMT_YUV410P;
+  return AV_PIX_FMT_NONE;
+}
+
 }  // namespace
 
 AVPixelFormat VideoEncoder::choosePixFmt(const EncoderSettings& s, const EncoderInput& in) const {
@@ -97,8 +113,17 @@ AVPixelFormat VideoEncoder::choosePixFmt(const EncoderSettings& s, const Encoder
     return f;
   }
   const AVPixelFormat src = avFormatOf(in.desc.format);
-  if (in.muxer == "yuv4mpegpipe")
-    return in.desc.format == PixelFormat::Gray8 ? AV_PIX_FMT_GRAY8 : AV_PIX_FMT_YUV420P;
+  // Uncompressed video (y4m, rawvideo) keeps the input's chroma layout as ffmpeg does: a .yuv or
+  // .y4m of a yuv420p input is yuv420p, 4:4:4 stays 4:4:4 (in 8 bits: the chain's depth); gray
+  // frames stay gray; y4m of anything else (RGB, images, cameras) is yuv420p, raw video BGR.
+  const bool y4m = in.muxer == "yuv4mpegpipe";
+  if (y4m || codec_->id == AV_CODEC_ID_RAWVIDEO) {
+    if (in.desc.format == PixelFormat::Gray8) return AV_PIX_FMT_GRAY8;
+    const AVPixelFormat yuv =
+        in.desc.format == PixelFormat::BGRA8 ? AV_PIX_FMT_NONE : planarYuvLike(in.sourcePixFmt);
+    if (yuv != AV_PIX_FMT_NONE) return yuv;
+    if (y4m) return AV_PIX_FMT_YUV420P;
+  }
   if (prefers420(codec_) && supports(codec_, AV_PIX_FMT_YUV420P)) return AV_PIX_FMT_YUV420P;
   if (!codec_->pix_fmts) return src;
   const int alpha = in.desc.format == PixelFormat::BGRA8;
@@ -219,6 +244,8 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   ctx_->framerate = rate;
   ctx_->sample_aspect_ratio =
       in.sampleAspect.num > 0 && in.sampleAspect.den > 0 ? in.sampleAspect : AVRational{1, 1};
+  // Interlaced input stays tagged so (the containers' and y4m's field order), as with ffmpeg.
+  if (in.fieldOrder != AV_FIELD_UNKNOWN) ctx_->field_order = in.fieldOrder;
   ctx_->thread_count = 0;
   // RGB is written as RGB (the GBR matrix, no range), whatever the input's matrix was.
   const bool rgb = (d->flags & AV_PIX_FMT_FLAG_RGB) != 0;

@@ -21,7 +21,9 @@ struct EncoderInput {
   bool rateTimeBase = false;  // the container's time base is the frame rate (AVI): gaps stay
   bool globalHeader = false;  // the container wants the codec's headers out of band
   ColourTags colour;
-  AVRational sampleAspect{1, 1};  // the input's pixel shape (unknown: square)
+  AVRational sampleAspect{1, 1};                 // the input's pixel shape (unknown: square)
+  AVPixelFormat sourcePixFmt = AV_PIX_FMT_NONE;  // the input's, as decoded (NONE: not a video)
+  AVFieldOrder fieldOrder = AV_FIELD_UNKNOWN;    // the input's (interlaced: which field first)
   std::string muxer;
 };
 

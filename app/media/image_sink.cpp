@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/media/atomic_file.hpp"
+#include "app/media/media_source.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
 
@@ -34,8 +35,10 @@ AVPixelFormat bestFormat(const AVCodec* c, PixelFormat f) {
 
 }  // namespace
 
-ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc)
+ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaSource* input)
     : spec_(spec), codec_(imageEncoder(spec.extension)), packet_(makePacket()) {
+  // As ffmpeg's image2: PNG's pHYs, JPEG's JFIF density and the like say the pixels' shape.
+  if (input) sampleAspect_ = input->sampleAspect();
   if (!codec_)
     throw app::UsageError("output " + quote(spec.path) + ": this FFmpeg has no encoder for ." +
                           spec.extension + " images; use .png");
@@ -65,6 +68,7 @@ void ImageSink::openEncoder(int width, int height, AVPixelFormat format) {
   ctx_->height = height;
   ctx_->pix_fmt = format;
   ctx_->time_base = {1, 25};
+  if (sampleAspect_.num > 0 && sampleAspect_.den > 0) ctx_->sample_aspect_ratio = sampleAspect_;
   if (codec_->id == AV_CODEC_ID_PNG) ctx_->compression_level = 1;  // fast; lossless anyway
   if (codec_->id == AV_CODEC_ID_MJPEG) {
     ctx_->flags |= AV_CODEC_FLAG_QSCALE;

@@ -12,9 +12,12 @@
 
 namespace vf::media {
 
+class MediaSource;
+
 class ImageSink : public FrameSink {
  public:
-  ImageSink(const OutputSpec& spec, const FrameDesc& desc);
+  // `input` (may be null): the video the frames come from, whose pixel shape the images keep.
+  ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaSource* input = nullptr);
   ~ImageSink() override;
   void consume(const FrameResult& frame) override;
   void finish() override;
@@ -25,6 +28,7 @@ class ImageSink : public FrameSink {
 
   OutputSpec spec_;
   const AVCodec* codec_ = nullptr;
+  AVRational sampleAspect_{0, 1};  // the input's pixel shape (0/1: unknown, none written)
   CodecPtr ctx_;
   PacketPtr packet_;
   FrameConverter converter_;

@@ -122,12 +122,15 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   desc_ = {frame_->width, frame_->height,
            slotFormatFor(static_cast<AVPixelFormat>(frame_->format), options.grayLuma)};
   colour_ = tagsOf(frame_.get());
+  pixFmt_ = static_cast<AVPixelFormat>(frame_->format);
   sampleAspect_ = av_guess_sample_aspect_ratio(demuxer_.context(), demuxer_.video(), frame_.get());
 }
 
 MediaSource::~MediaSource() = default;
 
 std::string MediaSource::hwDevice() const { return decoder_->hwDevice(); }
+
+AVFieldOrder MediaSource::fieldOrder() const { return demuxer_.video()->codecpar->field_order; }
 
 std::string MediaSource::description() const {
   const AVFormatContext* f = demuxer_.context();

@@ -43,6 +43,10 @@ class MediaSource : public app::CaptureSource {
   // The shape of its pixels (the stream's or the first frame's, as ffmpeg guesses it; 0/1:
   // unknown).
   AVRational sampleAspect() const { return sampleAspect_; }
+  // Its frames' pixel format as decoded (after a hardware decoder's copy to the host), and its
+  // video stream's field order (interlaced: which field first; AV_FIELD_UNKNOWN when unsaid).
+  AVPixelFormat pixFmt() const { return pixFmt_; }
+  AVFieldOrder fieldOrder() const;
   std::int64_t timelineOffset() const { return offset_; }
   // Where --to/-t ends the input (AV_TIME_BASE, the input's own timeline), or INT64_MAX.
   std::int64_t timelineEnd() const { return endUs_; }
@@ -78,6 +82,7 @@ class MediaSource : public app::CaptureSource {
   FrameDesc desc_;
   ColourTags colour_;
   AVRational tb_{1, 1}, sampleAspect_{0, 1};
+  AVPixelFormat pixFmt_ = AV_PIX_FMT_NONE;
   std::int64_t offset_ = 0;                  // AV_TIME_BASE: input start + --ss
   std::int64_t endUs_ = INT64_MAX;           // AV_TIME_BASE: input start + --to
   std::int64_t startPts_ = 0, endPts_ = 0;   // stream time base

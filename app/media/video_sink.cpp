@@ -33,6 +33,11 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
   // The pixels keep their shape through the chain: a crop keeps it, and a resize to another
   // aspect is a picture the chain asked to stretch (docs/DESIGN.md, Media I/O).
   if (input) in.sampleAspect = input->sampleAspect();
+  // As ffmpeg: uncompressed outputs keep the input's layout, and interlaced stays tagged so.
+  if (input) {
+    in.sourcePixFmt = input->pixFmt();
+    in.fieldOrder = input->fieldOrder();
+  }
   if (timing.fps <= 0 && in.constantRate)
     spdlog::warn("input frame rate unknown; {} is written at 25 fps", spec.path);
   encoder_ = std::make_unique<VideoEncoder>(spec.encoder, in, spec.path);
