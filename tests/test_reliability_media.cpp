@@ -249,6 +249,13 @@ TEST(ReliabilityMedia, WriteFailuresAreNeverReportedAsSuccess) {
       errorLine(r.err),
       std::regex("vidfilter: (writing|finishing) /dev/full failed: No space left on device")))
       << r.err;
+  // mp4 writes at its header: the disk is named, not the codec or the container.
+  r = runVidfilter({"-i", in, "--chain", "gray", "-o", "/dev/full", "-f", "mp4"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(errorLine(r.err),
+            "vidfilter: cannot write /dev/full: No space left on device (at the start of the mp4 "
+            "container); nothing was written")
+      << r.err;
   // stdout closed by its reader (a pipe into head): not a success either.
   const std::string rc =
       shellOutput("bash -c " + q(q(vf::test::vidfilterBinary()) + " -i " + q(in) +

@@ -6,6 +6,7 @@
 #include <sys/statvfs.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <optional>
 
@@ -136,11 +137,18 @@ void Muxer::refused(int err) {
     if (p->codec_type == AVMEDIA_TYPE_VIDEO && p->format >= 0)
       streams += std::string(" ") + av_get_pix_fmt_name(static_cast<AVPixelFormat>(p->format));
   }
+  // A write that failed (a full disk, a file size limit) is the disk's, not the streams'.
+  const bool io = (ctx_->pb && ctx_->pb->error < 0) || err == AVERROR(ENOSPC) ||
+                  err == AVERROR(EIO) || err == AVERROR(EFBIG) || err == AVERROR(EDQUOT) ||
+                  err == AVERROR(EROFS) || err == AVERROR(EPIPE);
   // Only the regular file the header began is removed: never a device, a FIFO or a link.
   const std::optional<WrittenFile> begun = regularFileOpened(spec_, ctx_.get());
   if (ctx_->pb && !(ctx_->oformat->flags & AVFMT_NOFILE)) avio_closep(&ctx_->pb);
   if (begun) removeWrittenFile(*begun);
   const std::string name = ctx_->oformat->name;
+  if (io)
+    throw MediaError("cannot write " + spec_.path + ": " + avError(err) + " (at the start of the " +
+                     name + " container); nothing was written");
   throw MediaError("the " + name + " container of " + spec_.path + " did not start with " +
                    streams + " (" + avError(err) + "); choose another codec (-c:v, -c:a)" +
                    (name == "matroska" ? "" : " or container (.mkv holds almost anything)") +
