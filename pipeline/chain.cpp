@@ -138,13 +138,16 @@ Chain Chain::parse(const std::string& text) {
       throw ChainError(name + ": " + pe.what(), text, item.pos, item.text.size());
     }
     chain.add(std::move(stage));
+    chain.spans_.back() = {item.pos, item.text.size()};
   }
+  chain.text_ = text;
   return chain;
 }
 
 void Chain::add(std::unique_ptr<Stage> stage) {
   stages_.push_back(std::move(stage));
   enabled_.push_back(true);
+  spans_.emplace_back(std::string::npos, 0);
   configured_ = false;
 }
 
@@ -203,6 +206,11 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
     FrameDesc out;
     try {
       out = clCall(stages_[i]->name(), [&] { return stages_[i]->configure(ctx, cur); });
+    } catch (const ChainError&) {
+      throw;
+    } catch (const UserError& e) {  // the frame does not suit the stage: where it is written
+      if (spans_[i].first == std::string::npos) throw;
+      throw ChainError(e.what(), text_, spans_[i].first, spans_[i].second);
     } catch (const ClError& e) {
       if (!isAllocationFailure(e.code())) throw;
       throw std::runtime_error(stages_[i]->name() + ": " + e.what() + " for frame " + in.str() +

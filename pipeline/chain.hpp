@@ -175,6 +175,10 @@ class Chain {
  private:
   std::vector<std::unique_ptr<Stage>> stages_;
   std::vector<bool> enabled_;
+  // Parsed from text: the text and each stage's place in it, for a caret under a stage that
+  // refuses the frame it is configured for (npos: added otherwise).
+  std::string text_;
+  std::vector<std::pair<std::size_t, std::size_t>> spans_;
   std::vector<FrameDesc> stageOut_;
   std::map<std::string, cl::Buffer> published_;
   std::map<std::string, PublishedBuffer> publishedPerFrame_;

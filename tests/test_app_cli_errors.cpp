@@ -81,6 +81,14 @@ TEST(AppCliBinary, BadChainShowsTheCaret) {
   EXPECT_EQ(range.status, 2);
   EXPECT_NE(range.err.find("gain must be in [-16, 16], got 99"), std::string::npos) << range.err;
   EXPECT_NE(range.err.find("             ^^^^^^^"), std::string::npos) << range.err;
+  // A stage that refuses the frame (known only once the input is open) is pointed at too.
+  const auto crop = runVidfilter({"-i", kVideo, "--chain", "gray,crop=x=9999", "--no-preview"});
+  EXPECT_EQ(crop.status, 2);
+  EXPECT_EQ(errorLines(crop.err),
+            "vidfilter: crop: the corner (9999,0) lies outside the 768x576 frame; give x < 768 "
+            "and y < 576\n"
+            "  gray,crop=x=9999\n"
+            "       ^^^^^^^^^^^\n");
 }
 
 TEST(AppCliBinary, UnknownOption) {

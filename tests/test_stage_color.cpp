@@ -108,7 +108,7 @@ TEST(ColorStage, GrayToHsvIsAClearError) {
   try {
     c.configure(context(), FrameDesc{8, 8, PixelFormat::Gray8});
     ADD_FAILURE() << "no error";
-  } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()), "color: to=hsv needs bgr or bgra input, got gray");
+  } catch (const ChainError& e) {
+    EXPECT_EQ(e.message(), "color: to=hsv needs bgr or bgra input, got gray");
   }
 }

@@ -64,9 +64,21 @@ TEST(CropStage, AWindowOutsideTheFrameIsAClearError) {
   try {
     c.configure(context(), v.desc());
     ADD_FAILURE() << "no error";
-  } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()),
+  } catch (const ChainError& e) {  // the stage in the chain's text, as a caret shows it
+    EXPECT_EQ(e.message(),
               "crop: the window 100x100 at (700,500) does not fit in the 768x576 frame; give "
               "x+w <= width and y+h <= height (w=0, h=0: to the edge)");
+    EXPECT_EQ(e.position(), 0u);
+    EXPECT_EQ(e.length(), 20u);
+  }
+  // A corner outside the frame says so (no window of negative width).
+  Chain far = Chain::parse("gray,crop=x=9999");
+  try {
+    far.configure(context(), v.desc());
+    ADD_FAILURE() << "no error";
+  } catch (const ChainError& e) {
+    EXPECT_EQ(e.message(),
+              "crop: the corner (9999,0) lies outside the 768x576 frame; give x < 768 and y < 576");
+    EXPECT_EQ(e.position(), 5u);
   }
 }

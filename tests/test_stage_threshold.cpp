@@ -113,8 +113,7 @@ TEST(ThresholdStage, OtsuOnColourIsAClearError) {
   try {
     c.configure(context(), FrameDesc{64, 48, PixelFormat::BGR8});
     ADD_FAILURE() << "no error";
-  } catch (const UserError& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "threshold: mode=otsu needs gray input, got bgr; put gray before it");
+  } catch (const ChainError& e) {
+    EXPECT_EQ(e.message(), "threshold: mode=otsu needs gray input, got bgr; put gray before it");
   }
 }

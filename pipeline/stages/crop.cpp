@@ -18,8 +18,12 @@ class CropStage : public Stage {
     const int x = params().integer("x"), y = params().integer("y");
     const int w = params().integer("w") ? params().integer("w") : in.width - x;
     const int h = params().integer("h") ? params().integer("h") : in.height - y;
-    if (x >= in.width || y >= in.height || w <= 0 || h <= 0 || x + w > in.width ||
-        y + h > in.height)
+    const std::string frame = std::to_string(in.width) + "x" + std::to_string(in.height);
+    if (x >= in.width || y >= in.height)
+      throw UserError("crop: the corner (" + std::to_string(x) + "," + std::to_string(y) +
+                      ") lies outside the " + frame + " frame; give x < " +
+                      std::to_string(in.width) + " and y < " + std::to_string(in.height));
+    if (w <= 0 || h <= 0 || x + w > in.width || y + h > in.height)
       throw UserError("crop: the window " + std::to_string(w) + "x" + std::to_string(h) + " at (" +
                       std::to_string(x) + "," + std::to_string(y) + ") does not fit in the " +
                       std::to_string(in.width) + "x" + std::to_string(in.height) +
