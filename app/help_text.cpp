@@ -59,4 +59,17 @@ Exit status: 0 done; 1 the run failed (device, decode, encode, disk: the OS's re
 )";
 }
 
+std::string batchHelpHeader() {
+  return R"(vidfilter batch: a share of a list of videos, each filtered into a file of its own
+Usage: vidfilter batch --inputs LIST --chain CHAIN -o 'DIR/{name}.mp4' [--shard I/N] [OPTIONS]
+
+  Takes share I of N of the list (from 0; or SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT,
+  or --shards N with JOB_COMPLETION_INDEX, when --shard is not given), writes each output
+  under a temporary name renamed when complete, and skips outputs that are complete already,
+  so a re-run or a requeued task redoes only what is missing. No window; --json FILE writes
+  a summary per input. The options are vidfilter's:
+
+)";
+}
+
 }  // namespace vf::app

@@ -247,6 +247,8 @@ void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
     throw UsageError("--preview and --no-preview contradict each other; give one");
   if (given(m, "--progress") && given(m, "--no-progress"))
     throw UsageError("--progress and --no-progress contradict each other; give one");
+  if (given(m, "--quiet") && given(m, "--progress"))
+    throw UsageError("--quiet (no progress line) and --progress contradict each other; give one");
   if (given(m, "--preview")) s.preview = true;
   if (given(m, "--no-preview")) s.preview = false;
   if (given(m, "--compare")) s.compare = o.compare;
@@ -339,6 +341,7 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
+    if (cl.batch) out << batchHelpHeader();
     out << app.help();
     cl.exitNow = true;
     return cl;

@@ -91,5 +91,7 @@ WindowSize parseWindow(const std::string& size);
 
 // Help footer: examples, sources, outputs, exit statuses.
 std::string helpFooter();
+// What `vidfilter batch --help` prints before the options: its usage and what it does.
+std::string batchHelpHeader();
 
 }  // namespace vf::app

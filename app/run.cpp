@@ -159,8 +159,11 @@ Settings resolveSettings(const CommandLine& cl) {
   if (s.quiet.value_or(false) && !s.logLevel) setLogLevel("warn");
   if (!s.input && !s.inputs && !s.inputsList)
     throw UsageError(
-        "no input: give -i SRC (a video file, cam0, a URL, or a GStreamer pipeline ending in "
-        "appsink), or input = \"...\" in a --config file");
+        cl.batch ? std::string("no inputs: vidfilter batch takes a list, --inputs LIST (a path "
+                               "or URL a line), or -i SRC repeated")
+                 : std::string("no input: give -i SRC (a video file, cam0, a URL, or a GStreamer "
+                               "pipeline ending in appsink), --inputs LIST for several, or "
+                               "input = \"...\" in a --config file"));
   if (!s.chain)
     throw UsageError(
         "no chain: give --chain, e.g. --chain blur,sobel (vidfilter --list-stages lists the "

@@ -1,5 +1,7 @@
 #include "pipeline/params.hpp"
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -20,11 +22,19 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
 }
-bool parseDouble(const std::string& t, double& out) {
-  if (t.empty()) return false;
+// A decimal number (no hexadecimal, no spaces before it) written whole; `range`: one past what
+// a double holds (1e999, or 1e-400, which is no 0).
+bool parseDouble(const std::string& t, double& out, bool& range) {
+  range = false;
+  if (t.empty() || std::isspace(static_cast<unsigned char>(t[0])) ||
+      t.find_first_of("xXpP") != std::string::npos)
+    return false;
   char* end = nullptr;
+  errno = 0;
   out = std::strtod(t.c_str(), &end);
-  return end && *end == '\0' && std::isfinite(out);
+  if (!end || *end != '\0') return false;
+  range = errno == ERANGE;
+  return range || std::isfinite(out);  // "nan" and "inf" are no numbers
 }
 bool parseLong(const std::string& t, long& out) {
   if (t.empty()) return false;
@@ -160,9 +170,10 @@ Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
     }
     case ParamType::Float: {
       double d = 0;
-      if (!parseDouble(text, d))
+      bool range = false;
+      if (!parseDouble(text, d, range))
         throw ParamError(s.name, s.name + " must be a number, got " + quote(text));
-      if (!inRange(d)) throw outOfRange(text);
+      if (range || !inRange(d)) throw outOfRange(text);
       v.number = d;
       v.text = num(d);
       break;

@@ -153,6 +153,20 @@ TEST(AppBatch, KubernetesIndexNeedsTheNumberOfShares) {
   EXPECT_EQ(countFrames(b.out(3)), 7);
 }
 
+// batch's help says what batch takes before the options; without inputs it names --inputs.
+TEST(AppBatch, HelpAndAMissingListSayWhatBatchTakes) {
+  const auto help = runVidfilter({"batch", "--help"});
+  EXPECT_EQ(help.status, 0) << help.err;
+  EXPECT_EQ(help.out.rfind("vidfilter batch: ", 0), 0u) << help.out;
+  EXPECT_NE(help.out.find("Usage: vidfilter batch --inputs LIST"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--shard"), std::string::npos);
+  const auto none = runVidfilter({"batch", "--chain", "gray", "-o", "out/{name}.mp4"});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_NE(none.err.find("no inputs: vidfilter batch takes a list, --inputs LIST"),
+            std::string::npos)
+      << none.err;
+}
+
 TEST(AppBatch, AnOutputThatIsAnInputIsRefusedNotSkipped) {
   Batch b;
   // Outputs named as the inputs themselves: they exist, but they are what is read, not

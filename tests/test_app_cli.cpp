@@ -158,6 +158,7 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_EQ(usageError({"--bogus"}), "unknown option --bogus; see vidfilter --help");
   EXPECT_NE(usageError({"stray.mp4"}).find("unexpected argument 'stray.mp4'"), std::string::npos);
   EXPECT_NE(usageError({"--preview", "--no-preview"}).find("contradict"), std::string::npos);
+  EXPECT_NE(usageError({"--quiet", "--progress"}).find("contradict"), std::string::npos);
   EXPECT_NE(usageError({"-i"}).find("--input"), std::string::npos);
   EXPECT_NE(usageError({"-i", ""}).find("--input is empty"), std::string::npos);
 }

@@ -75,6 +75,19 @@ TEST(ChainParser, WrongTypesAndEnums) {
   EXPECT_EQ(parseError("brightness=mode=bright").message(),
             "brightness: mode must be one of manual, auto, got 'bright'");
   EXPECT_EQ(parseError("brightness=gain=").message(), "brightness: gain must be a number, got ''");
+  // Decimal numbers only, as the command line's: no hexadecimal (0x10 was 16), no NaN or inf;
+  // one past what a double holds is out of range, never rounded to 0 or infinity.
+  for (const char* v : {"0x10", "0x1p3", "nan", "inf", "-inf"})
+    EXPECT_EQ(parseError(std::string("brightness=gain=") + v).message(),
+              std::string("brightness: gain must be a number, got '") + v + "'")
+        << v;
+  for (const char* v : {"1e-400", "1e999"})
+    EXPECT_EQ(parseError(std::string("brightness=gain=") + v)
+                  .message()
+                  .rfind("brightness: gain must be in [-16, 16], got " + std::string(v), 0),
+              0u)
+        << v;
+  EXPECT_NO_THROW(Chain::parse("brightness=gain=1.5e-1:bias=-2E1"));
 }
 
 TEST(ChainParser, StructuralErrors) {

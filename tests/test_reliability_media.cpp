@@ -226,6 +226,16 @@ TEST(ReliabilityMedia, WriteFailuresAreNeverReportedAsSuccess) {
       << r.err;
   EXPECT_EQ(countFrames(mkv), std::stol(m[1]));
   EXPECT_EQ(decodeErrors(mkv), "");
+  // y4m's packets carry their frames by reference: the room counts the frames' own bytes (it
+  // counted the packets', and a file with part of one frame was said to play its 1 frame).
+  lim.fileSizeLimit = 1000 * 1024;
+  const std::string y4m = dir / "lim.y4m";
+  r = runVidfilter({"-i", in, "--chain", "sobel", "-o", y4m}, lim);
+  EXPECT_EQ(r.status, 1) << r.err;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("is reached; stopped after ([0-9]+) frames")))
+      << r.err;
+  EXPECT_EQ(countFrames(y4m), std::stol(m[1]));
+  EXPECT_GT(std::stol(m[1]), 0);
   // A limit below the room the index needs: nothing kept, and said so (no file "which plays").
   lim.fileSizeLimit = 60 * 1024;
   const std::string none = dir / "none.mp4";

@@ -71,6 +71,8 @@ fs::path scratchDir() {
 std::string errorOf(const std::string& chainText, const cv::Mat& in) {
   try {
     runChain(chainText, in);
+  } catch (const ChainError& e) {  // refused as the chain is configured: without the caret
+    return e.message();
   } catch (const std::exception& e) {
     return e.what();
   }

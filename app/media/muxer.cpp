@@ -16,6 +16,7 @@
 
 extern "C" {
 #include <libavutil/display.h>
+#include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -123,6 +124,11 @@ void Muxer::open() {
   const int err = avformat_write_header(ctx_.get(), opts.ptr());
   if (err < 0) refused(err);
   if (ctx_->pb) headerBytes_ = avio_tell(ctx_->pb);
+  const AVCodecParameters* video = ctx_->nb_streams ? ctx_->streams[0]->codecpar : nullptr;
+  if (video && video->codec_id == AV_CODEC_ID_WRAPPED_AVFRAME)
+    wrappedFrameBytes_ = av_image_get_buffer_size(static_cast<AVPixelFormat>(video->format),
+                                                  video->width, video->height, 1) +
+                         6;
   opened_ = true;
 }
 
@@ -198,9 +204,11 @@ void Muxer::checkRoom(std::int64_t next) {
 }
 
 void Muxer::write(AVPacket* p) {
-  checkRoom(p->size);
+  const std::int64_t bytes =
+      wrappedFrameBytes_ > 0 && p->stream_index == 0 ? wrappedFrameBytes_ : p->size;
+  checkRoom(bytes);
   ++packets_;
-  payloadBytes_ += p->size;
+  payloadBytes_ += bytes;
   const int err = av_interleaved_write_frame(ctx_.get(), p);
   const int ioErr = ctx_->pb ? ctx_->pb->error : 0;
   if (err < 0 || ioErr < 0)

@@ -69,6 +69,9 @@ class Muxer {
   // FFmpeg's buffers reach it (the I/O buffer, Matroska's open cluster), less the containers'
   // own framing.
   std::int64_t headerBytes_ = 0, payloadBytes_ = 0;
+  // y4m's packets carry a frame by reference (wrapped_avframe): the bytes a frame becomes in the
+  // file (its samples and "FRAME\n"), 0 where a packet's size is what it writes.
+  std::int64_t wrappedFrameBytes_ = 0;
   bool rotated_ = false;  // the input's video carries a display matrix (a rotation)
   double rotation_ = 0;   // its angle, degrees anticlockwise
 };
