@@ -236,6 +236,24 @@ TEST(ReliabilityMedia, WriteFailuresAreNeverReportedAsSuccess) {
       << r.err;
   EXPECT_EQ(countFrames(y4m), std::stol(m[1]));
   EXPECT_GT(std::stol(m[1]), 0);
+  // With audio: the file stopped short ends its audio with its video (the frames the encoder
+  // still held were never written; the audio of their time was not either).
+  const std::string av = dir / "av.mp4";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=320x240:rate=25 -f lavfi -i sine=f=440 -t 8 -c:v libx264 "
+      "-c:a aac " +
+      q(av));
+  lim.fileSizeLimit = 200 * 1024;
+  const std::string avOut = dir / "lim_av.mp4";
+  r = runVidfilter({"-i", av, "--chain", "brightness=gain=1", "-o", avOut}, lim);
+  EXPECT_EQ(r.status, 1) << r.err;
+  ASSERT_TRUE(std::regex_search(r.err, m, std::regex("is reached; stopped after ([0-9]+) frames")))
+      << r.err;
+  const double videoEnd = std::stod(probeValue(avOut, "-select_streams v", "stream=duration"));
+  const double audioEnd = std::stod(probeValue(avOut, "-select_streams a", "stream=duration"));
+  EXPECT_GT(videoEnd, 0.5);
+  EXPECT_LT(videoEnd, 7.5);
+  EXPECT_NEAR(audioEnd, videoEnd, 0.1);  // within a few AAC frames (23 ms each at 44.1 kHz)
   // A limit below the room the index needs: nothing kept, and said so (no file "which plays").
   lim.fileSizeLimit = 60 * 1024;
   const std::string none = dir / "none.mp4";

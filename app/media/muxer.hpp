@@ -40,6 +40,8 @@ class Muxer {
   // One video packet (time base: the encoder's) or relayed side packet. Throws MediaError.
   void writeVideo(AVPacket* p, AVRational tb);
   void writeSide(AVPacket* p, bool complete);
+  // Whether side packet `p` starts before the end of the video written so far.
+  bool sideDue(const AVPacket* p) const { return !side_ || side_->before(p, videoEndUs_); }
   std::int64_t videoPackets() const { return videoPackets_; }
   std::int64_t videoEndUs() const { return videoEndUs_; }
 

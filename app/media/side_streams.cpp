@@ -244,6 +244,13 @@ SideStreams::Route* SideStreams::route(int input) {
   return nullptr;
 }
 
+bool SideStreams::before(const AVPacket* p, std::int64_t endUs) const {
+  for (const Route& r : routes_)
+    if (r.input == p->stream_index)
+      return p->pts == AV_NOPTS_VALUE || av_rescale_q(p->pts, r.inTb, AV_TIME_BASE_Q) < endUs;
+  return true;
+}
+
 void SideStreams::handle(AVPacket* p, std::int64_t endUs, const Write& write) {
   Route* r = route(p->stream_index);
   if (!r) return;

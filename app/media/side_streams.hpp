@@ -31,6 +31,9 @@ class SideStreams {
   // input stream's time base). `endUs`: packets starting at or after it are left out (the run
   // stopped early; INT64_MAX otherwise).
   void handle(AVPacket* p, std::int64_t endUs, const Write& write);
+  // Whether relayed packet `p` starts before `endUs` (or has no time, or is of a stream not
+  // taken): what handle() would keep of it with that end.
+  bool before(const AVPacket* p, std::int64_t endUs) const;
   // Re-encoded streams: what their encoders still hold.
   void flush(const Write& write);
   std::string summary() const;  // "audio aac copied; subtitle ass dropped"

@@ -92,7 +92,7 @@ void VideoSink::consume(const FrameResult& frame) {
 void VideoSink::encode(AVFrame* frame) {
   encoder_->send(frame);
   drainPackets();
-  drainRelay(true);
+  drainRelay(false);
 }
 
 void VideoSink::drainPackets() {
@@ -108,9 +108,16 @@ void VideoSink::drainPackets() {
   }
 }
 
+// Side packets (audio, subtitles) go to the muxer once the video written reaches them, so an
+// output cut short by a failure (a full disk), with frames still in the encoder, holds no audio
+// past its last frame; `complete`: the input's end, after the encoder's last frame: all of them.
 void VideoSink::drainRelay(bool complete) {
   if (!relay_) return;
-  while (PacketPtr p = relay_->pop()) muxer_.writeSide(p.get(), complete);
+  while (PacketPtr p = relay_->pop()) held_.push_back(std::move(p));
+  while (!held_.empty() && (complete || muxer_.sideDue(held_.front().get()))) {
+    muxer_.writeSide(held_.front().get(), complete);
+    held_.pop_front();
+  }
 }
 
 void VideoSink::finish() {

@@ -4,6 +4,7 @@
 // thread of its own, so encoding overlaps decoding and the device. The input's other streams
 // come through a PacketRelay from the source. finish() always closes the container so that
 // what was written plays, then reports any failure.
+#include <deque>
 #include <memory>
 #include <optional>
 
@@ -48,6 +49,7 @@ class VideoSink : public FrameSink {
   Muxer muxer_;
   std::unique_ptr<VideoEncoder> encoder_;
   std::shared_ptr<PacketRelay> relay_;
+  std::deque<PacketPtr> held_;  // side packets waiting for the video written to reach them
   FrameConverter converter_;
   PacketPtr packet_;
   std::unique_ptr<FrameWorker> worker_;
