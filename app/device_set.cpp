@@ -41,6 +41,9 @@ bool namesSeveralDevices(const std::string& selector) {
 
 std::vector<std::shared_ptr<ClContext>> openDevices(const std::string& selector) {
   const std::string sel = trim(selector);
+  if (sel.empty() && !selector.empty())
+    throw UserError("--device " + quote(selector) +
+                    " is blank; give P:D, gpu, cpu or part of a device's name, or leave it out");
   if (sel.empty()) return {ClContext::open("")};
   const std::vector<DeviceInfo> all = listDevices();
   std::vector<DeviceInfo> chosen;

@@ -21,6 +21,7 @@ extern "C" {
 #include "app/media/frame_convert.hpp"
 #include "app/report.hpp"
 #include "app/run_setup.hpp"
+#include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/error.hpp"
@@ -124,6 +125,8 @@ struct Shared {
 std::string describe(const std::exception& e) {
   if (const auto* cl = dynamic_cast<const ClError*>(&e))
     return std::string("OpenCL: ") + cl->what();
+  // One line for the table and the summary: a chain's caret lines are left out.
+  if (const auto* chain = dynamic_cast<const ChainError*>(&e)) return chain->message();
   return e.what();
 }
 

@@ -334,15 +334,21 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
       args,
       [&](const std::string& name) {
         const CLI::Option* opt = app.get_option_no_throw(name);
-        return opt && opt->get_type_size() != 0;
+        return opt && opt->get_items_expected_min() > 0;  // a flag's next word is its own
       },
       [&](const std::string& name) { return app.get_option_no_throw(name) != nullptr; });
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   try {
     app.parse(args);
   } catch (const CLI::CallForHelp&) {
-    if (cl.batch) out << batchHelpHeader();
-    out << app.help();
+    if (cl.batch) {  // its own usage line in place of the main program's
+      std::string help = app.help();
+      const std::size_t usage = help.find("Usage: vidfilter [OPTIONS]\n");
+      if (usage != std::string::npos) help.erase(usage, help.find('\n', usage) + 1 - usage);
+      out << batchHelpHeader() << help;
+    } else {
+      out << app.help();
+    }
     cl.exitNow = true;
     return cl;
   } catch (const CLI::ParseError& e) {

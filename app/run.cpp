@@ -155,6 +155,10 @@ Settings resolveSettings(const CommandLine& cl) {
   // they open ends the run at once (nothing exists yet that a stop would finish).
   if (!cl.configPath.empty())
     s.fillFrom(openOrExitOnSignal([&] { return loadConfigFile(cl.configPath); }));
+  if (s.progress.value_or(false) && s.quiet.value_or(false))  // one of them from the config
+    throw UsageError(std::string(cl.settings.progress ? "--progress" : "progress = true") +
+                     " and " + (cl.settings.quiet ? "--quiet" : "quiet = true") +
+                     " (no progress line) contradict each other; give one");
   if (s.logLevel) setLogLevel(*s.logLevel);
   if (s.quiet.value_or(false) && !s.logLevel) setLogLevel("warn");
   if (!s.input && !s.inputs && !s.inputsList)

@@ -111,11 +111,12 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
   g.checkOverwrite(policy, ::isatty(STDIN_FILENO) == 1 && pipes == 0 && !listOnStdin);
 }
 
-// One input that failed for what the user gave exits as it does without --json or a list (2);
-// else any failed input makes it 1.
-int exitStatusOf(const std::vector<JobResult>& results) {
+// `lone`: the run's one input was given as -i (not a list, not batch): when it failed for what
+// the user gave it exits as without --json (2). Else any failed input makes it 1, whatever
+// share of a list a task has.
+int exitStatusOf(const std::vector<JobResult>& results, bool lone) {
   if (const int sig = interruptSignal()) return 128 + sig;
-  if (results.size() == 1 && results[0].status == JobStatus::Failed && results[0].usage)
+  if (lone && results.size() == 1 && results[0].status == JobStatus::Failed && results[0].usage)
     return kExitUsage;
   for (const JobResult& r : results)
     if (r.status == JobStatus::Failed) return kExitRuntime;
@@ -211,7 +212,7 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   report.chain = chain.str();
   report.atOnce = std::max(1, std::min<int>(ro.atOnce, static_cast<int>(jobs.size())));
   report.shard = shardText;
-  report.exitStatus = exitStatusOf(report.jobs);
+  report.exitStatus = exitStatusOf(report.jobs, !cl.batch && !s.inputsList && !s.inputs);
   if (!quiet) std::fprintf(stderr, "%s", formatJobTable(report).c_str());
   if (s.jsonPath) writeJobReport(jsonPath, report);
   if (const int sig = interruptSignal())

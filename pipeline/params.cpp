@@ -22,10 +22,10 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
 }
-// A decimal number (no hexadecimal, no spaces before it) written whole; `range`: one past what
-// a double holds (1e999, or 1e-400, which is no 0).
-bool parseDouble(const std::string& t, double& out, bool& range) {
-  range = false;
+// A decimal number (no hexadecimal, no spaces before it) written whole. `range`: past what a
+// double holds (1e999); `tiny`: so close to 0 that it reads as 0 (1e-400), never taken as 0.
+bool parseDouble(const std::string& t, double& out, bool& range, bool& tiny) {
+  range = tiny = false;
   if (t.empty() || std::isspace(static_cast<unsigned char>(t[0])) ||
       t.find_first_of("xXpP") != std::string::npos)
     return false;
@@ -33,7 +33,8 @@ bool parseDouble(const std::string& t, double& out, bool& range) {
   errno = 0;
   out = std::strtod(t.c_str(), &end);
   if (!end || *end != '\0') return false;
-  range = errno == ERANGE;
+  range = errno == ERANGE && std::isinf(out);
+  tiny = errno == ERANGE && out == 0;  // a subnormal result is the number, rounded
   return range || std::isfinite(out);  // "nan" and "inf" are no numbers
 }
 bool parseLong(const std::string& t, long& out) {
@@ -170,9 +171,13 @@ Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
     }
     case ParamType::Float: {
       double d = 0;
-      bool range = false;
-      if (!parseDouble(text, d, range))
+      bool range = false, tiny = false;
+      if (!parseDouble(text, d, range, tiny))
         throw ParamError(s.name, s.name + " must be a number, got " + quote(text));
+      if (tiny)
+        throw ParamError(s.name, s.name + ": " + quote(text) +
+                                     " is too close to 0 to be held as a number; write 0 or a "
+                                     "larger value");
       if (range || !inRange(d)) throw outOfRange(text);
       v.number = d;
       v.text = num(d);

@@ -165,6 +165,14 @@ TEST(AppBatch, HelpAndAMissingListSayWhatBatchTakes) {
   EXPECT_NE(none.err.find("no inputs: vidfilter batch takes a list, --inputs LIST"),
             std::string::npos)
       << none.err;
+  // A task whose share is one input that fails exits 1, as any task with a failed input.
+  TempDir dir("batch_one_missing");
+  std::ofstream(dir / "list.txt") << dir / "missing.mp4"
+                                  << "\n";
+  fs::create_directories(dir / "out");
+  const auto one = runVidfilter(
+      {"batch", "--inputs", dir / "list.txt", "--chain", "gray", "-o", dir / "out/{name}.mp4"});
+  EXPECT_EQ(one.status, 1) << one.err;
 }
 
 TEST(AppBatch, AnOutputThatIsAnInputIsRefusedNotSkipped) {

@@ -174,6 +174,11 @@ TEST(AppCli, SingleDashWordsAreUnknownOptionsNotBundles) {
                          0),
               0u)
         << w;
+  // After a flag too (a flag takes no value: -y -nostdin is not -y -n -o stdin).
+  for (const char* flag : {"-y", "--an", "--no-preview", "-n"})
+    EXPECT_EQ(usageError({"-i", "in.mp4", flag, "-nostdin"}).rfind("unknown option '-nostdin'", 0),
+              0u)
+        << flag;
   // A long option typed with one dash: its spelling. After the input, ffmpeg's -threads is the
   // encoder's; before it, the decoder's (translated, ParsesEveryOption).
   EXPECT_EQ(usageError({"-i", "in.mp4", "-threads", "2"}),

@@ -61,6 +61,32 @@ TEST(AppCliBinary, ExitStatusIsTheSameWithAJsonSummary) {
     EXPECT_NE(doc.find("\"exit_status\": 2"), std::string::npos) << doc;
     EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
   }
+  // A chain the frame does not suit: 2 as well, and the summary's error one line (no caret).
+  const auto crop = runVidfilter({"-i", kVideo, "--chain", "gray,crop=x=9999", "-o", dir / "o.mkv",
+                                  "--json", dir / "crop.json"});
+  EXPECT_EQ(crop.status, 2) << crop.err;
+  std::ifstream f(dir / "crop.json");
+  const std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(doc.find("\"error\": \"crop: the corner (9999,0) lies outside the 768x576 frame; "
+                     "give x < 768 and y < 576\""),
+            std::string::npos)
+      << doc;
+  // A blank device is refused on this path too.
+  const auto blank = runVidfilter({"-i", kVideo, "--chain", "gray", "--device", " ", "-o",
+                                   dir / "o.mkv", "--json", dir / "blank.json"});
+  EXPECT_EQ(blank.status, 2) << blank.err;
+  EXPECT_NE(blank.err.find("--device ' ' is blank"), std::string::npos) << blank.err;
+}
+
+// quiet in the config file and --progress on the command line (or the other way round) cannot
+// both hold: one error naming where each came from.
+TEST(AppCliBinary, QuietAndProgressFromTheConfigContradict) {
+  TempDir dir("cli_quiet_progress");
+  std::ofstream(dir / "q.toml") << "quiet = true\n";
+  const auto r = runVidfilter({"--config", dir / "q.toml", "-i", kVideo, "--chain", "gray",
+                               "--progress", "-o", dir / "o.mkv"});
+  expectOneError(r, 2, "--progress and quiet = true (no progress line) contradict each other");
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
 }
 
 TEST(AppCliBinary, CameraThatDoesNotExist) {

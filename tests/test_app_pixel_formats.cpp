@@ -242,6 +242,17 @@ TEST(PixelFormats, UncompressedOutputsKeepTheInputsLayout) {
                                                                   : 2 * 161 * 97;
     EXPECT_EQ(std::filesystem::file_size(raw), 4 * (161 * 97 + chroma));
   }
+  // Raw frames inside a container that tags them (.avi, .mov) stay BGR, which it can say.
+  const std::string avi = dir / "raw.avi", in444 = dir / "yuv444p.mkv";
+  ASSERT_EQ(runVidfilter({"-y", "-i", in444, "--chain", "brightness=gain=1", "--codec", "rawvideo",
+                          "-o", avi})
+                .status,
+            0);
+  EXPECT_EQ(probeValue(avi, "-select_streams v:0", "stream=pix_fmt"), "bgr24");
+  const auto aviFrames = ffmpegFrames(avi, "bgr24"), wantAvi = ffmpegFrames(in444, "bgr24");
+  ASSERT_EQ(aviFrames.size(), wantAvi.size());
+  EXPECT_LE(cv::norm(aviFrames[0], wantAvi[0], cv::NORM_L1) / double(aviFrames[0].total() * 3),
+            1.0);
   const std::string in = dir / "yuv420p.mkv", raw = dir / "g.yuv";
   ASSERT_EQ(runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", raw}).status, 0);
   EXPECT_EQ(std::filesystem::file_size(raw), 4u * 161 * 97);

@@ -113,11 +113,14 @@ AVPixelFormat VideoEncoder::choosePixFmt(const EncoderSettings& s, const Encoder
     return f;
   }
   const AVPixelFormat src = avFormatOf(in.desc.format);
-  // Uncompressed video (y4m, rawvideo) keeps the input's chroma layout as ffmpeg does: a .yuv or
+  // Uncompressed video (y4m, raw frames) keeps the input's chroma layout as ffmpeg does: a .yuv or
   // .y4m of a yuv420p input is yuv420p, 4:4:4 stays 4:4:4 (in 8 bits: the chain's depth); gray
   // frames stay gray; y4m of anything else (RGB, images, cameras) is yuv420p, raw video BGR.
+  // Raw video inside other containers (.avi, .mov) stays BGR, which they can tag.
   const bool y4m = in.muxer == "yuv4mpegpipe";
-  if (y4m || codec_->id == AV_CODEC_ID_RAWVIDEO) {
+  const bool rawFile =
+      codec_->id == AV_CODEC_ID_RAWVIDEO && (in.muxer == "rawvideo" || in.muxer == "nut");
+  if (y4m || rawFile) {
     if (in.desc.format == PixelFormat::Gray8) return AV_PIX_FMT_GRAY8;
     const AVPixelFormat yuv =
         in.desc.format == PixelFormat::BGRA8 ? AV_PIX_FMT_NONE : planarYuvLike(in.sourcePixFmt);
