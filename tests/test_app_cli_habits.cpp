@@ -1,0 +1,77 @@
+// Scripts and ffmpeg users' habits with the real binary: the exit status a script reads does
+// not change with --json, contradicting settings from the config file and the command line are
+// one error, and ffmpeg's words of one dash are never read as one-letter options.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "tests/support/cli_errors.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace vf;
+using namespace vf::test;
+
+// Asking for a summary does not change what the exit status says: one input that fails for
+// what the user gave is 2 with --json as without, and the summary says the same.
+TEST(AppCliBinary, ExitStatusIsTheSameWithAJsonSummary) {
+  TempDir dir("cli_json_status");
+  std::ofstream(dir / "notes.mp4") << "this is text, not a video\n";
+  for (const std::string& in : {std::string("/nonexistent/clip.mp4"), dir / "notes.mp4"}) {
+    SCOPED_TRACE(in);
+    const auto plain = runVidfilter({"-i", in, "--chain", "gray", "-o", dir / "o.mkv"});
+    const auto json = runVidfilter(
+        {"-i", in, "--chain", "gray", "-o", dir / "o.mkv", "--json", dir / "run.json"});
+    EXPECT_EQ(plain.status, 2) << plain.err;
+    EXPECT_EQ(json.status, 2) << json.err;
+    std::ifstream f(dir / "run.json");
+    const std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_NE(doc.find("\"exit_status\": 2"), std::string::npos) << doc;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  }
+  // A chain the frame does not suit: 2 as well, and the summary's error one line (no caret).
+  const auto crop = runVidfilter({"-i", kVideo, "--chain", "gray,crop=x=9999", "-o", dir / "o.mkv",
+                                  "--json", dir / "crop.json"});
+  EXPECT_EQ(crop.status, 2) << crop.err;
+  std::ifstream f(dir / "crop.json");
+  const std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(doc.find("\"error\": \"crop: the corner (9999,0) lies outside the 768x576 frame; "
+                     "give x < 768 and y < 576\""),
+            std::string::npos)
+      << doc;
+  // A blank device is refused on this path too.
+  const auto blank = runVidfilter({"-i", kVideo, "--chain", "gray", "--device", " ", "-o",
+                                   dir / "o.mkv", "--json", dir / "blank.json"});
+  EXPECT_EQ(blank.status, 2) << blank.err;
+  EXPECT_NE(blank.err.find("--device ' ' is blank"), std::string::npos) << blank.err;
+}
+
+// quiet in the config file and --progress on the command line (or the other way round) cannot
+// both hold: one error naming where each came from.
+TEST(AppCliBinary, QuietAndProgressFromTheConfigContradict) {
+  TempDir dir("cli_quiet_progress");
+  std::ofstream(dir / "q.toml") << "quiet = true\n";
+  const auto r = runVidfilter({"--config", dir / "q.toml", "-i", kVideo, "--chain", "gray",
+                               "--progress", "-o", dir / "o.mkv"});
+  expectOneError(r, 2, "--progress and quiet = true (no progress line) contradict each other");
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+}
+
+// ffmpeg's single-dash words: one error, exit 2, never help (-hide_banner is not -h) or a device
+// picked by a letter (-dn is not --device n).
+TEST(AppCliBinary, SingleDashWordsAreUnknownOptions) {
+  TempDir dir("cli_single_dash");
+  for (const char* w : {"-dn", "-nostdin", "-hwaccel_output_format"}) {
+    const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", w, "-o", dir / "o.mkv"});
+    expectOneError(r, 2, std::string("unknown option '") + w + "'");
+    EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  }
+  const auto hb = runVidfilter({"-hide_banner", "-i", kVideo, "--chain", "gray", "--frames", "2",
+                                "--no-progress", "-o", dir / "hb.y4m"});
+  EXPECT_EQ(hb.status, 0) << hb.err;
+  EXPECT_EQ(hb.out.find("Usage:"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir / "hb.y4m"));
+}
