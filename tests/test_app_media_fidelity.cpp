@@ -26,7 +26,7 @@ namespace {
 double firstPacketTime(const std::string& path, const std::string& stream) {
   const std::string v = shellOutput("ffprobe -v error -select_streams " + stream +
                                     " -show_entries packet=pts_time -of csv=p=0 " + q(path) +
-                                    " 2>/dev/null | grep -v N/A | sort -g | head -1");
+                                    " 2>/dev/null | grep -v -e N/A -e '^$' | sort -g | head -1");
   return v.empty() ? -1e9 : std::stod(v);
 }
 
@@ -284,6 +284,27 @@ TEST(MediaFidelity, ReencodedAudioKeepsItsGaps) {
     EXPECT_GT(audioLevel(out, 2.2, 0.6), 0.05);  // the tone after it, on time
     EXPECT_GT(audioLevel(out, 3.5, 0.4), 0.05);  // and to the end
   }
+}
+
+TEST(MediaFidelity, TrimmedReencodedAudioIsCutToTheSample) {
+  // --ss/-t with audio re-encoded (AAC into .webm: Opus): whole AAC frames at both cuts gave
+  // 31 ms too much. The same samples as ffmpeg's -ss before -i and -t, which cuts to the sample.
+  TempDir dir("fidelity_trim_audio");
+  const std::string in = dir / "in.mp4";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=4 -f lavfi -i "
+      "sine=frequency=440:sample_rate=48000:duration=4 -c:v libx264 -c:a aac " +
+      q(in));
+  const std::string out = dir / "out.webm", ref = dir / "ref.webm";
+  const auto r = runVidfilter({"-i", in, "--ss", "1.3", "-t", "1.1", "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ffmpeg("-ss 1.3 -i " + q(in) + " -t 1.1 -vn -c:a libopus " + q(ref));
+  const auto samples = [](const std::string& path) {
+    return shellOutput("ffmpeg -nostdin -v error -i " + q(path) +
+                       " -map 0:a -f s16le -ac 1 - | wc -c");
+  };
+  EXPECT_EQ(samples(out), samples(ref));
+  EXPECT_NEAR(firstPacketTime(out, "a"), firstPacketTime(ref, "a"), 0.001);  // Opus pre-skip
 }
 
 TEST(MediaFidelity, TimecodeTrackIsKeptAsTheVideosTimecode) {

@@ -6,6 +6,7 @@
 #include <bitset>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
 #include "app/options.hpp"
 
@@ -84,12 +85,13 @@ AVChannelLayout pickLayout(const AVCodec* c, const AVChannelLayout& want) {
 }  // namespace
 
 AudioTranscoder::AudioTranscoder(const AVStream* input, const AVCodec* encoder, bool globalHeader,
-                                 const std::string& shown)
+                                 const std::string& shown, AudioWindow window)
     : shown_(shown),
       dec_(openStreamDecoder(input, shown, "audio")),
       in_(makeFrame()),
       out_(makeFrame()),
-      pkt_(makePacket()) {
+      pkt_(makePacket()),
+      window_(window) {
   enc_.reset(avcodec_alloc_context3(encoder));
   if (!enc_) outOfMemory("audio re-encoding");
 
@@ -165,20 +167,42 @@ void AudioTranscoder::fillGap(const AVFrame* f, const Sink& out) {
 }
 
 void AudioTranscoder::decoded(AVFrame* f, const Sink& out) {
+  // The frame's samples within the window: [skip, keep) (all of them without a timestamp).
+  int skip = 0, keep = f->nb_samples;
+  if (f->best_effort_timestamp != AV_NOPTS_VALUE && f->sample_rate > 0) {
+    const AVRational sample{1, f->sample_rate};
+    const std::int64_t at = av_rescale_q(f->best_effort_timestamp, dec_->pkt_timebase, sample);
+    if (window_.fromUs != INT64_MIN)
+      skip = static_cast<int>(std::clamp<std::int64_t>(
+          av_rescale_q(window_.fromUs, AV_TIME_BASE_Q, sample) - at, 0, f->nb_samples));
+    if (window_.toUs != INT64_MAX)
+      keep = static_cast<int>(std::clamp<std::int64_t>(
+          av_rescale_q(window_.toUs, AV_TIME_BASE_Q, sample) - at, 0, f->nb_samples));
+  }
+  if (keep <= skip) return;  // wholly outside the window
   if (nextPts_ == AV_NOPTS_VALUE) {
     const std::int64_t ts =
         f->best_effort_timestamp != AV_NOPTS_VALUE ? f->best_effort_timestamp : 0;
-    nextPts_ = av_rescale_q(ts, dec_->pkt_timebase, enc_->time_base);
+    nextPts_ = av_rescale_q(ts, dec_->pkt_timebase, enc_->time_base) +
+               av_rescale_q(skip, {1, std::max(f->sample_rate, 1)}, enc_->time_base);
   } else {
     fillGap(f, out);
   }
-  const int maxOut = swr_get_out_samples(swr_, f->nb_samples);
+  // The samples from `skip` on: each plane's (or the one packed plane's) pointer moved on.
+  const int planar = av_sample_fmt_is_planar(static_cast<AVSampleFormat>(f->format));
+  const int inPlanes = planar ? f->ch_layout.nb_channels : 1;
+  const int step = av_get_bytes_per_sample(static_cast<AVSampleFormat>(f->format)) *
+                   (planar ? 1 : f->ch_layout.nb_channels);
+  std::vector<const std::uint8_t*> in(static_cast<std::size_t>(inPlanes));
+  for (int i = 0; i < inPlanes; ++i)
+    in[static_cast<std::size_t>(i)] = f->extended_data[i] + skip * step;
+  const int count = keep - skip;
+  const int maxOut = swr_get_out_samples(swr_, count);
   std::uint8_t** planes = nullptr;
   if (av_samples_alloc_array_and_samples(&planes, nullptr, enc_->ch_layout.nb_channels, maxOut,
                                          enc_->sample_fmt, 0) < 0)
     outOfMemory("audio re-encoding");
-  const int n = swr_convert(swr_, planes, maxOut,
-                            const_cast<const std::uint8_t**>(f->extended_data), f->nb_samples);
+  const int n = swr_convert(swr_, planes, maxOut, in.data(), count);
   if (n > 0) av_audio_fifo_write(fifo_, reinterpret_cast<void**>(planes), n);
   av_freep(&planes[0]);
   av_freep(&planes);

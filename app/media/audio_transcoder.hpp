@@ -3,6 +3,7 @@
 // what the encoder takes, and encoded (AAC for mp4/mov, Opus for webm, or -c:a NAME), in the
 // encoder's frame size. The timestamps of the first frame place the stream; a gap in the input
 // (its timestamps jump ahead) is filled with silence, so what follows stays in sync.
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -15,12 +16,18 @@ extern "C" {
 
 namespace vf::media {
 
+// Where re-encoded audio is cut, on the output's timeline (AV_TIME_BASE): the samples before
+// `fromUs` and from `toUs` on are left out (INT64_MIN, INT64_MAX: nothing cut).
+struct AudioWindow {
+  std::int64_t fromUs = INT64_MIN, toUs = INT64_MAX;
+};
+
 class AudioTranscoder {
  public:
   using Sink = std::function<void(AVPacket*)>;  // packets in timeBase()
   // Throws UsageError when there is no such encoder, MediaError when it cannot start.
   AudioTranscoder(const AVStream* input, const AVCodec* encoder, bool globalHeader,
-                  const std::string& shown);
+                  const std::string& shown, AudioWindow window = {});
   ~AudioTranscoder();
   AudioTranscoder(const AudioTranscoder&) = delete;
   AudioTranscoder& operator=(const AudioTranscoder&) = delete;
@@ -45,6 +52,7 @@ class AudioTranscoder {
   FramePtr in_, out_;
   PacketPtr pkt_;
   std::int64_t nextPts_ = AV_NOPTS_VALUE;  // in the encoder's time base (1/sample rate)
+  AudioWindow window_;
 };
 
 }  // namespace vf::media

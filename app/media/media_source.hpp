@@ -48,6 +48,8 @@ class MediaSource : public app::CaptureSource {
   AVPixelFormat pixFmt() const { return pixFmt_; }
   AVFieldOrder fieldOrder() const;
   std::int64_t timelineOffset() const { return offset_; }
+  // Whether --ss cut its start (the output's 0 is that point, not the input's first frame).
+  bool cutsStart() const { return options_.start > 0; }
   // Where --to/-t ends the input (AV_TIME_BASE, the input's own timeline), or INT64_MAX.
   std::int64_t timelineEnd() const { return endUs_; }
   // Side streams go to `relay` from the next frame on; a recorded input no longer seeks.

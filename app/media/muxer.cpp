@@ -78,7 +78,12 @@ void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
         rotated_ = !std::isnan(rotation_) && std::lround(rotation_) % 360 != 0;
       }
     }
-    side_ = std::make_unique<SideStreams>(input.format, input.videoStream, ctx_.get(), spec_);
+    // Re-encoded audio is cut to the sample where --ss and --to cut the input (copied packets
+    // stay whole, as ffmpeg copies them).
+    const AudioWindow window{input.cutStart ? 0 : INT64_MIN,
+                             input.endUs == INT64_MAX ? INT64_MAX : input.endUs - input.offsetUs};
+    side_ =
+        std::make_unique<SideStreams>(input.format, input.videoStream, ctx_.get(), spec_, window);
     copyTags(input);
   }
 }

@@ -19,6 +19,7 @@ struct MuxerInput {
   int videoStream = -1;
   std::int64_t offsetUs = 0;       // taken off the input's timestamps (start, --ss)
   std::int64_t endUs = INT64_MAX;  // where --to ends the input (chapters are cut there)
+  bool cutStart = false;           // --ss: nothing before the output's 0 (re-encoded audio)
 };
 
 class Muxer {

@@ -110,8 +110,8 @@ AVStream* newStream(AVFormatContext* out, const AVStream* in) {
 }  // namespace
 
 SideStreams::SideStreams(const AVFormatContext* in, int videoIndex, AVFormatContext* out,
-                         const OutputSpec& spec)
-    : out_(out) {
+                         const OutputSpec& spec, AudioWindow window)
+    : window_(window), out_(out) {
   if (!in) return;
   for (unsigned i = 0; i < in->nb_streams; ++i) {
     const AVStream* st = in->streams[i];
@@ -200,7 +200,7 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
     return;
   }
   auto t = std::make_unique<AudioTranscoder>(
-      ist, enc, (out->oformat->flags & AVFMT_GLOBALHEADER) != 0, spec.path);
+      ist, enc, (out->oformat->flags & AVFMT_GLOBALHEADER) != 0, spec.path, window_);
   AVStream* ost = newStream(out, ist);
   avcodec_parameters_from_context(ost->codecpar, t->encoder());
   ost->time_base = t->timeBase();

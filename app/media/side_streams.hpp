@@ -21,8 +21,9 @@ class SideStreams {
   using Write = std::function<void(AVPacket*)>;  // a packet for the muxer, stream index set
 
   // Adds the output streams to `out` (before its header is written).
+  // `window`: where re-encoded audio is cut (the output's timeline).
   SideStreams(const AVFormatContext* in, int videoIndex, AVFormatContext* out,
-              const OutputSpec& spec);
+              const OutputSpec& spec, AudioWindow window = {});
   ~SideStreams();
 
   // The input streams to relay.
@@ -57,6 +58,7 @@ class SideStreams {
   void keepMonotonic(Route& r, AVPacket* p) const;
 
   std::vector<Route> routes_;
+  AudioWindow window_;
   AVFormatContext* out_;
   std::vector<std::string> notes_;
 };

@@ -47,6 +47,7 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
     mi.videoStream = input->videoStream();
     mi.offsetUs = input->timelineOffset();
     mi.endUs = input->timelineEnd();
+    mi.cutStart = input->cutsStart();
   }
   muxer_.addStreams(encoder_->context(), mi);
   if (input && muxer_.side()) {
