@@ -146,7 +146,13 @@ class VideoCaptureSource : public CaptureSource {
           throw UsageError(
               "this OpenCV was built without GStreamer, so '-i ... ! appsink' cannot be opened; "
               "use a file, a camera or a URL");
-        cap_.open(t, cv::CAP_GSTREAMER);
+        {
+          std::string converted;
+          const std::string opened = gstreamerPipelineAsOpened(t, &converted);
+          if (!converted.empty())
+            spdlog::info("{}: {} frames converted for appsink (videoconvert)", t, converted);
+          cap_.open(opened, cv::CAP_GSTREAMER);
+        }
         if (!cap_.isOpened())
           throw UsageError("GStreamer pipeline " + quote(t) +
                            " could not be started (an element missing or misspelt? check it "

@@ -3,8 +3,10 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <iterator>
 #include <regex>
 
 extern "C" {
@@ -59,6 +61,15 @@ bool isInputProtocol(const std::string& proto) {
   return false;
 }
 
+// The pipeline with its last element replaced by appsink, through videoconvert (unless the
+// element before already is one).
+std::string withAppsink(const std::string& t) {
+  const std::string head = trim(t.substr(0, t.rfind('!')));
+  const std::size_t prev = head.rfind('!');
+  const std::string before = trim(prev == std::string::npos ? head : head.substr(prev + 1));
+  return head + (before.rfind("videoconvert", 0) == 0 ? " ! appsink" : " ! videoconvert ! appsink");
+}
+
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -91,6 +102,30 @@ void checkSourceAccess(const SourceSpec& spec) {
   if (fs::is_regular_file(t, ec) && fs::file_size(t, ec) == 0 && !ec)
     throw UsageError("input file " + quote(t) +
                      " is empty (0 bytes): no video in it; check the path or copy it again");
+}
+
+std::string gstreamerPipelineAsOpened(const std::string& pipeline, std::string* converted) {
+  if (converted) converted->clear();
+  const std::size_t sink = pipeline.rfind('!');
+  if (sink == std::string::npos) return pipeline;
+  const std::size_t capsAt = pipeline.rfind('!', sink - 1);
+  const std::string caps =
+      trim(pipeline.substr(capsAt == std::string::npos ? 0 : capsAt + 1,
+                           sink - (capsAt == std::string::npos ? 0 : capsAt + 1)));
+  if (caps.rfind("video/x-raw", 0) != 0) return pipeline;
+  const std::size_t f = caps.find("format=");
+  if (f == std::string::npos) return pipeline;
+  std::string format = caps.substr(f + 7);
+  if (format.rfind("(string)", 0) == 0) format = format.substr(8);
+  format = trim(format.substr(0, format.find_first_of(", ")));
+  static const char* const taken[] = {"BGR", "BGRA", "BGRx", "GRAY8"};
+  if (format.empty() || std::find(std::begin(taken), std::end(taken), format) != std::end(taken))
+    return pipeline;
+  if (converted) *converted = format;
+  const bool alpha = format == "RGBA" || format == "ARGB" || format == "ABGR" || format == "AYUV";
+  return pipeline.substr(0, sink) +
+         "! videoconvert ! video/x-raw,format=" + (alpha ? "BGRA " : "BGR ") +
+         pipeline.substr(sink);
 }
 
 SourceSpec classifySource(const std::string& textIn) {
@@ -138,9 +173,8 @@ SourceSpec classifySource(const std::string& textIn) {
     s.kind = SourceKind::GStreamer;
     const std::string last = trim(t.substr(t.rfind('!') + 1));
     if (last.rfind("appsink", 0) != 0)
-      throw UsageError("GStreamer pipeline must end in appsink, e.g. '" +
-                       trim(t.substr(0, t.rfind('!'))) + " ! videoconvert ! appsink'; it ends in " +
-                       quote(last) +
+      throw UsageError("GStreamer pipeline must end in appsink, e.g. '" + withAppsink(t) +
+                       "'; it ends in " + quote(last) +
                        " (a file whose "
                        "name holds '!' is read as a file only when it exists)");
     return s;

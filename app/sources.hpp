@@ -40,6 +40,12 @@ struct InputOptions {
 // pattern, or an unknown URL scheme, or a camera mode that does not parse.
 SourceSpec classifySource(const std::string& text);
 
+// A GStreamer pipeline as it is opened: where the caps just before appsink ask for a raw format
+// OpenCV's appsink does not hand over as BGR, BGRA or gray (I420 and NV12 came out as one tall
+// gray plane, RGBA with red and blue swapped), a videoconvert to BGR (BGRA for formats with
+// alpha) goes before appsink; `converted` then names the format asked for.
+std::string gstreamerPipelineAsOpened(const std::string& pipeline, std::string* converted);
+
 const char* kindName(SourceKind k);
 
 // The checks that need no decoder, run before the device opens: a file exists, is not a

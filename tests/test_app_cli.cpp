@@ -212,6 +212,31 @@ TEST(AppCli, ClassifiesSources) {
   EXPECT_EQ(f.kind, SourceKind::File);
   EXPECT_EQ(f.text, "/tmp/x.mp4");
   EXPECT_THROW(classifySource("videotestsrc ! videoconvert"), UsageError);
+  try {  // the fix it names has one videoconvert
+    classifySource("videotestsrc ! videoconvert ! fakesink");
+    ADD_FAILURE() << "fakesink taken";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("e.g. 'videotestsrc ! videoconvert ! appsink'"),
+              std::string::npos)
+        << e.what();
+  }
+  // Caps asking appsink for a raw format it does not hand over as it is: converted before it.
+  std::string converted;
+  EXPECT_EQ(gstreamerPipelineAsOpened("src ! video/x-raw,width=8,height=8,format=I420 ! appsink",
+                                      &converted),
+            "src ! video/x-raw,width=8,height=8,format=I420 ! videoconvert ! "
+            "video/x-raw,format=BGR ! appsink");
+  EXPECT_EQ(converted, "I420");
+  EXPECT_EQ(gstreamerPipelineAsOpened("src ! video/x-raw,format=(string)RGBA ! appsink drop=1",
+                                      &converted),
+            "src ! video/x-raw,format=(string)RGBA ! videoconvert ! video/x-raw,format=BGRA ! "
+            "appsink drop=1");
+  for (const char* same : {"src ! video/x-raw,format=BGR ! appsink",
+                           "src ! video/x-raw,format=GRAY8,width=4 ! appsink",
+                           "src ! videoconvert ! appsink", "src ! video/x-raw,width=4 ! appsink"}) {
+    EXPECT_EQ(gstreamerPipelineAsOpened(same, &converted), same);
+    EXPECT_EQ(converted, "");
+  }
   EXPECT_THROW(classifySource("nosuchprotocol://x"), UsageError);
   EXPECT_EQ(classifySource("-").kind, SourceKind::Pipe);
   EXPECT_EQ(classifySource("shots/*.png").kind, SourceKind::ImageSequence);

@@ -100,6 +100,45 @@ TEST_F(AppLive, StreamThatEndsMidRunIsAWarningAndAnEnd) {
   EXPECT_LE(c.in, 40) << r.err;
 }
 
+// Raw formats appsink does not hand over as BGR, BGRA or gray are converted before it: I420 and
+// NV12 had come out as a frame half again as tall (the chroma planes under the luma), RGBA with
+// red and blue swapped. The same picture as the BGR pipeline's, within YUV's rounding.
+TEST_F(AppLive, AnyRawFormatBeforeAppsinkIsThePicture) {
+  TempDir dir("live_formats");
+  const auto pipeline = [](const std::string& format) {
+    return "videotestsrc num-buffers=3 ! video/x-raw,width=160,height=120,format=" + format +
+           " ! appsink";
+  };
+  const auto run = [&](const std::string& format) {
+    const std::string out = dir / (format + ".mkv");
+    const auto r =
+        runVidfilter({"-y", "-i", pipeline(format), "--chain", "brightness=gain=1", "--no-preview",
+                      "--codec", "ffv1", "--pix-fmt", "bgr0", "-o", out});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return ffmpegFrames(out, "bgr24");
+  };
+  const auto want = run("BGR");
+  ASSERT_EQ(want.size(), 3u);
+  ASSERT_EQ(want[0].rows, 120);
+  for (const char* format : {"RGBA", "RGB", "I420", "NV12", "YUY2"}) {
+    SCOPED_TRACE(format);
+    const auto got = run(format);
+    ASSERT_EQ(got.size(), want.size());
+    ASSERT_EQ(got[0].size(), want[0].size());
+    // RGB formats: the same bytes. YUV ones: videotestsrc draws them in YUV, the colours move
+    // within rounding and chroma at the bars' edges, far less than red and blue swapped would.
+    cv::Mat swapped;
+    cv::cvtColor(want[0], swapped, cv::COLOR_BGR2RGB);
+    const auto mean = [](const cv::Mat& a, const cv::Mat& b) {
+      return cv::norm(a, b, cv::NORM_L1) / double(a.total() * 3);
+    };
+    if (std::string(format).rfind("RGB", 0) == 0)
+      EXPECT_EQ(mean(got[0], want[0]), 0);
+    else
+      EXPECT_LT(3 * mean(got[0], want[0]), mean(got[0], swapped));
+  }
+}
+
 TEST_F(AppLive, PipelineThatDoesNotStart) {
   const auto r = runVidfilter(
       {"-i", "videotestsrc ! nosuchelement ! appsink", "--chain", "gray", "--no-preview"});
