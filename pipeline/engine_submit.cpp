@@ -99,7 +99,16 @@ void Engine::Impl::applyChanges() {
 void Engine::Impl::submit(Slot& s) {
   if (!chain.configured() || chain.input() != s.in) {
     drain();  // frames of the old size reach the sink first
-    configureChain(s.in);
+    const bool midStream = chain.configured();
+    try {
+      configureChain(s.in);
+    } catch (const ChainError& e) {
+      // The input changed size mid-stream and a stage cannot take the new one (a crop past its
+      // edge): the run's failure, not the command's (exit 1), with the frames so far kept.
+      if (!midStream) throw;
+      throw RuntimeError("the input changed to " + s.in.str() + " mid-stream and the chain " +
+                         "cannot take it: " + e.message());
+    }
   }
   s.out = chain.output();
   s.outPitch = chain.outputPitch();

@@ -139,6 +139,26 @@ TEST_F(AppLive, AnyRawFormatBeforeAppsinkIsThePicture) {
   }
 }
 
+// A source whose size changes mid-stream to one a stage cannot take (a crop past the new
+// edge): the run's failure (exit 1, not the command's 2), saying so, the frames before it kept.
+TEST_F(AppLive, ASizeChangeTheChainCannotTakeIsTheRunsFailure) {
+  TempDir dir("live_size_change");
+  const std::string out = dir / "c.mkv";
+  const auto r = runVidfilter(
+      {"-y", "-i",
+       "videotestsrc num-buffers=5 ! video/x-raw,width=320,height=240 ! c. videotestsrc "
+       "num-buffers=5 ! video/x-raw,width=160,height=120 ! c. concat name=c ! videoconvert ! "
+       "appsink",
+       "--chain", "crop=200:150:100:80", "--no-preview", "-o", out});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(vf::test::errorLines(r.err).find(
+                "vidfilter: the input changed to 160x120 bgr mid-stream and the chain cannot "
+                "take it: crop: the corner (200,150) lies outside the 160x120 frame"),
+            std::string::npos)
+      << r.err;
+  EXPECT_GE(countFrames(out), 5);
+}
+
 TEST_F(AppLive, PipelineThatDoesNotStart) {
   const auto r = runVidfilter(
       {"-i", "videotestsrc ! nosuchelement ! appsink", "--chain", "gray", "--no-preview"});
