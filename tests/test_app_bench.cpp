@@ -151,6 +151,19 @@ TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
                    "--slots must be in [1, 8]");
   expectUsageError(runBench({"--chain", "gray", "--size", "100000x100000"}),
                    "makes frames of more than 4 GiB");
+  // A user's kernel has no OpenCV peer: how to time it without one.
+  expectUsageError(
+      runBench({"--chain",
+                std::string("kernel=") + VIDFILTER_SOURCE_DIR + "/samples/kernels/invert.cl",
+                "--size", "64x48", "--frames", "2"}),
+      "no OpenCV equivalent for stage 'kernel' to time it against; time the chain on the device "
+      "alone with vidfilter bench --table --chains CHAIN");
+  const ProcResult table =
+      runBench({"--table", "--chains",
+                std::string("kernel=") + VIDFILTER_SOURCE_DIR + "/samples/kernels/invert.cl",
+                "--sizes", "64x48", "--formats", "gray", "--frames", "2", "--warmup", "1"});
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("invert.cl"), std::string::npos) << table.out;
 }
 
 // --check judges every stage through its OpenCV mapping (parameters read from the chain): all

@@ -158,7 +158,9 @@ CvStageSpec cvSpecOf(const Stage& st) {
     s.bias = num("bias", 0);
     s.clip = num("clip", 1);
   } else {
-    throw UserError("no OpenCV equivalent for stage '" + s.name + "'");
+    throw UserError("no OpenCV equivalent for stage '" + s.name +
+                    "' to time it against; time the chain on the device alone with "
+                    "vidfilter bench --table --chains CHAIN");
   }
   return s;
 }
