@@ -57,20 +57,17 @@ std::vector<std::shared_ptr<ClContext>> openDevices(const std::string& selector)
     if (chosen.empty()) chosen = all;
   } else {
     // Every part checked before any is looked up (looking one up reports the device it chose).
+    std::vector<std::string> parts;
     for (std::size_t a = 0; a <= sel.size();) {
       const std::size_t b = std::min(sel.find(',', a), sel.size());
-      if (trim(sel.substr(a, b - a)).empty())
+      parts.push_back(trim(sel.substr(a, b - a)));
+      if (parts.back().empty())
         throw UserError("--device " + printable(selector) +
                         ": an empty part in the list; give e.g. --device 0:0,0:1");
       a = b + 1;
     }
-    std::size_t a = 0;
-    while (a <= sel.size()) {
-      const std::size_t b = std::min(sel.find(',', a), sel.size());
-      const std::string part = trim(sel.substr(a, b - a));
+    for (const std::string& part : parts)
       for (DeviceInfo& d : matching(all, part)) chosen.push_back(std::move(d));
-      a = b + 1;
-    }
   }
   std::vector<std::shared_ptr<ClContext>> contexts;
   std::vector<std::string> seen;

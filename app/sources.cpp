@@ -61,13 +61,21 @@ bool isInputProtocol(const std::string& proto) {
   return false;
 }
 
+// The element of pipeline `t` just before the '!' at `bang`, trimmed.
+std::string elementBefore(const std::string& t, std::size_t bang) {
+  const std::size_t prev = bang == 0 ? std::string::npos : t.rfind('!', bang - 1);
+  const std::size_t from = prev == std::string::npos ? 0 : prev + 1;
+  return trim(t.substr(from, bang - from));
+}
+
 // The pipeline with its last element replaced by appsink, through videoconvert (unless the
 // element before already is one).
 std::string withAppsink(const std::string& t) {
-  const std::string head = trim(t.substr(0, t.rfind('!')));
-  const std::size_t prev = head.rfind('!');
-  const std::string before = trim(prev == std::string::npos ? head : head.substr(prev + 1));
-  return head + (before.rfind("videoconvert", 0) == 0 ? " ! appsink" : " ! videoconvert ! appsink");
+  const std::size_t last = t.rfind('!');
+  const std::string head = trim(t.substr(0, last));
+  return head + (elementBefore(t, last).rfind("videoconvert", 0) == 0
+                     ? " ! appsink"
+                     : " ! videoconvert ! appsink");
 }
 
 std::string lower(std::string s) {
@@ -108,10 +116,7 @@ std::string gstreamerPipelineAsOpened(const std::string& pipeline, std::string* 
   if (converted) converted->clear();
   const std::size_t sink = pipeline.rfind('!');
   if (sink == std::string::npos) return pipeline;
-  const std::size_t capsAt = pipeline.rfind('!', sink - 1);
-  const std::string caps =
-      trim(pipeline.substr(capsAt == std::string::npos ? 0 : capsAt + 1,
-                           sink - (capsAt == std::string::npos ? 0 : capsAt + 1)));
+  const std::string caps = elementBefore(pipeline, sink);
   if (caps.rfind("video/x-raw", 0) != 0) return pipeline;
   const std::size_t f = caps.find("format=");
   if (f == std::string::npos) return pipeline;

@@ -253,10 +253,7 @@ bool SideStreams::before(const AVPacket* p, std::int64_t endUs) const {
 
 void SideStreams::handle(AVPacket* p, std::int64_t endUs, const Write& write) {
   Route* r = route(p->stream_index);
-  if (!r) return;
-  if (p->pts != AV_NOPTS_VALUE && endUs != INT64_MAX &&
-      av_rescale_q(p->pts, r->inTb, AV_TIME_BASE_Q) >= endUs)
-    return;
+  if (!r || !before(p, endUs)) return;
   const AVStream* ost = out_->streams[r->output];
   // A re-encoded packet: from the encoder's time base to the output stream's.
   const int index = r->output;

@@ -32,9 +32,9 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
                                  AVCOL_TRC_UNSPECIFIED};
   // The pixels keep their shape through the chain: a crop keeps it, and a resize to another
   // aspect is a picture the chain asked to stretch (docs/DESIGN.md, Media I/O).
-  if (input) in.sampleAspect = input->sampleAspect();
   // As ffmpeg: uncompressed outputs keep the input's layout, and interlaced stays tagged so.
   if (input) {
+    in.sampleAspect = input->sampleAspect();
     in.sourcePixFmt = input->pixFmt();
     in.fieldOrder = input->fieldOrder();
   }
