@@ -39,6 +39,7 @@
 //                -DMODE_{X,Y,MAG,L2}
 //                -DBORDER_{CONSTANT,REPLICATE,REFLECT,REFLECT101,WRAP} [-DSLIDE_PIXELS]
 //                -DEXACT=0|1 [-DH2 [-DH2_PTX]] -DPERM_PTX=0|1 (1: NVIDIA's byte permute)
+//                -DLOCAL_ROWS=0|1 (1: rows from a local tile, sobel_gpu_tile.cl; with -DWGX -DWGY)
 // Run time:      the smoothing taps times scale (centre first), the border value; with
 //                PROLOGUE (the source read through point-wise functions, prologue.cl) then the
 //                functions' parameters; with EPILOGUE (the stores through point-wise functions
@@ -89,6 +90,7 @@ __constant float DV[7] = {-1, -4, -5, 0, 5, 4, 1};
 #define BIAS 0x1.0p23f
 
 #include "sobel_gpu_rows.cl"
+#include "sobel_gpu_tile.cl"
 
 // Byte j (-HB <= j < VX + HB, relative to x0) of a loaded row as the float 2^23 + 256*b.
 inline float biased(const uint* w, int j) {
@@ -219,9 +221,10 @@ inline uint mode_byte(float gx, float gy, float4 taps, bool exact) {
 // copies. The horizontal taps of the 2R rows above slide through registers (4R x VX floats).
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                   int height, int pitch, float4 taps, int value, bool exact, int x0, int y0,
-                  int skip PRO_DECL EPI_DECL) {
+                  int skip TILE_DECL PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
+  (void)vec;
   float d[WIN][VX], s[WIN][VX];
 #pragma unroll
   for (int k = 0; k < WIN; ++k)
@@ -235,18 +238,14 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
   float p[NB];
 #pragma unroll
   for (int a = 0; a < AHEAD && a < PY + 2 * R; ++a) {
-    load_row(src, wq[a], x0, border_index(y0 + a - R, height), width, height, rowBytes, pitch,
-             value, vec PRO_PASS);
+    LOAD_ROW_T(wq[a], a);
   }
   // Unrolled: the window shifts are renames.
 #pragma unroll
   for (int step = 0; step < PY + 2 * R; ++step) {
     const int y = y0 + step - 2 * R;  // the output row once the window is full
     if (step >= 2 * R && y >= height) break;
-    if (step + AHEAD < PY + 2 * R)
-      load_row(src, wq[(step + AHEAD) % (AHEAD + 1)], x0,
-               border_index(y0 + step + AHEAD - R, height), width, height, rowBytes, pitch, value,
-               vec PRO_PASS);
+    if (step + AHEAD < PY + 2 * R) LOAD_ROW_T(wq[(step + AHEAD) % (AHEAD + 1)], step + AHEAD);
     to_floats(wq[step % (AHEAD + 1)], p);
     horizontal(p, taps, exact, d[2 * R], s[2 * R]);
     if (step >= 2 * R) {
@@ -277,18 +276,17 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 // in OpenCV's order.
 inline void strip(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                   int height, int pitch, float4 taps, int value, bool exact, int x0, int y0,
-                  int skip PRO_DECL EPI_DECL) {
+                  int skip TILE_DECL PRO_DECL EPI_DECL) {
   const int rowBytes = width * CH;
   const bool vec = x0 + VX <= rowBytes;  // the vector lies in the row
+  (void)vec;
   // Source row t is y0 - 1 + t (t < PY + 2), loaded AHEAD rows before its arithmetic, as in
   // the slide=taps strip above.
   uint wq[AHEAD + 1][NW];
   float p0[NB], p1[NB], p2[NB];
-#define LOAD_T(t)                                                                                 \
-  do {                                                                                            \
-    if ((t) < PY + 2)                                                                             \
-      load_row(src, wq[(t) % (AHEAD + 1)], x0, border_index(y0 - 1 + (t), height), width, height, \
-               rowBytes, pitch, value, vec PRO_PASS);                                             \
+#define LOAD_T(t)                                           \
+  do {                                                      \
+    if ((t) < PY + 2) LOAD_ROW_T(wq[(t) % (AHEAD + 1)], t); \
   } while (0)
 #pragma unroll
   for (int t = 0; t <= AHEAD; ++t) LOAD_T(t);
@@ -363,6 +361,9 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 #if !defined(EXACT)
 #error "define EXACT=1 (scale 1) or EXACT=0"
 #endif
+#if LOCAL_ROWS && (TAIL_SHIFT || defined(H2))
+#error "LOCAL_ROWS takes neither TAIL_SHIFT nor H2"
+#endif
 
 __kernel void sobel(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                     int height, int pitch, float4 taps, int value PRO_DECL EPI_KDECL) {
@@ -381,14 +382,19 @@ __kernel void sobel(__global const uchar* restrict src, __global uchar* restrict
   }
 #endif
   EPI_BEGIN
+#if LOCAL_ROWS
+  __local uint tile[TW * TR];
+  tile_fill(src, tile, width, height, pitch, value PRO_PASS);
+#endif
   // Work-items past the frame (the rounded-up global size) compute nothing but reach the
-  // epilogue's barriers.
+  // epilogue's and the tile's barriers.
   if (x0 < rowBytes && y0 < height) {
 #if EXACT && USE_H2
     (void)taps;
     strip_h2(src, dst, width, height, pitch, value, x0, y0, skip PRO_PASS EPI_PASS);
 #else
-    strip(src, dst, width, height, pitch, taps, value, EXACT, x0, y0, skip PRO_PASS EPI_PASS);
+    strip(src, dst, width, height, pitch, taps, value, EXACT, x0, y0,
+          skip TILE_PASS PRO_PASS EPI_PASS);
 #endif
   }
   EPI_END

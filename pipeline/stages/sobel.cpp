@@ -3,8 +3,9 @@
 // (mode=l2). One kernel reads each source row once per strip and writes the chosen mode.
 //
 // Two kernels (`kernel`): "tile" (kernels/sobel.cl: a tile with halo in local memory, float
-// arithmetic in OpenCV's order) and "direct" (kernels/sobel_gpu.cl: no local memory, the
-// horizontal taps or the pixels slide down the rows in registers, no int<->float conversion
+// arithmetic in OpenCV's order) and "direct" (kernels/sobel_gpu.cl: the horizontal taps or the
+// pixels slide down the rows in registers, each work-item's rows loaded by itself or, for
+// ksize 5 and 7, read from the work-group's rows in local memory; no int<->float conversion
 // instructions, which are 8x slower than an FMA on NVIDIA GPUs, rows of any length loaded and
 // stored by whole aligned words; for ksize 3 on one channel at scale 1 in modes mag, x and y,
 // pairs of 16-bit floats, two pixels per instruction, `half`). Both take every ksize and give
@@ -76,20 +77,15 @@ class SobelStage : public Stage {
     proPass_.reset();
     proFrame_ = blurFrame_ = cl::Buffer();
     ksize_ = params().integer("ksize");
-    wg_ = params().size("wg");
-    wgAuto_ = wg_.w == 0;
-    if (wgAuto_) wg_ = kWg;
+    wgAuto_ = params().size("wg").w == 0;
     const DeviceFacts& facts = ctx.cl.facts();
-    plan_ = planSobel(params(), facts, in, wg_);
+    plan_ = planSobel(params(), facts, in, params().size("wg"));
+    wg_ = plan_.wg;
     const std::size_t items = std::size_t(wg_.w) * std::size_t(wg_.h);
     if (items > facts.maxWorkGroupSize)
       throw UserError("sobel: wg=" + wgText() + " exceeds this device's " +
                       std::to_string(facts.maxWorkGroupSize) + " work-items per group");
-    // The local tile, as the kernel lays it out (16 bytes of room on each side for the halo).
-    const int r = ksize_ == 1 ? 1 : ksize_ / 2;
-    const std::size_t tileBytes = plan_.direct ? 0
-                                               : std::size_t(wg_.w * plan_.vec + 32) *
-                                                     std::size_t(wg_.h * plan_.rows + 2 * r);
+    const std::size_t tileBytes = plan_.tileBytes;
     if (tileBytes > facts.localMemBytes)
       throw UserError("sobel: wg=" + wgText() + " with vec=" + std::to_string(plan_.vec) +
                       " and rows=" + std::to_string(plan_.rows) + " needs a " +
@@ -152,7 +148,8 @@ class SobelStage : public Stage {
   void setEpilogue(const std::vector<Stage*>& stages) override {
     if (stages.empty() && epi_.empty()) return;
     // The most copies any counter's schedule asks for, else ours; as many as local memory holds.
-    const std::size_t local = cl_->facts().localMemBytes - (blurred_ ? blurred_->localBytes() : 0);
+    const std::size_t local =
+        cl_->facts().localMemBytes - (blurred_ ? blurred_->localBytes() : plan_.tileBytes);
     const int copies = epilogueCopies(stages, kEpilogueCopies, local);
     if (copies == 0)
       throw UserError("sobel: the histograms after it do not fit in this device's " +
@@ -160,7 +157,8 @@ class SobelStage : public Stage {
                       " bytes of local memory as one pass; give sobel epilogue=off");
     epi_ = makeEpilogue(stages, in_, copies);
     // The plan for a kernel that counts (its work per work-item), when the schedule is ours.
-    plan_ = planSobel(params(), cl_->facts(), in_, wg_, !epi_.counters.empty());
+    plan_ = planSobel(params(), cl_->facts(), in_, params().size("wg"), !epi_.counters.empty());
+    wg_ = plan_.wg;
     if (blurred_) {
       blurred_->build(pro_, epi_);
       ownReady_ = false;  // built with the epilogue when first needed (enqueueApart)
@@ -168,9 +166,9 @@ class SobelStage : public Stage {
     }
     build();
     const std::size_t most = std::min(fits(), cl_->facts().maxWorkGroupSize);
-    if (wgAuto_) {
+    if (wgAuto_ && !plan_.local) {  // a local tile is built for its group's shape
       const std::size_t wide = std::size_t(kWgCounting.w) * std::size_t(kWgCounting.h);
-      wg_ = !epi_.counters.empty() && wide <= most ? kWgCounting : kWg;
+      if (!epi_.counters.empty() && wide <= most) wg_ = kWgCounting;
     } else if (std::size_t(wg_.w) * std::size_t(wg_.h) > most) {
       throw UserError("sobel: wg=" + wgText() + " exceeds the " + std::to_string(most) +
                       " work-items per group this device runs the kernel with when it stores "
@@ -184,9 +182,9 @@ class SobelStage : public Stage {
              (epi_.counters.empty() ? "" : " copies=" + std::to_string(epi_.copies));
     return std::string("kernel=") + (plan_.direct ? "direct" : "tile") + " wg=" + wgText() +
            " vec=" + std::to_string(plan_.vec) + " rows=" + std::to_string(plan_.rows) +
-           (plan_.direct
-                ? " ahead=" + std::to_string(plan_.ahead) + " half=" + (plan_.half ? "on" : "off")
-                : std::string(" load=") + plan_.load) +
+           (plan_.direct ? " ahead=" + std::to_string(plan_.ahead) + " half=" +
+                               (plan_.half ? "on" : "off") + (plan_.local ? " load=local" : "")
+                         : std::string(" load=") + plan_.load) +
            (epi_.counters.empty() ? "" : " copies=" + std::to_string(epi_.copies));
   }
 
@@ -339,27 +337,29 @@ const StageInfo& sobelStageInfo() {
           enumParam("border", "reflect101", borderNames(), "how pixels outside the frame are read"),
           intParam("value", "0", 0, 255, "border=constant: the value").asLive(),
           sizeParam("wg", "0x0", 0, 1024,
-                    "work-group shape in work-items (each vec bytes x rows rows); 0x0: 8x4, or "
-                    "32x8 for kernel=direct storing through an epilogue that counts (8 warps "
-                    "share its sub-histograms)")
+                    "work-group shape in work-items (each vec bytes x rows rows); 0x0: 8x4; on "
+                    "GPUs 64x4 for ksize 5 and 7 (128x2 on colour frames of 6 MB or more), 32x8 "
+                    "for kernel=direct storing through an epilogue that counts (8 warps share "
+                    "its sub-histograms)")
               .asSchedule(),
           intParam("vec", "0", 0, 16,
-                   "bytes per work-item, 4, 8 or 16 (0: auto, 16; 4 on GPUs with kernel=direct "
-                   "and ksize 5, or 7 on frames under 6 MB or of 4 channels; 8 on GPUs for ksize 3 "
-                   "storing through an epilogue that counts)")
+                   "bytes per work-item, 4, 8 or 16 (0: auto, 16; on GPUs 4 for ksize 5 and 7, "
+                   "8 for ksize 3 storing through an epilogue that counts)")
               .asSchedule(),
           intParam("rows", "0", 0, 16,
-                   "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs, 8 on GPUs with "
-                   "kernel=direct and ksize 5 or 7, 16 for ksize 7 on frames of 6 MB or more "
-                   "of 1 or 3 channels)")
+                   "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs; 8 on GPUs for ksize 5 "
+                   "and 7, 16 on colour frames of 6 MB or more)")
               .asSchedule(),
-          enumParam("load", "auto", {"auto", "rows", "items"},
+          enumParam("load", "auto", {"auto", "rows", "items", "local"},
                     "kernel=tile: tile load order, a work-item per tile row (auto on CPUs) or per "
-                    "vector (auto on GPUs: coalesced)")
+                    "vector (auto on GPUs: coalesced); kernel=direct: items, each work-item loads "
+                    "its rows (auto for ksize 1 and 3), or local, the work-group loads its rows "
+                    "into local memory once and its work-items read them there (auto on GPUs for "
+                    "ksize 5 and 7)")
               .asSchedule(),
           enumParam("kernel", "auto", {"auto", "tile", "direct"},
-                    "tile: local-memory tile (auto on CPUs); direct: no local memory, rows slide "
-                    "through registers (auto on GPUs)")
+                    "tile: local-memory tile (auto on CPUs); direct: rows slide through registers "
+                    "(auto on GPUs)")
               .asSchedule(),
           enumParam("slide", "auto", {"auto", "pixels", "taps"},
                     "kernel=direct: what slides down the rows in registers, the source pixels "

@@ -9,6 +9,7 @@ struct Schedule {
   int vec, rows;
   const char* load;
   const char* kernel;
+  Size2 wg = kWg;
 };
 // CPU (PoCL): the tile kernel, 16 bytes x 16 rows per work-item loaded by rows: tall strips
 // amortise the halo rows, and loading whole rows per work-item does the border arithmetic once
@@ -16,26 +17,24 @@ struct Schedule {
 constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
 // GPU: the direct kernel, which needs about a quarter of the tile kernel's issue slots per
 // byte: 16 bytes x 4 rows per work-item on the float path and on the f16x2 path (whose pairs of
-// pixels per instruction halve the work per byte); ksize 5 and 7 slide 2R rows of taps, so 4
-// bytes (their registers) x 8 rows (fewer halo rows per output row). H200, 3840x2160 BGR: ksize
-// 3 38 us at 16x4 against 44 at 8x2; ksize 7 150 us at 4x8 against 193 at 4x4. The tile kernel,
-// when named, 16 bytes x 4 rows loaded by vectors, coalesced.
+// pixels per instruction halve the work per byte). H200, 3840x2160 BGR: ksize 3 38 us at 16x4
+// against 44 at 8x2. The tile kernel, when named, 16 bytes x 4 rows loaded by vectors, coalesced.
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
-constexpr Schedule kGpuDirect{16, 4, "items", "direct"};
 // ksize 3 storing through an epilogue that counts: 8 bytes x 4 rows, twice the work-items of 16
 // bytes for the same frame (each of the 32x8 groups counts a quarter of the bytes it did). H200,
 // gray,blur,sobel,hist,brightness on BGR in one call, us: 1920x1080 28.8 against 30.7 at 16
 // bytes, 3840x2160 51.8 against 55.1 (docs/PERFORMANCE.md, "Epilogues").
 constexpr Schedule kGpuDirectCounting{8, 4, "items", "direct"};
-constexpr Schedule kGpuDirectWide{4, 8, "items", "direct"};
-// ksize 7 on frames of at least kLargeFrameBytes: 16 bytes x 16 rows, though BGR's taps then
-// spill (22 rows loaded per 16 output rows instead of 14 per 8, and a quarter of the halo bytes
-// per output byte). It needs that many bytes to keep the device busy with a work-item per 256
-// bytes. H200, median of 30, 16x16 against 4x8 in one call, us: 3840x2160 BGR 124 / 184, gray
-// 39 / 46; 1920x1080 BGR 53 / 56; in another, 1920x1080 gray (2 MB) 28 / 17, hence the bound
-// (docs/PERFORMANCE.md, "Sobel 5 and 7"). Not on 4 channels, whose 4 x 8 loading a row ahead
-// (defaultAhead) is faster: 1920x1080 BGRA 88 / 96, 3840x2160 260 / 278.
-constexpr Schedule kGpuDirectTall{16, 16, "items", "direct"};
+// ksize 5 and 7: the work-group loads its rows into local memory once (load=local), and each
+// work-item slides 2R rows of taps down 4 bytes x 8 rows (their registers) in groups of 64x4;
+// on colour frames of kLargeFrameBytes or more, 4 bytes x 16 rows in groups of 128x2 (fewer halo
+// rows). Where each work-item loaded its own rows, the halo words' loads took most of the time.
+// H200, one call, us, against each work-item loading its own rows (4x8, or 16x16 for ksize 7 on
+// large frames): ksize 7 3840x2160 BGR 89.5 / 167.5, BGRA 118.9 / 309.6, gray 35.6 / 37.7;
+// 1280x720 BGR 20.2 / 42.0; ksize 5 3840x2160 BGR 68.4 / 87.4, BGRA 86.2 / 122.6, gray 27.1 /
+// 31.3 (docs/PERFORMANCE.md, "Sobel 5 and 7").
+constexpr Schedule kGpuLocal{4, 8, "local", "direct", {64, 4}};
+constexpr Schedule kGpuLocalTall{4, 16, "local", "direct", {128, 2}};
 constexpr std::size_t kLargeFrameBytes = 6000000;  // 6 MB: 1920x1080 BGR is 6.2
 
 // Point-wise functions read in the direct kernel's loads (a prologue: "gray,sobel" as one pass)
@@ -90,17 +89,20 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const std::string mode = p.text("mode"), half = p.text("half");
   // The f16x2 instructions are inline PTX; min.f16x2 needs compute capability 8.0 or later.
   const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
-  const bool h2 = s.direct && (half == "on" || (half == "auto" && nvHalf));
-  s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
-  const Schedule gpuDirect = ksize == 7 && in.bytes() >= kLargeFrameBytes && in.channels() != 4
-                                 ? kGpuDirectTall
-                             : ksize > 3              ? kGpuDirectWide
-                             : counting && ksize == 3 ? kGpuDirectCounting
-                                                      : kGpuDirect;
+  const bool large = in.channels() > 1 && in.bytes() >= kLargeFrameBytes;
+  const Schedule gpuDirect = ksize > 3  ? (large ? kGpuLocalTall : kGpuLocal)
+                             : counting ? kGpuDirectCounting
+                                        : kGpuSchedule;
   const bool gpuDefault = s.direct && !facts.cpu;
-  s.vec = p.integer("vec") ? p.integer("vec") : gpuDefault ? gpuDirect.vec : def.vec;
-  s.rows = p.integer("rows") ? p.integer("rows") : gpuDefault ? gpuDirect.rows : def.rows;
-  s.load = p.text("load") == "auto" ? def.load : p.text("load");
+  const Schedule& use = gpuDefault ? gpuDirect : def;
+  s.load = p.text("load") == "auto" ? use.load : p.text("load");
+  s.local = s.direct && s.load == "local";
+  // The group's shape, unless given: the schedule's where its load is the one taken.
+  s.wg = wg.w != 0 ? wg : s.load == use.load ? use.wg : kWg;
+  const bool h2 = s.direct && !s.local && (half == "on" || (half == "auto" && nvHalf));
+  s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
+  s.vec = p.integer("vec") ? p.integer("vec") : use.vec;
+  s.rows = p.integer("rows") ? p.integer("rows") : use.rows;
   s.ahead =
       p.text("ahead") == "auto" ? defaultAhead(ksize, in.channels()) : std::stoi(p.text("ahead"));
   const std::string pro = p.text("prologue");
@@ -109,13 +111,22 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   s.anySource = pro == "on";
   s.epilogue = s.direct && in.channels() == 1 && p.text("epilogue") != "off";
   const std::string modeDefine = sobelModeDefine(mode);
-  if (!s.direct)  // the tile kernel's shape; the direct kernel runs with any
-    s.options.define("WGX", wg.w).define("WGY", wg.h);
+  // The local tile, as each kernel lays it out: the tile kernel's rows with 16 bytes of room on
+  // each side for the halo; the direct kernel's (kernels/sobel_gpu_tile.cl) with the halo words.
+  const int r = ksize == 1 ? 1 : ksize / 2, haloWords = (r * in.channels() + 3) / 4;
+  const auto tileRows = std::size_t(s.wg.h) * std::size_t(s.rows) + std::size_t(2 * r);
+  if (!s.direct)
+    s.tileBytes = (std::size_t(s.wg.w) * std::size_t(s.vec) + 32) * tileRows;
+  else if (s.local)
+    s.tileBytes = 4 * (std::size_t(s.wg.w) * std::size_t(s.vec / 4) + 2 * haloWords) * tileRows;
+  if (!s.direct || s.local)  // the tile's shape; the direct kernel alone runs with any
+    s.options.define("WGX", s.wg.w).define("WGY", s.wg.h);
   s.options.define("KSIZE", ksize)
       .define("CH", in.channels())
       .define("VX", s.vec)
       .define("PY", s.rows)
-      .define("TAIL_SHIFT", s.direct && in.rowBytes() % std::size_t(s.vec) != 0)
+      .define("TAIL_SHIFT", s.direct && !s.local && in.rowBytes() % std::size_t(s.vec) != 0)
+      .define("LOCAL_ROWS", s.local)
       .define("AHEAD", s.ahead)
       .define(modeDefine)
       .define(borderDefine(parseBorder(p.text("border"))))

@@ -2,6 +2,7 @@
 // How the sobel runs on a device, apart from what it computes (the kernels): which kernel, the
 // work per work-item and group, the fused paths it takes, its -D build options. Pure functions
 // of the device's facts, the frame and the stage's parameters.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -24,13 +25,16 @@ std::string sobelModeDefine(const std::string& mode);
 // build options.
 struct SobelPlan {
   bool direct = false;
+  Size2 wg;  // work-items per group
   int vec = 16, rows = 16;
   int ahead = 0;  // source rows the direct kernel loads ahead of its arithmetic
   std::string load;
-  bool half = false;       // the f16x2 lanes, where the path applies
-  bool prologue = false;   // reads through point-wise functions offered (Stage::takesPrologue)
-  bool anySource = false;  // ... on any source (prologue=on), else those prologueSourceFits
-  bool epilogue = false;   // stores through the stages after it (Stage::takesEpilogue)
+  bool local = false;         // the direct kernel's rows read from a tile in local memory
+  std::size_t tileBytes = 0;  // the local memory a work-group's tile takes
+  bool half = false;          // the f16x2 lanes, where the path applies
+  bool prologue = false;      // reads through point-wise functions offered (Stage::takesPrologue)
+  bool anySource = false;     // ... on any source (prologue=on), else those prologueSourceFits
+  bool epilogue = false;      // stores through the stages after it (Stage::takesEpilogue)
   BuildOptions options;
 };
 
@@ -48,8 +52,9 @@ constexpr int kEpilogueCopies = 4;
 // 39.6, 39.6 against 42.1 off (docs/PERFORMANCE.md).
 constexpr Size2 kWg{8, 4}, kWgCounting{32, 8};
 
-// The plan for the sobel's parameters `p` on frames `in`, groups of `wg` work-items; `counting`:
-// it stores through an epilogue that counts histograms.
+// The plan for the sobel's parameters `p` on frames `in`, groups of `wg` work-items (0x0: the
+// schedule's; kWg where it has none); `counting`: it stores through an epilogue that counts
+// histograms.
 SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& in, Size2 wg,
                     bool counting = false);
 
