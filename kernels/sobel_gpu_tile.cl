@@ -46,17 +46,26 @@ inline uint tile_word(__global const uchar* src, int bc, int sy, int width, int 
   return w;
 }
 
-// The group's tile: every work-item of the group calls this (it holds a barrier).
+// The group's tile: every work-item of the group calls this (it holds a barrier). A work-item's
+// words are all loaded before any is stored, so its loads are in flight together.
+#define TN (WGX * WGY)                  // work-items of the group
+#define TPER ((TW * TR + TN - 1) / TN)  // words a work-item loads
 inline void tile_fill(__global const uchar* src, __local uint* tile, int width, int height,
                       int pitch, int value PRO_DECL) {
   const int lid = get_local_id(1) * WGX + get_local_id(0);
   const int gx0 = get_group_id(0) * (WGX * VX) - 4 * HW;  // byte column of tile word 0
   const int gy0 = get_group_id(1) * (WGY * PY) - R;       // source row of tile row 0
-  for (int i = lid; i < TW * TR; i += WGX * WGY) {
-    const int r = i / TW, k = i - r * TW;
-    tile[i] = tile_word(src, gx0 + 4 * k, border_index(gy0 + r, height), width, height, pitch,
-                        value PRO_PASS);
+  uint w[TPER];
+  UNROLL
+  for (int j = 0; j < TPER; ++j) {
+    const int i = lid + j * TN, r = i / TW, k = i - r * TW;
+    if (i < TW * TR)
+      w[j] = tile_word(src, gx0 + 4 * k, border_index(gy0 + r, height), width, height, pitch,
+                       value PRO_PASS);
   }
+  UNROLL
+  for (int j = 0; j < TPER; ++j)
+    if (lid + j * TN < TW * TR) tile[lid + j * TN] = w[j];
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 

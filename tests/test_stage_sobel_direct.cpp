@@ -13,8 +13,8 @@ using namespace vf::test;
 // kernel by itself). Its schedules: `vec` bytes (4, 8, 16: the vector loads) x `rows` rows, the
 // work-group shape, and what slides down the rows (`slide`: pixels, the default, or taps; each
 // has a scale-1 path and a path for other scales); the GPU default is vec=16:rows=4 in 8x4
-// groups with slide=pixels for ksize 1 and 3, vec=4:rows=8 for 5 and 7 (vec=16:rows=16 for 7 on
-// frames of 6 MB or more).
+// groups with slide=pixels for ksize 1 and 3, vec=4:rows=8 in 64x4 groups reading their rows
+// from local memory (load=local) for 5 and 7.
 
 namespace {
 const std::string kDirectGpuDefault = "kernel=direct:vec=16:rows=8";
@@ -247,11 +247,11 @@ TEST(SobelStage, DirectRowsLoadedAheadChangeNothing) {
       }
 }
 
-// On a GPU ksize 5 and 7 read their rows from a local tile: 4 bytes x 8 rows per work-item in
-// groups of 64x4, and on colour frames of 6 MB or more (1920x1080 BGR) 4 x 16 in groups of 128x2.
-// Rows loaded ahead: one for ksize 1 and 3, ksize 5 on 1 and 4 channels and ksize 7 on 4; none
-// otherwise. A schedule given in part keeps the rest.
-TEST(SobelStage, DirectKsize5And7ScheduleGrowsWithTheFrame) {
+// On a GPU ksize 5 and 7 read their rows from a local tile, 4 bytes x 8 rows per work-item in
+// groups of 64x4, on every size and format; ksize 1 and 3 load their own rows. Rows loaded ahead:
+// one for ksize 1 and 3, ksize 5 on 1 and 4 channels and ksize 7 on 4; none otherwise. A
+// schedule given in part keeps the rest.
+TEST(SobelStage, DirectKsize5And7ReadLocalRowsOnGpus) {
   struct Case {
     const char* chain;
     FrameDesc in;
@@ -260,16 +260,16 @@ TEST(SobelStage, DirectKsize5And7ScheduleGrowsWithTheFrame) {
   const Case cases[] = {
       {"sobel=ksize=7",
        {2000, 1000, PixelFormat::BGR8},
-       "kernel=direct wg=128x2 vec=4 rows=16 ahead=0 half=off load=local"},
+       "kernel=direct wg=64x4 vec=4 rows=8 ahead=0 half=off load=local"},
       {"sobel=ksize=7",
        {1920, 1080, PixelFormat::BGR8},
-       "kernel=direct wg=128x2 vec=4 rows=16 ahead=0 half=off load=local"},
+       "kernel=direct wg=64x4 vec=4 rows=8 ahead=0 half=off load=local"},
       {"sobel=ksize=5",
        {3840, 2160, PixelFormat::BGR8},
-       "kernel=direct wg=128x2 vec=4 rows=16 ahead=0 half=off load=local"},
+       "kernel=direct wg=64x4 vec=4 rows=8 ahead=0 half=off load=local"},
       {"sobel=ksize=7",
        {3840, 2160, PixelFormat::BGRA8},
-       "kernel=direct wg=128x2 vec=4 rows=16 ahead=1 half=off load=local"},
+       "kernel=direct wg=64x4 vec=4 rows=8 ahead=1 half=off load=local"},
       {"sobel=ksize=7",
        {3000, 2000, PixelFormat::Gray8},
        "kernel=direct wg=64x4 vec=4 rows=8 ahead=0 half=off load=local"},
@@ -290,10 +290,10 @@ TEST(SobelStage, DirectKsize5And7ScheduleGrowsWithTheFrame) {
        "kernel=direct wg=64x4 vec=4 rows=8 ahead=1 half=off load=local"},
       {"sobel=ksize=7:vec=8:rows=4",
        {3840, 2160, PixelFormat::BGR8},
-       "kernel=direct wg=128x2 vec=8 rows=4 ahead=0 half=off load=local"},
+       "kernel=direct wg=64x4 vec=8 rows=4 ahead=0 half=off load=local"},
       {"sobel=ksize=7:load=items:wg=16x4",
        {3840, 2160, PixelFormat::BGR8},
-       "kernel=direct wg=16x4 vec=4 rows=16 ahead=0 half=off"},
+       "kernel=direct wg=16x4 vec=4 rows=8 ahead=0 half=off"},
       {"sobel=ksize=5:ahead=2",
        {1366, 768, PixelFormat::BGR8},
        "kernel=direct wg=64x4 vec=4 rows=8 ahead=2 half=off load=local"},

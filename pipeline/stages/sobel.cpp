@@ -338,9 +338,8 @@ const StageInfo& sobelStageInfo() {
           intParam("value", "0", 0, 255, "border=constant: the value").asLive(),
           sizeParam("wg", "0x0", 0, 1024,
                     "work-group shape in work-items (each vec bytes x rows rows); 0x0: 8x4; on "
-                    "GPUs 64x4 for ksize 5 and 7 (128x2 on colour frames of 6 MB or more), 32x8 "
-                    "for kernel=direct storing through an epilogue that counts (8 warps share "
-                    "its sub-histograms)")
+                    "GPUs 64x4 for ksize 5 and 7, 32x8 for kernel=direct storing through an "
+                    "epilogue that counts (8 warps share its sub-histograms)")
               .asSchedule(),
           intParam("vec", "0", 0, 16,
                    "bytes per work-item, 4, 8 or 16 (0: auto, 16; on GPUs 4 for ksize 5 and 7, "
@@ -348,7 +347,7 @@ const StageInfo& sobelStageInfo() {
               .asSchedule(),
           intParam("rows", "0", 0, 16,
                    "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs; 8 on GPUs for ksize 5 "
-                   "and 7, 16 on colour frames of 6 MB or more)")
+                   "and 7)")
               .asSchedule(),
           enumParam("load", "auto", {"auto", "rows", "items", "local"},
                     "kernel=tile: tile load order, a work-item per tile row (auto on CPUs) or per "

@@ -26,16 +26,13 @@ constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
 // bytes, 3840x2160 51.8 against 55.1 (docs/PERFORMANCE.md, "Epilogues").
 constexpr Schedule kGpuDirectCounting{8, 4, "items", "direct"};
 // ksize 5 and 7: the work-group loads its rows into local memory once (load=local), and each
-// work-item slides 2R rows of taps down 4 bytes x 8 rows (their registers) in groups of 64x4;
-// on colour frames of kLargeFrameBytes or more, 4 bytes x 16 rows in groups of 128x2 (fewer halo
-// rows). Where each work-item loaded its own rows, the halo words' loads took most of the time.
-// H200, one call, us, against each work-item loading its own rows (4x8, or 16x16 for ksize 7 on
-// large frames): ksize 7 3840x2160 BGR 89.5 / 167.5, BGRA 118.9 / 309.6, gray 35.6 / 37.7;
-// 1280x720 BGR 20.2 / 42.0; ksize 5 3840x2160 BGR 68.4 / 87.4, BGRA 86.2 / 122.6, gray 27.1 /
-// 31.3 (docs/PERFORMANCE.md, "Sobel 5 and 7").
+// work-item slides 2R rows of taps down 4 bytes x 8 rows (their registers), in groups of 64x4.
+// Where each work-item loaded its own rows, the halo words' loads took most of the time. H200,
+// one call, us, against each work-item loading its own rows (4x8, or 16x16 for ksize 7 on
+// colour frames of 6 MB or more): ksize 7 3840x2160 BGR 80.1 / 167.5, BGRA 107.5 / 309.6, gray
+// 30.6 / 37.7; ksize 5 3840x2160 BGR 66.5 / 87.4 (docs/PERFORMANCE.md, "Sobel 5 and 7 from the
+// work-group's rows").
 constexpr Schedule kGpuLocal{4, 8, "local", "direct", {64, 4}};
-constexpr Schedule kGpuLocalTall{4, 16, "local", "direct", {128, 2}};
-constexpr std::size_t kLargeFrameBytes = 6000000;  // 6 MB: 1920x1080 BGR is 6.2
 
 // Point-wise functions read in the direct kernel's loads (a prologue: "gray,sobel" as one pass)
 // pay for ksize 3 and 5 on sources that prologueSourceFits (point_source.cpp); past that, and
@@ -89,10 +86,7 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const std::string mode = p.text("mode"), half = p.text("half");
   // The f16x2 instructions are inline PTX; min.f16x2 needs compute capability 8.0 or later.
   const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
-  const bool large = in.channels() > 1 && in.bytes() >= kLargeFrameBytes;
-  const Schedule gpuDirect = ksize > 3  ? (large ? kGpuLocalTall : kGpuLocal)
-                             : counting ? kGpuDirectCounting
-                                        : kGpuSchedule;
+  const Schedule gpuDirect = ksize > 3 ? kGpuLocal : counting ? kGpuDirectCounting : kGpuSchedule;
   const bool gpuDefault = s.direct && !facts.cpu;
   const Schedule& use = gpuDefault ? gpuDirect : def;
   s.load = p.text("load") == "auto" ? use.load : p.text("load");
