@@ -13,6 +13,7 @@
 #include <iostream>
 #include <mutex>
 #include <opencv2/core/utils/logger.hpp>
+#include <optional>
 #include <thread>
 
 #include "app/config.hpp"
@@ -66,8 +67,14 @@ void setLogLevel(const std::string& level) {
 
 namespace {
 
+// After a stop, how long the run may wait for a source blocked in a read once the output is
+// closed (a stalled stream: a GStreamer source whose peer went silent) before the process quits
+// without it.
+constexpr std::chrono::seconds kBlockedInputGrace{3};
+
 // Polls for Ctrl-C (and calls Engine::stop() outside the signal handler) and redraws the
-// progress line at most four times a second.
+// progress line at most four times a second. After a stop, once the output is closed, a source
+// still blocked in a read after kBlockedInputGrace ends the process with the signal's status.
 class Watcher {
  public:
   using Clock = std::chrono::steady_clock;
@@ -105,6 +112,7 @@ class Watcher {
   void loop() {
     auto nextDraw = Clock::now();
     bool stopped = false;
+    std::optional<Clock::time_point> closedAt;  // when the output was seen closed
     std::unique_lock<std::mutex> lock(m_);
     while (!done_) {
       cv_.wait_for(lock, std::chrono::milliseconds(50));
@@ -117,6 +125,10 @@ class Watcher {
                      outputName_.empty() ? "" : " and closing " + outputName_);
         engine_.stop();
       }
+      if (stopped && engine_.sinkFinished()) {
+        if (!closedAt) closedAt = Clock::now();
+        if (Clock::now() - *closedAt >= kBlockedInputGrace) quitBlockedInput();
+      }
       if (live_ && Clock::now() >= nextDraw) {
         std::fprintf(stderr, "\r%s\033[K", formatProgress(progress()).c_str());
         std::fflush(stderr);
@@ -124,6 +136,22 @@ class Watcher {
         nextDraw = Clock::now() + std::chrono::milliseconds(250);
       }
     }
+  }
+
+  // The output is closed and the source has not returned from its read: the run cannot end
+  // by itself (an engine cannot interrupt a read), so the process ends here, as run() would
+  // have after the stop, without the run's summary.
+  [[noreturn]] void quitBlockedInput() {
+    const int sig = interruptSignal();
+    if (printed_) std::fprintf(stderr, "\r%s\033[K\n", formatProgress(progress()).c_str());
+    spdlog::warn(
+        "stopped by {} after {} frames{}; the input has not returned from a read for {} s (a "
+        "stalled stream), so vidfilter quits without waiting for it",
+        signalName(sig), sink_.frames(),
+        outputName_.empty() ? "" : "; " + outputName_ + " is complete", kBlockedInputGrace.count());
+    spdlog::default_logger()->flush();
+    std::fflush(stderr);
+    std::_Exit(128 + sig);
   }
 
   Engine& engine_;

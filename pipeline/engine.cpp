@@ -142,6 +142,7 @@ bool Engine::Impl::startRun(FrameSource& source) {
     if (running) throw std::logic_error("Engine::run: already running");
     running = true;
     aborted = captureDone = inputClosed = submitDone = false;
+    sinkFinished.store(false);
     firstError = nullptr;
     ring.reset();
     nextIndex = submittedCount = deliveredCount = 0;
@@ -196,6 +197,7 @@ void Engine::Impl::endRun(FrameSink& sink, std::thread& sinkThread, std::thread&
   } catch (...) {
     recordError(std::current_exception(), true);
   }
+  sinkFinished.store(true);
   // The capture thread discards whatever it still reads; a source blocked in next() holds us
   // here until that call returns.
   if (captureThread.joinable()) captureThread.join();
@@ -221,6 +223,8 @@ Engine::~Engine() = default;
 void Engine::run(FrameSource& source, FrameSink& sink) { impl_->run(source, sink); }
 
 void Engine::stop() { impl_->stopRequested.store(true); }
+
+bool Engine::sinkFinished() const { return impl_->sinkFinished.load(); }
 
 bool Engine::failed() const {
   std::lock_guard<std::mutex> lock(impl_->m);

@@ -121,6 +121,9 @@ class Engine {
   void post(std::function<void(Chain&)> change);
 
   EngineStats stats() const;  // thread-safe snapshot
+  // True once the current run() has called sink.finish() (thread-safe): from then on run() only
+  // waits for the source's current next() to return.
+  bool sinkFinished() const;
   // True once the current run() has an error to rethrow (thread-safe): a sink's finish() can
   // tell a failed run from an ended one (the preview then does not wait at the end).
   bool failed() const;

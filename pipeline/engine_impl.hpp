@@ -97,6 +97,7 @@ struct Engine::Impl {
   std::exception_ptr firstError;
 
   std::atomic<bool> stopRequested{false};
+  std::atomic<bool> sinkFinished{false};  // endRun has called sink.finish()
   // Whether the chain pads its frames' rows (Chain::padsRows), for the capture thread's uploads:
   // set by the submit thread whenever the chain changes (a frame uploaded before a change is
   // uploaded again at submit when the chain's pitch differs).
