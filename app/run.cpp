@@ -125,7 +125,8 @@ class Watcher {
                      outputName_.empty() ? "" : " and closing " + outputName_);
         engine_.stop();
       }
-      if (stopped && engine_.sinkFinished()) {
+      // Only an output closed without an error: a failed close is reported when run() returns.
+      if (stopped && engine_.sinkFinished() && !engine_.failed()) {
         if (!closedAt) closedAt = Clock::now();
         if (Clock::now() - *closedAt >= kBlockedInputGrace) quitBlockedInput();
       }

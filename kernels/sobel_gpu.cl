@@ -1,18 +1,19 @@
-// sobel, "direct" schedule: every ksize (1, 3, 5, 7), no local memory, no barrier. The same results
+// sobel, "direct" schedule: every ksize (1, 3, 5, 7), no local memory and no barrier unless the
+// rows come from the group's tile (LOCAL_ROWS, sobel_gpu_tile.cl). The same results
 // as kernels/sobel.cl (see there for OpenCV's arithmetic and the modes), computed with fewer and
 // cheaper instructions for GPUs:
 //
 // - A work-item owns VX consecutive bytes (channel samples) of PY consecutive rows and walks
 //   down them: each of the PY + 2R source rows is loaded once (an aligned VX-byte vector plus
-//   HW 4-byte words left and right of it, all global loads that hit L1 for the neighbours'
-//   rows; in rows that do not start on a VX-byte boundary, the aligned words around them and a
-//   byte permute per word) and converted once, its loads issued AHEAD rows before its
-//   arithmetic (a ring of AHEAD + 1 loaded rows). What slides down through registers is a schedule
-//   choice: slide=taps (the horizontal taps of the 2R rows above: 4R x VX floats; ksize 5 and 7
-//   always slide these) or slide=pixels (ksize 1 and 3: the converted pixels of the two rows
-//   above: 2 x (VX + 2 CH) floats, fewer registers; at scale 1 the taps apply vertically first,
-//   which saves instructions; other scales recompute three rows of horizontal taps per output
-//   row). Estimated per output byte at VX=16, PY=8, mode
+//   HW 4-byte words left and right of it, global loads that hit L1 for the neighbours' rows, or
+//   with LOCAL_ROWS the same words read from the group's tile in local memory; in rows that do not
+//   start on a VX-byte boundary, the aligned words around them and a byte permute per word) and
+//   converted once, its loads issued AHEAD rows before its arithmetic (a ring of AHEAD + 1 loaded
+//   rows). What slides down through registers is a schedule choice: slide=taps (the horizontal taps
+//   of the 2R rows above: 4R x VX floats; ksize 5 and 7 always slide these) or slide=pixels (ksize
+//   1 and 3: the converted pixels of the two rows above: 2 x (VX + 2 CH) floats, fewer registers;
+//   at scale 1 the taps apply vertically first, which saves instructions; other scales recompute
+//   three rows of horizontal taps per output row). Estimated per output byte at VX=16, PY=8, mode
 //   mag, scale 1 (counted in the PTX of clang's NVPTX backend, abs folded into min, the byte
 //   -> float step as LOP3/shift): pixels ~15 instructions (10.4 FP32), taps ~17.5 (13 FP32),
 //   none of them conversions; kernels/sobel.cl ~27 plus 5.5 conversions, which issue at 1/8
@@ -365,8 +366,14 @@ inline void strip(__global const uchar* restrict src, __global uchar* restrict d
 #error "LOCAL_ROWS takes neither TAIL_SHIFT nor H2"
 #endif
 
-__kernel void sobel(__global const uchar* restrict src, __global uchar* restrict dst, int width,
-                    int height, int pitch, float4 taps, int value PRO_DECL EPI_KDECL) {
+#if LOCAL_ROWS
+#define SOBEL_GROUP __attribute__((reqd_work_group_size(WGX, WGY, 1)))  // the tile's shape
+#else
+#define SOBEL_GROUP
+#endif
+__kernel SOBEL_GROUP void sobel(__global const uchar* restrict src, __global uchar* restrict dst,
+                                int width, int height, int pitch, float4 taps,
+                                int value PRO_DECL EPI_KDECL) {
   const int rowBytes = width * CH;
   int x0 = get_global_id(0) * VX;        // first byte column of the work-item
   const int y0 = get_global_id(1) * PY;  // first output row

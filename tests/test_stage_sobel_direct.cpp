@@ -339,7 +339,7 @@ TEST(SobelStage, DirectRowsFromALocalTileMatchOpenCV) {
         const cv::Mat in = realFrame(int(seed++), type, sz.width, sz.height);
         EXPECT_MATCHES(in, c);
         Config items = c;
-        items.schedule = "kernel=direct";
+        items.schedule = "kernel=direct:load=items";
         EXPECT_EQ(maxAbsDiff(runChain(items.chain(), in), runChain(c.chain(), in)), 0)
             << where(in, c);
       }
@@ -350,12 +350,13 @@ TEST(SobelStage, DirectRowsFromALocalTileMatchOpenCV) {
 // epilogue that counts (sobel,hist,brightness): the same output and histogram as the chain's
 // passes apart.
 TEST(SobelStage, DirectRowsFromALocalTileThroughPrologueAndEpilogue) {
-  const auto same = [](const std::string& text, const cv::Mat& in) {
+  const auto same = [](const std::string& text, const cv::Mat& in, Facts facts) {
     Chain fused = Chain::parse(text), apart = Chain::parse(text);
     fused.setFusion(Chain::Fusion::On);
     apart.setFusion(Chain::Fusion::Off);
     std::vector<std::vector<std::uint8_t>> sideFused, sideApart;
-    const cv::Mat a = runChecked(fused, in, &sideFused), b = runChecked(apart, in, &sideApart);
+    const cv::Mat a = runChecked(fused, in, &sideFused, facts),
+                  b = runChecked(apart, in, &sideApart, facts);
     EXPECT_EQ(maxAbsDiff(a, b), 0) << text;
     EXPECT_EQ(sideFused, sideApart) << text;
     return fused.passes().size() < apart.passes().size();
@@ -363,7 +364,21 @@ TEST(SobelStage, DirectRowsFromALocalTileThroughPrologueAndEpilogue) {
   for (int ksize : {3, 7}) {
     const std::string sobel =
         "sobel=kernel=direct:load=local:wg=32x4:vec=4:ksize=" + std::to_string(ksize);
-    EXPECT_TRUE(same("gray," + sobel + ":prologue=on", realFrame(45, CV_8UC3, 333, 71)));
-    EXPECT_TRUE(same(sobel + ",hist,brightness=gain=1.5", realFrame(46, CV_8UC1, 333, 71)));
+    const cv::Mat bgr = realFrame(45, CV_8UC3, 333, 71), gray = realFrame(46, CV_8UC1, 333, 71);
+    EXPECT_TRUE(same("gray," + sobel + ":prologue=on", bgr, Facts::Device));
+    EXPECT_TRUE(same(sobel + ",hist,brightness=gain=1.5", gray, Facts::Device));
+  }
+  // The GPU's own schedule: ksize 5 and 7 read local rows in their 64x4 groups, which an epilogue
+  // that counts keeps.
+  for (int ksize : {5, 7}) {
+    const std::string text =
+        "sobel=ksize=" + std::to_string(ksize) + ",hist,brightness=gain=0.8:bias=9";
+    EXPECT_TRUE(same(text, realFrame(47, CV_8UC1, 301, 89), Facts::Gpu));
+    Chain chain = Chain::parse(text);
+    chain.configure(context(Facts::Gpu), {301, 89, PixelFormat::Gray8});
+    EXPECT_NE(chain.passes()[0].schedule.find("wg=64x4 vec=4 rows=8"), std::string::npos)
+        << chain.passes()[0].schedule;
+    EXPECT_NE(chain.passes()[0].schedule.find("load=local"), std::string::npos)
+        << chain.passes()[0].schedule;
   }
 }

@@ -92,8 +92,16 @@ class SobelStage : public Stage {
                       std::to_string(tileBytes) + "-byte tile; this device has " +
                       std::to_string(facts.localMemBytes) + " bytes of local memory");
     build();
-    // The register-heavy direct kernel may run fewer work-items per group than the device.
-    if (items > fits())
+    // The register-heavy direct kernel may run fewer work-items per group than the device; the
+    // local rows' group, when not given, then gives way to each work-item loading its own.
+    if (items > fits() && wgAuto_ && plan_.local) {
+      Params own = params();
+      own.set("load", "items");
+      plan_ = planSobel(own, facts, in, params().size("wg"));
+      wg_ = plan_.wg;
+      build();
+    }
+    if (std::size_t(wg_.w) * std::size_t(wg_.h) > fits())
       throw UserError("sobel: wg=" + wgText() + " exceeds the " + std::to_string(fits()) +
                       " work-items per group this device runs the kernel with");
     return in;
@@ -149,7 +157,8 @@ class SobelStage : public Stage {
     if (stages.empty() && epi_.empty()) return;
     // The most copies any counter's schedule asks for, else ours; as many as local memory holds.
     const std::size_t local =
-        cl_->facts().localMemBytes - (blurred_ ? blurred_->localBytes() : plan_.tileBytes);
+        cl_->facts().localMemBytes -
+        std::max(blurred_ ? blurred_->localBytes() : std::size_t(0), plan_.tileBytes);
     const int copies = epilogueCopies(stages, kEpilogueCopies, local);
     if (copies == 0)
       throw UserError("sobel: the histograms after it do not fit in this device's " +
@@ -166,10 +175,9 @@ class SobelStage : public Stage {
     }
     build();
     const std::size_t most = std::min(fits(), cl_->facts().maxWorkGroupSize);
-    if (wgAuto_ && !plan_.local) {  // a local tile is built for its group's shape
-      const std::size_t wide = std::size_t(kWgCounting.w) * std::size_t(kWgCounting.h);
-      if (!epi_.counters.empty() && wide <= most) wg_ = kWgCounting;
-    } else if (std::size_t(wg_.w) * std::size_t(wg_.h) > most) {
+    const std::size_t wide = std::size_t(kWgCounting.w) * std::size_t(kWgCounting.h);
+    if (wgAuto_ && !plan_.local && !epi_.counters.empty() && wide <= most) wg_ = kWgCounting;
+    if (std::size_t(wg_.w) * std::size_t(wg_.h) > most) {
       throw UserError("sobel: wg=" + wgText() + " exceeds the " + std::to_string(most) +
                       " work-items per group this device runs the kernel with when it stores "
                       "through the stages after it; give a smaller wg or epilogue=off");

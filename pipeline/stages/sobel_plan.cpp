@@ -28,10 +28,9 @@ constexpr Schedule kGpuDirectCounting{8, 4, "items", "direct"};
 // ksize 5 and 7: the work-group loads its rows into local memory once (load=local), and each
 // work-item slides 2R rows of taps down 4 bytes x 8 rows (their registers), in groups of 64x4.
 // Where each work-item loaded its own rows, the halo words' loads took most of the time. H200,
-// one call, us, against each work-item loading its own rows (4x8, or 16x16 for ksize 7 on
-// colour frames of 6 MB or more): ksize 7 3840x2160 BGR 80.1 / 167.5, BGRA 107.5 / 309.6, gray
-// 30.6 / 37.7; ksize 5 3840x2160 BGR 66.5 / 87.4 (docs/PERFORMANCE.md, "Sobel 5 and 7 from the
-// work-group's rows").
+// one call, us, against 4 x 8 in 8x4 groups each work-item loading its own rows: ksize 7
+// 3840x2160 BGR 80.3 / 245.2, BGRA 109.3 / 311.0, gray 31.5 / 46.0; ksize 5 BGR 57.9 / 88.7
+// (docs/PERFORMANCE.md, "Sobel 5 and 7 from the work-group's rows").
 constexpr Schedule kGpuLocal{4, 8, "local", "direct", {64, 4}};
 
 // Point-wise functions read in the direct kernel's loads (a prologue: "gray,sobel" as one pass)
