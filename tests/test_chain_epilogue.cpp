@@ -26,25 +26,6 @@ std::vector<std::uint8_t> cvHistogram(const cv::Mat& gray) {
   return bytes;
 }
 
-// The chain `text` fused and unfused over `frames` (one chain each, so the histograms'
-// buffers advance per frame): every output and side output the same. Returns the fused
-// chain's passes.
-std::vector<Chain::Pass> expectSameOver(const std::string& text, const std::vector<cv::Mat>& frames,
-                                        Facts facts = Facts::Device) {
-  SCOPED_TRACE(text + " on " + viewOf(frames[0]).desc().str());
-  Chain fused = Chain::parse(text), plain = Chain::parse(text);
-  fused.setFusion(Chain::Fusion::On);
-  plain.setFusion(Chain::Fusion::Off);
-  for (const cv::Mat& f : frames) {
-    std::vector<std::vector<std::uint8_t>> sideFused, sidePlain;
-    const cv::Mat a = runChecked(fused, f, &sideFused, facts),
-                  b = runChecked(plain, f, &sidePlain, facts);
-    EXPECT_EQ(maxAbsDiff(a, b), 0);
-    EXPECT_EQ(sideFused, sidePlain) << "side outputs differ";
-  }
-  return fused.passes();
-}
-
 bool hasEpilogue(const std::vector<Chain::Pass>& passes, const std::string& what) {
   for (const auto& p : passes)
     if (p.schedule.find("epilogue=" + what) != std::string::npos) return true;

@@ -94,7 +94,7 @@ class SobelStage : public Stage {
     build();
     // The register-heavy direct kernel may run fewer work-items per group than the device; the
     // local rows' group, when not given, then gives way to each work-item loading its own.
-    if (items > fits() && wgAuto_ && plan_.local) {
+    if (items > fits() && wgAuto_ && plan_.local()) {
       Params own = params();
       own.set("load", "items");
       plan_ = planSobel(own, facts, in, params().size("wg"));
@@ -176,7 +176,7 @@ class SobelStage : public Stage {
     build();
     const std::size_t most = std::min(fits(), cl_->facts().maxWorkGroupSize);
     const std::size_t wide = std::size_t(kWgCounting.w) * std::size_t(kWgCounting.h);
-    if (wgAuto_ && !plan_.local && !epi_.counters.empty() && wide <= most) wg_ = kWgCounting;
+    if (wgAuto_ && !plan_.local() && !epi_.counters.empty() && wide <= most) wg_ = kWgCounting;
     if (std::size_t(wg_.w) * std::size_t(wg_.h) > most) {
       throw UserError("sobel: wg=" + wgText() + " exceeds the " + std::to_string(most) +
                       " work-items per group this device runs the kernel with when it stores "
@@ -191,7 +191,7 @@ class SobelStage : public Stage {
     return std::string("kernel=") + (plan_.direct ? "direct" : "tile") + " wg=" + wgText() +
            " vec=" + std::to_string(plan_.vec) + " rows=" + std::to_string(plan_.rows) +
            (plan_.direct ? " ahead=" + std::to_string(plan_.ahead) + " half=" +
-                               (plan_.half ? "on" : "off") + (plan_.local ? " load=local" : "")
+                               (plan_.half ? "on" : "off") + (plan_.local() ? " load=local" : "")
                          : std::string(" load=") + plan_.load) +
            (epi_.counters.empty() ? "" : " copies=" + std::to_string(epi_.copies));
   }

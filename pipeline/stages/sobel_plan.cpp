@@ -89,10 +89,9 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const bool gpuDefault = s.direct && !facts.cpu;
   const Schedule& use = gpuDefault ? gpuDirect : def;
   s.load = p.text("load") == "auto" ? use.load : p.text("load");
-  s.local = s.direct && s.load == "local";
   // The group's shape, unless given: the schedule's where its load is the one taken.
   s.wg = wg.w != 0 ? wg : s.load == use.load ? use.wg : kWg;
-  const bool h2 = s.direct && !s.local && (half == "on" || (half == "auto" && nvHalf));
+  const bool h2 = s.direct && !s.local() && (half == "on" || (half == "auto" && nvHalf));
   s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
   s.vec = p.integer("vec") ? p.integer("vec") : use.vec;
   s.rows = p.integer("rows") ? p.integer("rows") : use.rows;
@@ -110,16 +109,16 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const auto tileRows = std::size_t(s.wg.h) * std::size_t(s.rows) + std::size_t(2 * r);
   if (!s.direct)
     s.tileBytes = (std::size_t(s.wg.w) * std::size_t(s.vec) + 32) * tileRows;
-  else if (s.local)
+  else if (s.local())
     s.tileBytes = 4 * (std::size_t(s.wg.w) * std::size_t(s.vec / 4) + 2 * haloWords) * tileRows;
-  if (!s.direct || s.local)  // the tile's shape; the direct kernel alone runs with any
+  if (!s.direct || s.local())  // the tile's shape; the direct kernel alone runs with any
     s.options.define("WGX", s.wg.w).define("WGY", s.wg.h);
   s.options.define("KSIZE", ksize)
       .define("CH", in.channels())
       .define("VX", s.vec)
       .define("PY", s.rows)
-      .define("TAIL_SHIFT", s.direct && !s.local && in.rowBytes() % std::size_t(s.vec) != 0)
-      .define("LOCAL_ROWS", s.local)
+      .define("TAIL_SHIFT", s.direct && !s.local() && in.rowBytes() % std::size_t(s.vec) != 0)
+      .define("LOCAL_ROWS", s.local())
       .define("AHEAD", s.ahead)
       .define(modeDefine)
       .define(borderDefine(parseBorder(p.text("border"))))

@@ -29,13 +29,15 @@ struct SobelPlan {
   int vec = 16, rows = 16;
   int ahead = 0;  // source rows the direct kernel loads ahead of its arithmetic
   std::string load;
-  bool local = false;         // the direct kernel's rows read from a tile in local memory
   std::size_t tileBytes = 0;  // the local memory a work-group's tile takes
   bool half = false;          // the f16x2 lanes, where the path applies
   bool prologue = false;      // reads through point-wise functions offered (Stage::takesPrologue)
   bool anySource = false;     // ... on any source (prologue=on), else those prologueSourceFits
   bool epilogue = false;      // stores through the stages after it (Stage::takesEpilogue)
   BuildOptions options;
+
+  // The direct kernel's rows read from a tile in local memory (load=local).
+  bool local() const { return direct && load == "local"; }
 };
 
 // Sub-histograms per work-group when an epilogue counts (kernels/epilogue.cl), unless the hist

@@ -77,7 +77,7 @@ cv::Mat realFrame(int index, int type, int width, int height) {
     }
     return v;
   }();
-  const cv::Mat bgr = frames.at(static_cast<std::size_t>(index) % frames.size());
+  const cv::Mat& bgr = frames.at(static_cast<std::size_t>(index) % frames.size());
   cv::Mat out;
   switch (type) {
     case CV_8UC1:
@@ -120,6 +120,22 @@ cv::Mat runChecked(Chain& chain, const cv::Mat& in, std::vector<std::vector<std:
 cv::Mat runChain(const std::string& chainText, const cv::Mat& in, Facts facts) {
   Chain chain = Chain::parse(chainText);
   return runChecked(chain, in, nullptr, facts);
+}
+
+std::vector<Chain::Pass> expectSameOver(const std::string& text, const std::vector<cv::Mat>& frames,
+                                        Facts facts) {
+  SCOPED_TRACE(text + " on " + viewOf(frames[0]).desc().str());
+  Chain fused = Chain::parse(text), plain = Chain::parse(text);
+  fused.setFusion(Chain::Fusion::On);
+  plain.setFusion(Chain::Fusion::Off);
+  for (const cv::Mat& f : frames) {
+    std::vector<std::vector<std::uint8_t>> sideFused, sidePlain;
+    const cv::Mat a = runChecked(fused, f, &sideFused, facts),
+                  b = runChecked(plain, f, &sidePlain, facts);
+    EXPECT_EQ(maxAbsDiff(a, b), 0);
+    EXPECT_EQ(sideFused, sidePlain) << "side outputs differ";
+  }
+  return fused.passes();
 }
 
 int maxAbsDiff(const cv::Mat& a, const cv::Mat& b) {

@@ -52,6 +52,12 @@ cv::Mat runChecked(Chain& chain, const cv::Mat& in,
 // Same for a chain string.
 cv::Mat runChain(const std::string& chainText, const cv::Mat& in, Facts facts = Facts::Device);
 
+// The chain `text` fused and unfused over `frames` (one chain each, so the histograms'
+// buffers advance per frame): every output and side output the same (gtest expectations).
+// Returns the fused chain's passes.
+std::vector<Chain::Pass> expectSameOver(const std::string& text, const std::vector<cv::Mat>& frames,
+                                        Facts facts = Facts::Device);
+
 // Largest absolute difference of two same-size, same-type 8-bit images.
 int maxAbsDiff(const cv::Mat& a, const cv::Mat& b);
 
