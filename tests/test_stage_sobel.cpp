@@ -7,6 +7,7 @@
 // of modes and borders, and the other tests reuse those configurations wherever they can.
 #include <opencv2/imgproc.hpp>
 
+#include "pipeline/stages/sobel_params.hpp"
 #include "tests/support/sobel_check.hpp"
 
 using namespace vf;
@@ -273,4 +274,45 @@ TEST(SobelStage, GpuDefaultScheduleMatchesOpenCV) {
   Chain chain = Chain::parse("sobel");
   runChecked(chain, realFrame(5, CV_8UC1, 64, 48), nullptr, Facts::Gpu);
   EXPECT_EQ(chain.stage(0).schedule(), "kernel=direct wg=8x4 vec=16 rows=4 ahead=1 half=off");
+}
+
+// A schedule value the plan for this device runs without is named (configure warns with these
+// lines); the defaults and values that take effect give none.
+TEST(SobelStage, ScheduleValuesWithoutEffectAreNamed) {
+  const auto unused = [](const std::string& given, Facts facts, PixelFormat format) {
+    const Chain chain = Chain::parse("sobel=" + given);
+    const Params& p = chain.stage(0).params();
+    const FrameDesc in{640, 480, format};
+    const DeviceFacts& f = context(facts).facts();
+    return sobelParamsWithoutEffect(p, planSobel(p, f, in, p.size("wg")), in);
+  };
+  const auto names = [](const std::vector<std::string>& notes, const std::string& what) {
+    return notes.size() == 1 && notes[0].rfind(what + ":", 0) == 0;
+  };
+  const DeviceFacts& cpu = context(Facts::Device).facts();
+  ASSERT_TRUE(cpu.cpu) << "the test device is PoCL's CPU device";
+  // Every default takes effect, on either device's plan.
+  for (const Facts f : {Facts::Device, Facts::Gpu})
+    for (const PixelFormat fmt : {PixelFormat::Gray8, PixelFormat::BGR8, PixelFormat::BGRA8})
+      for (const char* k : {"ksize=1", "ksize=3", "ksize=5", "ksize=7"})
+        EXPECT_TRUE(unused(k, f, fmt).empty()) << k;
+  // The tile kernel (the CPU's default) takes neither local rows nor the direct kernel's options.
+  EXPECT_TRUE(names(unused("load=local", Facts::Device, PixelFormat::Gray8), "load=local"));
+  EXPECT_TRUE(names(unused("slide=taps", Facts::Device, PixelFormat::Gray8), "slide=taps"));
+  EXPECT_TRUE(names(unused("ahead=2", Facts::Device, PixelFormat::BGR8), "ahead=2"));
+  EXPECT_TRUE(names(unused("half=on", Facts::Device, PixelFormat::Gray8), "half=on"));
+  EXPECT_TRUE(unused("load=rows", Facts::Device, PixelFormat::Gray8).empty());
+  EXPECT_TRUE(unused("load=items", Facts::Device, PixelFormat::Gray8).empty());
+  // The direct kernel: rows order the tile kernel's loads; pixels slide for ksize 1 and 3 only;
+  // the f16x2 lanes only where their path applies.
+  EXPECT_TRUE(
+      names(unused("kernel=direct:load=rows", Facts::Device, PixelFormat::Gray8), "load=rows"));
+  EXPECT_TRUE(names(unused("ksize=7:slide=pixels", Facts::Gpu, PixelFormat::BGR8), "slide=pixels"));
+  EXPECT_TRUE(unused("ksize=3:slide=pixels", Facts::Gpu, PixelFormat::BGR8).empty());
+  EXPECT_TRUE(names(unused("ksize=5:half=on", Facts::Gpu, PixelFormat::Gray8), "half=on"));
+  EXPECT_TRUE(names(unused("half=on", Facts::Gpu, PixelFormat::BGR8), "half=on"));
+  EXPECT_TRUE(names(unused("half=on:load=local", Facts::Gpu, PixelFormat::Gray8), "half=on"));
+  EXPECT_TRUE(unused("half=on", Facts::Gpu, PixelFormat::Gray8).empty());
+  EXPECT_TRUE(unused("kernel=direct:half=on:ahead=0", Facts::Device, PixelFormat::Gray8).empty());
+  EXPECT_TRUE(unused("ksize=7:load=items", Facts::Gpu, PixelFormat::BGRA8).empty());
 }

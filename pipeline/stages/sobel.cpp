@@ -29,9 +29,12 @@
 // this stage's (storing through the epilogue; the tile kernel too) run one after the other.
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "pipeline/border.hpp"
 #include "pipeline/cl/build_options.hpp"
@@ -41,6 +44,7 @@
 #include "pipeline/point_source.hpp"
 #include "pipeline/stages/blur_sobel.hpp"
 #include "pipeline/stages/histogram_kernel.hpp"
+#include "pipeline/stages/sobel_params.hpp"
 #include "pipeline/stages/sobel_plan.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
@@ -51,19 +55,7 @@ class SobelStage : public Stage {
  public:
   SobelStage() : Stage(sobelStageInfo()) {}
 
-  void validate() const override {
-    const int k = params().integer("ksize");
-    if (k != 1 && k != 3 && k != 5 && k != 7)
-      throw ParamError("ksize", "ksize must be 1, 3, 5 or 7, got " + params().text("ksize"));
-    const int v = params().integer("vec");
-    if (v != 0 && v != 4 && v != 8 && v != 16)
-      throw ParamError("vec", "vec must be 0 (auto), 4, 8 or 16, got " + params().text("vec"));
-    const Size2 wg = params().size("wg");
-    if ((wg.w == 0) != (wg.h == 0))
-      throw ParamError("wg", "wg must be 0x0 (auto) or at least 1x1, got " + params().text("wg"));
-    if (wg.w * wg.h > 1024)
-      throw ParamError("wg", "wg must have at most 1024 work-items, got " + params().text("wg"));
-  }
+  void validate() const override { checkSobelParams(params()); }
 
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     validate();
@@ -81,6 +73,8 @@ class SobelStage : public Stage {
     const DeviceFacts& facts = ctx.cl.facts();
     plan_ = planSobel(params(), facts, in, params().size("wg"));
     wg_ = plan_.wg;
+    for (const std::string& note : sobelParamsWithoutEffect(params(), plan_, in))
+      if (warned_.insert(note).second) spdlog::warn("sobel: {}", note);
     const std::size_t items = std::size_t(wg_.w) * std::size_t(wg_.h);
     if (items > facts.maxWorkGroupSize)
       throw UserError("sobel: wg=" + wgText() + " exceeds this device's " +
@@ -319,9 +313,10 @@ class SobelStage : public Stage {
   int ksize_ = 3;
   bool scaled_ = false;
   Size2 wg_;
-  bool wgAuto_ = true;       // wg=0x0
-  cl::Kernel kernel_;        // the tile kernel, or the direct kernel at scale 1
-  cl::Kernel kernelScaled_;  // the direct kernel at other scales
+  bool wgAuto_ = true;            // wg=0x0
+  std::set<std::string> warned_;  // schedule values without effect, each said once
+  cl::Kernel kernel_;             // the tile kernel, or the direct kernel at scale 1
+  cl::Kernel kernelScaled_;       // the direct kernel at other scales
 };
 
 }  // namespace
@@ -331,78 +326,7 @@ const StageInfo& sobelStageInfo() {
       "sobel",
       "Sobel gradient per channel: |gx|/2 + |gy|/2 (mag), sqrt(gx^2 + gy^2) (l2), |gx| (x) or "
       "|gy| (y), as cv::Sobel(CV_16S) + convertScaleAbs/addWeighted",
-      "gray, bgr, bgra -> same",
-      {
-          enumParam("mode", "mag", {"mag", "l2", "x", "y"},
-                    "mag: 0.5*|gx| + 0.5*|gy| (OpenCV tutorial); l2: sqrt(gx^2 + gy^2); "
-                    "x: |gx|; y: |gy|"),
-          intParam("ksize", "3", 1, 7,
-                   "aperture 1, 3, 5 or 7 (1: [-1 0 1] without smoothing, as cv::Sobel)"),
-          floatParam("scale", "1", 0, 100,
-                     "multiplies the gradients before they are saturated to int16")
-              .withOpenMin()
-              .asLive(),
-          enumParam("border", "reflect101", borderNames(), "how pixels outside the frame are read"),
-          intParam("value", "0", 0, 255, "border=constant: the value").asLive(),
-          sizeParam("wg", "0x0", 0, 1024,
-                    "work-group shape in work-items (each vec bytes x rows rows); 0x0: 8x4; on "
-                    "GPUs 64x4 for ksize 5 and 7, 32x8 for kernel=direct storing through an "
-                    "epilogue that counts (8 warps share its sub-histograms)")
-              .asSchedule(),
-          intParam("vec", "0", 0, 16,
-                   "bytes per work-item, 4, 8 or 16 (0: auto, 16; on GPUs 4 for ksize 5 and 7, "
-                   "8 for ksize 3 storing through an epilogue that counts)")
-              .asSchedule(),
-          intParam("rows", "0", 0, 16,
-                   "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs; 8 on GPUs for ksize 5 "
-                   "and 7)")
-              .asSchedule(),
-          enumParam("load", "auto", {"auto", "rows", "items", "local"},
-                    "kernel=tile: tile load order, a work-item per tile row (auto on CPUs) or per "
-                    "vector (auto on GPUs: coalesced); kernel=direct: items, each work-item loads "
-                    "its rows (auto for ksize 1 and 3), or local, the work-group loads its rows "
-                    "into local memory once and its work-items read them there (auto on GPUs for "
-                    "ksize 5 and 7)")
-              .asSchedule(),
-          enumParam("kernel", "auto", {"auto", "tile", "direct"},
-                    "tile: local-memory tile (auto on CPUs); direct: rows slide through registers "
-                    "(auto on GPUs)")
-              .asSchedule(),
-          enumParam("slide", "auto", {"auto", "pixels", "taps"},
-                    "kernel=direct: what slides down the rows in registers, the source pixels "
-                    "(auto for ksize 1, 3) or their horizontal taps (always for ksize 5, 7)")
-              .asSchedule(),
-          enumParam(
-              "ahead", "auto", {"auto", "0", "1", "2"},
-              "kernel=direct: source rows a work-item loads ahead of the row it computes "
-              "(auto: 1 for ksize 1 and 3, ksize 5 on 1 or 4 channels and ksize 7 on 4; else 0)")
-              .asSchedule(),
-          enumParam("half", "auto", {"auto", "on", "off"},
-                    "kernel=direct, ksize 3, one channel, modes mag/x/y at scale 1, vec 8 or 16: "
-                    "two pixels per instruction in pairs of 16-bit floats (exact); auto: on "
-                    "NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: also "
-                    "elsewhere, emulated in float (slow; for tests); off: never")
-              .asSchedule(),
-          enumParam("filter", "auto", {"auto", "on", "off"},
-                    "fused chains: compute the blur just before it in its own pass, the blurred "
-                    "frame never written (auto: on GPUs, gray frames up to 1920x1080 (2560x1440 "
-                    "for ksize 5 and 7) with rows of whole 4-byte words, blur radius up to 8; "
-                    "on: wherever it fits, CPUs too; off: the blur runs as its own pass); never "
-                    "with border=wrap")
-              .asSchedule(),
-          enumParam("prologue", "auto", {"auto", "on", "off"},
-                    "kernel=direct or filter on gray frames, fused chains: read the point-wise "
-                    "stages just before it (gray, brightness) in its loads, one pass (auto: with "
-                    "the blur in its pass; else ksize up to 5 and their source within 2560x1440 "
-                    "BGR's bytes, where that is faster; off: they run as their own pass)")
-              .asSchedule(),
-          enumParam("epilogue", "auto", {"auto", "on", "off"},
-                    "kernel=direct or filter on gray frames, fused chains: put what it stores "
-                    "through the histograms and point-wise stages just after it (hist, "
-                    "brightness), one pass (auto: on; off: they run as their own pass)")
-              .asSchedule(),
-      },
-      [] { return std::make_unique<SobelStage>(); }};
+      "gray, bgr, bgra -> same", sobelParams(), [] { return std::make_unique<SobelStage>(); }};
   return info;
 }
 
