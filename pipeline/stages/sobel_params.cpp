@@ -7,75 +7,74 @@ namespace vf {
 
 std::vector<ParamSpec> sobelParams() {
   return {
-          enumParam("mode", "mag", {"mag", "l2", "x", "y"},
-                    "mag: 0.5*|gx| + 0.5*|gy| (OpenCV tutorial); l2: sqrt(gx^2 + gy^2); "
-                    "x: |gx|; y: |gy|"),
-          intParam("ksize", "3", 1, 7,
-                   "aperture 1, 3, 5 or 7 (1: [-1 0 1] without smoothing, as cv::Sobel)"),
-          floatParam("scale", "1", 0, 100,
-                     "multiplies the gradients before they are saturated to int16")
-              .withOpenMin()
-              .asLive(),
-          enumParam("border", "reflect101", borderNames(), "how pixels outside the frame are read"),
-          intParam("value", "0", 0, 255, "border=constant: the value").asLive(),
-          sizeParam("wg", "0x0", 0, 1024,
-                    "work-group shape in work-items (each vec bytes x rows rows); 0x0: 8x4; on "
-                    "GPUs 64x4 for ksize 5 and 7, 32x8 for kernel=direct storing through an "
-                    "epilogue that counts (8 warps share its sub-histograms)")
-              .asSchedule(),
-          intParam("vec", "0", 0, 16,
-                   "bytes per work-item, 4, 8 or 16 (0: auto, 16; on GPUs 4 for ksize 5 and 7, "
-                   "8 for ksize 3 storing through an epilogue that counts)")
-              .asSchedule(),
-          intParam("rows", "0", 0, 16,
-                   "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs; 8 on GPUs for ksize 5 "
-                   "and 7)")
-              .asSchedule(),
-          enumParam("load", "auto", {"auto", "rows", "items", "local"},
-                    "kernel=tile: tile load order, a work-item per tile row (auto on CPUs) or per "
-                    "vector (auto on GPUs: coalesced); kernel=direct: items, each work-item loads "
-                    "its rows (auto for ksize 1 and 3), or local, the work-group loads its rows "
-                    "into local memory once and its work-items read them there (auto on GPUs for "
-                    "ksize 5 and 7)")
-              .asSchedule(),
-          enumParam("kernel", "auto", {"auto", "tile", "direct"},
-                    "tile: local-memory tile (auto on CPUs); direct: rows slide through registers "
-                    "(auto on GPUs)")
-              .asSchedule(),
-          enumParam("slide", "auto", {"auto", "pixels", "taps"},
-                    "kernel=direct: what slides down the rows in registers, the source pixels "
-                    "(auto for ksize 1, 3) or their horizontal taps (always for ksize 5, 7)")
-              .asSchedule(),
-          enumParam(
-              "ahead", "auto", {"auto", "0", "1", "2"},
-              "kernel=direct: source rows a work-item loads ahead of the row it computes "
-              "(auto: 1 for ksize 1 and 3, ksize 5 on 1 or 4 channels and ksize 7 on 4; else 0)")
-              .asSchedule(),
-          enumParam("half", "auto", {"auto", "on", "off"},
-                    "kernel=direct, ksize 3, one channel, modes mag/x/y at scale 1, vec 8 or 16: "
-                    "two pixels per instruction in pairs of 16-bit floats (exact); auto: on "
-                    "NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: also "
-                    "elsewhere, emulated in float (slow; for tests); off: never")
-              .asSchedule(),
-          enumParam("filter", "auto", {"auto", "on", "off"},
-                    "fused chains: compute the blur just before it in its own pass, the blurred "
-                    "frame never written (auto: on GPUs, gray frames up to 1920x1080 (2560x1440 "
-                    "for ksize 5 and 7) with rows of whole 4-byte words, blur radius up to 8; "
-                    "on: wherever it fits, CPUs too; off: the blur runs as its own pass); never "
-                    "with border=wrap")
-              .asSchedule(),
-          enumParam("prologue", "auto", {"auto", "on", "off"},
-                    "kernel=direct or filter on gray frames, fused chains: read the point-wise "
-                    "stages just before it (gray, brightness) in its loads, one pass (auto: with "
-                    "the blur in its pass; else ksize up to 5 and their source within 2560x1440 "
-                    "BGR's bytes, where that is faster; off: they run as their own pass)")
-              .asSchedule(),
-          enumParam("epilogue", "auto", {"auto", "on", "off"},
-                    "kernel=direct or filter on gray frames, fused chains: put what it stores "
-                    "through the histograms and point-wise stages just after it (hist, "
-                    "brightness), one pass (auto: on; off: they run as their own pass)")
-              .asSchedule(),
-      };
+      enumParam("mode", "mag", {"mag", "l2", "x", "y"},
+                "mag: 0.5*|gx| + 0.5*|gy| (OpenCV tutorial); l2: sqrt(gx^2 + gy^2); "
+                "x: |gx|; y: |gy|"),
+      intParam("ksize", "3", 1, 7,
+               "aperture 1, 3, 5 or 7 (1: [-1 0 1] without smoothing, as cv::Sobel)"),
+      floatParam("scale", "1", 0, 100,
+                 "multiplies the gradients before they are saturated to int16")
+          .withOpenMin()
+          .asLive(),
+      enumParam("border", "reflect101", borderNames(), "how pixels outside the frame are read"),
+      intParam("value", "0", 0, 255, "border=constant: the value").asLive(),
+      sizeParam("wg", "0x0", 0, 1024,
+                "work-group shape in work-items (each vec bytes x rows rows); 0x0: 8x4; on "
+                "GPUs 64x4 for ksize 5 and 7, 32x8 for kernel=direct storing through an "
+                "epilogue that counts (8 warps share its sub-histograms)")
+          .asSchedule(),
+      intParam("vec", "0", 0, 16,
+               "bytes per work-item, 4, 8 or 16 (0: auto, 16; on GPUs 4 for ksize 5 and 7, "
+               "8 for ksize 3 storing through an epilogue that counts)")
+          .asSchedule(),
+      intParam("rows", "0", 0, 16,
+               "rows per work-item (0: auto, 16 on CPUs, 4 on GPUs; 8 on GPUs for ksize 5 "
+               "and 7)")
+          .asSchedule(),
+      enumParam("load", "auto", {"auto", "rows", "items", "local"},
+                "kernel=tile: tile load order, a work-item per tile row (auto on CPUs) or per "
+                "vector (auto on GPUs: coalesced); kernel=direct: items, each work-item loads "
+                "its rows (auto for ksize 1 and 3), or local, the work-group loads its rows "
+                "into local memory once and its work-items read them there (auto on GPUs for "
+                "ksize 5 and 7)")
+          .asSchedule(),
+      enumParam("kernel", "auto", {"auto", "tile", "direct"},
+                "tile: local-memory tile (auto on CPUs); direct: rows slide through registers "
+                "(auto on GPUs)")
+          .asSchedule(),
+      enumParam("slide", "auto", {"auto", "pixels", "taps"},
+                "kernel=direct: what slides down the rows in registers, the source pixels "
+                "(auto for ksize 1, 3) or their horizontal taps (always for ksize 5, 7)")
+          .asSchedule(),
+      enumParam("ahead", "auto", {"auto", "0", "1", "2"},
+                "kernel=direct: source rows a work-item loads ahead of the row it computes "
+                "(auto: 1 for ksize 1 and 3, ksize 5 on 1 or 4 channels and ksize 7 on 4; else 0)")
+          .asSchedule(),
+      enumParam("half", "auto", {"auto", "on", "off"},
+                "kernel=direct, ksize 3, one channel, modes mag/x/y at scale 1, vec 8 or 16: "
+                "two pixels per instruction in pairs of 16-bit floats (exact); auto: on "
+                "NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: also "
+                "elsewhere, emulated in float (slow; for tests); off: never")
+          .asSchedule(),
+      enumParam("filter", "auto", {"auto", "on", "off"},
+                "fused chains: compute the blur just before it in its own pass, the blurred "
+                "frame never written (auto: on GPUs, gray frames up to 1920x1080 (2560x1440 "
+                "for ksize 5 and 7) with rows of whole 4-byte words, blur radius up to 8; "
+                "on: wherever it fits, CPUs too; off: the blur runs as its own pass); never "
+                "with border=wrap")
+          .asSchedule(),
+      enumParam("prologue", "auto", {"auto", "on", "off"},
+                "kernel=direct or filter on gray frames, fused chains: read the point-wise "
+                "stages just before it (gray, brightness) in its loads, one pass (auto: with "
+                "the blur in its pass; else ksize up to 5 and their source within 2560x1440 "
+                "BGR's bytes, where that is faster; off: they run as their own pass)")
+          .asSchedule(),
+      enumParam("epilogue", "auto", {"auto", "on", "off"},
+                "kernel=direct or filter on gray frames, fused chains: put what it stores "
+                "through the histograms and point-wise stages just after it (hist, "
+                "brightness), one pass (auto: on; off: they run as their own pass)")
+          .asSchedule(),
+  };
 }
 
 void checkSobelParams(const Params& p) {
@@ -108,14 +107,16 @@ std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPl
     if (p.text("half") == "on") note("half", onTile);
     return notes;
   }
-  if (load == "rows") note("load", "orders the tile kernel's loads; kernel=direct takes items or local");
+  if (load == "rows")
+    note("load", "orders the tile kernel's loads; kernel=direct takes items or local");
   if (p.text("slide") == "pixels" && p.integer("ksize") > 3)
     note("slide", "takes ksize 1 and 3; ksize 5 and 7 slide their horizontal taps");
   if (p.text("half") == "on" && !plan.half)
     note("half", std::string("takes ksize 3 on one channel in modes mag, x and y with each "
                              "work-item loading its own rows (load=items)") +
-                     (in.channels() == 1 ? "" : "; these frames have " +
-                                                    std::to_string(in.channels()) + " channels"));
+                     (in.channels() == 1
+                          ? ""
+                          : "; these frames have " + std::to_string(in.channels()) + " channels"));
   return notes;
 }
 
