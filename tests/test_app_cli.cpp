@@ -296,6 +296,23 @@ TEST(AppCli, ClassifiesOutputsAndPicksEncodersAsFfmpeg) {
             std::string::npos);
   EXPECT_NE(message(dir / "a.mp4", std::string("ffv1")).find("cannot write"), std::string::npos);
   EXPECT_NE(message(dir.path().string()).find("or name the container with -f"), std::string::npos);
+  // Muxers that name files of their own (segments, playlists) are refused, by -f or by name.
+  for (const auto& [name, format] :
+       {std::pair<std::string, std::optional<std::string>>{"seg%d.mkv", "segment"},
+        {"out.m3u8", std::nullopt},
+        {"out.m3u8", "hls"},
+        {"out.mpd", std::nullopt},
+        {"out.mkv", "dash"},
+        {"out.mkv", "tee"}}) {
+    std::string why = "(no error)";
+    try {
+      classify(dir / name, std::nullopt, format);
+    } catch (const UsageError& e) {
+      why = e.what();
+    }
+    EXPECT_NE(why.find("writes files of its own"), std::string::npos) << name << ": " << why;
+  }
+  EXPECT_EQ(classify(dir / "a.ts", std::nullopt, std::string("mpegts")).muxer, "mpegts");
 }
 
 // --- progress line and summary -------------------------------------------------------------------

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
+#include <string>
 
 #include "app/media/av.hpp"
 
@@ -78,6 +80,15 @@ bool isOutputProtocol(const std::string& scheme) {
   while (const char* name = avio_enum_protocols(&opaque, 1))
     if (scheme == name) return true;
   return false;
+}
+
+// Muxers that write more files than the one named (segments, playlists, init segments), under
+// names of their own making.
+bool writesFilesOfItsOwn(const std::string& muxer) {
+  static const std::set<std::string> many = {"segment", "ssegment",  "stream_segment",
+                                             "hls",     "dash",      "smoothstreaming",
+                                             "tee",     "webm_chunk"};
+  return many.count(muxer) > 0;
 }
 
 const AVOutputFormat* findMuxer(const OutputSpec& s, const std::optional<std::string>& format) {
@@ -213,6 +224,12 @@ OutputSpec classifyOutput(const OutputRequest& r) {
                      ": image outputs need a pattern such as "
                      "out/frame_%05d.png");
   s.muxer = f->name;
+  if (!s.network && writesFilesOfItsOwn(s.muxer))
+    throw UsageError("-f " + s.muxer + " writes files of its own beside " + quote(s.path) +
+                     " (segments, playlists), named by the muxer, so vidfilter cannot keep them "
+                     "off its inputs and existing files; write one stream and cut it with "
+                     "ffmpeg, e.g. vidfilter ... -f mpegts -o - | ffmpeg -i - -c copy -f " +
+                     s.muxer + " " + quote(s.path));
   s.kind = OutputKind::Video;
   checkEncoder(s, f);
   if (!s.toStdout && !s.network) checkDirectory(p, "file");
