@@ -251,4 +251,19 @@ TEST(BenchCommand, FileJobNumbersAreCheckedAndItsSetupLineIsPrintable) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.find_first_of("\x1b\r"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("a\\x1b[31mb\\rc.mkv"), std::string::npos) << r.out;
+  // Its scratch files go to a new directory of its own under TMPDIR, removed after it; what was
+  // there before stays.
+  const std::string tmp = dir / "tmp";
+  std::filesystem::create_directory(tmp);
+  std::ofstream(tmp + "/keep.txt") << "kept";
+  ProcOptions underTmp;
+  underTmp.setEnv = {"TMPDIR=" + tmp};
+  const ProcResult scratch = runBench(job, underTmp);
+  ASSERT_EQ(scratch.status, 0) << scratch.err;
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(tmp))
+    left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"keep.txt"});
+  underTmp.setEnv = {"TMPDIR=" + (dir / "missing")};
+  expectUsageError(runBench(job, underTmp), "TMPDIR");
 }

@@ -6,8 +6,11 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -156,13 +159,29 @@ void writeJson(const std::string& path, const std::string& setup,
   f.close();
 }
 
+// A new directory of this run's own under TMPDIR (mkdtemp: a name nobody could have taken or
+// planted first), removed with what the run wrote in it.
+fs::path makeScratchDirectory() {
+  std::error_code ec;
+  const fs::path base = fs::temp_directory_path(ec);
+  if (ec) {
+    const char* env = std::getenv("TMPDIR");
+    throw app::UsageError("TMPDIR " + quote(env ? env : "") +
+                          " is no directory for the benchmark's scratch files (" + ec.message() +
+                          "); set TMPDIR to a writable directory");
+  }
+  std::string name = (base / "vidfilter-bench-XXXXXX").string();
+  if (!::mkdtemp(name.data()))
+    throw app::UsageError("cannot create a scratch directory in " + quote(base.string()) + ": " +
+                          std::strerror(errno) + "; set TMPDIR to a writable directory");
+  return name;
+}
+
 int run(Options& o) {
   o.setup.encoder.codec = o.codec;
   o.setup.encoder.preset = o.preset;
   o.setup.encoder.pixFmt = o.pixFmt;
-  const fs::path dir =
-      fs::temp_directory_path() / ("vidfilter-bench-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const fs::path dir = makeScratchDirectory();
   struct Cleanup {
     fs::path d;
     ~Cleanup() {
