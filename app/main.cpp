@@ -20,6 +20,7 @@
 #include "app/log_pattern.hpp"
 #include "app/options.hpp"
 #include "app/run.hpp"
+#include "app/std_streams.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/cl/program_cache.hpp"
@@ -65,6 +66,7 @@ std::string clHint(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  vf::app::keepStandardStreamsOpen();
   if (argc >= 2 && std::strcmp(argv[1], "bench") == 0)
     return vf::bench::benchMain(argc - 1, argv + 1);
 

@@ -237,3 +237,17 @@ TEST(ReliabilityErrorText, QuoteAndExcerptAround) {
   EXPECT_EQ(e.text, "gray,");
   EXPECT_EQ(e.caretPos, 5u);
 }
+
+// Started without stdout and stderr (>&- 2>&-): the output does not take descriptor 2,
+// so no log line is written into it, and it plays whole.
+TEST(ReliabilityExitStatus, ClosedStandardStreamsNeverReceiveTheLogIntoTheOutput) {
+  TempDir dir("closed_streams");
+  const std::string out = dir / "out.mkv";
+  const ShellResult r = shell("'" + vidfilterBinary() + "' -i '" + kVideo +
+                              "' --chain gray --frames 5 -o '" + out + "' </dev/null >&- 2>&-");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(probe(out).frames, 5);
+  std::ifstream f(out, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(bytes.find("vidfilter:"), std::string::npos);
+}

@@ -1,4 +1,8 @@
 // vidfilter-bench: the benchmark alone, linked without OpenCV's video and GUI libraries.
 #include "app/bench/bench.hpp"
+#include "app/std_streams.hpp"
 
-int main(int argc, char** argv) { return vf::bench::benchMain(argc, argv); }
+int main(int argc, char** argv) {
+  vf::app::keepStandardStreamsOpen();
+  return vf::bench::benchMain(argc, argv);
+}
