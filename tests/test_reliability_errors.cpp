@@ -39,6 +39,12 @@ void expectBenchUsage(const std::vector<std::string>& args, const std::string& n
   expectNoCli11Text(r.err);
 }
 
+// The bytes of a file.
+std::string fileBytesOf(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+}
+
 // Every byte of `s` printable, or a newline.
 bool printableText(const std::string& s) {
   for (unsigned char c : s)
@@ -79,6 +85,44 @@ TEST(ReliabilityExitStatus, StatsPathThatIsADirectoryIsAUsageError) {
   TempDir dir("exit_statsdir");
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--stats", dir.path().string()}), 2,
                  "--stats " + dir.path().string() + " is a directory; give a file name");
+}
+
+// Names no file can be made under (longer than the file system takes, a link to itself) and
+// files that may not be written: 2, before anything runs, for -o, --json and --stats alike.
+TEST(ReliabilityExitStatus, OutputNamesThatCannotBeWrittenAreUsageErrors) {
+  TempDir dir("exit_names");
+  const std::string longName = dir / (std::string(300, 'a') + ".mkv");
+  const std::string loop = dir / "loop.mkv";
+  ASSERT_EQ(::symlink("loop.mkv", loop.c_str()), 0);
+  const std::string readOnly = dir / "ro.json";
+  std::ofstream(readOnly) << "{}";
+  std::filesystem::permissions(readOnly, std::filesystem::perms::owner_read |
+                                             std::filesystem::perms::group_read |
+                                             std::filesystem::perms::others_read);
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::all,
+                               std::filesystem::perm_options::add);
+  const std::vector<std::string> run = {"-i", kVideo, "--chain", "gray", "--frames", "2", "-y"};
+  const std::string out = dir / "out.mkv";
+  for (const auto& [args, needle] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"-o", longName}, "bytes, over the"},
+           {{"-o", out, "--json", longName + ".json"}, "bytes, over the"},
+           {{"-o", out, "--stats", longName + ".jsonl"}, "bytes, over the"},
+           {{"-o", loop}, "leads back to itself"},
+           {{"-o", out, "--json", loop}, "leads back to itself"},
+           {{"-o", out, "--json", readOnly}, "exists and is not writable"},
+           {{"-o", out, "--stats", readOnly}, "exists and is not writable"}}) {
+    SCOPED_TRACE(args.back());
+    std::vector<std::string> all = run;
+    all.insert(all.end(), args.begin(), args.end());
+    vf::test::ProcOptions opt;
+    opt.asNobody = geteuid() == 0;  // root writes anything
+    const auto r = runVidfilter(all, opt);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(lastLine(r.err).find(needle), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("frame="), std::string::npos) << "checked before the run: " << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_EQ(fileBytesOf(readOnly), "{}");
 }
 
 TEST(ReliabilityExitStatus, ConfigFileThatCannotBeReadIsAUsageError) {
@@ -247,7 +291,5 @@ TEST(ReliabilityExitStatus, ClosedStandardStreamsNeverReceiveTheLogIntoTheOutput
                               "' --chain gray --frames 5 -o '" + out + "' </dev/null >&- 2>&-");
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(probe(out).frames, 5);
-  std::ifstream f(out, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(bytes.find("vidfilter:"), std::string::npos);
+  EXPECT_EQ(fileBytesOf(out).find("vidfilter:"), std::string::npos);
 }

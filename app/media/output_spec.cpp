@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/media/av.hpp"
+#include "app/media/path_safety.hpp"
 
 extern "C" {
 #include <libavutil/pixdesc.h>
@@ -49,6 +50,8 @@ void checkDirectory(const fs::path& file, const std::string& what) {
   if (::access(dir.c_str(), W_OK) != 0)
     throw UsageError("output directory " + quote(dir.string()) +
                      " is not writable (permission denied)");
+  if (const std::string why = fileNameProblem(file.string()); !why.empty())
+    throw UsageError("output " + quote(file.string()) + ": " + why);
   if (fs::exists(file, ec)) {
     if (fs::is_directory(file, ec))
       throw UsageError("output " + quote(file.string()) + " is a directory; give a file name");

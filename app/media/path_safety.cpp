@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <filesystem>
 
@@ -28,6 +30,26 @@ std::optional<std::int64_t> frameNamed(const FramePattern& members, const std::s
 
 }  // namespace
 
+std::string fileNameProblem(const std::string& path) {
+  if (path.size() >= PATH_MAX)
+    return "the path is " + std::to_string(path.size()) + " bytes, over the " +
+           std::to_string(PATH_MAX - 1) + " the system takes; give a shorter one";
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  const std::string name = fs::path(path).filename().string();
+  const long most = ::pathconf(dir.c_str(), _PC_NAME_MAX);
+  const std::size_t limit = most > 0 ? static_cast<std::size_t>(most) : NAME_MAX;
+  if (name.size() > limit)
+    return "its name is " + std::to_string(name.size()) + " bytes, over the " +
+           std::to_string(limit) + " this file system takes; give a shorter name";
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0 &&
+      errno == ELOOP)
+    return "it is a symbolic link that leads back to itself (a loop); remove it or give another "
+           "name";
+  return "";
+}
+
 void checkWritablePath(const std::string& path, const std::string& option) {
   std::error_code ec;
   const auto type = fs::status(path, ec).type();
@@ -42,8 +64,12 @@ void checkWritablePath(const std::string& path, const std::string& option) {
   if (::access(dir.c_str(), W_OK) != 0)
     throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
                      " is not writable");
+  if (const std::string why = fileNameProblem(path); !why.empty())
+    throw UsageError(option + " " + printable(path) + ": " + why);
   if (fs::is_directory(path, ec))
     throw UsageError(option + " " + printable(path) + " is a directory; give a file name");
+  if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
+    throw UsageError(option + " " + printable(path) + " exists and is not writable");
 }
 
 PathGuard::Use PathGuard::describe(const std::string& path, const std::string& role) {

@@ -18,9 +18,15 @@ namespace vf::media {
 
 enum class Overwrite { Ask, Always, Never };
 
-// A file `option` writes can be made: its directory exists and is writable, and it is no
-// directory (a device or a FIFO is written as is). Throws UsageError naming `option`.
+// A file `option` writes can be made: its directory exists and is writable, its name fits the
+// file system, and it is no directory, no link loop and no file that may not be written (a
+// device or a FIFO is written as is). Throws UsageError naming `option`.
 void checkWritablePath(const std::string& path, const std::string& option);
+
+// Why a file cannot be created under `path` whatever its contents: a name longer than its
+// directory's file system takes, a path past PATH_MAX, a symbolic link that leads back to itself;
+// "" when none of these.
+std::string fileNameProblem(const std::string& path);
 
 class PathGuard {
  public:
