@@ -1,5 +1,6 @@
 #include "app/job_report.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -141,7 +142,8 @@ void writeJobReport(const std::string& path, const RunReport& r) {
   }
   const std::string why = media::writeFileAtomically(
       path, reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), true);
-  if (!why.empty()) throw RuntimeError("--json " + printable(path) + ": " + why);
+  // errno is still the failed call's (EINTR: a signal ended the wait for a FIFO's reader).
+  if (!why.empty()) throw RuntimeError("--json " + printable(path) + ": " + why, errno);
 }
 
 }  // namespace vf::app

@@ -7,6 +7,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -91,6 +92,11 @@ int main(int argc, char** argv) {
     }
     return fail(vf::app::kExitUsage, e.what());
   } catch (const vf::RuntimeError& e) {
+    // An open a signal ended (--stats or --json on a FIFO nobody reads): the stop it is.
+    if (const int sig = vf::app::interruptSignal(); sig && e.errnum() == EINTR) {
+      spdlog::warn("stopped by {} ({})", vf::app::signalName(sig), e.what());
+      return 128 + sig;
+    }
     return fail(vf::app::kExitRuntime, e.what());
   } catch (const vf::KernelBuildError& e) {
     return fail(vf::app::kExitRuntime, e.what());

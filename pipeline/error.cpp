@@ -94,7 +94,7 @@ void rethrowAsLibraryError(std::exception_ptr e) {
 }
 
 RuntimeError osError(const std::string& what, int errnum) {
-  return RuntimeError(what + ": " + std::generic_category().message(errnum));
+  return RuntimeError(what + ": " + std::generic_category().message(errnum), errnum);
 }
 
 }  // namespace vf

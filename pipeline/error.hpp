@@ -50,7 +50,14 @@ class ParamError : public UserError {
 
 class RuntimeError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit RuntimeError(const std::string& what, int errnum = 0)
+      : std::runtime_error(what), errnum_(errnum) {}
+  // The OS's error number behind it (osError), else 0. EINTR: a blocking call a signal ended
+  // (opening a FIFO nobody reads), which the program reports as the stop it is.
+  int errnum() const { return errnum_; }
+
+ private:
+  int errnum_;
 };
 
 // "<what>: <the OS's reason for errnum>", e.g. "cannot write the stats file 's.jsonl': No

@@ -4,6 +4,7 @@
 // free-space check of their own (whose figures there mean nothing); a side file never takes a
 // name that an output pattern will make.
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -179,4 +180,36 @@ TEST(ReliabilityOutputs, ASideFileNamedAsAFrameOfAnOutputPatternIsRefused) {
                     "--stats", dir / "out/1_{index}01.png"}),
       2, "give each output its own name");
   EXPECT_TRUE(fs::is_empty(dir / "out"));
+}
+
+// --stats and --json on a FIFO nobody reads: the open waits for a reader (--stats before the
+// first frame, --json after the run), and a signal ends that wait as the stop it is: 128 + the
+// signal, the output playable.
+TEST(ReliabilityOutputs, SignalWhileOpeningAStatsOrJsonFifoIsAStop) {
+  TempDir dir("out_fifo");
+  const std::string in = clip(dir);
+  for (const std::string option : {"--stats", "--json"}) {
+    SCOPED_TRACE(option);
+    const std::string fifo = dir / (option.substr(2) + ".fifo");
+    const std::string out = dir / (option.substr(2) + ".mkv");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    ProcOptions o;
+    o.timeoutSec = 60;
+    Child c(vidfilterBinary(), {"-i", in, "--chain", "gray", "-o", out, option, fifo}, o);
+    ASSERT_TRUE(catches(c.pid(), SIGTERM)) << c.errSoFar();
+    if (option == "--json") {  // the run is over: its summary is out
+      ASSERT_TRUE(c.readUntil(
+          [](const std::string& err) { return err.find("wrote 6 frames") != std::string::npos; },
+          60))
+          << c.errSoFar();
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(700));
+    c.signal(SIGTERM);
+    const ProcResult r = c.wait();
+    EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+    EXPECT_NE(lastLine(r.err).find("stopped by SIGTERM"), std::string::npos) << r.err;
+    if (option == "--json") {
+      EXPECT_EQ(probe(out).frames, 6);
+    }
+  }
 }

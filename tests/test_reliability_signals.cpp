@@ -35,16 +35,6 @@ bool seen(Child& c, const std::string& text, double seconds = 60) {
                      seconds);
 }
 
-// The signal-set masks of /proc/PID/status ("SigCgt", "SigIgn"), or 0.
-unsigned long long signalMask(pid_t pid, const std::string& field) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1), 0, 16);
-  return 0;
-}
-bool inMask(unsigned long long mask, int sig) { return (mask >> (sig - 1)) & 1u; }
-
 // A FIFO in `dir`; nobody writes to it unless the test opens it.
 std::string makeFifo(const TempDir& dir, const std::string& name) {
   const std::string path = dir / name;

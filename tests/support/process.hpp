@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -216,6 +217,27 @@ class Child {
   bool reaped_ = false;
   ProcResult res_;
 };
+
+// The signal-set masks of /proc/PID/status ("SigCgt", "SigIgn"), or 0.
+inline unsigned long long signalMask(pid_t pid, const std::string& field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1), 0, 16);
+  return 0;
+}
+inline bool inMask(unsigned long long mask, int sig) { return (mask >> (sig - 1)) & 1u; }
+
+// Waits up to `seconds` for process `pid` to have its own handler for `sig`.
+inline bool catches(pid_t pid, int sig, double seconds = 30) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!inMask(signalMask(pid, "SigCgt"), sig))
+    if (std::chrono::steady_clock::now() > until)
+      return false;
+    else
+      usleep(20000);
+  return true;
+}
 
 inline ProcResult runProcess(const std::string& exe, const std::vector<std::string>& args,
                              const ProcOptions& opt = {}) {
