@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -286,4 +287,48 @@ TEST(MediaMetadata, AGapInAnImageSequenceIsNamed) {
   const std::size_t warning = r.err.find("f_0008.png");
   ASSERT_NE(warning, std::string::npos) << r.err;
   EXPECT_NE(r.err.find("f_0009.png", warning), std::string::npos) << r.err;
+}
+
+// A subtitle shown across --ss is shown from the cut on: the output starts at zero and lasts as
+// long as the cut, in Matroska (which would move its time zero back to the cue) and in MP4 (where
+// the cue, converted to mov_text, would stay on screen for its whole length from the start).
+TEST(MediaMetadata, SubtitleShownAcrossTheCutStartsAtTheCut) {
+  TempDir dir("meta_sub_cut");
+  const std::string srt = dir / "s.srt", in = dir / "in.mkv";
+  std::ofstream(srt) << "1\n00:00:01,000 --> 00:00:04,500\nFIRST\n\n"
+                        "2\n00:00:05,000 --> 00:00:05,500\nSECOND\n";
+  // One keyframe: the seek lands at the start, so the first cue is read before the cut.
+  ffmpeg("-f lavfi -i testsrc2=size=96x64:rate=25:duration=6 -i " + q(srt) +
+         " -c:v libx264 -g 250 -c:s srt " + q(in));
+  for (const std::string name : {"cut.mkv", "cut.mp4"}) {
+    SCOPED_TRACE(name);
+    const std::string out = dir / name;
+    const auto r =
+        runVidfilter({"-y", "-i", in, "--chain", "gray", "--ss", "4", "-t", "1", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_LT(std::stod(probeValue(out, "", "format=duration")), 1.2);
+    EXPECT_LT(std::stod(probeValue(out, "-select_streams v", "stream=start_time")), 0.1);
+    const std::string events =
+        shellOutput("ffmpeg -nostdin -v error -i " + q(out) + " -map 0:s -f srt - 2>&1");
+    // FIRST from the cut (0 s) to its end at 4.5 s of the input, 0.5 s into the output.
+    EXPECT_NE(events.find("00:00:00,0"), std::string::npos) << events;
+    EXPECT_NE(events.find("--> 00:00:00,5"), std::string::npos) << events;
+    EXPECT_NE(events.find("FIRST"), std::string::npos) << events;
+    EXPECT_EQ(events.find("SECOND"), std::string::npos) << events;
+  }
+}
+
+// Music with a cover image: the picture is the video, one frame, and the audio is copied whole;
+// the container's length is the audio's, so nothing is said about a short video.
+TEST(MediaMetadata, ACoverImageIsOneFrameWithTheWholeAudioAndNoWarning) {
+  TempDir dir("meta_cover");
+  const std::string cover = dir / "cover.png", song = dir / "song.mp3", out = dir / "song.mp4";
+  ffmpeg("-f lavfi -i testsrc2=size=64x64 -frames:v 1 " + q(cover));
+  ffmpeg("-f lavfi -i sine=duration=3 -i " + q(cover) +
+         " -map 0 -map 1 -c:a libmp3lame -c:v png -disposition:v attached_pic " + q(song));
+  const auto r = runVidfilter({"-y", "-i", song, "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_EQ(countFrames(out), 1);
+  EXPECT_GT(std::stod(probeValue(out, "-select_streams a", "stream=duration")), 2.9);
 }

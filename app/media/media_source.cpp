@@ -57,6 +57,19 @@ const char* kindOf(app::SourceKind k) {
   return k == app::SourceKind::Url ? "stream" : k == app::SourceKind::Pipe ? "pipe" : "file";
 }
 
+// `p`'s time cut to [from, to) (the stream's time base), its duration shortened to match; a
+// packet without a duration keeps none.
+void clipToWindow(AVPacket* p, std::int64_t from, std::int64_t to) {
+  if (p->pts < from) {
+    const std::int64_t cut = from - p->pts;
+    if (p->duration > 0) p->duration = std::max<std::int64_t>(p->duration - cut, 1);
+    if (p->dts != AV_NOPTS_VALUE) p->dts += cut;
+    p->pts = from;
+  }
+  if (p->duration > 0 && to != INT64_MAX && p->pts + p->duration > to)
+    p->duration = std::max<std::int64_t>(to - p->pts, 1);
+}
+
 }  // namespace
 
 MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& options)
@@ -178,10 +191,15 @@ void MediaSource::relay(AVPacket* p) {
     // With --ss, what ends before the start is left out (without it, everything is kept,
     // encoder priming with negative timestamps included).
     if (options_.start > 0 && p->pts + std::max<std::int64_t>(p->duration, 1) <= off) return;
+    std::int64_t end = INT64_MAX;
     if (hasEnd_) {
-      const std::int64_t end = av_rescale_q(endPts_, tb_, st->time_base);
+      end = av_rescale_q(endPts_, tb_, st->time_base);
       if (p->pts >= end) return;
     }
+    // A subtitle shown across the cut is shown from the cut on (and to the end at most): kept
+    // whole, it would start before the output's zero, and a muxer would move the whole file's
+    // time zero back to it.
+    if (st->codecpar->codec_type == AVMEDIA_TYPE_SUBTITLE) clipToWindow(p, off, end);
   }
   PacketPtr copy = makePacket();
   av_packet_move_ref(copy.get(), p);
@@ -335,6 +353,9 @@ bool MediaSource::endOfStream() {
 void MediaSource::warnIfShort() const {
   const AVStream* v = demuxer_.video();
   const AVFormatContext* f = demuxer_.context();
+  // A cover image (an MP3's or M4A's picture) is one frame; what the container declares is the
+  // audio's length.
+  if (v->disposition & AV_DISPOSITION_ATTACHED_PIC) return;
   // Matroska declares where its streams end (the DURATION tag, the segment's duration), not how
   // long they last: from 0, not from the start time. The others' lengths count from the start.
   const bool fromZero = std::string(f->iformat->name).rfind("matroska", 0) == 0;
