@@ -298,6 +298,26 @@ TEST(BrightnessAuto, LiveClipAndModeSwitchApplyToTheNextFrame) {
   EXPECT_LE(maxAbsDiff(runChecked(chain, in), autoReference(in, 5)), 1);
 }
 
+// Each mode's parameters given to the other mode would do nothing: the chain names them.
+TEST(BrightnessAuto, ParametersOfTheOtherModeAreRefused) {
+  const auto refused = [](const std::string& text, const std::string& name) {
+    try {
+      Chain::parse(text);
+    } catch (const ChainError& e) {
+      return e.message().find("brightness: " + name) != std::string::npos ||
+             e.message().find(name + " is mode=") != std::string::npos;
+    }
+    return false;
+  };
+  EXPECT_TRUE(refused("brightness=auto:gain=2", "gain"));
+  EXPECT_TRUE(refused("brightness=mode=auto:bias=-4", "gain and bias"));
+  EXPECT_TRUE(refused("brightness=clip=3", "clip"));
+  EXPECT_TRUE(refused("brightness=mode=manual:gain=2:clip=5", "clip"));
+  for (const char* fine : {"brightness=auto:clip=3", "brightness=gain=2:bias=-4",
+                           "brightness=auto:gain=1:bias=0", "brightness"})
+    EXPECT_NO_THROW(Chain::parse(fine)) << fine;
+}
+
 TEST(BrightnessAuto, SecondFrameGetsItsOwnStretch) {
   const cv::Mat a = realFrame(50, CV_8UC3);
   cv::Mat b;

@@ -30,6 +30,19 @@ class BrightnessStage : public Stage {
  public:
   BrightnessStage() : Stage(brightnessStageInfo()) {}
 
+  // Each mode's own parameters: given to the other mode they would do nothing.
+  void validate() const override {
+    const bool autoMode = params().text("mode") == "auto";
+    if (autoMode && (params().number("gain") != 1 || params().number("bias") != 0))
+      throw ParamError(params().number("gain") != 1 ? "gain" : "bias",
+                       "gain and bias are mode=manual's; mode=auto computes them from each "
+                       "frame's histogram (its clip sets how much); give one or the other");
+    if (!autoMode && params().number("clip") != 1)
+      throw ParamError("clip",
+                       "clip is mode=auto's (the share of pixels it clips at each end); give "
+                       "brightness=auto:clip=..., or gain and bias for mode=manual");
+  }
+
   FrameDesc configure(StageContext& ctx, const FrameDesc& in) override {
     in_ = in;
     pitchPixels_ = ctx.rowPixels(in);
