@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <tuple>
 
 #include "tests/support/media.hpp"
@@ -149,6 +150,20 @@ TEST(MediaIo, VariableFrameRateKeepsItsTimestamps) {
       EXPECT_NEAR(got[i] - got[0], want[i] - want[0], 0.001) << "frame " << i;
     EXPECT_NEAR(durationOf(out), durationOf(in), 0.04);
   }
+  // y4m keeps no timestamps: the gap is held by the frame before it, shown 26 times (its own
+  // slot and the 25 of the gap), so the output lasts as long, as ffmpeg writes it.
+  const std::string y4m = dir / "out.y4m";
+  expectOk(runVidfilter({"-i", in, "--chain", "gray,sobel", "-o", y4m}));
+  EXPECT_NEAR(durationOf(y4m), durationOf(in), 0.04);
+  std::vector<std::string> hashes;
+  std::istringstream lines(
+      shellOutput("ffmpeg -nostdin -v error -i " + q(y4m) + " -f framemd5 - 2>&1"));
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty() && line[0] != '#') hashes.push_back(line.substr(line.rfind(',') + 1));
+  ASSERT_EQ(hashes.size(), 100u);
+  for (std::size_t i = 50; i < 75; ++i) EXPECT_EQ(hashes[i], hashes[49]) << "frame " << i;
+  EXPECT_NE(hashes[48], hashes[49]);
+  EXPECT_NE(hashes[75], hashes[49]);
 }
 
 TEST(MediaIo, TagsChaptersAndRotationAreCopied) {
@@ -182,6 +197,22 @@ TEST(MediaIo, TagsChaptersAndRotationAreCopied) {
   expectOk(runVidfilter({"-i", mp4, "--chain", "sobel", "-o", dir / "rot_out.mp4"}));
   EXPECT_EQ(probeValue(dir / "rot_out.mp4", "-select_streams v", "stream_side_data=rotation"),
             "90");
+  // Where it has no place, the user is told: images, and a pipe in a container outside the MP4
+  // family (which cannot be read back to see).
+  for (const std::vector<std::string>& out :
+       {std::vector<std::string>{"-o", dir / "rot_%03d.png"},
+        std::vector<std::string>{"-f", "matroska", "-o", "-"},
+        std::vector<std::string>{"-f", "mpegts", "-o", "-"}}) {
+    std::vector<std::string> args = {"-i", mp4, "--chain", "sobel", "--frames", "2"};
+    args.insert(args.end(), out.begin(), out.end());
+    const auto r = runVidfilter(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("rotation (90 degrees) is not kept"), std::string::npos) << r.err;
+  }
+  const auto fragmented =
+      runVidfilter({"-i", mp4, "--chain", "sobel", "--frames", "2", "-f", "mp4", "-o", "-"});
+  EXPECT_EQ(fragmented.status, 0) << fragmented.err;
+  EXPECT_EQ(fragmented.err.find("is not kept"), std::string::npos) << fragmented.err;
 }
 
 // --- trimming -----------------------------------------------------------------------------------

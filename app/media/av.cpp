@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <mutex>
 
@@ -11,6 +12,7 @@
 #include "app/options.hpp"
 
 extern "C" {
+#include <libavutil/display.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/log.h>
 }
@@ -116,6 +118,14 @@ std::string codecName(const AVCodec* c) {
   const char* family = avcodec_get_name(c->id);
   if (std::string(family) == c->name) return c->name;
   return std::string(family) + " (" + c->name + ")";
+}
+
+double rotationOf(const AVStream* stream) {
+  std::size_t size = 0;
+  const std::uint8_t* m = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);
+  if (!m || size < 9 * sizeof(std::int32_t)) return 0;
+  const double r = av_display_rotation_get(reinterpret_cast<const std::int32_t*>(m));
+  return std::isnan(r) || std::lround(r) % 360 == 0 ? 0 : r;
 }
 
 }  // namespace vf::media

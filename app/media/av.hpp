@@ -107,6 +107,10 @@ void checkEncodableSize(const std::string& shown, int w, int h);
 // "h264 (libx264)" for messages.
 std::string codecName(const AVCodec* c);
 
+// The rotation a stream's display matrix asks for, in degrees anticlockwise; 0 without one (or
+// for a whole turn).
+double rotationOf(const AVStream* stream);
+
 // A decoder for `stream`'s packets, open (packet times in the stream's time base). MediaError
 // naming `shown` and `what` ("audio", "subtitle") when there is none or it cannot start.
 CodecPtr openStreamDecoder(const AVStream* stream, const std::string& shown, const char* what);

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iterator>
 
@@ -238,6 +239,7 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
     constantRate_ = true;
     tb = av_inv_q(rate);
   }
+  rate_ = av_q2d(rate);
   if (in.rateTimeBase || rateFromTimeBase(codec_)) tb = av_inv_q(rate);
   if (codec_->supported_framerates)  // MPEG-1/2: a standard rate
     tb = av_inv_q(
@@ -294,6 +296,29 @@ FramePtr VideoEncoder::allocFrame() const {
   f->height = ctx_->height;
   if (av_frame_get_buffer(f.get(), 0) < 0) outOfMemory("the encoder");
   return f;
+}
+
+VideoEncoder::Slots VideoEncoder::slotsFor(const FrameTime& t) {
+  Slots s;
+  if (!constantRate_ || !t.known()) return s;
+  const double start = t.seconds();
+  if (!timed_) firstSeconds_ = start;
+  timed_ = true;
+  const std::int64_t at = std::llround((start - firstSeconds_) * rate_);
+  if (slots_ > 0 && at > slots_) s.repeatPrevious = at - slots_;
+  slots_ += s.repeatPrevious;
+  s.own = at >= slots_;
+  if (s.own) ++slots_;
+  lastEndSeconds_ = start + (t.duration > 0 ? double(t.duration) * t.num / t.den : 1 / rate_);
+  return s;
+}
+
+std::int64_t VideoEncoder::slotsAtEnd() {
+  if (!timed_) return 0;
+  const std::int64_t end = std::llround((lastEndSeconds_ - firstSeconds_) * rate_);
+  const std::int64_t more = std::max<std::int64_t>(0, end - slots_);
+  slots_ += more;
+  return more;
 }
 
 std::int64_t VideoEncoder::ptsFor(const FrameTime& t) {

@@ -36,7 +36,22 @@ class VideoEncoder {
   AVCodecContext* context() const { return ctx_.get(); }
   // A frame of the encoder's size and pixel format, for the converter to fill.
   FramePtr allocFrame() const;
-  // The frame's presentation time in the encoder's time base (strictly increasing).
+  // Where the container keeps no timestamps (y4m, raw video) and the frames' own times are
+  // known, each frame is shown in the slots of the nominal rate its time spans, so the output
+  // lasts as long as the input (ffmpeg's constant-rate sync): a gap before a frame repeats the
+  // frame before it, and a frame that comes before its slot is left out. Elsewhere every frame
+  // takes one slot, as it comes.
+  struct Slots {
+    std::int64_t repeatPrevious = 0;  // slots the frame before this one fills again first
+    bool own = true;                  // this frame takes a slot
+  };
+  Slots slotsFor(const FrameTime& t);
+  // At the end: the slots the last frame fills again, to its end.
+  std::int64_t slotsAtEnd();
+  // Frames are placed in slots (slotsFor can ask for repeats).
+  bool fillsSlots() const { return constantRate_; }
+  // The frame's presentation time in the encoder's time base (strictly increasing); once per
+  // frame written, repeats included.
   std::int64_t ptsFor(const FrameTime& t);
   // nullptr: the end (drain). Throws MediaError with the encoder's reason.
   void send(AVFrame* frame);
@@ -54,6 +69,11 @@ class VideoEncoder {
   ColourTags colour_;
   std::string shown_, rateText_;
   bool constantRate_ = false;
+  double rate_ = 25;           // frames a second written, constant-rate outputs
+  double firstSeconds_ = 0;    // the first frame's time
+  double lastEndSeconds_ = 0;  // the last frame's end
+  bool timed_ = false;         // frames' times taken
+  std::int64_t slots_ = 0;     // constant-rate slots filled so far (slotsFor)
   std::int64_t counter_ = 0, last_ = AV_NOPTS_VALUE;
 };
 

@@ -71,7 +71,9 @@ void FrameWorker::loop() {
     {
       std::lock_guard<std::mutex> l(m_);
       if (err && !error_) error_ = err;
-      pool_.push_back(std::move(f));
+      // No more than the queue and the one in hand ever need: frames submitted twice over (a
+      // constant-rate output's repeats) do not grow the pool.
+      if (pool_.size() <= depth_) pool_.push_back(std::move(f));
       busy_ = false;
     }
     cv_.notify_all();

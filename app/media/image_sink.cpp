@@ -39,6 +39,12 @@ ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaS
     : spec_(spec), codec_(imageEncoder(spec.extension)), packet_(makePacket()) {
   // As ffmpeg's image2: PNG's pHYs, JPEG's JFIF density and the like say the pixels' shape.
   if (input) sampleAspect_ = input->sampleAspect();
+  if (input && input->format() && input->videoStream() >= 0)
+    if (const double r = rotationOf(input->format()->streams[input->videoStream()]); r != 0)
+      spdlog::warn(
+          "{}: the input's rotation ({:g} degrees) is not kept: images have no place for it, so "
+          "they show the picture unrotated; write .mp4 or .mov to keep it",
+          spec.path, r);
   if (!codec_)
     throw app::UsageError("output " + quote(spec.path) + ": this FFmpeg has no encoder for ." +
                           spec.extension + " images; use .png");

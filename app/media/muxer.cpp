@@ -73,11 +73,9 @@ void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
     if (const std::uint8_t* m = av_stream_get_side_data(in, AV_PKT_DATA_DISPLAYMATRIX, &size)) {
       if (std::uint8_t* out = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, size))
         std::copy(m, m + size, out);
-      if (size >= 9 * sizeof(std::int32_t)) {
-        rotation_ = av_display_rotation_get(reinterpret_cast<const std::int32_t*>(m));
-        rotated_ = !std::isnan(rotation_) && std::lround(rotation_) % 360 != 0;
-      }
     }
+    rotation_ = rotationOf(in);
+    rotated_ = rotation_ != 0;
     // Re-encoded audio is cut to the sample where --ss and --to cut the input (copied packets
     // stay whole, as ffmpeg copies them).
     const AudioWindow window{input.cutStart ? 0 : INT64_MIN,
@@ -129,6 +127,10 @@ void Muxer::open() {
   const int err = avformat_write_header(ctx_.get(), opts.ptr());
   if (err < 0) refused(err);
   if (ctx_->pb) headerBytes_ = avio_tell(ctx_->pb);
+  // A file is read back at the end to see whether the rotation is there; a pipe or a stream
+  // cannot be: there only the MP4 family is known to hold it.
+  if (rotated_ && (spec_.toStdout || spec_.network) && !isMp4Family(spec_.muxer))
+    warnRotationLost();
   const AVCodecParameters* video = ctx_->nb_streams ? ctx_->streams[0]->codecpar : nullptr;
   if (video && video->codec_id == AV_CODEC_ID_WRAPPED_AVFRAME)
     wrappedFrameBytes_ = av_image_get_buffer_size(static_cast<AVPixelFormat>(video->format),
@@ -299,10 +301,14 @@ void Muxer::checkRotation(const AVStream* written) const {
   // Some containers have no place for it (AVI, MPEG-TS; Matroska and WebM in older FFmpeg).
   if (!rotated_) return;
   if (av_stream_get_side_data(written, AV_PKT_DATA_DISPLAYMATRIX, nullptr)) return;
+  warnRotationLost();
+}
+
+void Muxer::warnRotationLost() const {
   spdlog::warn(
       "{}: the input's rotation ({:g} degrees) is not kept: this FFmpeg's {} container does not "
       "hold it, so players show the video unrotated; write .mp4 or .mov to keep it",
-      spec_.path, rotation_, ctx_->oformat->name);
+      spec_.toStdout ? "stdout" : spec_.path, rotation_, ctx_->oformat->name);
 }
 
 }  // namespace vf::media

@@ -62,6 +62,7 @@ class Muxer {
   void copyTags(const MuxerInput& input);
   void verify() const;
   void checkRotation(const AVStream* written) const;  // the video stream read back
+  void warnRotationLost() const;
 
   OutputSpec spec_;
   std::unique_ptr<AVFormatContext, void (*)(AVFormatContext*)> ctx_;

@@ -75,6 +75,17 @@ VideoSink::~VideoSink() {
 }
 
 void VideoSink::consume(const FrameResult& frame) {
+  const VideoEncoder::Slots slots = encoder_->slotsFor(frame.time);
+  if ((slots.repeatPrevious > 0 || !slots.own) && !warnedRate_) {
+    spdlog::warn(
+        "{}: the input's frames are not {:g} a second apart, and {} keeps no timestamps: frames "
+        "are repeated or left out to keep the timing (as ffmpeg does)",
+        spec_.toStdout ? "stdout" : spec_.path, av_q2d(encoder_->context()->framerate),
+        spec_.muxer);
+    warnedRate_ = true;
+  }
+  repeatPrevious(slots.repeatPrevious);
+  if (!slots.own) return;           // before its slot: the frame before it holds it
   FramePtr f = worker_->acquire();  // rethrows the worker's failure: the engine stops
   if (!f) f = encoder_->allocFrame();
   if (av_frame_make_writable(f.get()) < 0) outOfMemory("encoding a frame");
@@ -86,8 +97,21 @@ void VideoSink::consume(const FrameResult& frame) {
   }
   converter_.fromSlot(view, f.get(), encoder_->colour(), desc_.width, desc_.height);
   f->pts = encoder_->ptsFor(frame.time);
+  if (encoder_->fillsSlots()) {  // kept (a reference to its picture) for the gaps after it
+    previous_.reset(av_frame_clone(f.get()));
+    if (!previous_) outOfMemory("keeping a frame");
+  }
   worker_->submit(std::move(f));
   ++frames_;
+}
+
+void VideoSink::repeatPrevious(std::int64_t times) {
+  for (std::int64_t i = 0; i < times && previous_; ++i) {
+    FramePtr r(av_frame_clone(previous_.get()));
+    if (!r) outOfMemory("repeating a frame");
+    r->pts = encoder_->ptsFor(FrameTime{});
+    worker_->submit(std::move(r));
+  }
 }
 
 void VideoSink::encode(AVFrame* frame) {
@@ -126,6 +150,7 @@ void VideoSink::finish() {
   finished_ = true;
   std::exception_ptr failure;
   try {
+    repeatPrevious(encoder_->slotsAtEnd());  // the last frame, to its end
     worker_->finish();
   } catch (...) {
     failure = std::current_exception();

@@ -41,6 +41,8 @@ class VideoSink : public FrameSink {
   void drainPackets();
   void drainRelay(bool complete);
   void close(std::exception_ptr failure);
+  // The frame before submitted `times` more times, in the slots of a constant-rate output.
+  void repeatPrevious(std::int64_t times);
   // After a run that wrote no frame: the regular file this output made or replaced is removed.
   void removeEmptyFile() const;
 
@@ -53,9 +55,10 @@ class VideoSink : public FrameSink {
   FrameConverter converter_;
   PacketPtr packet_;
   std::unique_ptr<FrameWorker> worker_;
+  FramePtr previous_;  // constant-rate outputs: the last frame written (its picture, referenced)
   std::optional<WrittenFile> opened_;  // none: not a regular file
   std::int64_t frames_ = 0;
-  bool warnedSize_ = false, finished_ = false;
+  bool warnedSize_ = false, warnedRate_ = false, finished_ = false;
 };
 
 }  // namespace vf::media
