@@ -12,6 +12,7 @@
 #include <opencv2/videoio/registry.hpp>
 #include <vector>
 
+#include "app/gst_diagnose.hpp"
 #include "app/mat_view.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
@@ -153,10 +154,13 @@ class VideoCaptureSource : public CaptureSource {
             spdlog::info("{}: {} frames converted for appsink (videoconvert)", t, converted);
           cap_.open(opened, cv::CAP_GSTREAMER);
         }
-        if (!cap_.isOpened())
-          throw UsageError("GStreamer pipeline " + quote(t) +
-                           " could not be started (an element missing or misspelt? check it "
-                           "with gst-launch-1.0 ... ! fakesink)");
+        if (!cap_.isOpened()) {
+          const std::string why = gstreamerStartError(gstreamerPipelineAsOpened(t, nullptr));
+          throw UsageError(
+              "GStreamer pipeline " + quote(t) + " could not be started" +
+              (why.empty() ? " (an element missing or misspelt? " : ": " + printable(why) + " (") +
+              "check it with gst-launch-1.0 ... ! fakesink)");
+        }
         return;
       default:
         throw std::logic_error("OpenCV capture takes cameras and GStreamer pipelines only");

@@ -159,14 +159,30 @@ TEST_F(AppLive, ASizeChangeTheChainCannotTakeIsTheRunsFailure) {
   EXPECT_GE(countFrames(out), 5);
 }
 
+// The error names the cause GStreamer gives, after the pipeline: the element it has not, the
+// file a source cannot open, the caps that do not link.
 TEST_F(AppLive, PipelineThatDoesNotStart) {
   const auto r = runVidfilter(
       {"-i", "videotestsrc ! nosuchelement ! appsink", "--chain", "gray", "--no-preview"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(vf::test::errorLines(r.err).find("vidfilter: GStreamer pipeline 'videotestsrc ! "
-                                             "nosuchelement ! appsink' could not be started"),
-            std::string::npos)
+  const std::string head =
+      "vidfilter: GStreamer pipeline 'videotestsrc ! nosuchelement ! appsink' could not be "
+      "started: ";
+  const std::string lines = vf::test::errorLines(r.err);
+  ASSERT_NE(lines.find(head), std::string::npos) << r.err;
+  EXPECT_NE(lines.find("nosuchelement", lines.find(head) + head.size()), std::string::npos)
       << r.err;
+  for (const auto& [pipeline, cause] : std::vector<std::pair<std::string, std::string>>{
+           {"filesrc location=/nonexistent/in.mp4 ! decodebin ! videoconvert ! appsink",
+            "/nonexistent/in.mp4"},
+           {"videotestsrc ! video/x-raw,width=-5 ! appsink", "-5"}}) {
+    const auto bad = runVidfilter({"-i", pipeline, "--chain", "gray", "--no-preview"});
+    EXPECT_EQ(bad.status, 2) << bad.err;
+    const std::string err = vf::test::errorLines(bad.err);
+    const auto started = err.find("could not be started: ");
+    ASSERT_NE(started, std::string::npos) << bad.err;
+    EXPECT_NE(err.find(cause, started), std::string::npos) << bad.err;
+  }
 }
 
 TEST_F(AppLive, SecondSigintExitsAtOnce) {

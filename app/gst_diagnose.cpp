@@ -1,0 +1,73 @@
+#include "app/gst_diagnose.hpp"
+
+#include <gst/gst.h>
+
+#include <memory>
+
+namespace vf::app {
+
+namespace {
+
+struct GstUnref {
+  void operator()(GstElement* e) const {
+    gst_element_set_state(e, GST_STATE_NULL);
+    gst_object_unref(e);
+  }
+  void operator()(GstBus* b) const { gst_object_unref(b); }
+  void operator()(GstMessage* m) const { gst_message_unref(m); }
+};
+
+// GError's text, freed.
+std::string take(GError* err) {
+  std::string text = err && err->message ? err->message : "";
+  if (err) g_error_free(err);
+  return text;
+}
+
+// The last line of an error's debug text: where GStreamer says what it could not open (the lines
+// before it name the source file and the element's path).
+std::string detail(gchar* debug) {
+  std::string text = debug ? debug : "";
+  g_free(debug);
+  const auto nl = text.find_last_of('\n');
+  return nl == std::string::npos ? "" : text.substr(nl + 1);
+}
+
+// The pipeline's appsinks keep one buffer, dropping the others: nobody pulls them here.
+void boundSinks(GstElement* pipeline) {
+  if (!GST_IS_BIN(pipeline)) return;
+  GstIterator* it = gst_bin_iterate_sinks(GST_BIN(pipeline));
+  GValue item = G_VALUE_INIT;
+  while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+    GObject* sink = G_OBJECT(g_value_get_object(&item));
+    if (g_object_class_find_property(G_OBJECT_GET_CLASS(sink), "max-buffers"))
+      g_object_set(sink, "max-buffers", 1U, "drop", TRUE, nullptr);
+    g_value_reset(&item);
+  }
+  g_value_unset(&item);
+  gst_iterator_free(it);
+}
+
+}  // namespace
+
+std::string gstreamerStartError(const std::string& pipeline) {
+  GError* err = nullptr;
+  if (!gst_init_check(nullptr, nullptr, &err)) return "GStreamer could not start: " + take(err);
+  std::unique_ptr<GstElement, GstUnref> p(gst_parse_launch(pipeline.c_str(), &err));
+  if (err) return take(err);  // no such element, a property it has not, a bad link
+  if (!p) return "";
+  boundSinks(p.get());
+  std::unique_ptr<GstBus, GstUnref> bus(gst_element_get_bus(p.get()));
+  gst_element_set_state(p.get(), GST_STATE_PLAYING);
+  std::unique_ptr<GstMessage, GstUnref> m(gst_bus_timed_pop_filtered(
+      bus.get(), 2 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS)));
+  if (!m || GST_MESSAGE_TYPE(m.get()) != GST_MESSAGE_ERROR) return "";
+  GError* error = nullptr;
+  gchar* debug = nullptr;
+  gst_message_parse_error(m.get(), &error, &debug);
+  const std::string where = GST_MESSAGE_SRC(m.get()) ? GST_OBJECT_NAME(GST_MESSAGE_SRC(m.get())) : "";
+  const std::string what = take(error), more = detail(debug);
+  return (where.empty() ? "" : where + ": ") + what + (more.empty() ? "" : " (" + more + ")");
+}
+
+}  // namespace vf::app
