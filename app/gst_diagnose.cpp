@@ -65,7 +65,8 @@ std::string gstreamerStartError(const std::string& pipeline) {
   GError* error = nullptr;
   gchar* debug = nullptr;
   gst_message_parse_error(m.get(), &error, &debug);
-  const std::string where = GST_MESSAGE_SRC(m.get()) ? GST_OBJECT_NAME(GST_MESSAGE_SRC(m.get())) : "";
+  const std::string where =
+      GST_MESSAGE_SRC(m.get()) ? GST_OBJECT_NAME(GST_MESSAGE_SRC(m.get())) : "";
   const std::string what = take(error), more = detail(debug);
   return (where.empty() ? "" : where + ": ") + what + (more.empty() ? "" : " (" + more + ")");
 }

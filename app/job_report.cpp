@@ -142,8 +142,10 @@ void writeJobReport(const std::string& path, const RunReport& r) {
   }
   const std::string why = media::writeFileAtomically(
       path, reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), true);
-  // errno is still the failed call's (EINTR: a signal ended the wait for a FIFO's reader).
-  if (!why.empty()) throw RuntimeError("--json " + printable(path) + ": " + why, errno);
+  // errno is still the failed call's (EINTR: a signal ended the wait for a FIFO's reader), read
+  // before anything else can change it.
+  const int err = why.empty() ? 0 : errno;
+  if (!why.empty()) throw RuntimeError("--json " + printable(path) + ": " + why, err);
 }
 
 }  // namespace vf::app

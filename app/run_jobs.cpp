@@ -15,6 +15,7 @@
 #include "app/media/image_sequence.hpp"
 #include "app/media/path_safety.hpp"
 #include "app/run_setup.hpp"
+#include "app/std_streams.hpp"
 #include "app/tile_preview.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/quote.hpp"
@@ -54,6 +55,9 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
     std::error_code ec;
     j.skip = fs::exists(spec.output, ec) && !s.overwrite.value_or(false);
     j.writePath = partialName(spec.output);
+    if (const std::string why = media::fileNameProblem(j.writePath); !why.empty())
+      throw UsageError("vidfilter batch writes " + quote(spec.output) + " as " +
+                       quote(j.writePath) + " until it is complete: " + why);
   }
   return j;
 }
@@ -164,6 +168,10 @@ int runJobs(const CommandLine& cl, const Settings& s) {
         printable(jsonPath));
   if (s.jsonPath) settings.jsonPath = jsonPath;
   if (s.jsonPath && jsonPath != "-") checkStatsPath(jsonPath, "--json");
+  if (s.jsonPath && jsonPath == "-" && startedClosed(STDOUT_FILENO))
+    throw UsageError(
+        "--json - prints the summary on stdout, but vidfilter was started with "
+        "stdout closed; give --json a file name");
   std::vector<PlannedJob> jobs;
   for (const JobSpec& spec : specs) jobs.push_back(plan(spec, s, cl.batch));
   for (const PlannedJob& j : jobs)

@@ -7,4 +7,8 @@ namespace vf::app {
 // output) would take descriptor 2 and the log would be written into it.
 void keepStandardStreamsOpen();
 
+// Whether stdin (0), stdout (1) or stderr (2) was closed at the start (and is /dev/null now):
+// `-o -` and `--json -` would then write nowhere.
+bool startedClosed(int fd);
+
 }  // namespace vf::app

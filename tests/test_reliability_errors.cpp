@@ -292,4 +292,12 @@ TEST(ReliabilityExitStatus, ClosedStandardStreamsNeverReceiveTheLogIntoTheOutput
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(probe(out).frames, 5);
   EXPECT_EQ(fileBytesOf(out).find("vidfilter:"), std::string::npos);
+  // What would go to stdout itself is refused then: it would be written nowhere.
+  for (const std::string& args :
+       std::vector<std::string>{"-o -", "-o '" + dir / "b.mkv" + "' --json -"}) {
+    const ShellResult refused = shell("'" + vidfilterBinary() + "' -i '" + kVideo +
+                                      "' --chain gray --frames 2 " + args + " 2>&1 >&-");
+    EXPECT_EQ(refused.status, 2) << args;
+    EXPECT_NE(refused.out.find("stdout closed"), std::string::npos) << refused.out;
+  }
 }

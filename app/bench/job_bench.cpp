@@ -29,6 +29,7 @@
 #include "app/options.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/quote.hpp"
 #include "pipeline/text_file.hpp"
 
@@ -171,9 +172,14 @@ fs::path makeScratchDirectory() {
                           "); set TMPDIR to a writable directory");
   }
   std::string name = (base / "vidfilter-bench-XXXXXX").string();
-  if (!::mkdtemp(name.data()))
-    throw app::UsageError("cannot create a scratch directory in " + quote(base.string()) + ": " +
-                          std::strerror(errno) + "; set TMPDIR to a writable directory");
+  if (!::mkdtemp(name.data())) {
+    const int err = errno;
+    const std::string what = "cannot create a scratch directory in " + quote(base.string());
+    if (err == EACCES || err == EROFS || err == ENOENT || err == ENOTDIR)  // the user's TMPDIR
+      throw app::UsageError(what + ": " + std::strerror(err) +
+                            "; set TMPDIR to a writable directory");
+    throw osError(what, err);  // the disk (full, out of inodes)
+  }
   return name;
 }
 

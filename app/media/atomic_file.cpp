@@ -16,7 +16,9 @@ namespace {
 std::string tempNameFor(const std::string& path, std::mt19937_64& rng) {
   const auto slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  // ".<name>.<8>.part": the name cut so that it stays within a file name's 255 bytes.
+  const std::string base =
+      (slash == std::string::npos ? path : path.substr(slash + 1)).substr(0, 255 - 15);
   static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
   std::string suffix;
   for (int i = 0; i < 8; ++i) suffix.push_back(digits[rng() % 36]);

@@ -304,12 +304,17 @@ VideoEncoder::Slots VideoEncoder::slotsFor(const FrameTime& t) {
   const double start = t.seconds();
   if (!timed_) firstSeconds_ = start;
   timed_ = true;
-  const std::int64_t at = std::llround((start - firstSeconds_) * rate_);
-  if (slots_ > 0 && at > slots_) s.repeatPrevious = at - slots_;
-  slots_ += s.repeatPrevious;
-  s.own = at >= slots_;
-  if (s.own) ++slots_;
   lastEndSeconds_ = start + (t.duration > 0 ? double(t.duration) * t.num / t.den : 1 / rate_);
+  // Where the frame falls, in slots, against the next free one: within 1.1 slots either way it
+  // takes that one (times that jitter around the grid keep every frame); further ahead, the
+  // frame before it fills the gap first; further behind, it is left out. ffmpeg's thresholds.
+  const double drift = (start - firstSeconds_) * rate_ - double(slots_);
+  if (drift < -1.1) {
+    s.own = false;
+    return s;
+  }
+  if (drift > 1.1 && slots_ > 0) s.repeatPrevious = std::llround(drift);
+  slots_ += s.repeatPrevious + 1;
   return s;
 }
 

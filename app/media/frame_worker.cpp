@@ -26,7 +26,9 @@ FramePtr FrameWorker::acquire() {
 
 void FrameWorker::submit(FramePtr frame) {
   {
-    std::lock_guard<std::mutex> l(m_);
+    std::unique_lock<std::mutex> l(m_);
+    cv_.wait(l, [&] { return error_ || queue_.size() < depth_; });
+    if (error_) std::rethrow_exception(error_);
     queue_.push_back(std::move(frame));
   }
   cv_.notify_all();
@@ -71,9 +73,10 @@ void FrameWorker::loop() {
     {
       std::lock_guard<std::mutex> l(m_);
       if (err && !error_) error_ = err;
-      // No more than the queue and the one in hand ever need: frames submitted twice over (a
-      // constant-rate output's repeats) do not grow the pool.
-      if (pool_.size() <= depth_) pool_.push_back(std::move(f));
+      // No more than are ever in use at once (the queue, the one encoding, the one being
+      // filled): frames submitted without one from the pool (a constant-rate output's repeats)
+      // do not grow it.
+      if (pool_.size() < depth_ + 2) pool_.push_back(std::move(f));
       busy_ = false;
     }
     cv_.notify_all();

@@ -25,6 +25,7 @@ class FrameWorker {
   // A frame from the pool (nullptr when the pool is empty: allocate one and hand it to
   // submit()). Waits while `depth` frames are queued. Rethrows the job's first error.
   FramePtr acquire();
+  // Queues a frame for the job; waits, as acquire(), while `depth` frames are queued.
   void submit(FramePtr frame);
   // Waits for every submitted frame, stops the thread. Rethrows the job's first error.
   void finish();

@@ -199,7 +199,8 @@ void MediaSource::relay(AVPacket* p) {
     // A subtitle shown across the cut is shown from the cut on (and to the end at most): kept
     // whole, it would start before the output's zero, and a muxer would move the whole file's
     // time zero back to it.
-    if (st->codecpar->codec_type == AVMEDIA_TYPE_SUBTITLE) clipToWindow(p, off, end);
+    if (st->codecpar->codec_type == AVMEDIA_TYPE_SUBTITLE)
+      clipToWindow(p, options_.start > 0 ? off : INT64_MIN, end);
   }
   PacketPtr copy = makePacket();
   av_packet_move_ref(copy.get(), p);

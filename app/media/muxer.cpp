@@ -127,10 +127,15 @@ void Muxer::open() {
   const int err = avformat_write_header(ctx_.get(), opts.ptr());
   if (err < 0) refused(err);
   if (ctx_->pb) headerBytes_ = avio_tell(ctx_->pb);
-  // A file is read back at the end to see whether the rotation is there; a pipe or a stream
-  // cannot be: there only the MP4 family is known to hold it.
-  if (rotated_ && (spec_.toStdout || spec_.network) && !isMp4Family(spec_.muxer))
-    warnRotationLost();
+  // A regular file is read back at the end to see whether the rotation is there; a pipe, a
+  // FIFO, a device or a stream cannot be: there the MP4 family is known to hold it, Matroska and
+  // WebM to in newer FFmpeg, the others not to.
+  struct stat st {};
+  const bool regular = !spec_.toStdout && !spec_.network && ::stat(spec_.path.c_str(), &st) == 0 &&
+                       S_ISREG(st.st_mode);
+  const bool mayHold =
+      isMp4Family(spec_.muxer) || spec_.muxer == "matroska" || spec_.muxer == "webm";
+  if (rotated_ && !regular && !mayHold) warnRotationLost();
   const AVCodecParameters* video = ctx_->nb_streams ? ctx_->streams[0]->codecpar : nullptr;
   if (video && video->codec_id == AV_CODEC_ID_WRAPPED_AVFRAME)
     wrappedFrameBytes_ = av_image_get_buffer_size(static_cast<AVPixelFormat>(video->format),

@@ -15,6 +15,7 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 #include "app/options.hpp"
+#include "app/std_streams.hpp"
 #include "pipeline/quote.hpp"
 
 namespace vf::media {
@@ -88,9 +89,9 @@ bool isOutputProtocol(const std::string& scheme) {
 // Muxers that write more files than the one named (segments, playlists, init segments), under
 // names of their own making.
 bool writesFilesOfItsOwn(const std::string& muxer) {
-  static const std::set<std::string> many = {"segment", "ssegment",  "stream_segment",
-                                             "hls",     "dash",      "smoothstreaming",
-                                             "tee",     "webm_chunk"};
+  static const std::set<std::string> many = {"segment",   "ssegment", "stream_segment",  "hls",
+                                             "hds",       "dash",     "smoothstreaming", "tee",
+                                             "webm_chunk"};
   return many.count(muxer) > 0;
 }
 
@@ -184,6 +185,10 @@ OutputSpec classifyOutput(const OutputRequest& r) {
   if (s.path == "-") {
     s.toStdout = true;
     s.url = "pipe:1";
+    if (app::startedClosed(STDOUT_FILENO))
+      throw UsageError(
+          "-o - writes video to stdout, but vidfilter was started with stdout closed; "
+          "give a file name, or pipe it on: vidfilter ... -o - | ffplay -");
     if (::isatty(STDOUT_FILENO) == 1)
       throw UsageError(
           "-o - writes video to stdout, but stdout is a terminal; pipe it on, e.g. "
@@ -227,12 +232,13 @@ OutputSpec classifyOutput(const OutputRequest& r) {
                      ": image outputs need a pattern such as "
                      "out/frame_%05d.png");
   s.muxer = f->name;
-  if (!s.network && writesFilesOfItsOwn(s.muxer))
-    throw UsageError("-f " + s.muxer + " writes files of its own beside " + quote(s.path) +
-                     " (segments, playlists), named by the muxer, so vidfilter cannot keep them "
-                     "off its inputs and existing files; write one stream and cut it with "
-                     "ffmpeg, e.g. vidfilter ... -f mpegts -o - | ffmpeg -i - -c copy -f " +
-                     s.muxer + " " + quote(s.path));
+  if ((!s.network || s.muxer == "tee") && writesFilesOfItsOwn(s.muxer))
+    throw UsageError("output " + quote(s.path) + ": the " + s.muxer +
+                     " muxer writes files of its own (segments, playlists), named by it, so "
+                     "vidfilter cannot keep them off its inputs and existing files; write one "
+                     "stream and cut it with ffmpeg, e.g. vidfilter ... -f mpegts -o - | ffmpeg "
+                     "-i - -c copy -f " +
+                     s.muxer + " " + (s.toStdout ? "OUT" : quote(s.path)));
   s.kind = OutputKind::Video;
   checkEncoder(s, f);
   if (!s.toStdout && !s.network) checkDirectory(p, "file");

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "app/interrupt.hpp"
 #include "app/media/media_source.hpp"
 #include "pipeline/quote.hpp"
 
@@ -85,7 +86,10 @@ void VideoSink::consume(const FrameResult& frame) {
     warnedRate_ = true;
   }
   repeatPrevious(slots.repeatPrevious);
-  if (!slots.own) return;           // before its slot: the frame before it holds it
+  if (!slots.own) return;  // before its slot: the frame before it holds it
+  // This frame takes over: the one before it no longer holds its picture (so the pool's next
+  // frame, whose picture that was, is written over in place, not copied).
+  previous_.reset();
   FramePtr f = worker_->acquire();  // rethrows the worker's failure: the engine stops
   if (!f) f = encoder_->allocFrame();
   if (av_frame_make_writable(f.get()) < 0) outOfMemory("encoding a frame");
@@ -106,7 +110,8 @@ void VideoSink::consume(const FrameResult& frame) {
 }
 
 void VideoSink::repeatPrevious(std::int64_t times) {
-  for (std::int64_t i = 0; i < times && previous_; ++i) {
+  // A stop leaves the rest of a long gap out (the frames before it are whole).
+  for (std::int64_t i = 0; i < times && previous_ && !app::interruptSignal(); ++i) {
     FramePtr r(av_frame_clone(previous_.get()));
     if (!r) outOfMemory("repeating a frame");
     r->pts = encoder_->ptsFor(FrameTime{});

@@ -89,6 +89,12 @@ class SobelStage : public Stage {
     // The register-heavy direct kernel may run fewer work-items per group than the device; the
     // local rows' group, when not given, then gives way to each work-item loading its own.
     if (items > fits() && wgAuto_ && plan_.local()) {
+      if (params().text("load") == "local")
+        spdlog::warn(
+            "sobel: load=local: this device runs the kernel with {} work-items per group, "
+            "fewer than its {} tile; each work-item loads its own rows (give a smaller "
+            "wg to keep local rows)",
+            fits(), wgText());
       Params own = params();
       own.set("load", "items");
       plan_ = planSobel(own, facts, in, params().size("wg"));
