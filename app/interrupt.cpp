@@ -63,6 +63,15 @@ bool inheritedIgnore(int sig) {
 }
 }  // namespace
 
+void requestStop(int sig) {
+  int expected = 0;
+  if (gSignal.compare_exchange_strong(expected, sig)) {
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    gFirstAt.store(now.tv_sec * 1000000000LL + now.tv_nsec);
+  }
+}
+
 void installInterruptHandlers() {
   gQuitSaved = sigaction(SIGQUIT, nullptr, &gQuitAtStart) == 0;
   struct sigaction sa;

@@ -25,6 +25,9 @@ void installInterruptHandlers();
 void keepSigquitDefault();
 // The first signal received (SIGINT, SIGTERM, SIGHUP), or 0.
 int interruptSignal();
+// A stop for a cause that is no signal (the preview's display went away), taken as the first
+// signal `sig` would be: the run closes its outputs with the frames done. No effect after one.
+void requestStop(int sig);
 // Makes a call blocked in `thread` return EINTR (SIGURG, whose handler does nothing, installed
 // by installInterruptHandlers without SA_RESTART): the signal a process gets reaches one of its
 // threads, and another one may be blocked opening a FIFO nobody writes to.

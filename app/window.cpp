@@ -8,23 +8,63 @@
 #include <QPainter>
 #include <QRasterWindow>
 #include <QScreen>
+#include <atomic>
+#include <chrono>
 #include <clocale>
 #include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+
+#include "app/interrupt.hpp"
+#include "app/media/open_outputs.hpp"
 
 namespace vf::app {
 
 namespace {
 
+std::mutex gQtSaidMutex;
+std::string gQtSaid;  // Qt's last warning: why it may end the process
+
 // Qt's own messages ("XDG_RUNTIME_DIR not set") are noise to a user: debug level.
 void qtMessage(QtMsgType type, const QMessageLogContext&, const QString& msg) {
   const std::string text = msg.toStdString();
-  if (type == QtFatalMsg)
+  if (type == QtFatalMsg) {
     spdlog::error("Qt: {}", text);
-  else
-    spdlog::debug("Qt: {}", text);
+    return;
+  }
+  spdlog::debug("Qt: {}", text);
+  if (type == QtWarningMsg || type == QtCriticalMsg) {
+    std::lock_guard<std::mutex> lock(gQtSaidMutex);
+    gQtSaid = text;
+  }
+}
+
+std::atomic<std::thread::id> gWindowThread{};
+
+// Qt ends the process from the window's thread when its X display goes away (exit(1): "The
+// X11 connection broke"), while the run is writing. The run is stopped first, as a hang-up
+// stops it, and the process ends once every output is closed with the frames done.
+void onExitFromTheWindow() {
+  if (std::this_thread::get_id() != gWindowThread.load()) return;  // the program's own end
+  std::string said;
+  {
+    std::lock_guard<std::mutex> lock(gQtSaidMutex);
+    said = gQtSaid;
+  }
+  const int open = media::outputsOpen();
+  spdlog::error("the preview's display went away{}{}", said.empty() ? "" : " (Qt: " + said + ")",
+                open ? "; stopping, and closing the outputs with the frames done" : "");
+  requestStop(SIGHUP);
+  if (open && !media::waitForOutputsClosed(std::chrono::seconds(20)))
+    spdlog::error("the outputs did not close within 20 s; they may not play");
+  else if (open)
+    spdlog::warn("every output is closed with the frames done");
+  std::fflush(stderr);
+  std::_Exit(1);
 }
 
 int mapKey(const QKeyEvent* e) {
@@ -150,6 +190,9 @@ void PreviewWindow::Gui::run() {
   static char name[] = "vidfilter";
   static char* argv[] = {name, nullptr};
   qInstallMessageHandler(qtMessage);
+  gWindowThread = std::this_thread::get_id();
+  static const bool exitHandled = std::atexit(onExitFromTheWindow) == 0;
+  (void)exitHandled;
   QGuiApplication qapp(argc, argv);
   std::setlocale(LC_NUMERIC, "C");  // Qt set the user's locale; numbers stay "1.5"
   QGuiApplication::setQuitOnLastWindowClosed(false);
@@ -182,6 +225,7 @@ void PreviewWindow::Gui::run() {
   }
   cv.notify_all();
   qapp.exec();
+  gWindowThread = std::thread::id();
   std::lock_guard<std::mutex> lock(mu);
   window = nullptr;
 }

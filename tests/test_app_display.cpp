@@ -1,6 +1,8 @@
 // A display that is dead or missing: one clear error and nothing created when the preview was
 // asked for, a run without a window when it was not (never the abort Qt gives).
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "tests/support/cli_errors.hpp"
 #include "tests/support/media.hpp"
@@ -60,4 +62,33 @@ TEST(Display, WaylandWithoutXOrAMissingQtPluginIsOneClearError) {
   r = runVidfilter({"-i", kVideo, "--chain", "gray", "--preview"}, po);
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(errorLines(r.err).find("--preview needs a display"), std::string::npos) << r.err;
+}
+
+// The display goes away while the preview shows a live input being recorded (an ssh session's
+// forwarded display closed, the desktop session ended): the run stops as on a hang-up, the
+// output is closed with every frame written, one error names the display, exit 1.
+TEST(Display, DisplayThatGoesAwayMidRunLeavesAPlayableOutput) {
+  if (!have("Xvfb")) GTEST_SKIP() << "Xvfb not installed";
+  TempDir dir("display_gone");
+  const std::string out = dir / "live.mkv";
+  Xvfb x("640x480x24");
+  ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
+  Child c(vidfilterBinary(),
+          {"-i",
+           "videotestsrc is-live=true ! video/x-raw,width=160,height=120,framerate=25/1 ! "
+           "videoconvert ! appsink",
+           "--chain", "gray,sobel", "--preview", "-o", out},
+          x.options(90));
+  ASSERT_TRUE(c.readUntil(
+      [](const std::string& err) { return err.find("writing ") != std::string::npos; }, 60))
+      << c.errSoFar();
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  x.stop();
+  const ProcResult r = c.wait();
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("display went away"), std::string::npos) << r.err;
+  const long written = framesWritten(r.err);
+  EXPECT_GE(written, 10) << r.err;
+  EXPECT_EQ(probe(out).frames, written);
+  EXPECT_EQ(decodeErrors(out), "");
 }

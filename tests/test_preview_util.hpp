@@ -177,10 +177,13 @@ class Xvfb {
     ::close(fds[0]);
     if (!num.empty()) display_ = ":" + num;
   }
-  ~Xvfb() {
+  ~Xvfb() { stop(); }
+  // The server ends now (a display that goes away under its clients).
+  void stop() {
     if (pid_ > 0) {
       ::kill(pid_, SIGTERM);
       ::waitpid(pid_, nullptr, 0);
+      pid_ = -1;
     }
   }
   const std::string& display() const { return display_; }

@@ -7,6 +7,7 @@
 
 #include "app/interrupt.hpp"
 #include "app/media/media_source.hpp"
+#include "app/media/open_outputs.hpp"
 #include "pipeline/quote.hpp"
 
 namespace vf::media {
@@ -63,6 +64,7 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
       spec.muxer, encoder_->summary(),
       muxer_.side() && !muxer_.side()->summary().empty() ? "; " + muxer_.side()->summary() : "");
   worker_ = std::make_unique<FrameWorker>([this](AVFrame* f) { encode(f); });
+  outputOpened();  // close() counts it closed
 }
 
 VideoSink::~VideoSink() {
@@ -188,6 +190,7 @@ void VideoSink::close(std::exception_ptr failure) {
     closed = false;
     if (!failure) failure = std::current_exception();
   }
+  outputClosed();
   const std::int64_t written = muxer_.videoPackets();
   if (written == 0 && opened_) {
     removeEmptyFile();
