@@ -2,7 +2,9 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "app/media/atomic_file.hpp"
@@ -146,6 +148,21 @@ void writeJobReport(const std::string& path, const RunReport& r) {
   // before anything else can change it.
   const int err = why.empty() ? 0 : errno;
   if (!why.empty()) throw RuntimeError("--json " + printable(path) + ": " + why, err);
+}
+
+bool writtenByVidfilter(const std::string& path, const std::string& kind) {
+  using json = nlohmann::json;
+  std::ifstream in(path);
+  std::string first;
+  if (kind == "--stats") {
+    if (!std::getline(in, first)) return true;  // empty: nothing to lose
+    const json line = json::parse(first, nullptr, false);
+    return line.is_object() && line.contains("index") && line.contains("stages");
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty()) return true;
+  const json doc = json::parse(text, nullptr, false);
+  return doc.is_object() && doc.contains("inputs") && doc.contains("chain");
 }
 
 }  // namespace vf::app

@@ -53,4 +53,9 @@ std::string jobReportJson(const RunReport& r);
 // Writes jobReportJson to `path` (whole or not at all; "-": stdout). Throws RuntimeError.
 void writeJobReport(const std::string& path, const RunReport& r);
 
+// Whether the file at `path` is what vidfilter writes there: a run's --json summary
+// (`kind` "--json") or --stats lines ("--stats"). A batch task run again replaces its own; it
+// never replaces another file without -y.
+bool writtenByVidfilter(const std::string& path, const std::string& kind);
+
 }  // namespace vf::app

@@ -11,6 +11,7 @@
 #include "app/device_set.hpp"
 #include "app/display.hpp"
 #include "app/interrupt.hpp"
+#include "app/job_report.hpp"
 #include "app/job_runner.hpp"
 #include "app/media/image_sequence.hpp"
 #include "app/media/path_safety.hpp"
@@ -113,6 +114,25 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
                                   : !s.overwrite                       ? media::Overwrite::Ask
                                                                        : media::Overwrite::Never;
   g.checkOverwrite(policy, ::isatty(STDIN_FILENO) == 1 && pipes == 0 && !listOnStdin);
+  // A batch task replaces its own outputs and reports when run again (its complete outputs are
+  // skipped); a report file of another kind only with -y, and nothing with -n.
+  if (!batch) return;
+  std::vector<std::pair<std::string, std::string>> reports;
+  if (s.jsonPath && *s.jsonPath != "-") reports.emplace_back(*s.jsonPath, "--json");
+  for (const PlannedJob& j : jobs)
+    if (!j.spec.statsPath.empty()) reports.emplace_back(j.spec.statsPath, "--stats");
+  for (const auto& [path, option] : reports) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) continue;
+    if (s.overwrite && !*s.overwrite)
+      throw UsageError(option + " " + quote(path) +
+                       " already exists, and -n never overwrites; "
+                       "remove it or leave -n out (a batch task replaces its own reports)");
+    if (!s.overwrite && !writtenByVidfilter(path, option))
+      throw UsageError(option + " " + quote(path) +
+                       " already exists and is no report of "
+                       "vidfilter's; give -y to replace it, or another name");
+  }
 }
 
 // `lone`: the run's one input was given as -i (not a list, not batch): when it failed for what

@@ -140,6 +140,32 @@ TEST(AppBatch, EachTasksSummaryHasItsOwnName) {
       << one.err;
 }
 
+// A task run again replaces its own summary and --stats lines; another file under those names
+// only with -y, and nothing at all with -n.
+TEST(AppBatch, ReportsReplaceOnlyTheirOwnKind) {
+  Batch b;
+  const std::string notes = b.dir / "out/report_0.json", stats = b.dir / "out/a.jsonl";
+  std::ofstream(notes) << "precious\n";
+  const std::vector<std::string> statsArgs = {"--stats", b.dir / "out/{name}.jsonl"};
+  auto refused = b.run({"--shard", "0/3"});
+  EXPECT_EQ(refused.status, 2) << refused.err;
+  EXPECT_NE(refused.err.find("no report of vidfilter's"), std::string::npos) << refused.err;
+  EXPECT_EQ(b.run({"--shard", "0/3", "-n"}).status, 2);
+  std::ifstream kept(notes);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(kept)), std::istreambuf_iterator<char>()),
+            "precious\n");
+  fs::remove(notes);
+  std::vector<std::string> args = {"--shard", "0/3"};
+  args.insert(args.end(), statsArgs.begin(), statsArgs.end());
+  ASSERT_EQ(b.run(args).status, 0);
+  ASSERT_TRUE(fs::exists(stats));
+  const auto again = b.run(args);  // its own report and stats: replaced
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(b.report(0)["inputs"][0]["status"], "skipped");
+  args.push_back("-n");
+  EXPECT_EQ(b.run(args).status, 2);  // -n: not even its own
+}
+
 TEST(AppBatch, KubernetesIndexNeedsTheNumberOfShares) {
   Batch b;
   ProcOptions k8s;
