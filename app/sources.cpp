@@ -83,6 +83,25 @@ std::string lower(std::string s) {
   return s;
 }
 
+// OpenCV finds its appsink by the element's name, which must hold "appsink" (or "opencvsink"):
+// `appsink name=mysink` was not found, and the pipeline "could not be started". Such a name
+// gets "-appsink" after it.
+std::string appsinkNamedForOpenCv(const std::string& pipeline) {
+  const std::size_t sink = pipeline.rfind('!');
+  if (sink == std::string::npos) return pipeline;
+  static const std::regex named(R"((^|\s)name=("[^"]*"|[^\s"]+))");
+  std::smatch m;
+  const std::string last = pipeline.substr(sink);
+  if (!std::regex_search(last, m, named)) return pipeline;
+  const std::string value = m[2].str();
+  if (value.find("appsink") != std::string::npos || value.find("opencvsink") != std::string::npos)
+    return pipeline;
+  const std::string renamed =
+      value.front() == '"' ? value.substr(0, value.size() - 1) + "-appsink\"" : value + "-appsink";
+  const std::size_t at = sink + static_cast<std::size_t>(m.position(2));
+  return pipeline.substr(0, at) + renamed + pipeline.substr(at + value.size());
+}
+
 }  // namespace
 
 void checkSourceAccess(const SourceSpec& spec) {
@@ -112,8 +131,9 @@ void checkSourceAccess(const SourceSpec& spec) {
                      " is empty (0 bytes): no video in it; check the path or copy it again");
 }
 
-std::string gstreamerPipelineAsOpened(const std::string& pipeline, std::string* converted) {
+std::string gstreamerPipelineAsOpened(const std::string& given, std::string* converted) {
   if (converted) converted->clear();
+  const std::string pipeline = appsinkNamedForOpenCv(given);
   const std::size_t sink = pipeline.rfind('!');
   if (sink == std::string::npos) return pipeline;
   const std::string caps = elementBefore(pipeline, sink);

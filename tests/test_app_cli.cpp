@@ -237,6 +237,16 @@ TEST(AppCli, ClassifiesSources) {
     EXPECT_EQ(gstreamerPipelineAsOpened(same, &converted), same);
     EXPECT_EQ(converted, "");
   }
+  // OpenCV finds its appsink by a name holding "appsink": other names get it after them.
+  EXPECT_EQ(gstreamerPipelineAsOpened("src ! appsink name=mysink drop=1", nullptr),
+            "src ! appsink name=mysink-appsink drop=1");
+  EXPECT_EQ(gstreamerPipelineAsOpened("src ! appsink name=\"my sink\"", nullptr),
+            "src ! appsink name=\"my sink-appsink\"");
+  EXPECT_EQ(gstreamerPipelineAsOpened("src name=a ! appsink name=s1_appsink", nullptr),
+            "src name=a ! appsink name=s1_appsink");
+  EXPECT_EQ(gstreamerPipelineAsOpened("src ! video/x-raw,format=I420 ! appsink name=x", nullptr),
+            "src ! video/x-raw,format=I420 ! videoconvert ! video/x-raw,format=BGR ! appsink "
+            "name=x-appsink");
   EXPECT_THROW(classifySource("nosuchprotocol://x"), UsageError);
   EXPECT_EQ(classifySource("-").kind, SourceKind::Pipe);
   EXPECT_EQ(classifySource("shots/*.png").kind, SourceKind::ImageSequence);

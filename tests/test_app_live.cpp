@@ -159,6 +159,19 @@ TEST_F(AppLive, ASizeChangeTheChainCannotTakeIsTheRunsFailure) {
   EXPECT_GE(countFrames(out), 5);
 }
 
+// An appsink the user named (OpenCV finds its sink by a name holding "appsink") runs as one that
+// is not named.
+TEST_F(AppLive, ANamedAppsinkRuns) {
+  TempDir dir("live_named");
+  const std::string out = dir / "named.mkv";
+  const auto r = runVidfilter({"-i",
+                               "videotestsrc num-buffers=6 ! video/x-raw,width=96,height=64 ! "
+                               "videoconvert ! appsink name=mysink",
+                               "--chain", "gray", "--no-preview", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probe(out).frames, 6);
+}
+
 // The error names the cause GStreamer gives, after the pipeline: the element it has not, the
 // file a source cannot open, the caps that do not link.
 TEST_F(AppLive, PipelineThatDoesNotStart) {
