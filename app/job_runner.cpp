@@ -208,6 +208,11 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
                job.output.kind == OutputKind::None ? std::string("(no output)")
                                                    : printable(job.spec.output));
   std::unique_ptr<FrameSink> out = openJobOutput(job, chain.output(), *source);
+  struct Written {  // what the output holds, however the run ends
+    const FrameSink& out;
+    JobResult& r;
+    ~Written() { r.framesWritten = out.framesWritten(); }
+  } written{*out, r};
   CountingSink counting(*out, sh.frames[k]);
   TeeSink sink(&counting, sh.watcher ? sh.watcher->started(k, *source, chain.output()) : nullptr);
   EngineOptions eo;

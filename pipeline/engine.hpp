@@ -64,6 +64,9 @@ class FrameSink {
   virtual void finish() {}
   // A sink may ask the engine to stop (the preview's q key).
   virtual bool wantsStop() const { return false; }
+  // The frames the output holds once finish() returned (an encoder's buffered frames are lost
+  // when a write fails; a constant-rate output repeats some); -1 where there is no such count.
+  virtual std::int64_t framesWritten() const { return -1; }
 };
 
 // Rolling statistics over the last frames (for the overlay and the end-of-run summary).

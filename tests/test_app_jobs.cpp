@@ -89,6 +89,7 @@ TEST(AppJobs, FourInputsAtOnceOnOneOrTwoDevicesEqualFourSeparateRuns) {
     EXPECT_EQ(in["output"], multi);
     EXPECT_EQ(in["status"], "done");
     EXPECT_EQ(in["frames_out"], frames);
+    EXPECT_EQ(in["frames_written"], frames);
     EXPECT_GT(in["fps"].get<double>(), 0);
   }
   EXPECT_NE(r.err.find("4 done"), std::string::npos) << r.err;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tests/support/cli_errors.hpp"
@@ -212,4 +213,22 @@ TEST(ReliabilityOutputs, SignalWhileOpeningAStatsOrJsonFifoIsAStop) {
       EXPECT_EQ(probe(out).frames, 6);
     }
   }
+}
+
+// A write that fails (ulimit -f) loses what the encoder still held: the --json summary's
+// frames_written is what the file holds (as ffprobe counts it), frames_out what reached it.
+TEST(ReliabilityOutputs, JsonSummaryCountsTheFramesTheOutputHolds) {
+  TempDir dir("out_written");
+  const std::string in = dir / "long.mp4", out = dir / "cut.mp4", json = dir / "cut.json";
+  makeClip(in, "testsrc2=size=320x240:rate=25", "-frames:v 200 -c:v libx264");
+  ProcOptions limited;
+  limited.fileSizeLimit = 60 * 1024;
+  limited.timeoutSec = 120;
+  const auto r = runVidfilter({"-i", in, "--chain", "sobel", "-o", out, "--json", json}, limited);
+  EXPECT_EQ(r.status, 1) << r.err;
+  std::ifstream text(json);
+  const auto job = nlohmann::json::parse(text)["inputs"][0];
+  EXPECT_EQ(job["status"], "failed");
+  EXPECT_EQ(job["frames_written"].get<long>(), fs::exists(out) ? probe(out).frames : 0);
+  EXPECT_LE(job["frames_written"].get<long>(), job["frames_out"].get<long>());
 }

@@ -21,6 +21,7 @@ class ImageSink : public FrameSink {
   ~ImageSink() override;
   void consume(const FrameResult& frame) override;
   void finish() override;
+  std::int64_t framesWritten() const override { return written_; }
 
  private:
   void write(AVFrame* frame);  // on the worker thread

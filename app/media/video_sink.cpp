@@ -121,6 +121,8 @@ void VideoSink::repeatPrevious(std::int64_t times) {
   }
 }
 
+std::int64_t VideoSink::framesWritten() const { return muxer_.videoPackets(); }
+
 void VideoSink::encode(AVFrame* frame) {
   encoder_->send(frame);
   drainPackets();

@@ -35,6 +35,7 @@ class VideoSink : public FrameSink {
 
   void consume(const FrameResult& frame) override;
   void finish() override;
+  std::int64_t framesWritten() const override;
 
  private:
   void encode(AVFrame* frame);  // on the worker thread
