@@ -111,6 +111,13 @@ std::string describeParseError(const CLI::App& app, const CLI::ParseError& e,
     if (o->get_items_expected_min() == 0)
       return n + " is a switch and takes no value; write " + n + " alone" + see;
     const std::string kind = kindOf(*o);
+    // Digits alone that do not convert: past the type's range, not "not a number".
+    const std::string& last = values.empty() ? std::string() : values.back();
+    const std::size_t digitsFrom = !last.empty() && (last[0] == '-' || last[0] == '+') ? 1 : 0;
+    if (last.size() > digitsFrom &&
+        last.find_first_not_of("0123456789", digitsFrom) == std::string::npos)
+      return n + ": " + printable(last, 40) +
+             (digitsFrom && last[0] == '-' ? " is too far below 0" : " is too large") + see;
     return n + ": " + (values.empty() ? std::string("the value") : joinedValues(values)) +
            " is not " + (kind.empty() ? "a valid value" : kind) + see;
   }

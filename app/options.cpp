@@ -141,6 +141,20 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
 
 bool given(const OptionMap& m, const char* name) { return m.at(name)->count() > 0; }
 
+// `check`'s complaint about option `name`'s value `v`, naming the value as it was typed: CLI11
+// reads a number past int64's range as the range's end.
+void checkCount(const OptionMap& m, const char* name, std::int64_t v,
+                std::string (*check)(std::int64_t)) {
+  std::string why = check(v);
+  if (why.empty()) return;
+  const std::string parsed = std::to_string(v);
+  const auto& typed = m.at(name)->results();
+  if (!typed.empty() && typed.back() != parsed && why.size() >= parsed.size() &&
+      why.compare(why.size() - parsed.size(), parsed.size(), parsed) == 0)
+    why = why.substr(0, why.size() - parsed.size()) + printable(typed.back(), 40);
+  throw UsageError(std::string(name) + " " + why);
+}
+
 template <class T>
 T checked(std::optional<T> v, const std::string& option, const std::string& why) {
   if (!v) throw UsageError(option + " " + why);
@@ -222,7 +236,7 @@ void takeInputs(const OptionMap& m, const RawOptions& o, Settings& s) {
     s.jsonPath = o.json;
   }
   if (given(m, "--jobs")) {
-    if (auto why = checkJobs(o.jobs); !why.empty()) throw UsageError("--jobs " + why);
+    checkCount(m, "--jobs", o.jobs, checkJobs);
     s.jobs = static_cast<int>(o.jobs);
   }
 }
@@ -262,15 +276,15 @@ void takeRest(const OptionMap& m, const RawOptions& o, Settings& s) {
   if (given(m, "--progress")) s.progress = true;
   if (given(m, "--no-progress")) s.progress = false;
   if (given(m, "--frames")) {
-    if (auto why = checkFrames(o.frames); !why.empty()) throw UsageError("--frames " + why);
+    checkCount(m, "--frames", o.frames, checkFrames);
     s.frames = o.frames;
   }
   if (given(m, "--slots")) {
-    if (auto why = checkSlots(o.slots); !why.empty()) throw UsageError("--slots " + why);
+    checkCount(m, "--slots", o.slots, checkSlots);
     s.slots = static_cast<int>(o.slots);
   }
   if (given(m, "--threads")) {
-    if (auto why = checkThreads(o.threads); !why.empty()) throw UsageError("--threads " + why);
+    checkCount(m, "--threads", o.threads, checkThreads);
     s.threads = static_cast<int>(o.threads);
   }
   if (given(m, "--log-level")) {

@@ -164,6 +164,11 @@ TEST(ReliabilityCli, MainProgramErrorsNameTheOption) {
        "unexpected argument 'extra.mp4' (the input is given as -i SRC)"},
       {{"-i", kVideo, "--chain", "gray", "-o", "a.mkv", "-o", "b.mkv"},
        "2 outputs (-o) for 1 input: give one -o per input"},
+      // A number past the type's range is named as typed, not as the range's end.
+      {{"-i", kVideo, "--chain", "gray", "--slots", "99999999999999999999"},
+       "got 99999999999999999999"},
+      {{"-i", kVideo, "--chain", "gray", "--jobs", "99999999999999999999"},
+       "got 99999999999999999999"},
   };
   for (const auto& [args, needle] : cases) {
     SCOPED_TRACE(args.back());
@@ -181,6 +186,8 @@ TEST(ReliabilityCli, BenchErrorsAreOneLineWithExitStatus2) {
   expectBenchUsage({"--chain", "gray", "--chain", "sobel"}, "--chain is given 2 times");
   expectBenchUsage({"stray"}, "unexpected argument 'stray'");
   expectBenchUsage({"--chain", "gray", "--size", "12"}, "--size must be WxH");
+  expectBenchUsage({"--chain", "gray", "--size", "64x48", "--frames", "99999999999"},
+                   "--frames: 99999999999 is too large");
 }
 
 // --- the user's values in messages ------------------------------------------------------------

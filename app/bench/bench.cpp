@@ -89,8 +89,8 @@ FrameDesc checkedFrame(const Options& o) {
     throw UserError("--distinct must be at least 1 and hold at most 4 GiB of frames (" +
                     std::to_string((4ull << 30) / d.bytes()) + " of " + o.size + "), got " +
                     std::to_string(o.distinct));
-  if (o.cvThreads > 1024)
-    throw UserError("--cv-threads must be at most 1024, got " + std::to_string(o.cvThreads));
+  if (o.cvThreads < -1 || o.cvThreads > 1024)  // -1: not given, OpenCV's choice
+    throw UserError("--cv-threads must be in [0, 1024], got " + std::to_string(o.cvThreads));
   return d;
 }
 
