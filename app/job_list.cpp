@@ -25,8 +25,9 @@ std::string trim(const std::string& s) {
 }
 
 // The input's name for {name}: the last part of its path or URL without the extension, with
-// anything but letters, digits, '.', '-' and '_' made '_' (a name never holds a directory, a
-// frame-number pattern or a shell character).
+// any ASCII character but letters, digits, '.', '-' and '_' made '_' (a name never holds a
+// directory, a frame-number pattern, a space or a shell character); the bytes of other
+// characters (UTF-8: "日本語", "é") are kept.
 std::string nameOf(const std::string& input) {
   std::string t = input;
   if (const auto scheme = t.find("://"); scheme != std::string::npos)
@@ -34,8 +35,10 @@ std::string nameOf(const std::string& input) {
   while (t.size() > 1 && t.back() == '/') t.pop_back();
   if (const auto slash = t.rfind('/'); slash != std::string::npos) t = t.substr(slash + 1);
   if (const auto dot = t.rfind('.'); dot != std::string::npos && dot > 0) t = t.substr(0, dot);
-  for (char& c : t)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  for (char& c : t) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x80 && !std::isalnum(u) && c != '.' && c != '-' && c != '_') c = '_';
+  }
   return t.empty() ? "input" : t;
 }
 

@@ -103,9 +103,12 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
     // A link found at the temporary name is removed before the task writes (job_runner.cpp),
     // never written through: it is no path the task writes.
     std::error_code ec;
-    if (!j.writePath.empty() && !fs::is_symlink(fs::symlink_status(j.writePath, ec)))
-      partials.writes(j.writePath,
-                      "the temporary name of the output of input " + std::to_string(j.spec.index));
+    if (!j.writePath.empty() && !fs::is_symlink(fs::symlink_status(j.writePath, ec))) {
+      const std::string temp =
+          "the temporary name of the output of input " + std::to_string(j.spec.index);
+      partials.writes(j.writePath, temp);
+      g.writes(j.writePath, temp);  // never another input's output (".a.partial.mkv")
+    }
     if (!j.spec.statsPath.empty()) g.writes(j.spec.statsPath, "--stats");
   }
   if (s.jsonPath && *s.jsonPath == "-") g.writesStdout("--json -");

@@ -220,6 +220,14 @@ TEST(AppBatch, AnOutputThatIsAnInputIsRefusedNotSkipped) {
   EXPECT_NE(other.err.find("is input 0"), std::string::npos) << other.err;
   EXPECT_EQ(shellOutput("md5sum < " + q(in)), before);
   EXPECT_EQ(countFrames(in), 4);
+  // An output that is another output's temporary name (an input named ".a.partial.mp4" next to
+  // "a.mp4"): the rename would take it away.
+  fs::create_directories(b.dir / "odd");
+  fs::copy_file(in, b.dir / "odd/.a.partial.mp4");
+  const auto taken = runVidfilter({"batch", "-i", in, "-i", b.dir / "odd/.a.partial.mp4", "--shard",
+                                   "0/1", "--chain", "gray", "-o", b.dir / "out/{name}.mp4"});
+  EXPECT_EQ(taken.status, 2) << taken.err;
+  EXPECT_NE(taken.err.find("temporary name"), std::string::npos) << taken.err;
 }
 
 TEST(AppBatch, SlurmArraysWithAStepAndMalformedVariables) {

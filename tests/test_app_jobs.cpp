@@ -410,4 +410,11 @@ TEST(AppJobs, OneInputExpandsNameAndIndexAsSeveralDo) {
   EXPECT_EQ(countFrames(dir / "out/clip_edges.mkv"), 7);
   EXPECT_TRUE(fs::is_regular_file(dir / "out/0.jsonl"));
   EXPECT_FALSE(fs::exists(dir / "out/{name}_edges.mkv"));
+  // Letters of any script stay; a space becomes '_'.
+  fs::copy_file(dir / "in/clip.mkv", dir / "in/日本 é.mkv");
+  ASSERT_EQ(
+      runVidfilter({"-i", dir / "in/日本 é.mkv", "--chain", "sobel", "-o", dir / "out/{name}.mkv"})
+          .status,
+      0);
+  EXPECT_EQ(countFrames(dir / "out/日本_é.mkv"), 7);
 }
