@@ -154,6 +154,7 @@ void writeJobReport(const std::string& path, const RunReport& r) {
 bool writtenByVidfilter(const std::string& path, const std::string& kind) {
   using json = nlohmann::json;
   std::ifstream in(path);
+  if (!in.is_open()) return false;  // unreadable: nothing tells it is ours
   std::string first;
   if (kind == "--stats") {
     if (!std::getline(in, first)) return true;  // empty: nothing to lose

@@ -122,8 +122,8 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
   if (!batch) return;
   std::vector<std::pair<std::string, std::string>> reports;
   if (s.jsonPath && *s.jsonPath != "-") reports.emplace_back(*s.jsonPath, "--json");
-  for (const PlannedJob& j : jobs)
-    if (!j.spec.statsPath.empty()) reports.emplace_back(j.spec.statsPath, "--stats");
+  for (const PlannedJob& j : jobs)  // a skipped input writes no stats
+    if (!j.spec.statsPath.empty() && !j.skip) reports.emplace_back(j.spec.statsPath, "--stats");
   for (const auto& [path, option] : reports) {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) continue;

@@ -29,7 +29,26 @@ namespace {
 std::mutex gQtSaidMutex;
 std::string gQtSaid;  // Qt's last warning: why it may end the process
 
-// Qt's own messages ("XDG_RUNTIME_DIR not set") are noise to a user: debug level.
+std::atomic<std::thread::id> gWindowThread{};
+
+// The preview's display went away (Qt says "The X11 connection broke" on the window's thread,
+// then calls exit(1) there). The run is stopped first, as a hang-up stops it, and the process
+// ends once every output is closed with the frames done.
+[[noreturn]] void displayGone(const std::string& said) {
+  const int open = media::outputsOpen();
+  spdlog::error("the preview's display went away{}{}", said.empty() ? "" : " (Qt: " + said + ")",
+                open ? "; stopping, and closing the outputs with the frames done" : "");
+  requestStop(SIGHUP);
+  if (open && !media::waitForOutputsClosed(std::chrono::seconds(20)))
+    spdlog::error("the outputs did not close within 20 s; they may not play");
+  else if (open)
+    spdlog::warn("every output is closed with the frames done");
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
+// Qt's own messages ("XDG_RUNTIME_DIR not set") are noise to a user: debug level. A broken
+// connection to the display is acted on here, before Qt's exit(1) runs any destructor.
 void qtMessage(QtMsgType type, const QMessageLogContext&, const QString& msg) {
   const std::string text = msg.toStdString();
   if (type == QtFatalMsg) {
@@ -41,13 +60,12 @@ void qtMessage(QtMsgType type, const QMessageLogContext&, const QString& msg) {
     std::lock_guard<std::mutex> lock(gQtSaidMutex);
     gQtSaid = text;
   }
+  if (type == QtWarningMsg && text.find("connection broke") != std::string::npos &&
+      std::this_thread::get_id() == gWindowThread.load())
+    displayGone(text);
 }
 
-std::atomic<std::thread::id> gWindowThread{};
-
-// Qt ends the process from the window's thread when its X display goes away (exit(1): "The
-// X11 connection broke"), while the run is writing. The run is stopped first, as a hang-up
-// stops it, and the process ends once every output is closed with the frames done.
+// Any other exit() from the window's thread while the program runs: the same stop.
 void onExitFromTheWindow() {
   if (std::this_thread::get_id() != gWindowThread.load()) return;  // the program's own end
   std::string said;
@@ -55,16 +73,7 @@ void onExitFromTheWindow() {
     std::lock_guard<std::mutex> lock(gQtSaidMutex);
     said = gQtSaid;
   }
-  const int open = media::outputsOpen();
-  spdlog::error("the preview's display went away{}{}", said.empty() ? "" : " (Qt: " + said + ")",
-                open ? "; stopping, and closing the outputs with the frames done" : "");
-  requestStop(SIGHUP);
-  if (open && !media::waitForOutputsClosed(std::chrono::seconds(20)))
-    spdlog::error("the outputs did not close within 20 s; they may not play");
-  else if (open)
-    spdlog::warn("every output is closed with the frames done");
-  std::fflush(stderr);
-  std::_Exit(1);
+  displayGone(said);
 }
 
 int mapKey(const QKeyEvent* e) {
@@ -198,6 +207,7 @@ void PreviewWindow::Gui::run() {
   QGuiApplication::setQuitOnLastWindowClosed(false);
   QScreen* screen = QGuiApplication::primaryScreen();
   if (!screen) {
+    gWindowThread = std::thread::id();
     std::lock_guard<std::mutex> lock(mu);
     error = "the display has no screen";
     ready = true;

@@ -68,7 +68,7 @@ TEST(Display, WaylandWithoutXOrAMissingQtPluginIsOneClearError) {
 // forwarded display closed, the desktop session ended): the run stops as on a hang-up, the
 // output is closed with every frame written, one error names the display, exit 1.
 TEST(Display, DisplayThatGoesAwayMidRunLeavesAPlayableOutput) {
-  if (!have("Xvfb")) GTEST_SKIP() << "Xvfb not installed";
+  for (const char* tool : {"Xvfb", "xdotool"}) ASSERT_TRUE(have(tool)) << tool << " not found";
   TempDir dir("display_gone");
   const std::string out = dir / "live.mkv";
   Xvfb x("640x480x24");
@@ -82,6 +82,8 @@ TEST(Display, DisplayThatGoesAwayMidRunLeavesAPlayableOutput) {
   ASSERT_TRUE(c.readUntil(
       [](const std::string& err) { return err.find("writing ") != std::string::npos; }, 60))
       << c.errSoFar();
+  // The window is up (it opens at the first frame), then two seconds of frames at 25 fps.
+  ASSERT_FALSE(findWindow(x.env(), "^vidfilter").empty()) << c.errSoFar();
   std::this_thread::sleep_for(std::chrono::seconds(2));
   x.stop();
   const ProcResult r = c.wait();

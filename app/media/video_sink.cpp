@@ -121,7 +121,9 @@ void VideoSink::repeatPrevious(std::int64_t times) {
   }
 }
 
-std::int64_t VideoSink::framesWritten() const { return muxer_.videoPackets(); }
+std::int64_t VideoSink::framesWritten() const {
+  return closedWhole_ ? muxer_.videoPackets() : -1;  // a file that did not close: unknown
+}
 
 void VideoSink::encode(AVFrame* frame) {
   encoder_->send(frame);
@@ -192,7 +194,7 @@ void VideoSink::close(std::exception_ptr failure) {
     closed = false;
     if (!failure) failure = std::current_exception();
   }
-  outputClosed();
+  closedWhole_ = closed;
   const std::int64_t written = muxer_.videoPackets();
   if (written == 0 && opened_) {
     removeEmptyFile();
@@ -201,6 +203,7 @@ void VideoSink::close(std::exception_ptr failure) {
   } else if (written > 0 && closed) {
     spdlog::warn("{} keeps the {} frames written before the failure", spec_.path, written);
   }
+  outputClosed();  // last: what is said about the file is out
   if (failure) std::rethrow_exception(failure);
 }
 

@@ -60,6 +60,7 @@ class VideoSink : public FrameSink {
   std::optional<WrittenFile> opened_;  // none: not a regular file
   std::int64_t frames_ = 0;
   bool warnedSize_ = false, warnedRate_ = false, finished_ = false;
+  bool closedWhole_ = true;  // the container was finished without an error
 };
 
 }  // namespace vf::media
