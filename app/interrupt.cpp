@@ -24,6 +24,21 @@ void writeStderr(const char* text) {
   (void)ignored;
 }
 
+// CLOCK_MONOTONIC now, ns (async-signal-safe).
+long long monotonicNs() {
+  timespec now{};
+  ::clock_gettime(CLOCK_MONOTONIC, &now);
+  return now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+// Takes `sig` as the first stop, at `ns`; false when there was one already.
+bool takeFirstStop(int sig, long long ns) {
+  int expected = 0;
+  if (!gSignal.compare_exchange_strong(expected, sig)) return false;
+  gFirstAt.store(ns);
+  return true;
+}
+
 extern "C" void onInterrupt(int sig) {
   if (gExitZones.load() > 0) {  // nothing to finish: end now (async-signal-safe calls only)
     writeStderr(sig == SIGTERM  ? "vidfilter: warning: stopped by SIGTERM before the first frame\n"
@@ -31,14 +46,8 @@ extern "C" void onInterrupt(int sig) {
                                 : "vidfilter: warning: stopped by SIGINT before the first frame\n");
     ::_exit(128 + sig);
   }
-  timespec now{};
-  ::clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
-  const long long ns = now.tv_sec * 1000000000LL + now.tv_nsec;
-  int expected = 0;
-  if (gSignal.compare_exchange_strong(expected, sig)) {
-    gFirstAt.store(ns);
-    return;
-  }
+  const long long ns = monotonicNs();
+  if (takeFirstStop(sig, ns)) return;
   // A stop signal within 50 ms of the first is the same stop request, not a second one:
   // `timeout` and `kill -- -PGID` signal the process and then its whole group, microseconds
   // apart, and a wrapper that forwards its own SIGTERM after the terminal's SIGINT reaches the
@@ -63,14 +72,7 @@ bool inheritedIgnore(int sig) {
 }
 }  // namespace
 
-void requestStop(int sig) {
-  int expected = 0;
-  if (gSignal.compare_exchange_strong(expected, sig)) {
-    timespec now{};
-    ::clock_gettime(CLOCK_MONOTONIC, &now);
-    gFirstAt.store(now.tv_sec * 1000000000LL + now.tv_nsec);
-  }
-}
+void requestStop(int sig) { takeFirstStop(sig, monotonicNs()); }
 
 void installInterruptHandlers() {
   gQuitSaved = sigaction(SIGQUIT, nullptr, &gQuitAtStart) == 0;

@@ -88,7 +88,6 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
   const bool listOnStdin = s.inputsList && *s.inputsList == "-";
   if (pipes > 0 && listOnStdin)
     throw UsageError("-i - and --inputs -: stdin carries the list of inputs; give the list a file");
-  media::PathGuard partials = g;
   for (const PlannedJob& j : jobs) {
     const std::string role = "the output of input " + std::to_string(j.spec.index);
     if (j.skip) {  // complete, not written again; but never an input taken for an output
@@ -104,10 +103,9 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
     // never written through: it is no path the task writes.
     std::error_code ec;
     if (!j.writePath.empty() && !fs::is_symlink(fs::symlink_status(j.writePath, ec))) {
-      const std::string temp =
-          "the temporary name of the output of input " + std::to_string(j.spec.index);
-      partials.writes(j.writePath, temp);
-      g.writes(j.writePath, temp);  // never another input's output (".a.partial.mkv")
+      // never an input, another output (".a.partial.mkv") or another temporary name
+      g.writes(j.writePath,
+               "the temporary name of the output of input " + std::to_string(j.spec.index));
     }
     if (!j.spec.statsPath.empty()) g.writes(j.spec.statsPath, "--stats");
   }

@@ -75,7 +75,6 @@ void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
         std::copy(m, m + size, out);
     }
     rotation_ = rotationOf(in);
-    rotated_ = rotation_ != 0;
     // Re-encoded audio is cut to the sample where --ss and --to cut the input (copied packets
     // stay whole, as ffmpeg copies them).
     const AudioWindow window{input.cutStart ? 0 : INT64_MIN,
@@ -135,7 +134,7 @@ void Muxer::open() {
                        S_ISREG(st.st_mode);
   const bool mayHold =
       isMp4Family(spec_.muxer) || spec_.muxer == "matroska" || spec_.muxer == "webm";
-  if (rotated_ && !regular && !mayHold) warnRotationLost();
+  if (rotation_ != 0 && !regular && !mayHold) warnRotationLost();
   const AVCodecParameters* video = ctx_->nb_streams ? ctx_->streams[0]->codecpar : nullptr;
   if (video && video->codec_id == AV_CODEC_ID_WRAPPED_AVFRAME)
     wrappedFrameBytes_ = av_image_get_buffer_size(static_cast<AVPixelFormat>(video->format),
@@ -304,7 +303,7 @@ void Muxer::verify() const {
 
 void Muxer::checkRotation(const AVStream* written) const {
   // Some containers have no place for it (AVI, MPEG-TS; Matroska and WebM in older FFmpeg).
-  if (!rotated_) return;
+  if (rotation_ == 0) return;
   if (av_stream_get_side_data(written, AV_PKT_DATA_DISPLAYMATRIX, nullptr)) return;
   warnRotationLost();
 }

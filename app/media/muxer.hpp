@@ -76,8 +76,7 @@ class Muxer {
   // y4m's packets carry a frame by reference (wrapped_avframe): the bytes a frame becomes in the
   // file (its samples and "FRAME\n"), 0 where a packet's size is what it writes.
   std::int64_t wrappedFrameBytes_ = 0;
-  bool rotated_ = false;  // the input's video carries a display matrix (a rotation)
-  double rotation_ = 0;   // its angle, degrees anticlockwise
+  double rotation_ = 0;  // the input video's display rotation, degrees anticlockwise (0: none)
 };
 
 }  // namespace vf::media
