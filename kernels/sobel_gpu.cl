@@ -32,9 +32,9 @@
 //   for the current scale, so the scale stays live and each kernel gets the registers of its
 //   own path (one kernel with both paths ran at the larger path's register count).
 //
-// - H2 (ksize 3, one channel, modes mag/x/y, at scale 1): pairs of 16-bit floats (f16x2)
-//   hold two neighbouring pixels, so each instruction computes two outputs, and the bytes go in
-//   and out by byte permutes, with no conversion instruction. See strip_h2 (sobel_gpu_h2.cl).
+// - H2 (ksize 3, modes mag/x/y, at scale 1): pairs of 16-bit floats (f16x2) hold two
+//   neighbouring bytes (channel samples), so each instruction computes two outputs, and the bytes
+//   go in and out by byte permutes, with no conversion instruction. See strip_h2 (sobel_gpu_h2.cl).
 //
 // Build options: -DKSIZE=1|3|5|7 -DCH=1|3|4 -DVX=4|8|16 -DPY -DTAIL_SHIFT=0|1 -DAHEAD=0|1|2
 //                -DMODE_{X,Y,MAG,L2}

@@ -1,8 +1,8 @@
-// sobel, "direct" schedule (kernels/sobel_gpu.cl), the H2 strip: ksize 3, one channel, modes
-// x, y and mag at scale 1, two neighbouring pixels per instruction in pairs of 16-bit floats.
+// sobel, "direct" schedule (kernels/sobel_gpu.cl), the H2 strip: ksize 3, modes x, y and mag at
+// scale 1, two neighbouring bytes (channel samples) per instruction in pairs of 16-bit floats.
 // Included by sobel_gpu.cl after its loads, stores and modes; defines USE_H2 when it applies.
 
-#if defined(H2) && KSIZE == 3 && CH == 1 && !defined(MODE_L2) && VX >= 8
+#if defined(H2) && KSIZE == 3 && !defined(MODE_L2) && VX >= 8
 #define USE_H2 1
 // Pairs of IEEE halves in a uint (low half first). Every value strip_h2 computes is an integer
 // of magnitude < 2048 or 1024 + n/2 for an integer n < 512, so each operation below is exact or
@@ -54,31 +54,42 @@ inline uint h2_absmin(uint a, uint cap) { return h2_u(fmin(fabs(h2_f(a)), h2_f(c
 #define NP (VX / 2)           // pairs of output columns per work-item
 
 // The horizontal taps of one loaded row (words as load_row leaves them) for the NP output pairs:
-// pair k covers columns 2k, 2k+1. With p the half 1024 + byte:
-//   W[k + 1] = (p[2k], p[2k+1])       two bytes under the exponent of 1024: one permute
-//   S[k]     = (p[2k-1], p[2k])       the high lane of W[k], the low lane of W[k+1]: one permute
-//   d[k] = S[k+1] - S[k]              = p[x+1] - p[x-1], the bias cancels: exact, |d| <= 255
-//   s[k] = (2 W[k+1] - 3072) + S[k] + S[k+1]
-//        = 1024 + p[x-1] + 2 p[x] + p[x+1] (unbiased bytes), each step an integer below 2048:
+// pair k covers byte columns 2k, 2k+1, whose horizontal neighbours lie CH bytes to each side.
+// With p the half 1024 + byte:
+//   W[j]      = (p[2j-4], p[2j-3])   two bytes under the exponent of 1024: one permute (pair k
+//                                    is W[k+2]; the halo word on each side gives two more)
+//   L[k], R[k] = (p[x-CH], p[x+1-CH]) and (p[x+CH], p[x+1+CH]) for x = 2k: a pair W[j] where CH
+//                is even, else the high lane of one pair and the low lane of the next (a permute)
+//   d[k] = R[k] - L[k]                = p[x+CH] - p[x-CH], the bias cancels: exact, |d| <= 255
+//   s[k] = (2 W[k+2] - 3072) + L[k] + R[k]
+//        = 1024 + p[x-CH] + 2 p[x] + p[x+CH] (unbiased bytes), each step an integer below 2048:
 //          exact (the bias cancels again in gy = s(y+1) - s(y-1))
+#if CH % 2 == 0
+#define H2_LEFT(W, k) W[(k) + 2 - CH / 2]
+#define H2_RIGHT(W, k) W[(k) + 2 + CH / 2]
+#else
+#define H2_LEFT(W, k) perm(W[(k) + (3 - CH) / 2], W[(k) + (5 - CH) / 2], 0x5432u)
+#define H2_RIGHT(W, k) perm(W[(k) + (CH + 3) / 2], W[(k) + (CH + 5) / 2], 0x5432u)
+#endif
 inline void h2_taps(const uint* w, uint* d, uint* s) {
-  uint W[NP + 2], S[NP + 1];
-  W[0] = perm(w[0], H2_BYTES, 0x4342u);  // bytes -2, -1
+  uint W[NP + 4];
+  W[0] = perm(w[0], H2_BYTES, 0x4140u);  // bytes -4, -3
+  W[1] = perm(w[0], H2_BYTES, 0x4342u);  // bytes -2, -1
 #pragma unroll
   for (int i = 0; i < VX / 4; ++i) {
-    W[1 + 2 * i] = perm(w[1 + i], H2_BYTES, 0x4140u);
-    W[2 + 2 * i] = perm(w[1 + i], H2_BYTES, 0x4342u);
+    W[2 + 2 * i] = perm(w[1 + i], H2_BYTES, 0x4140u);
+    W[3 + 2 * i] = perm(w[1 + i], H2_BYTES, 0x4342u);
   }
-  W[NP + 1] = perm(w[NW - 1], H2_BYTES, 0x4140u);  // bytes VX, VX + 1
-#pragma unroll
-  for (int k = 0; k <= NP; ++k) S[k] = perm(W[k], W[k + 1], 0x5432u);
+  W[NP + 2] = perm(w[NW - 1], H2_BYTES, 0x4140u);  // bytes VX, VX + 1
+  W[NP + 3] = perm(w[NW - 1], H2_BYTES, 0x4342u);  // bytes VX + 2, VX + 3
 #pragma unroll
   for (int k = 0; k < NP; ++k) {
+    const uint l = H2_LEFT(W, k), r = H2_RIGHT(W, k);
 #if defined(NEED_GX)
-    d[k] = h2_sub(S[k + 1], S[k]);
+    d[k] = h2_sub(r, l);
 #endif
 #if defined(NEED_GY)
-    s[k] = h2_add(h2_add(h2_fma(W[k + 1], H2_TWO, H2_M3072), S[k]), S[k + 1]);
+    s[k] = h2_add(h2_add(h2_fma(W[k + 2], H2_TWO, H2_M3072), l), r);
 #endif
   }
 }
@@ -91,19 +102,21 @@ inline void h2_taps(const uint* w, uint* d, uint* s) {
 // the warps lost to them cost more than the overlap gains.
 inline void strip_h2(__global const uchar* restrict src, __global uchar* restrict dst, int width,
                      int height, int pitch, int value, int x0, int y0, int skip PRO_DECL EPI_DECL) {
-  const bool vec = x0 + VX <= width;
+  const int rowBytes = width * CH;
+  const bool vec = x0 + VX <= rowBytes;
   uint w[NW], d0[NP], d1[NP], d2[NP], s0[NP], s1[NP], s2[NP];
-  load_row(src, w, x0, border_index(y0 - 1, height), width, height, width, pitch, value,
+  load_row(src, w, x0, border_index(y0 - 1, height), width, height, rowBytes, pitch, value,
            vec PRO_PASS);
   h2_taps(w, d0, s0);
-  load_row(src, w, x0, border_index(y0, height), width, height, width, pitch, value, vec PRO_PASS);
+  load_row(src, w, x0, border_index(y0, height), width, height, rowBytes, pitch, value,
+           vec PRO_PASS);
   h2_taps(w, d1, s1);
 #pragma unroll
   for (int r = 0; r < PY; ++r) {
     // No early exit past the frame's last row: rows past it are read folded (valid memory)
     // and not stored.
     const int y = y0 + r;
-    load_row(src, w, x0, border_index(y + 1, height), width, height, width, pitch, value,
+    load_row(src, w, x0, border_index(y + 1, height), width, height, rowBytes, pitch, value,
              vec PRO_PASS);
     h2_taps(w, d2, s2);
     uint o[NP], out[VX / 4];
@@ -126,7 +139,7 @@ inline void strip_h2(__global const uchar* restrict src, __global uchar* restric
 #pragma unroll
     for (int i = 0; i < VX / 4; ++i) out[i] = perm(o[2 * i], o[2 * i + 1], 0x6420u);
     if (y < height)
-      store_words(dst, y * pitch + x0, out, skip, min(VX, width - x0), pitch - x0 EPI_PASS);
+      store_words(dst, y * pitch + x0, out, skip, min(VX, rowBytes - x0), pitch - x0 EPI_PASS);
 #pragma unroll
     for (int k = 0; k < NP; ++k) {
       d0[k] = d1[k];

@@ -1,6 +1,8 @@
 // sobel's "direct" kernel (kernels/sobel_gpu.cl, the GPU default) against OpenCV, on PoCL as on
 // GPUs: every border and mode, ksize 1 to 7, scales, the f16x2 path, and byte for byte against
 // the tile kernel. The configurations and the reference are tests/support/sobel_check.hpp's.
+#include <array>
+
 #include <opencv2/imgproc.hpp>
 
 #include "tests/support/sobel_check.hpp"
@@ -126,11 +128,12 @@ TEST(SobelStage, DirectKernelLiveScaleSwitchesBetweenItsPrograms) {
 }
 
 // The f16x2 path (half=on; by default on NVIDIA GPUs of compute capability 8+, where the tests
-// above run it; elsewhere emulated in float): ksize 3, one channel, mag/x/y at scale 1. Every
-// border (constant at two values) x mode on the small sizes (every pixel near an edge) and real
-// 33x21 and 640x480 frames; under a third of the combinations also an unaligned real 1921x1081
-// (the byte path at the row's end) and a random 1920x1080 frame. 8 and 16 bytes, 1 to 8 rows,
-// several group shapes; against OpenCV and byte for byte against half=off (the float path).
+// above run it; elsewhere emulated in float): ksize 3, mag/x/y at scale 1. Every border
+// (constant at two values) x mode on the small sizes (every pixel near an edge) and real 33x21
+// and 640x480 frames, gray, BGR and BGRA in turn (the neighbours 1, 3 or 4 bytes away); under a
+// third of the combinations also an unaligned real 1921x1081 (the byte path at the row's end)
+// and a random 1920x1080 frame. 8 and 16 bytes, 1 to 8 rows, several group shapes; against
+// OpenCV and byte for byte against half=off (the float path).
 TEST(SobelStage, DirectKernelHalfPathMatchesOpenCV) {
   const std::vector<std::string> schedules = {
       "kernel=direct:half=on", "kernel=direct:half=on:vec=16:rows=8",
@@ -143,18 +146,18 @@ TEST(SobelStage, DirectKernelHalfPathMatchesOpenCV) {
       for (int value : {0, 77}) {
         if (border != "constant" && value != 0) continue;
         const std::string& schedule = schedules[n++ % schedules.size()];
+        const int type = std::array<int, 3>{CV_8UC1, CV_8UC3, CV_8UC4}[(n / 3) % 3];
         const Config on = direct(mode, 3, border, 1, value, schedule);
         Config off = on;
         off.schedule.replace(off.schedule.find("half=on"), 7, "half=off");
-        std::vector<cv::Mat> frames = {realFrame(7, CV_8UC1, 33, 21),
-                                       realFrame(8, CV_8UC1, 640, 480)};
+        std::vector<cv::Mat> frames = {realFrame(7, type, 33, 21), realFrame(8, type, 640, 480)};
         // The large frames (slow with the emulated halves) under a third of the combinations.
         if (n % 3 == 1) {
-          frames.push_back(realFrame(9, CV_8UC1, 1921, 1081));
-          frames.push_back(randomFrame(1920, 1080, CV_8UC1, seed++));
+          frames.push_back(realFrame(9, type, 1921, 1081));
+          frames.push_back(randomFrame(1920, 1080, type, seed++));
         }
         for (const cv::Size& sz : kSmallSizes)
-          frames.push_back(randomFrame(sz.width, sz.height, CV_8UC1, seed++));
+          frames.push_back(randomFrame(sz.width, sz.height, type, seed++));
         for (const cv::Mat& in : frames) {
           EXPECT_MATCHES(in, on);
           EXPECT_EQ(maxAbsDiff(runChain(on.chain(), in), runChain(off.chain(), in)), 0)

@@ -7,8 +7,8 @@
 // pixels slide down the rows in registers, each work-item's rows loaded by itself or, for
 // ksize 5 and 7, read from the work-group's rows in local memory; no int<->float conversion
 // instructions, which are 8x slower than an FMA on NVIDIA GPUs, rows of any length loaded and
-// stored by whole aligned words; for ksize 3 on one channel at scale 1 in modes mag, x and y,
-// pairs of 16-bit floats, two pixels per instruction, `half`). Both take every ksize and give
+// stored by whole aligned words; for ksize 3 at scale 1 in modes mag, x and y, pairs of
+// 16-bit floats, two samples per instruction, `half`). Both take every ksize and give
 // the same bytes for every mode, scale and border.
 //
 // Schedule (Halide's split: the algorithm lives in the kernel, the shape here): a work-item
@@ -73,7 +73,7 @@ class SobelStage : public Stage {
     const DeviceFacts& facts = ctx.cl.facts();
     plan_ = planSobel(params(), facts, in, params().size("wg"));
     wg_ = plan_.wg;
-    for (const std::string& note : sobelParamsWithoutEffect(params(), plan_, in))
+    for (const std::string& note : sobelParamsWithoutEffect(params(), plan_))
       if (warned_.insert(note).second) spdlog::warn("sobel: {}", note);
     const std::size_t items = std::size_t(wg_.w) * std::size_t(wg_.h);
     if (items > facts.maxWorkGroupSize)

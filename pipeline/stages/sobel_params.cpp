@@ -51,8 +51,8 @@ std::vector<ParamSpec> sobelParams() {
                 "(auto: 1 for ksize 1 and 3, ksize 5 on 1 or 4 channels and ksize 7 on 4; else 0)")
           .asSchedule(),
       enumParam("half", "auto", {"auto", "on", "off"},
-                "kernel=direct, ksize 3, one channel, modes mag/x/y at scale 1, vec 8 or 16: "
-                "two pixels per instruction in pairs of 16-bit floats (exact); auto: on "
+                "kernel=direct, ksize 3, modes mag/x/y at scale 1, vec 8 or 16: "
+                "two samples per instruction in pairs of 16-bit floats (exact); auto: on "
                 "NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: also "
                 "elsewhere, emulated in float (slow; for tests); off: never")
           .asSchedule(),
@@ -91,8 +91,7 @@ void checkSobelParams(const Params& p) {
     throw ParamError("wg", "wg must have at most 1024 work-items, got " + p.text("wg"));
 }
 
-std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPlan& plan,
-                                                  const FrameDesc& in) {
+std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPlan& plan) {
   std::vector<std::string> notes;
   const auto given = [&](const char* name) { return p.text(name) != "auto"; };
   const auto note = [&](const char* name, const std::string& why) {
@@ -112,11 +111,9 @@ std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPl
   if (p.text("slide") == "pixels" && p.integer("ksize") > 3)
     note("slide", "takes ksize 1 and 3; ksize 5 and 7 slide their horizontal taps");
   if (p.text("half") == "on" && !plan.half)
-    note("half", std::string("takes ksize 3 on one channel in modes mag, x and y with each "
-                             "work-item loading its own rows (load=items)") +
-                     (in.channels() == 1
-                          ? ""
-                          : "; these frames have " + std::to_string(in.channels()) + " channels"));
+    note("half",
+         "takes ksize 3 in modes mag, x and y with each work-item loading its own rows "
+         "(load=items)");
   return notes;
 }
 

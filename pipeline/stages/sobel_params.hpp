@@ -17,7 +17,6 @@ void checkSobelParams(const Params& p);
 
 // One line per schedule value given (not auto) that `plan` runs without, naming what it
 // applies to: "load=local: ..." ; empty when every given value takes effect.
-std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPlan& plan,
-                                                  const FrameDesc& in);
+std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPlan& plan);
 
 }  // namespace vf

@@ -92,7 +92,7 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   // The group's shape, unless given: the schedule's where its load is the one taken.
   s.wg = wg.w != 0 ? wg : s.load == use.load ? use.wg : kWg;
   const bool h2 = s.direct && !s.local() && (half == "on" || (half == "auto" && nvHalf));
-  s.half = h2 && ksize == 3 && in.channels() == 1 && mode != "l2";
+  s.half = h2 && ksize == 3 && mode != "l2";
   s.vec = p.integer("vec") ? p.integer("vec") : use.vec;
   s.rows = p.integer("rows") ? p.integer("rows") : use.rows;
   s.ahead =

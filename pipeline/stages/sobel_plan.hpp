@@ -20,7 +20,7 @@ std::vector<int> smoothingHalf(int ksize);
 std::string sobelModeDefine(const std::string& mode);
 
 // What runs for these parameters on this device: the kernel, the work per work-item, the f16x2
-// path (ksize 3, one channel, mag/x/y at scale 1: by default on NVIDIA, where the pairs of
+// path (ksize 3, mag/x/y at scale 1: by default on NVIDIA, where the pairs of
 // halves are instructions; half=on elsewhere runs the same lanes emulated in float) and the
 // build options.
 struct SobelPlan {
