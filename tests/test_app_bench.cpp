@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -164,6 +165,40 @@ TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
                 "--sizes", "64x48", "--formats", "gray", "--frames", "2", "--warmup", "1"});
   EXPECT_EQ(table.status, 0) << table.err;
   EXPECT_NE(table.out.find("invert.cl"), std::string::npos) << table.out;
+}
+
+// --table's lists: each element is required (an empty one is named before the device opens, not
+// skipped), and every chain x format x size gets its row.
+TEST(BenchCommand, TableListsAreCheckedAndEachCellHasItsRow) {
+  expectUsageError(runBench({"--table", "--chains", "gray;;blur", "--sizes", "64x48"}),
+                   "--chains: element 2 of 'gray;;blur' is empty");
+  expectUsageError(runBench({"--table", "--chains", "blur;", "--sizes", "64x48"}),
+                   "--chains: element 2 of 'blur;' is empty");
+  expectUsageError(runBench({"--table", "--chains", "gray", "--sizes", ",64x48"}),
+                   "--sizes: element 1 of ',64x48' is empty");
+  expectUsageError(
+      runBench({"--table", "--chains", "gray", "--sizes", "64x48", "--formats", "gray,,bgr"}),
+      "--formats: element 2 of 'gray,,bgr' is empty");
+  expectUsageError(runBench({"--table", "--chains", "gray;nosuch", "--sizes", "64x48"}),
+                   "unknown stage 'nosuch'");
+  const ProcResult t =
+      runBench({"--table", "--chains", "gray;blur=ksize=3", "--sizes", "64x48,33x17", "--formats",
+                "gray,bgr", "--frames", "2", "--warmup", "1", "--no-peers"});
+  ASSERT_EQ(t.status, 0) << t.err;
+  std::vector<std::string> cells;
+  std::istringstream lines(t.out);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string chain, size, format;
+    if (words >> chain >> size >> format && (chain == "gray" || chain == "blur=ksize=3"))
+      cells.push_back(chain + " " + size + " " + format);
+  }
+  std::sort(cells.begin(), cells.end());
+  EXPECT_EQ(cells, (std::vector<std::string>{"blur=ksize=3 33x17 bgr", "blur=ksize=3 33x17 gray",
+                                             "blur=ksize=3 64x48 bgr", "blur=ksize=3 64x48 gray",
+                                             "gray 33x17 bgr", "gray 33x17 gray", "gray 64x48 bgr",
+                                             "gray 64x48 gray"}))
+      << t.out;
 }
 
 // --check judges every stage through its OpenCV mapping (parameters read from the chain): all

@@ -62,6 +62,7 @@ struct Options {
   bool enqueueCost = false;
   bool table = false;
   TableOptions tableOptions;
+  std::string chains, sizes, formats;  // --table's lists as written
 };
 
 PixelFormat parseFormat(const std::string& f) {
@@ -94,16 +95,35 @@ FrameDesc checkedFrame(const Options& o) {
   return d;
 }
 
-int runSizeTable(ClContext& cl, const Options& o) {
+// The elements of a list option, each required: "gray;;blur" names its empty second element.
+std::vector<std::string> listOf(const std::string& text, char sep, const char* option) {
+  std::vector<std::string> items;
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t end = text.find(sep, at);
+    items.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    if (items.back().empty())
+      throw UserError(std::string(option) + ": element " + std::to_string(items.size()) + " of " +
+                      quote(text) + " is empty; separate the elements with one '" + sep + "'");
+    if (end == std::string::npos) return items;
+    at = end + 1;
+  }
+}
+
+// --table's options, every list element checked.
+TableOptions tableOptionsOf(const Options& o) {
   TableOptions t = o.tableOptions;
   t.frames = o.frames;
   t.warmup = o.warmup;
   t.distinct = o.distinct;
   t.json = o.json;
-  if (t.chains.empty()) t.chains = {o.chain};
-  if (t.sizes.empty()) t.sizes = {o.size};
-  if (t.formats.empty()) t.formats = {o.format};
-  return runTable(cl, t);
+  t.chains =
+      o.chains.empty() ? std::vector<std::string>{o.chain} : listOf(o.chains, ';', "--chains");
+  t.sizes = o.sizes.empty() ? std::vector<std::string>{o.size} : listOf(o.sizes, ',', "--sizes");
+  t.formats =
+      o.formats.empty() ? std::vector<std::string>{o.format} : listOf(o.formats, ',', "--formats");
+  checkTable(t);
+  return t;
 }
 
 // Uniform random frames, several distinct ones rotated so caches do not flatter.
@@ -195,9 +215,11 @@ int run(const Options& o) {
   const FrameDesc desc = checkedFrame(o);
   checkResultPath(o.json, {}, o.overwrite);
   if (o.cvThreads >= 0) cv::setNumThreads(o.cvThreads);
+  // What the user wrote is checked before the device opens (exit 2).
+  const TableOptions table = o.table ? tableOptionsOf(o) : TableOptions{};
   auto cl = ClContext::open(o.device);
   if (o.enqueueCost) return benchEnqueueCost(*cl);
-  if (o.table) return runSizeTable(*cl, o);
+  if (o.table) return runTable(*cl, table);
   if (o.chain.empty()) throw UserError("--chain is required (e.g. --chain blur,sobel)");
   Chain chain = Chain::parse(o.chain);
   chain.configure(*cl, desc);
@@ -285,12 +307,9 @@ int benchMain(int argc, char** argv) {
   app.add_flag("--table", o.table,
                "instead: the device time of each chain on each size and format, against the copy "
                "of the same frame and an aligned peer (no OpenCV peers, no engine)");
-  app.add_option("--chains", o.tableOptions.chains, "--table: chains, separated by ';'")
-      ->delimiter(';');
-  app.add_option("--sizes", o.tableOptions.sizes, "--table: sizes WxH, separated by ','")
-      ->delimiter(',');
-  app.add_option("--formats", o.tableOptions.formats, "--table: formats, separated by ','")
-      ->delimiter(',');
+  app.add_option("--chains", o.chains, "--table: chains, separated by ';'");
+  app.add_option("--sizes", o.sizes, "--table: sizes WxH, separated by ','");
+  app.add_option("--formats", o.formats, "--table: formats, separated by ','");
   app.add_flag("!--no-peers", o.tableOptions.peers,
                "--table: skip the aligned peer of widths not a multiple of 64");
   app.add_flag("--packed-rows", o.tableOptions.packedRows,

@@ -121,9 +121,7 @@ void alignedPeer(int w, int h, int* pw, int* ph) {
   *ph = std::max(1, static_cast<int>(std::lround(double(w) * h / *pw)));
 }
 
-int runTable(ClContext& cl, const TableOptions& o) {
-  // What the user wrote is checked before anything is timed (exit 2); a row that fails on the
-  // device (its memory, a build) is reported in its place and the table goes on (exit 1).
+void checkTable(const TableOptions& o) {
   for (const std::string& chain : o.chains) Chain::parse(chain);
   for (const std::string& format : o.formats)
     if (format != "gray" && format != "bgr" && format != "bgra")
@@ -132,6 +130,12 @@ int runTable(ClContext& cl, const TableOptions& o) {
     int w = 0, h = 0;
     parseSize(size, &w, &h);
   }
+}
+
+int runTable(ClContext& cl, const TableOptions& o) {
+  // A row that fails on the device (its memory, a build) is reported in its place and the table
+  // goes on (exit 1).
+  checkTable(o);
   TextFile json;
   if (!o.json.empty()) json.open(o.json, "the JSON file");
   std::printf(

@@ -24,6 +24,9 @@ struct TableOptions {
 // nearest area.
 void alignedPeer(int w, int h, int* pw, int* ph);
 
+// Throws UserError for a chain, size or format that is not one (before any device is opened).
+void checkTable(const TableOptions& o);
+
 // Prints the table (and writes the JSON lines); returns 0, or 1 when a chain failed on a frame
 // (the row says why, the others still run).
 int runTable(ClContext& cl, const TableOptions& o);
