@@ -1,8 +1,9 @@
 // What a file job keeps besides the pixels, and what it reads of its input's length, on
 // containers and encoders whose rules differ from the usual ones: FLV's stream order, Theora's
 // rate, the pixels' shape, audio encoders' layouts, formats and bit rates, MPEG program streams'
-// audio, Matroska's start times and MP4's edit lists. Every input is made by the ffmpeg command
-// at test time; ffprobe and ffmpeg read the results back and make the reference outputs.
+// audio, Matroska's start times, MP4's edit lists and GIF's coarse time base. Every input is made
+// by the ffmpeg command at test time; ffprobe and ffmpeg read the results back and make the
+// reference outputs.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -331,4 +332,26 @@ TEST(MediaMetadata, ACoverImageIsOneFrameWithTheWholeAudioAndNoWarning) {
   EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
   EXPECT_EQ(countFrames(out), 1);
   EXPECT_GT(std::stod(probeValue(out, "-select_streams a", "stream=duration")), 2.9);
+}
+
+// GIF counts time in 1/100 s: two frames 0.01 ms apart (an input of variable rate) fall on one
+// tick, which the muxer refuses ("Invalid argument" after 2 frames); the later one moves to the
+// next tick, as ffmpeg's muxing does, and every frame is written, each after the one before.
+TEST(MediaMetadata, FramesCloserThanTheContainersTickAreAllWritten) {
+  TempDir dir("meta_tick");
+  const std::string in = dir / "close.mp4", out = dir / "out.gif";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25 -frames:v 7 -vf "
+      "'settb=1/100000,setpts=if(eq(N\\,2)\\,4001\\,N*4000)' -fps_mode passthrough "
+      "-video_track_timescale 100000 -c:v libx264 " +
+      q(in));
+  const std::vector<double> times = frameTimes(in);
+  ASSERT_EQ(times.size(), 7u);
+  ASSERT_NEAR(times[2] - times[1], 0.00001, 1e-7);
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<double> got = frameTimes(out);
+  ASSERT_EQ(got.size(), 7u);
+  for (std::size_t i = 1; i < got.size(); ++i) EXPECT_GT(got[i], got[i - 1]) << "frame " << i;
+  EXPECT_EQ(shellOutput("ffmpeg -nostdin -v error -i " + q(out) + " -f null - 2>&1"), "");
 }

@@ -232,6 +232,20 @@ void Muxer::writeVideo(AVPacket* p, AVRational tb) {
       av_rescale_q(p->pts + std::max<std::int64_t>(p->duration, 0), tb, AV_TIME_BASE_Q);
   p->stream_index = 0;
   av_packet_rescale_ts(p, tb, st->time_base);
+  // A container whose time base is coarser than the frames' times (GIF: 1/100 s) can give two
+  // frames the same tick, which it refuses: the later frame moves to the next tick, as ffmpeg's
+  // muxing does.
+  if (p->dts != AV_NOPTS_VALUE && lastVideoDts_ != INT64_MIN && p->dts <= lastVideoDts_) {
+    if (!tickMoveSaid_)
+      spdlog::warn(
+          "{}: frames closer together than its time base ({}/{} s) are moved to the "
+          "next tick",
+          spec_.path, st->time_base.num, st->time_base.den);
+    tickMoveSaid_ = true;
+    p->dts = lastVideoDts_ + 1;
+    if (p->pts != AV_NOPTS_VALUE && p->pts < p->dts) p->pts = p->dts;
+  }
+  if (p->dts != AV_NOPTS_VALUE) lastVideoDts_ = p->dts;
   write(p);
   videoEndUs_ = std::max(videoEndUs_, endUs);
   ++videoPackets_;

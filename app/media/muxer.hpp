@@ -69,6 +69,8 @@ class Muxer {
   std::unique_ptr<SideStreams> side_;
   bool opened_ = false, finished_ = false, finishing_ = false;
   std::int64_t videoPackets_ = 0, videoEndUs_ = 0, packets_ = 0, biggestPacket_ = 0;
+  std::int64_t lastVideoDts_ = INT64_MIN;  // in the stream's time base
+  bool tickMoveSaid_ = false;
   // The header's bytes and the packets' bytes given to the muxer: what the file holds once
   // FFmpeg's buffers reach it (the I/O buffer, Matroska's open cluster), less the containers'
   // own framing.
