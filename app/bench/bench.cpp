@@ -217,11 +217,13 @@ int run(const Options& o) {
   if (o.cvThreads >= 0) cv::setNumThreads(o.cvThreads);
   // What the user wrote is checked before the device opens (exit 2).
   const TableOptions table = o.table ? tableOptionsOf(o) : TableOptions{};
+  const bool timesChain = !o.enqueueCost && !o.table;
+  if (timesChain && o.chain.empty())
+    throw UserError("--chain is required (e.g. --chain blur,sobel)");
+  Chain chain = timesChain ? Chain::parse(o.chain) : Chain();
   auto cl = ClContext::open(o.device);
   if (o.enqueueCost) return benchEnqueueCost(*cl);
   if (o.table) return runTable(*cl, table);
-  if (o.chain.empty()) throw UserError("--chain is required (e.g. --chain blur,sobel)");
-  Chain chain = Chain::parse(o.chain);
   chain.configure(*cl, desc);
   Results r = describeRun(*cl, chain, o);
   r.tapi = setUpTapi(r.device, o.noTapi);
