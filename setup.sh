@@ -16,7 +16,7 @@ PACKAGES=(
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   libspdlog-dev libcli11-dev libgtest-dev libtomlplusplus-dev qtbase5-dev libxcb1-dev fonts-dejavu-core
   libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libswresample-dev
-  libgstreamer1.0-dev ffmpeg gstreamer1.0-plugins-base xvfb xauth x11-apps imagemagick xdotool
+  libgstreamer1.0-dev ffmpeg gstreamer1.0-plugins-base gstreamer1.0-plugins-good xvfb xauth x11-apps imagemagick xdotool
   nlohmann-json3-dev slurm-wlm munge
 )
 # The code checks CI runs besides the build and the tests.

@@ -2,6 +2,8 @@
 
 #include <gst/gst.h>
 
+#include <sys/stat.h>
+
 #include <memory>
 
 namespace vf::app {
@@ -48,7 +50,43 @@ void boundSinks(GstElement* pipeline) {
   gst_iterator_free(it);
 }
 
+// A source element's device property naming a path that does not exist (v4l2src device=...).
+std::string missingDevice(GstElement* pipeline) {
+  if (!GST_IS_BIN(pipeline)) return "";
+  std::string missing;
+  GstIterator* it = gst_bin_iterate_recurse(GST_BIN(pipeline));
+  GValue item = G_VALUE_INIT;
+  while (missing.empty() && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+    GstElement* e = GST_ELEMENT(g_value_get_object(&item));
+    GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "device");
+    if (spec && spec->value_type == G_TYPE_STRING &&
+        GST_OBJECT_FLAG_IS_SET(e, GST_ELEMENT_FLAG_SOURCE)) {
+      gchar* device = nullptr;
+      g_object_get(e, "device", &device, nullptr);
+      struct stat st {};
+      if (device && device[0] == '/' && ::stat(device, &st) != 0)
+        missing = std::string(GST_OBJECT_NAME(e)) + ": device '" + device + "' does not exist";
+      g_free(device);
+    }
+    g_value_reset(&item);
+  }
+  g_value_unset(&item);
+  gst_iterator_free(it);
+  return missing;
+}
+
 }  // namespace
+
+std::string gstreamerParseError(const std::string& pipeline, bool* device) {
+  *device = false;
+  GError* err = nullptr;
+  if (!gst_init_check(nullptr, nullptr, &err)) return "GStreamer could not start: " + take(err);
+  std::unique_ptr<GstElement, GstUnref> p(gst_parse_launch(pipeline.c_str(), &err));
+  if (err) return take(err);  // no such element, a property it has not, a bad link
+  const std::string missing = p ? missingDevice(p.get()) : "";
+  *device = !missing.empty();
+  return missing;
+}
 
 std::string gstreamerStartError(const std::string& pipeline) {
   GError* err = nullptr;

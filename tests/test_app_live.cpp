@@ -173,7 +173,7 @@ TEST_F(AppLive, ANamedAppsinkRuns) {
 }
 
 // The error names the cause GStreamer gives, after the pipeline: the element it has not, the
-// file a source cannot open, the caps that do not link.
+// file a source cannot open, the caps that do not link, the device that does not exist.
 TEST_F(AppLive, PipelineThatDoesNotStart) {
   const auto r = runVidfilter(
       {"-i", "videotestsrc ! nosuchelement ! appsink", "--chain", "gray", "--no-preview"});
@@ -185,11 +185,19 @@ TEST_F(AppLive, PipelineThatDoesNotStart) {
   ASSERT_NE(lines.find(head), std::string::npos) << r.err;
   EXPECT_NE(lines.find("nosuchelement", lines.find(head) + head.size()), std::string::npos)
       << r.err;
+  // A source element missing (OpenCV, handed the rest of the pipeline, waited for it forever)
+  // and a camera device that does not exist are named before anything starts: the run ends at
+  // once (the 20 s limit would kill a wait).
+  vf::test::ProcOptions quick;
+  quick.timeoutSec = 20;
   for (const auto& [pipeline, cause] : std::vector<std::pair<std::string, std::string>>{
            {"filesrc location=/nonexistent/in.mp4 ! decodebin ! videoconvert ! appsink",
             "/nonexistent/in.mp4"},
-           {"videotestsrc ! video/x-raw,width=-5 ! appsink", "-5"}}) {
-    const auto bad = runVidfilter({"-i", pipeline, "--chain", "gray", "--no-preview"});
+           {"videotestsrc ! video/x-raw,width=-5 ! appsink", "-5"},
+           {"nosuchsource ! videoconvert ! appsink", "no element \"nosuchsource\""},
+           {"v4l2src device=/dev/video-none ! videoconvert ! appsink",
+            "v4l2src0: device '/dev/video-none' does not exist"}}) {
+    const auto bad = runVidfilter({"-i", pipeline, "--chain", "gray", "--no-preview"}, quick);
     EXPECT_EQ(bad.status, 2) << bad.err;
     const std::string err = vf::test::errorLines(bad.err);
     const auto started = err.find("could not be started: ");
