@@ -20,8 +20,9 @@ std::vector<ParamSpec> sobelParams() {
       intParam("value", "0", 0, 255, "border=constant: the value").asLive(),
       sizeParam("wg", "0x0", 0, 1024,
                 "work-group shape in work-items (each vec bytes x rows rows); 0x0: 8x4; on "
-                "GPUs 64x4 for ksize 5 and 7, 32x8 for kernel=direct storing through an "
-                "epilogue that counts (8 warps share its sub-histograms)")
+                "GPUs 64x4 for ksize 5 and 7, 32x4 for ksize 3 on colour frames, 32x8 for "
+                "kernel=direct storing through an epilogue that counts (8 warps share its "
+                "sub-histograms)")
           .asSchedule(),
       intParam("vec", "0", 0, 16,
                "bytes per work-item, 4, 8 or 16 (0: auto, 16; on GPUs 4 for ksize 5 and 7, "

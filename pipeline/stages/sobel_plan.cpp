@@ -20,6 +20,11 @@ constexpr Schedule kCpuSchedule{16, 16, "rows", "tile"};
 // pixels per instruction halve the work per byte). H200, 3840x2160 BGR: ksize 3 38 us at 16x4
 // against 44 at 8x2. The tile kernel, when named, 16 bytes x 4 rows loaded by vectors, coalesced.
 constexpr Schedule kGpuSchedule{16, 4, "items", "direct"};
+// ksize 3 on colour frames in groups of 32x4: H200, 2026-12-05, one call, us, 32x4 against
+// 8x4: BGR 1920x1080 14.3 / 15.3, 3840x2160 33.3 / 35.2, 7680x4320 105.9 / 109.8; BGRA 16.0 /
+// 16.4, 37.9 / 38.9, 119.5 / 123.7 (16x4 and 8x8 between them; docs/PERFORMANCE.md, "The
+// sobel's schedule").
+constexpr Schedule kGpuColour{16, 4, "items", "direct", {32, 4}};
 // ksize 3 storing through an epilogue that counts: 8 bytes x 4 rows, twice the work-items of 16
 // bytes for the same frame (each of the 32x8 groups counts a quarter of the bytes it did). H200,
 // gray,blur,sobel,hist,brightness on BGR in one call, us: 1920x1080 28.8 against 30.7 at 16
@@ -85,7 +90,10 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const std::string mode = p.text("mode"), half = p.text("half");
   // The f16x2 instructions are inline PTX; min.f16x2 needs compute capability 8.0 or later.
   const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
-  const Schedule gpuDirect = ksize > 3 ? kGpuLocal : counting ? kGpuDirectCounting : kGpuSchedule;
+  const Schedule gpuDirect = ksize > 3                         ? kGpuLocal
+                             : counting                        ? kGpuDirectCounting
+                             : ksize == 3 && in.channels() > 1 ? kGpuColour
+                                                               : kGpuSchedule;
   const bool gpuDefault = s.direct && !facts.cpu;
   const Schedule& use = gpuDefault ? gpuDirect : def;
   s.load = p.text("load") == "auto" ? use.load : p.text("load");
