@@ -59,7 +59,7 @@ std::string missingDevice(GstElement* pipeline) {
   while (missing.empty() && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
     GstElement* e = GST_ELEMENT(g_value_get_object(&item));
     GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "device");
-    if (spec && spec->value_type == G_TYPE_STRING &&
+    if (spec && spec->value_type == G_TYPE_STRING && (spec->flags & G_PARAM_READABLE) &&
         GST_OBJECT_FLAG_IS_SET(e, GST_ELEMENT_FLAG_SOURCE)) {
       gchar* device = nullptr;
       g_object_get(e, "device", &device, nullptr);
@@ -82,8 +82,11 @@ std::string gstreamerParseError(const std::string& pipeline, bool* device) {
   GError* err = nullptr;
   if (!gst_init_check(nullptr, nullptr, &err)) return "GStreamer could not start: " + take(err);
   std::unique_ptr<GstElement, GstUnref> p(gst_parse_launch(pipeline.c_str(), &err));
-  if (err) return take(err);  // no such element, a property it has not, a bad link
-  const std::string missing = p ? missingDevice(p.get()) : "";
+  // Any error of the parse: GStreamer hands back what it could make of the rest (a pipeline
+  // without its source, an appsink alone), which OpenCV then waits on forever or cannot open.
+  if (err) return take(err);
+  if (!p) return "GStreamer made no pipeline of it";
+  const std::string missing = missingDevice(p.get());
   *device = !missing.empty();
   return missing;
 }

@@ -168,7 +168,8 @@ TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
 }
 
 // --table's lists: each element is required (an empty one is named before the device opens, not
-// skipped), and every chain x format x size gets its row.
+// skipped), a list may be given as one value, several values or the option repeated, and every
+// chain x format x size gets its row.
 TEST(BenchCommand, TableListsAreCheckedAndEachCellHasItsRow) {
   expectUsageError(runBench({"--table", "--chains", "gray;;blur", "--sizes", "64x48"}),
                    "--chains: element 2 of 'gray;;blur' is empty");
@@ -182,8 +183,8 @@ TEST(BenchCommand, TableListsAreCheckedAndEachCellHasItsRow) {
   expectUsageError(runBench({"--table", "--chains", "gray;nosuch", "--sizes", "64x48"}),
                    "unknown stage 'nosuch'");
   const ProcResult t =
-      runBench({"--table", "--chains", "gray;blur=ksize=3", "--sizes", "64x48,33x17", "--formats",
-                "gray,bgr", "--frames", "2", "--warmup", "1", "--no-peers"});
+      runBench({"--table", "--chains", "gray;blur=ksize=3", "--sizes", "64x48", "--sizes", "33x17",
+                "--formats", "gray", "bgr", "--frames", "2", "--warmup", "1", "--no-peers"});
   ASSERT_EQ(t.status, 0) << t.err;
   std::vector<std::string> cells;
   std::istringstream lines(t.out);

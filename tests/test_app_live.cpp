@@ -195,6 +195,8 @@ TEST_F(AppLive, PipelineThatDoesNotStart) {
             "/nonexistent/in.mp4"},
            {"videotestsrc ! video/x-raw,width=-5 ! appsink", "-5"},
            {"nosuchsource ! videoconvert ! appsink", "no element \"nosuchsource\""},
+           {"videotestsrc nosuchproperty=1 ! videoconvert ! appsink",
+            "no property \"nosuchproperty\""},
            {"v4l2src device=/dev/video-none ! videoconvert ! appsink",
             "v4l2src0: device '/dev/video-none' does not exist"}}) {
     const auto bad = runVidfilter({"-i", pipeline, "--chain", "gray", "--no-preview"}, quick);

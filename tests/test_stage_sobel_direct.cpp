@@ -315,6 +315,16 @@ TEST(SobelStage, DirectKsize5And7ReadLocalRowsOnGpus) {
     chain.configure(context(Facts::Gpu), c.in);
     EXPECT_EQ(chain.stage(0).schedule(), c.schedule) << c.chain << " on " << c.in.str();
   }
+  // A GPU of fewer work-items per group than colour frames' automatic 32x4 runs them in 8x4; a
+  // group given that does not fit is still an error.
+  DeviceFacts small = context(Facts::Gpu).facts();
+  small.maxWorkGroupSize = 64;
+  ClContext narrow(context().info(), small);
+  Chain chain = Chain::parse("sobel");
+  chain.configure(narrow, {1366, 768, PixelFormat::BGR8});
+  EXPECT_EQ(chain.stage(0).schedule(), "kernel=direct wg=8x4 vec=16 rows=4 ahead=1 half=off");
+  Chain given = Chain::parse("sobel=wg=32x4");
+  EXPECT_THROW(given.configure(narrow, {1366, 768, PixelFormat::BGR8}), UserError);
 }
 
 // load=local: the work-group loads its rows into local memory once and the work-items read them

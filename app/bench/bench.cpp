@@ -62,7 +62,7 @@ struct Options {
   bool enqueueCost = false;
   bool table = false;
   TableOptions tableOptions;
-  std::string chains, sizes, formats;  // --table's lists as written
+  std::vector<std::string> chains, sizes, formats;  // --table's lists as written
 };
 
 PixelFormat parseFormat(const std::string& f) {
@@ -95,19 +95,22 @@ FrameDesc checkedFrame(const Options& o) {
   return d;
 }
 
-// The elements of a list option, each required: "gray;;blur" names its empty second element.
-std::vector<std::string> listOf(const std::string& text, char sep, const char* option) {
+// The elements of a list option (given once or more, each value a `sep`-separated list), each
+// required: "gray;;blur" names its empty second element.
+std::vector<std::string> listOf(const std::vector<std::string>& values, char sep,
+                                const char* option) {
   std::vector<std::string> items;
-  std::size_t at = 0;
-  for (;;) {
-    const std::size_t end = text.find(sep, at);
-    items.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
-    if (items.back().empty())
-      throw UserError(std::string(option) + ": element " + std::to_string(items.size()) + " of " +
-                      quote(text) + " is empty; separate the elements with one '" + sep + "'");
-    if (end == std::string::npos) return items;
-    at = end + 1;
-  }
+  for (const std::string& text : values)
+    for (std::size_t at = 0, n = 1;; ++n) {
+      const std::size_t end = text.find(sep, at);
+      items.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
+      if (items.back().empty())
+        throw UserError(std::string(option) + ": element " + std::to_string(n) + " of " +
+                        quote(text) + " is empty; separate the elements with one '" + sep + "'");
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+  return items;
 }
 
 // --table's options, every list element checked.
@@ -216,7 +219,7 @@ int run(const Options& o) {
   checkResultPath(o.json, {}, o.overwrite);
   if (o.cvThreads >= 0) cv::setNumThreads(o.cvThreads);
   // What the user wrote is checked before the device opens (exit 2).
-  const TableOptions table = o.table ? tableOptionsOf(o) : TableOptions{};
+  const TableOptions table = o.table && !o.enqueueCost ? tableOptionsOf(o) : TableOptions{};
   const bool timesChain = !o.enqueueCost && !o.table;
   if (timesChain && o.chain.empty())
     throw UserError("--chain is required (e.g. --chain blur,sobel)");

@@ -72,6 +72,11 @@ class SobelStage : public Stage {
     wgAuto_ = params().size("wg").w == 0;
     const DeviceFacts& facts = ctx.cl.facts();
     plan_ = planSobel(params(), facts, in, params().size("wg"));
+    // The automatic group of colour frames (32x4) on a device of fewer work-items per group:
+    // the other frames' 8x4.
+    if (wgAuto_ && !plan_.local() &&
+        std::size_t(plan_.wg.w) * std::size_t(plan_.wg.h) > facts.maxWorkGroupSize)
+      plan_ = planSobel(params(), facts, in, kWg);
     wg_ = plan_.wg;
     for (const std::string& note : sobelParamsWithoutEffect(params(), plan_))
       if (warned_.insert(note).second) spdlog::warn("sobel: {}", note);
@@ -98,6 +103,13 @@ class SobelStage : public Stage {
       Params own = params();
       own.set("load", "items");
       plan_ = planSobel(own, facts, in, params().size("wg"));
+      wg_ = plan_.wg;
+      build();
+    }
+    // Likewise where the kernel runs fewer work-items per group than the automatic group.
+    if (wgAuto_ && !plan_.local() && std::size_t(wg_.w) * std::size_t(wg_.h) > fits() &&
+        (wg_.w != kWg.w || wg_.h != kWg.h)) {
+      plan_ = planSobel(params(), facts, in, kWg);
       wg_ = plan_.wg;
       build();
     }
