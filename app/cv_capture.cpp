@@ -150,13 +150,11 @@ class VideoCaptureSource : public CaptureSource {
         {
           std::string converted;
           const std::string opened = gstreamerPipelineAsOpened(t, &converted);
-          bool device = false;
-          if (const std::string why = gstreamerParseError(opened, &device); !why.empty())
-            throw UsageError("GStreamer pipeline " + quote(t) +
-                             " could not be started: " + printable(why) +
-                             (device && why.find("/dev/video") != std::string::npos
-                                  ? "; " + cameraList()
-                                  : " (check it with gst-launch-1.0 ... ! fakesink)"));
+          bool camera = false;
+          if (const std::string why = gstreamerParseError(opened, &camera); !why.empty())
+            throw UsageError(
+                "GStreamer pipeline " + quote(t) + " could not be started: " + printable(why) +
+                (camera ? "; " + cameraList() : " (check it with gst-launch-1.0 ... ! fakesink)"));
           if (!converted.empty())
             spdlog::info("{}: {} frames converted for appsink (videoconvert)", t, converted);
           cap_.open(opened, cv::CAP_GSTREAMER);

@@ -50,6 +50,24 @@ void boundSinks(GstElement* pipeline) {
   gst_iterator_free(it);
 }
 
+// `pipeline` parsed, or null and *error set: GStreamer not starting, or any error of the parse
+// (no such element, a property it has not, a bad link: GStreamer hands back what it could make
+// of the rest, a pipeline without its source or an appsink alone, which OpenCV then waits on
+// forever or cannot open).
+std::unique_ptr<GstElement, GstUnref> parsed(const std::string& pipeline, std::string* error) {
+  GError* err = nullptr;
+  if (!gst_init_check(nullptr, nullptr, &err)) {
+    *error = "GStreamer could not start: " + take(err);
+    return nullptr;
+  }
+  std::unique_ptr<GstElement, GstUnref> p(gst_parse_launch(pipeline.c_str(), &err));
+  if (err) {
+    *error = take(err);
+    return nullptr;
+  }
+  return p;
+}
+
 // A source element's device property naming a path that does not exist (v4l2src device=...).
 std::string missingDevice(GstElement* pipeline) {
   if (!GST_IS_BIN(pipeline)) return "";
@@ -77,26 +95,20 @@ std::string missingDevice(GstElement* pipeline) {
 
 }  // namespace
 
-std::string gstreamerParseError(const std::string& pipeline, bool* device) {
-  *device = false;
-  GError* err = nullptr;
-  if (!gst_init_check(nullptr, nullptr, &err)) return "GStreamer could not start: " + take(err);
-  std::unique_ptr<GstElement, GstUnref> p(gst_parse_launch(pipeline.c_str(), &err));
-  // Any error of the parse: GStreamer hands back what it could make of the rest (a pipeline
-  // without its source, an appsink alone), which OpenCV then waits on forever or cannot open.
-  if (err) return take(err);
-  if (!p) return "GStreamer made no pipeline of it";
+std::string gstreamerParseError(const std::string& pipeline, bool* camera) {
+  *camera = false;
+  std::string error;
+  const auto p = parsed(pipeline, &error);
+  if (!p) return error.empty() ? "GStreamer made no pipeline of it" : error;
   const std::string missing = missingDevice(p.get());
-  *device = !missing.empty();
+  *camera = missing.find("'/dev/video") != std::string::npos;
   return missing;
 }
 
 std::string gstreamerStartError(const std::string& pipeline) {
-  GError* err = nullptr;
-  if (!gst_init_check(nullptr, nullptr, &err)) return "GStreamer could not start: " + take(err);
-  std::unique_ptr<GstElement, GstUnref> p(gst_parse_launch(pipeline.c_str(), &err));
-  if (err) return take(err);  // no such element, a property it has not, a bad link
-  if (!p) return "";
+  std::string why;
+  const auto p = parsed(pipeline, &why);
+  if (!p) return why;
   boundSinks(p.get());
   std::unique_ptr<GstBus, GstUnref> bus(gst_element_get_bus(p.get()));
   gst_element_set_state(p.get(), GST_STATE_PLAYING);

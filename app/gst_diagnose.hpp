@@ -8,9 +8,9 @@ namespace vf::app {
 
 // What GStreamer can tell of `pipeline` without starting it: the error of its parse ("no element
 // \"v4l2src\"": OpenCV, handed the rest of such a pipeline, waits for it forever), or a source's
-// device that does not exist ("v4l2src0: device '/dev/video9' does not exist", and *device set);
-// "" when neither.
-std::string gstreamerParseError(const std::string& pipeline, bool* device);
+// device that does not exist ("v4l2src0: device '/dev/video9' does not exist"; *camera set when
+// it is a /dev/video* node); "" when neither.
+std::string gstreamerParseError(const std::string& pipeline, bool* camera);
 
 // Starts `pipeline` on its own for at most about two seconds and returns GStreamer's first
 // error, "filesrc0: Resource not found. (No such file \"/x.mp4\")", "no element \"foo\""; ""

@@ -72,11 +72,6 @@ class SobelStage : public Stage {
     wgAuto_ = params().size("wg").w == 0;
     const DeviceFacts& facts = ctx.cl.facts();
     plan_ = planSobel(params(), facts, in, params().size("wg"));
-    // The automatic group of colour frames (32x4) on a device of fewer work-items per group:
-    // the other frames' 8x4.
-    if (wgAuto_ && !plan_.local() &&
-        std::size_t(plan_.wg.w) * std::size_t(plan_.wg.h) > facts.maxWorkGroupSize)
-      plan_ = planSobel(params(), facts, in, kWg);
     wg_ = plan_.wg;
     for (const std::string& note : sobelParamsWithoutEffect(params(), plan_))
       if (warned_.insert(note).second) spdlog::warn("sobel: {}", note);
@@ -106,7 +101,7 @@ class SobelStage : public Stage {
       wg_ = plan_.wg;
       build();
     }
-    // Likewise where the kernel runs fewer work-items per group than the automatic group.
+    // An automatic group larger than the kernel runs on this device (colour frames' 32x4): 8x4.
     if (wgAuto_ && !plan_.local() && std::size_t(wg_.w) * std::size_t(wg_.h) > fits() &&
         (wg_.w != kWg.w || wg_.h != kWg.h)) {
       plan_ = planSobel(params(), facts, in, kWg);

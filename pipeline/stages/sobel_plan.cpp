@@ -99,6 +99,10 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   s.load = p.text("load") == "auto" ? use.load : p.text("load");
   // The group's shape, unless given: the schedule's where its load is the one taken.
   s.wg = wg.w != 0 ? wg : s.load == use.load ? use.wg : kWg;
+  // An automatic group larger than the device allows (colour frames' 32x4 on a small GPU): 8x4.
+  if (wg.w == 0 && s.load != "local" &&
+      std::size_t(s.wg.w) * std::size_t(s.wg.h) > facts.maxWorkGroupSize)
+    s.wg = kWg;
   const bool h2 = s.direct && !s.local() && (half == "on" || (half == "auto" && nvHalf));
   s.half = h2 && ksize == 3 && mode != "l2";
   s.vec = p.integer("vec") ? p.integer("vec") : use.vec;
