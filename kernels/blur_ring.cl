@@ -42,14 +42,14 @@ typedef UCHARV __attribute__((aligned(1))) uchar_vu;
 // HALO elements around them at `p` (p[HALO] is element e).
 #define ROW_SUM(AS, p, out)                                                  \
   do {                                                                       \
-    USHORTV s_ = tu[0] * TO_USHORTV(LDU(AS, (p) + HALO)), s2_ = 0;           \
+    USHORTV s_ = tw[0] * TO_USHORTV(LDU(AS, (p) + HALO)), s2_ = 0;           \
     _Pragma("unroll") for (int k = 1; k <= RADIUS; ++k) {                    \
       const USHORTV pair_ = TO_USHORTV(LDU(AS, (p) + HALO - k * CHANNELS)) + \
                             TO_USHORTV(LDU(AS, (p) + HALO + k * CHANNELS));  \
       if (k & 1)                                                             \
-        s2_ += tu[k] * pair_;                                                \
+        s2_ += tw[k] * pair_;                                                \
       else                                                                   \
-        s_ += tu[k] * pair_;                                                 \
+        s_ += tw[k] * pair_;                                                 \
     }                                                                        \
     out = s_ + s2_;                                                          \
   } while (0)
@@ -66,6 +66,14 @@ __kernel __attribute__((reqd_work_group_size(WGX, 1, 1))) void blur_ring(
   // The strip's elements and halo lie inside the row: plain vector loads. Else the border rule
   // fills a private copy of them first (the strips at the two ends of a row).
   const bool inside = e >= HALO && e + VEC + HALO <= n;
+  // The taps in registers before the loop: read from __constant inside it, PoCL's compiler
+  // reloads and broadcasts them for every row (the stores to dst might alias them).
+  USHORTV tw[RADIUS + 1];
+  float tf[RADIUS + 1];
+  _Pragma("unroll") for (int k = 0; k <= RADIUS; ++k) {
+    tw[k] = (USHORTV)tu[k];
+    tf[k] = taps[k];
+  }
 
   FLOATV ring[RING];  // ring[j]: row y - 2R + j blurred along the row
   for (int y = y0 - RADIUS; y < y1 + RADIUS; ++y) {
@@ -91,13 +99,13 @@ __kernel __attribute__((reqd_work_group_size(WGX, 1, 1))) void blur_ring(
 
     // Output row y - R, its centre ring[R]. (s + 2^15) >> 16 exact in float (s < 2^24), as in
     // blur.cl.
-    FLOATV s = taps[0] * ring[RADIUS], s2 = 0;
+    FLOATV s = tf[0] * ring[RADIUS], s2 = 0;
     _Pragma("unroll") for (int k = 1; k <= RADIUS; ++k) {
       const FLOATV pair = ring[RADIUS - k] + ring[RADIUS + k];
       if (k & 1)
-        s2 += taps[k] * pair;
+        s2 += tf[k] * pair;
       else
-        s += taps[k] * pair;
+        s += tf[k] * pair;
     }
     const UCHARV out = TO_UCHARV((s + s2 + 32768.0f) * (1.0f / 65536.0f));
     __global uchar* o = dst + (size_t)(y - RADIUS) * pitch + e;
