@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <bitset>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "app/options.hpp"
@@ -53,26 +55,61 @@ int pickRate(const AVCodec* c, int want) {
   return best;
 }
 
+// Layouts in Vorbis channel order, one per count from 1 to 8: all that libopus takes without
+// an explicit mapping family, though it lists none (5.1(side), as AC-3 5.1 decodes, is refused
+// with "Invalid argument").
+const AVChannelLayout* vorbisLayouts() {
+  static const std::vector<AVChannelLayout> layouts = [] {
+    std::vector<AVChannelLayout> v;
+    for (const std::uint64_t mask :
+         {AV_CH_LAYOUT_MONO, AV_CH_LAYOUT_STEREO, AV_CH_LAYOUT_SURROUND, AV_CH_LAYOUT_QUAD,
+          AV_CH_LAYOUT_5POINT0_BACK, AV_CH_LAYOUT_5POINT1_BACK, AV_CH_LAYOUT_6POINT1,
+          AV_CH_LAYOUT_7POINT1}) {
+      AVChannelLayout l{};
+      av_channel_layout_from_mask(&l, mask);
+      v.push_back(l);
+    }
+    v.push_back(AVChannelLayout{});  // the end, as in AVCodec::ch_layouts
+    return v;
+  }();
+  return layouts.data();
+}
+
+// The layouts `c` takes; null where it takes any.
+const AVChannelLayout* encoderLayouts(const AVCodec* c) {
+  if (c->ch_layouts) return c->ch_layouts;
+  if (std::string_view(c->name) == "libopus") return vorbisLayouts();
+  return nullptr;
+}
+
 // The encoder's layout nearest `want`: `want` itself where the encoder takes it (or takes any),
-// else the one sharing the most of its channels, then the nearest in count (5.1 into MP3 or
-// MP2, which take mono and stereo: stereo, downmixed by the resampler).
+// else, of the layouts with no more channels than `want`, the one keeping the most of its
+// channels, then the nearest in count (5.1(side) into Opus: 5.1, not 7.1 with two silent
+// channels; 5.1 into MP3 or MP2, which take mono and stereo: stereo, downmixed by the
+// resampler). Where every layout has more channels, the nearest in count.
 AVChannelLayout pickLayout(const AVCodec* c, const AVChannelLayout& want) {
   AVChannelLayout out{};
   const AVChannelLayout* best = nullptr;
-  if (c->ch_layouts) {
+  if (const AVChannelLayout* layouts = encoderLayouts(c)) {
     int bestShared = -1, bestDistance = 0;
-    for (const AVChannelLayout* l = c->ch_layouts; l->nb_channels; ++l) {
+    bool bestFits = false;
+    for (const AVChannelLayout* l = layouts; l->nb_channels; ++l) {
       if (av_channel_layout_compare(l, &want) == 0) {
         best = l;
         break;
       }
+      const bool fits = l->nb_channels <= want.nb_channels;
       const int shared =
           want.order == AV_CHANNEL_ORDER_NATIVE
               ? static_cast<int>(std::bitset<64>(av_channel_layout_subset(l, want.u.mask)).count())
               : 0;
       const int distance = std::abs(l->nb_channels - want.nb_channels);
-      if (shared > bestShared || (shared == bestShared && distance < bestDistance)) {
+      const bool better = best == nullptr || (fits && !bestFits) ||
+                          (fits == bestFits && (shared > bestShared ||
+                                                (shared == bestShared && distance < bestDistance)));
+      if (better) {
         best = l;
+        bestFits = fits;
         bestShared = shared;
         bestDistance = distance;
       }

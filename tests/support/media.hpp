@@ -149,4 +149,25 @@ inline std::vector<std::string> frameHashes(const std::string& path,
   return h;
 }
 
+// The RMS level (0..1) of the first audio stream of `path` over [from, from + length) s: of
+// channel `channel`, or of all of them mixed to mono (-1).
+inline double audioLevel(const std::string& path, double from, double length, int channel = -1) {
+  const std::string mix =
+      channel < 0 ? "-ac 1" : "-af " + q("pan=mono|c0=c" + std::to_string(channel));
+  std::unique_ptr<FILE, int (*)(FILE*)> p(
+      popen(("ffmpeg -nostdin -v error -i " + q(path) + " -ss " + std::to_string(from) + " -t " +
+             std::to_string(length) + " -map 0:a:0 " + mix + " -ar 48000 -f f32le - 2>/dev/null")
+                .c_str(),
+            "r"),
+      pclose);
+  double sum = 0;
+  long n = 0;
+  float v = 0;
+  while (std::fread(&v, sizeof v, 1, p.get()) == 1) {
+    sum += double(v) * v;
+    ++n;
+  }
+  return n > 0 ? std::sqrt(sum / double(n)) : -1;
+}
+
 }  // namespace vf::test
