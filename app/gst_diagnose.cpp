@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <memory>
+#include <utility>
 
 namespace vf::app {
 
@@ -68,28 +69,45 @@ std::unique_ptr<GstElement, GstUnref> parsed(const std::string& pipeline, std::s
   return p;
 }
 
-// A source element's device property naming a path that does not exist (v4l2src device=...).
-std::string missingDevice(GstElement* pipeline) {
-  if (!GST_IS_BIN(pipeline)) return "";
-  std::string missing;
+// Calls `f` with each element of `pipeline`, inner bins' included.
+template <typename F>
+void forEachElement(GstElement* pipeline, F f) {
+  if (!GST_IS_BIN(pipeline)) {
+    f(pipeline);
+    return;
+  }
   GstIterator* it = gst_bin_iterate_recurse(GST_BIN(pipeline));
   GValue item = G_VALUE_INIT;
-  while (missing.empty() && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
-    GstElement* e = GST_ELEMENT(g_value_get_object(&item));
-    GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), "device");
-    if (spec && spec->value_type == G_TYPE_STRING && (spec->flags & G_PARAM_READABLE) &&
-        GST_OBJECT_FLAG_IS_SET(e, GST_ELEMENT_FLAG_SOURCE)) {
-      gchar* device = nullptr;
-      g_object_get(e, "device", &device, nullptr);
-      struct stat st {};
-      if (device && device[0] == '/' && ::stat(device, &st) != 0)
-        missing = std::string(GST_OBJECT_NAME(e)) + ": device '" + device + "' does not exist";
-      g_free(device);
-    }
+  while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+    f(GST_ELEMENT(g_value_get_object(&item)));
     g_value_reset(&item);
   }
   g_value_unset(&item);
   gst_iterator_free(it);
+}
+
+// A source element's readable string property `name`, or "" where it has none.
+std::string sourceText(GstElement* e, const char* name) {
+  GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), name);
+  if (!spec || spec->value_type != G_TYPE_STRING || !(spec->flags & G_PARAM_READABLE) ||
+      !GST_OBJECT_FLAG_IS_SET(e, GST_ELEMENT_FLAG_SOURCE))
+    return "";
+  gchar* value = nullptr;
+  g_object_get(e, name, &value, nullptr);
+  std::string text = value ? value : "";
+  g_free(value);
+  return text;
+}
+
+// A source element's device property naming a path that does not exist (v4l2src device=...).
+std::string missingDevice(GstElement* pipeline) {
+  std::string missing;
+  forEachElement(pipeline, [&](GstElement* e) {
+    const std::string device = sourceText(e, "device");
+    struct stat st {};
+    if (missing.empty() && !device.empty() && device[0] == '/' && ::stat(device.c_str(), &st) != 0)
+      missing = std::string(GST_OBJECT_NAME(e)) + ": device '" + device + "' does not exist";
+  });
   return missing;
 }
 
@@ -103,6 +121,18 @@ std::string gstreamerParseError(const std::string& pipeline, bool* camera) {
   const std::string missing = missingDevice(p.get());
   *camera = missing.find("'/dev/video") != std::string::npos;
   return missing;
+}
+
+std::vector<std::string> gstreamerFilesRead(const std::string& pipeline) {
+  std::string error;
+  const auto p = parsed(pipeline, &error);
+  std::vector<std::string> files;
+  if (p)
+    forEachElement(p.get(), [&](GstElement* e) {
+      std::string location = sourceText(e, "location");
+      if (!location.empty()) files.push_back(std::move(location));
+    });
+  return files;
 }
 
 std::string gstreamerStartError(const std::string& pipeline) {

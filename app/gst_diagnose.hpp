@@ -3,6 +3,7 @@
 // itself, asked again, names the cause (an element it has not, a file or device a source cannot
 // open, caps nothing can take), which the user's error message then carries.
 #include <string>
+#include <vector>
 
 namespace vf::app {
 
@@ -11,6 +12,11 @@ namespace vf::app {
 // device that does not exist ("v4l2src0: device '/dev/video9' does not exist"; *camera set when
 // it is a /dev/video* node); "" when neither.
 std::string gstreamerParseError(const std::string& pipeline, bool* camera);
+
+// The files `pipeline`'s elements read: the "location" of each source that has one (filesrc's
+// file, multifilesrc's frame-number pattern, splitmuxsrc's glob), as written; none where
+// GStreamer cannot parse it. A build without live inputs has no GStreamer: none.
+std::vector<std::string> gstreamerFilesRead(const std::string& pipeline);
 
 // Starts `pipeline` on its own for at most about two seconds and returns GStreamer's first
 // error, "filesrc0: Resource not found. (No such file \"/x.mp4\")", "no element \"foo\""; ""

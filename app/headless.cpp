@@ -5,9 +5,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/cv_capture.hpp"
 #include "app/display.hpp"
+#include "app/gst_diagnose.hpp"
 #include "app/options.hpp"
 #include "app/preview.hpp"
 #include "app/tile_preview.hpp"
@@ -31,6 +33,8 @@ std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec) {
   throw UsageError("input " + quote(spec.text) + ": cameras and GStreamer pipelines need " +
                    "OpenCV's video capture, and " + kRebuild);
 }
+
+std::vector<std::string> gstreamerFilesRead(const std::string& /*pipeline*/) { return {}; }
 
 bool decidePreview(std::optional<bool> asked, bool /*writesSomething*/) {
   if (asked == true) throw previewRefused();

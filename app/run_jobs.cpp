@@ -13,7 +13,6 @@
 #include "app/interrupt.hpp"
 #include "app/job_report.hpp"
 #include "app/job_runner.hpp"
-#include "app/media/image_sequence.hpp"
 #include "app/media/path_safety.hpp"
 #include "app/run_setup.hpp"
 #include "app/std_streams.hpp"
@@ -78,10 +77,7 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
   for (const PlannedJob& j : jobs) {
     if (!j.problem.empty()) continue;
     const std::string role = "input " + std::to_string(j.spec.index);
-    if (j.source.kind == SourceKind::File) g.reads(j.source.text, role);
-    if (j.source.kind == SourceKind::ImageSequence)
-      for (const std::string& m : media::listSequence(j.source.text)) g.reads(m, role + " image");
-    if (j.source.kind == SourceKind::Pipe) g.readsStdin();
+    guardSourceReads(g, j.source, role);
     pipes += j.source.kind == SourceKind::Pipe;
   }
   if (pipes > 1) throw UsageError("-i - is given more than once: stdin carries one video");

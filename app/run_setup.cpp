@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "app/gst_diagnose.hpp"
 #include "app/media/frame_convert.hpp"
 #include "app/media/image_sequence.hpp"
 #include "app/media/path_safety.hpp"
@@ -16,10 +17,7 @@ void checkPaths(const Settings& s, const std::string& configPath, const Chain& c
   media::PathGuard g;
   if (!configPath.empty()) g.reads(configPath, "the config file");
   for (const std::string& f : chain.filesRead()) g.reads(f, "a kernel file");
-  if (src.kind == SourceKind::File) g.reads(src.text, "the input");
-  if (src.kind == SourceKind::Pipe) g.readsStdin();
-  if (src.kind == SourceKind::ImageSequence)
-    for (const std::string& m : media::listSequence(src.text)) g.reads(m, "input image");
+  guardSourceReads(g, src, "the input");
   if (out.kind == OutputKind::Video && !out.toStdout && !out.network)
     g.writes(out.path, "the output");
   if (out.toStdout) g.writesStdout();
@@ -31,6 +29,35 @@ void checkPaths(const Settings& s, const std::string& configPath, const Chain& c
                                                  : media::Overwrite::Never;
   const bool canAsk = ::isatty(STDIN_FILENO) == 1 && src.kind != SourceKind::Pipe;
   g.checkOverwrite(policy, canAsk);
+}
+
+void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::string& role) {
+  switch (src.kind) {
+    case SourceKind::File:
+      g.reads(src.text, role);
+      break;
+    case SourceKind::Pipe:
+      g.readsStdin();
+      break;
+    case SourceKind::ImageSequence:
+      for (const std::string& m : media::listSequence(src.text)) g.reads(m, role + " image");
+      break;
+    case SourceKind::GStreamer:
+      for (const std::string& f : gstreamerFilesRead(src.text)) {
+        const bool pattern = f.find('%') != std::string::npos || media::isGlob(f);
+        if (!pattern) {
+          g.reads(f, role + "'s file");
+          continue;
+        }
+        try {
+          for (const std::string& m : media::listSequence(f)) g.reads(m, role + "'s file");
+        } catch (const UsageError&) {  // no file matches the pattern (yet): none to protect
+        }
+      }
+      break;
+    default:
+      break;
+  }
 }
 
 void checkStatsPath(const std::string& path, const std::string& option) {

@@ -4,6 +4,7 @@
 // input is read.
 #include <string>
 
+#include "app/media/path_safety.hpp"
 #include "app/options.hpp"
 #include "app/sinks.hpp"
 #include "app/sources.hpp"
@@ -16,6 +17,10 @@ namespace vf::app {
 // UsageError.
 void checkPaths(const Settings& s, const std::string& configPath, const Chain& chain,
                 const SourceSpec& src, const OutputSpec& out);
+
+// Tells `g` what `src` reads, named by `role` ("the input"): its file, a sequence's images,
+// stdin's file (-i -), the files a GStreamer pipeline's sources name (filesrc location=...).
+void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::string& role);
 
 // The --stats (or --json) file's directory exists and is writable, or the path is a device or
 // a FIFO (written as it is). Throws UsageError.

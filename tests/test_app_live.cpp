@@ -6,6 +6,8 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 #include <opencv2/videoio/registry.hpp>
@@ -206,6 +208,52 @@ TEST_F(AppLive, PipelineThatDoesNotStart) {
     ASSERT_NE(started, std::string::npos) << bad.err;
     EXPECT_NE(err.find(cause, started), std::string::npos) << bad.err;
   }
+}
+
+TEST_F(AppLive, AFileAPipelineReadsIsNeverWritten) {
+  // -o of the file a pipeline's filesrc reads, with -y, wrote the filtered frames over it (exit
+  // 0), as it does not for the same file given as -i. The files GStreamer's sources name are
+  // guarded as every file read: refused before anything opens, every byte kept.
+  TempDir dir("live_reads");
+  const std::string in = dir / "in.avi", other = dir / "other.avi";
+  ffmpeg("-f lavfi -i testsrc=size=160x120:rate=25 -t 1 -c:v mjpeg " + q(in));
+  ffmpeg("-f lavfi -i testsrc=size=160x120:rate=25 -t 1 -c:v mjpeg " + q(other));
+  for (int i = 0; i < 3; ++i)
+    ffmpeg("-f lavfi -i testsrc=size=160x120 -frames:v 1 " +
+           q(dir / ("img00" + std::to_string(i) + ".png")));
+  const auto bytes = [](const std::string& path) {
+    std::ifstream f(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(f)), {});
+  };
+  const std::string fromFile =
+      "filesrc location=" + in + " ! avidemux ! jpegdec ! videoconvert ! appsink";
+  const std::string fromImages = "multifilesrc location=" + (dir / "img%03d.png") +
+                                 " caps=image/png,framerate=5/1 ! pngdec ! videoconvert ! appsink";
+  const std::string before = bytes(in), image = bytes(dir / "img001.png");
+  ASSERT_FALSE(before.empty());
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"-i", fromFile, "-o", in},
+           {"-i", fromFile, "-o", dir / "link.avi"},  // a link to the input
+           {"-i", other, "-i", fromFile, "-o", dir / "o.avi", "-o", in},
+           {"-i", fromImages, "-o", dir / "img%03d.png"}}) {
+    SCOPED_TRACE(args[1] + " -> " + args.back());
+    std::filesystem::remove(dir / "link.avi");
+    std::filesystem::create_symlink(in, dir / "link.avi");
+    std::vector<std::string> all{"-y", "--chain", "blur", "--no-preview"};
+    all.insert(all.end(), args.begin(), args.end());
+    const auto r = runVidfilter(all);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(errorLines(r.err).find(std::filesystem::path(args.back()).filename().string()),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(bytes(in), before);
+    EXPECT_EQ(bytes(dir / "img001.png"), image);
+  }
+  // The pipeline's file written elsewhere: the run goes on.
+  const auto ok = runVidfilter(
+      {"-y", "--chain", "blur", "--no-preview", "-i", fromFile, "-o", dir / "filtered.mkv"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(countFrames(dir / "filtered.mkv"), 25);
 }
 
 TEST_F(AppLive, SecondSigintExitsAtOnce) {

@@ -131,7 +131,7 @@ TEST(ReliabilityMedia, SideFilesAndOutputsNeverOverwriteAnInput) {
   const std::string frameBefore = md5(dir / "f_003.png");
   expectOneError(
       runVidfilter({"-i", dir / "f_%03d.png", "--chain", "gray", "-o", dir / "f_%03d.png", "-y"}),
-      2, "is input image");
+      2, "is the input image");
   // --stats and the output are the same file.
   expectOneError(
       runVidfilter({"-i", in, "--chain", "gray", "-o", dir / "o.mkv", "--stats", dir / "o.mkv"}), 2,
