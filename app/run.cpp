@@ -3,18 +3,11 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
-#include <mutex>
 #include <opencv2/core/utils/logger.hpp>
-#include <optional>
-#include <thread>
 
 #include "app/config.hpp"
 #include "app/device_set.hpp"
@@ -32,6 +25,7 @@
 #include "app/sinks.hpp"
 #include "app/sources.hpp"
 #include "app/version.hpp"
+#include "app/watcher.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/device.hpp"
@@ -39,8 +33,6 @@
 #include "pipeline/registry.hpp"
 
 namespace vf::app {
-
-namespace fs = std::filesystem;
 
 void setLogLevel(const std::string& level) {
   spdlog::set_level(spdlog::level::from_str(level));
@@ -64,111 +56,6 @@ void setLogLevel(const std::string& level) {
     ::setenv("OPENCV_FFMPEG_LOGLEVEL", av, 1);
   }
 }
-
-namespace {
-
-// After a stop, how long the run may wait for a source blocked in a read once the output is
-// closed (a stalled stream: a GStreamer source whose peer went silent) before the process quits
-// without it.
-constexpr std::chrono::seconds kBlockedInputGrace{3};
-
-// Polls for Ctrl-C (and calls Engine::stop() outside the signal handler) and redraws the
-// progress line at most four times a second. After a stop, once the output is closed, a source
-// still blocked in a read after kBlockedInputGrace ends the process with the signal's status.
-class Watcher {
- public:
-  using Clock = std::chrono::steady_clock;
-  Watcher(Engine& engine, const TeeSink& sink, const Progress& base, bool progressLive,
-          std::string outputName)
-      : engine_(engine),
-        sink_(sink),
-        base_(base),
-        live_(progressLive),
-        outputName_(std::move(outputName)),
-        start_(Clock::now()),
-        thread_([this] { loop(); }) {}
-
-  ~Watcher() { stopWatching(); }
-
-  void stopWatching() {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      done_ = true;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
-  Progress progress() const {
-    Progress p = base_;
-    p.frames = sink_.frames();
-    p.dropped = static_cast<std::int64_t>(engine_.stats().dropped);
-    p.elapsedSec = std::chrono::duration<double>(Clock::now() - start_).count();
-    return p;
-  }
-  bool printedLive() const { return printed_; }
-
- private:
-  void loop() {
-    auto nextDraw = Clock::now();
-    bool stopped = false;
-    std::optional<Clock::time_point> closedAt;  // when the output was seen closed
-    std::unique_lock<std::mutex> lock(m_);
-    while (!done_) {
-      cv_.wait_for(lock, std::chrono::milliseconds(50));
-      if (done_) break;
-      if (!stopped && interruptSignal()) {
-        stopped = true;
-        if (printed_) std::fputc('\n', stderr);
-        spdlog::warn("{}: finishing the frames in flight{} (press Ctrl-C again to quit at once)",
-                     signalVerb(interruptSignal()),
-                     outputName_.empty() ? "" : " and closing " + outputName_);
-        engine_.stop();
-      }
-      // Only an output closed without an error: a failed close is reported when run() returns.
-      if (stopped && engine_.sinkFinished() && !engine_.failed()) {
-        if (!closedAt) closedAt = Clock::now();
-        if (Clock::now() - *closedAt >= kBlockedInputGrace) quitBlockedInput();
-      }
-      if (live_ && Clock::now() >= nextDraw) {
-        std::fprintf(stderr, "\r%s\033[K", formatProgress(progress()).c_str());
-        std::fflush(stderr);
-        printed_ = true;
-        nextDraw = Clock::now() + std::chrono::milliseconds(250);
-      }
-    }
-  }
-
-  // The output is closed and the source has not returned from its read: the run cannot end
-  // by itself (an engine cannot interrupt a read), so the process ends here, as run() would
-  // have after the stop, without the run's summary.
-  [[noreturn]] void quitBlockedInput() {
-    const int sig = interruptSignal();
-    if (printed_) std::fprintf(stderr, "\r%s\033[K\n", formatProgress(progress()).c_str());
-    spdlog::warn(
-        "stopped by {} after {} frames{}; the input has not returned from a read for {} s (a "
-        "stalled stream), so vidfilter quits without waiting for it",
-        signalName(sig), sink_.frames(),
-        outputName_.empty() ? "" : "; " + outputName_ + " is complete", kBlockedInputGrace.count());
-    spdlog::default_logger()->flush();
-    std::fflush(stderr);
-    std::_Exit(128 + sig);
-  }
-
-  Engine& engine_;
-  const TeeSink& sink_;
-  Progress base_;
-  bool live_;
-  std::string outputName_;
-  Clock::time_point start_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  bool done_ = false;
-  std::atomic<bool> printed_{false};
-  std::thread thread_;
-};
-
-}  // namespace
 
 namespace {
 
@@ -259,7 +146,7 @@ int runEngine(Engine& engine, const Job& job) {
   Progress final;
   bool printedLive = false;
   {
-    Watcher watcher(engine, sink, base, progressLive, job.output.path);
+    Watcher watcher(engine, sink, base, progressLive, job.output);
     try {
       // Live sources drop the oldest waiting frame when behind, unless --drop never (the
       // default when recording).

@@ -232,3 +232,32 @@ TEST(ReliabilityOutputs, JsonSummaryCountsTheFramesTheOutputHolds) {
   EXPECT_EQ(job["frames_written"].get<long>(), fs::exists(out) ? probe(out).frames : 0);
   EXPECT_LE(job["frames_written"].get<long>(), job["frames_out"].get<long>());
 }
+
+// An output FIFO whose reader opened it and stopped reading (a consumer that hung): the writer
+// is blocked in the OS, where a stop cannot reach it, and one SIGTERM was a warning only, the
+// run going on until a second signal. The run now waits 10 s for a packet to go through, then
+// ends with 143 and says why.
+TEST(ReliabilityOutputs, SigtermEndsARunWhoseOutputsReaderStoppedReading) {
+  TempDir dir("out_stalled");
+  const std::string in = dir / "in.mkv";
+  makeClip(in, "testsrc2=size=320x240:rate=25", "-frames:v 400 -c:v ffv1");
+  const std::string fifo = dir / "out.y4m";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // never reads
+  ASSERT_GE(reader, 0);
+  ProcOptions o;
+  o.timeoutSec = 60;
+  Child c(vidfilterBinary(), {"-i", in, "--chain", "gray", "-o", fifo, "--no-progress"}, o);
+  ASSERT_TRUE(c.readUntil(
+      [](const std::string& err) { return err.find("writing ") != std::string::npos; }, 60))
+      << c.errSoFar();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the pipe's buffer fills
+  c.signal(SIGTERM);
+  const auto start = std::chrono::steady_clock::now();
+  const ProcResult r = c.wait();
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 20);
+  EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+  EXPECT_NE(lastLine(r.err).find("stopped by SIGTERM"), std::string::npos) << r.err;
+  EXPECT_NE(lastLine(r.err).find(fifo), std::string::npos) << r.err;  // the output is named
+  ::close(reader);
+}

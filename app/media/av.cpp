@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <cstdio>
@@ -48,6 +49,13 @@ std::string Options::unused() const {
     s += (s.empty() ? "" : ", ") + std::string(e->key);
   return s;
 }
+
+namespace {
+std::atomic<std::int64_t> packetsMuxed_{0};
+}  // namespace
+
+std::int64_t packetsMuxed() { return packetsMuxed_.load(std::memory_order_relaxed); }
+void countPacketMuxed() { packetsMuxed_.fetch_add(1, std::memory_order_relaxed); }
 
 bool Interrupter::expired() const { return expired_.load(); }
 

@@ -12,6 +12,7 @@ extern "C" {
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -95,6 +96,11 @@ class Interrupter {
   std::atomic<bool> cancelled_{false};
   mutable std::atomic<bool> expired_{false};
 };
+
+// Packets every muxer of the process has written (handed to FFmpeg and returned from it): the
+// watcher tells a slow output from one whose reader stopped reading by it.
+std::int64_t packetsMuxed();
+void countPacketMuxed();
 
 // FFmpeg's log lines go to our logger: its warnings and errors at debug (our own messages say
 // what failed), its information at trace. Called when the log level changes.

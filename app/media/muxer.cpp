@@ -224,6 +224,7 @@ void Muxer::write(AVPacket* p) {
   const int ioErr = ctx_->pb ? ctx_->pb->error : 0;
   if (err < 0 || ioErr < 0)
     throw MediaError("writing " + spec_.path + " failed: " + avError(ioErr < 0 ? ioErr : err));
+  countPacketMuxed();
 }
 
 void Muxer::writeVideo(AVPacket* p, AVRational tb) {

@@ -1,0 +1,123 @@
+#include "app/watcher.hpp"
+
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include "app/interrupt.hpp"
+#include "app/media/av.hpp"
+
+namespace vf::app {
+
+namespace {
+
+// After a stop, how long the run may wait for a source blocked in a read once the output is
+// closed before the process quits without it.
+constexpr std::chrono::seconds kBlockedInputGrace{3};
+// After a stop, how long an output that is no file may take no packet before the process quits
+// without it. Long enough for a slow encoder's last frames (each one is a packet).
+constexpr std::chrono::seconds kBlockedOutputGrace{10};
+
+// Whether the output is written as it is, not into a regular file: stdout, a URL, or a path
+// that names a FIFO, a socket or a device.
+bool mayStall(const media::OutputSpec& o) {
+  if (o.path.empty()) return false;  // no output
+  if (o.toStdout || o.network) return true;
+  struct stat st {};
+  return ::stat(o.path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+}  // namespace
+
+Watcher::Watcher(Engine& engine, const TeeSink& sink, const Progress& base, bool progressLive,
+                 const media::OutputSpec& output)
+    : engine_(engine),
+      sink_(sink),
+      base_(base),
+      live_(progressLive),
+      outputName_(output.path),
+      outputMayStall_(mayStall(output)),
+      start_(Clock::now()),
+      thread_([this] { loop(); }) {}
+
+void Watcher::stopWatching() {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    done_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+Progress Watcher::progress() const {
+  Progress p = base_;
+  p.frames = sink_.frames();
+  p.dropped = static_cast<std::int64_t>(engine_.stats().dropped);
+  p.elapsedSec = std::chrono::duration<double>(Clock::now() - start_).count();
+  return p;
+}
+
+void Watcher::loop() {
+  auto nextDraw = Clock::now();
+  bool stopped = false;
+  std::optional<Clock::time_point> closedAt;  // when the output was seen closed
+  Clock::time_point lastPacketAt{};           // when the muxers' packet count last moved
+  std::int64_t packets = -1;
+  std::unique_lock<std::mutex> lock(m_);
+  while (!done_) {
+    cv_.wait_for(lock, std::chrono::milliseconds(50));
+    if (done_) break;
+    if (!stopped && interruptSignal()) {
+      stopped = true;
+      if (printed_) std::fputc('\n', stderr);
+      spdlog::warn("{}: finishing the frames in flight{} (press Ctrl-C again to quit at once)",
+                   signalVerb(interruptSignal()),
+                   outputName_.empty() ? "" : " and closing " + outputName_);
+      engine_.stop();
+    }
+    if (stopped && !engine_.sinkFinished() && outputMayStall_) {
+      const std::int64_t now = media::packetsMuxed();
+      if (now != packets) {
+        packets = now;
+        lastPacketAt = Clock::now();
+      } else if (Clock::now() - lastPacketAt >= kBlockedOutputGrace) {
+        quit(fmt::format("{} has taken nothing for {} s (its reader stopped reading), so "
+                         "vidfilter quits without it",
+                         outputName_ == "-" ? std::string("the output (stdout)")
+                                            : "the output " + outputName_,
+                         kBlockedOutputGrace.count()));
+      }
+    }
+    // Only an output closed without an error: a failed close is reported when run() returns.
+    if (stopped && engine_.sinkFinished() && !engine_.failed()) {
+      if (!closedAt) closedAt = Clock::now();
+      if (Clock::now() - *closedAt >= kBlockedInputGrace)
+        quit(fmt::format("{}the input has not returned from a read for {} s (a stalled stream), "
+                         "so vidfilter quits without waiting for it",
+                         outputName_.empty() ? "" : outputName_ + " is complete; ",
+                         kBlockedInputGrace.count()));
+    }
+    if (live_ && Clock::now() >= nextDraw) {
+      std::fprintf(stderr, "\r%s\033[K", formatProgress(progress()).c_str());
+      std::fflush(stderr);
+      printed_ = true;
+      nextDraw = Clock::now() + std::chrono::milliseconds(250);
+    }
+  }
+}
+
+// The run cannot end by itself (an engine cannot interrupt a read, nor a write the OS holds), so
+// the process ends here, as run() would have after the stop, without the run's summary.
+void Watcher::quit(const std::string& why) {
+  const int sig = interruptSignal();
+  if (printed_) std::fprintf(stderr, "\r%s\033[K\n", formatProgress(progress()).c_str());
+  spdlog::warn("stopped by {} after {} frames; {}", signalName(sig), sink_.frames(), why);
+  spdlog::default_logger()->flush();
+  std::fflush(stderr);
+  std::_Exit(128 + sig);
+}
+
+}  // namespace vf::app

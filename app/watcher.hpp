@@ -1,0 +1,56 @@
+#pragma once
+// The watcher of a one-input run: it polls for Ctrl-C (and calls Engine::stop() outside the
+// signal handler) and redraws the progress line at most four times a second. After a stop it
+// ends the process itself where the run cannot end by itself:
+// - the output is closed but the source is still blocked in a read (a stalled stream: a
+//   GStreamer source whose peer went silent) after 3 s;
+// - the output is no file (a pipe, a FIFO, a socket, a network stream) and has taken no packet
+//   for 10 s (its reader stopped reading: the writer is blocked in the OS, where no stop reaches
+//   it). A file's last packets and its index are always waited for: it must play.
+// Either way the status is the signal's (128 + signal), without the run's summary.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "app/feeds.hpp"
+#include "app/media/output_spec.hpp"
+#include "app/report.hpp"
+#include "pipeline/engine.hpp"
+
+namespace vf::app {
+
+class Watcher {
+ public:
+  using Clock = std::chrono::steady_clock;
+  Watcher(Engine& engine, const TeeSink& sink, const Progress& base, bool progressLive,
+          const media::OutputSpec& output);
+  ~Watcher() { stopWatching(); }
+  Watcher(const Watcher&) = delete;
+  Watcher& operator=(const Watcher&) = delete;
+
+  void stopWatching();
+  Progress progress() const;
+  bool printedLive() const { return printed_; }
+
+ private:
+  void loop();
+  [[noreturn]] void quit(const std::string& why);
+
+  Engine& engine_;
+  const TeeSink& sink_;
+  Progress base_;
+  bool live_;
+  std::string outputName_;
+  bool outputMayStall_;  // no file: a pipe, a FIFO, a socket, a network stream
+  Clock::time_point start_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::atomic<bool> printed_{false};
+  std::thread thread_;
+};
+
+}  // namespace vf::app
