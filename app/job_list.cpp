@@ -39,6 +39,8 @@ std::string nameOf(const std::string& input) {
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x80 && !std::isalnum(u) && c != '.' && c != '-' && c != '_') c = '_';
   }
+  // "." and ".." (from "...mkv", or a URL's last segment) would name a directory.
+  if (t.find_first_not_of('.') == std::string::npos) std::replace(t.begin(), t.end(), '.', '_');
   return t.empty() ? "input" : t;
 }
 

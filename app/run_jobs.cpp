@@ -47,11 +47,11 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
   one.output = spec.output.empty() ? std::nullopt : std::optional<std::string>(spec.output);
   j.output = classifyOutput(one);
   if (batch) {
-    if (j.output.kind != OutputKind::Video || j.output.network)
+    if (j.output.kind != OutputKind::Video || j.output.network || j.output.toStdout)
       throw UsageError(
           "vidfilter batch writes video files, renamed when complete: give -o "
           "'DIR/{name}.mp4' (or .mkv, ...); got " +
-          quote(spec.output));
+          (j.output.toStdout ? std::string("'-' (stdout)") : quote(spec.output)));
     std::error_code ec;
     j.skip = fs::exists(spec.output, ec) && !s.overwrite.value_or(false);
     j.writePath = partialName(spec.output);

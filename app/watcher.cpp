@@ -84,21 +84,21 @@ void Watcher::loop() {
         packets = now;
         lastPacketAt = Clock::now();
       } else if (Clock::now() - lastPacketAt >= kBlockedOutputGrace) {
-        quit(fmt::format("{} has taken nothing for {} s (its reader stopped reading), so "
-                         "vidfilter quits without it",
-                         outputName_ == "-" ? std::string("the output (stdout)")
-                                            : "the output " + outputName_,
-                         kBlockedOutputGrace.count()));
+        quit(fmt::format(
+            "{} has taken nothing for {} s (its reader stopped reading), so "
+            "vidfilter quits without it",
+            outputName_ == "-" ? std::string("the output (stdout)") : "the output " + outputName_,
+            kBlockedOutputGrace.count()));
       }
     }
     // Only an output closed without an error: a failed close is reported when run() returns.
     if (stopped && engine_.sinkFinished() && !engine_.failed()) {
       if (!closedAt) closedAt = Clock::now();
       if (Clock::now() - *closedAt >= kBlockedInputGrace)
-        quit(fmt::format("{}the input has not returned from a read for {} s (a stalled stream), "
-                         "so vidfilter quits without waiting for it",
-                         outputName_.empty() ? "" : outputName_ + " is complete; ",
-                         kBlockedInputGrace.count()));
+        quit(fmt::format(
+            "{}the input has not returned from a read for {} s (a stalled stream), "
+            "so vidfilter quits without waiting for it",
+            outputName_.empty() ? "" : outputName_ + " is complete; ", kBlockedInputGrace.count()));
     }
     if (live_ && Clock::now() >= nextDraw) {
       std::fprintf(stderr, "\r%s\033[K", formatProgress(progress()).c_str());

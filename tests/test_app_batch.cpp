@@ -199,6 +199,12 @@ TEST(AppBatch, HelpAndAMissingListSayWhatBatchTakes) {
   const auto one = runVidfilter(
       {"batch", "--inputs", dir / "list.txt", "--chain", "gray", "-o", dir / "out/{name}.mp4"});
   EXPECT_EQ(one.status, 1) << one.err;
+  // stdout cannot be renamed when complete: -o - wrote a file named "-" (and a rerun skipped it).
+  const auto piped =
+      runVidfilter({"batch", "-i", dir / "missing.mp4", "--chain", "gray", "-o", "-"});
+  EXPECT_EQ(piped.status, 2) << piped.err;
+  EXPECT_NE(piped.err.find("vidfilter batch writes video files"), std::string::npos) << piped.err;
+  EXPECT_FALSE(fs::exists("-"));
 }
 
 TEST(AppBatch, AnOutputThatIsAnInputIsRefusedNotSkipped) {
