@@ -4,12 +4,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/cli_errors.hpp"
@@ -302,4 +305,39 @@ TEST(BenchCommand, FileJobNumbersAreCheckedAndItsSetupLineIsPrintable) {
   EXPECT_EQ(left, std::vector<std::string>{"keep.txt"});
   underTmp.setEnv = {"TMPDIR=" + (dir / "missing")};
   expectUsageError(runBench(job, underTmp), "TMPDIR");
+}
+
+TEST(BenchCommand, FileJobStoppedBySignalRemovesItsScratchFiles) {
+  // SIGTERM or SIGINT killed `bench --input` by their default action: its scratch directory
+  // (the encoded files of each part) stayed in TMPDIR. Now the stop removes it and the status is
+  // 128 + the signal.
+  TempDir dir("bench_job_signal");
+  const std::string video = dir / "in.mp4";
+  ASSERT_EQ(shell("ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=1280x720:rate=25 -t 4 "
+                  "-c:v libx264 '" +
+                  video + "'")
+                .status,
+            0);
+  for (const int sig : {SIGTERM, SIGINT}) {
+    SCOPED_TRACE(sig);
+    const std::string tmp = dir / ("tmp" + std::to_string(sig));
+    std::filesystem::create_directory(tmp);
+    ProcOptions o;
+    o.setEnv = {"TMPDIR=" + tmp};
+    o.timeoutSec = 120;
+    Child c(vidfilterBinary(), {"bench", "--input", video, "--frames", "100", "--no-ffmpeg"}, o);
+    // Stopped once its scratch directory holds a part's file.
+    const auto holdsAFile = [&] {
+      for (const auto& d : std::filesystem::directory_iterator(tmp))
+        if (!std::filesystem::is_empty(d.path())) return true;
+      return false;
+    };
+    for (int i = 0; i < 1200 && !holdsAFile(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(holdsAFile()) << c.errSoFar();
+    c.signal(sig);
+    const ProcResult r = c.wait();
+    EXPECT_EQ(r.status, 128 + sig) << r.err;
+    EXPECT_TRUE(std::filesystem::is_empty(tmp)) << r.err;
+  }
 }

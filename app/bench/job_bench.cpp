@@ -18,6 +18,7 @@
 
 #include "app/bench/job_parts.hpp"
 #include "app/bench/result_path.hpp"
+#include "app/bench/scratch_dir.hpp"
 #include "app/cli_error.hpp"
 #include "app/decimal.hpp"
 #include "app/media/av.hpp"
@@ -77,8 +78,10 @@ std::optional<double> timeCommand(const std::vector<std::string>& args) {
     ::execvp(argv[0], argv.data());
     ::_exit(127);
   }
+  ScratchDirectory::setChild(pid);
   int status = 0;
   ::waitpid(pid, &status, 0);
+  ScratchDirectory::setChild(0);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -160,41 +163,12 @@ void writeJson(const std::string& path, const std::string& setup,
   f.close();
 }
 
-// A new directory of this run's own under TMPDIR (mkdtemp: a name nobody could have taken or
-// planted first), removed with what the run wrote in it.
-fs::path makeScratchDirectory() {
-  std::error_code ec;
-  const fs::path base = fs::temp_directory_path(ec);
-  if (ec) {
-    const char* env = std::getenv("TMPDIR");
-    throw app::UsageError("TMPDIR " + quote(env ? env : "") +
-                          " is no directory for the benchmark's scratch files (" + ec.message() +
-                          "); set TMPDIR to a writable directory");
-  }
-  std::string name = (base / "vidfilter-bench-XXXXXX").string();
-  if (!::mkdtemp(name.data())) {
-    const int err = errno;
-    const std::string what = "cannot create a scratch directory in " + quote(base.string());
-    if (err == EACCES || err == EROFS || err == ENOENT || err == ENOTDIR)  // the user's TMPDIR
-      throw app::UsageError(what + ": " + std::strerror(err) +
-                            "; set TMPDIR to a writable directory");
-    throw osError(what, err);  // the disk (full, out of inodes)
-  }
-  return name;
-}
-
 int run(Options& o) {
   o.setup.encoder.codec = o.codec;
   o.setup.encoder.preset = o.preset;
   o.setup.encoder.pixFmt = o.pixFmt;
-  const fs::path dir = makeScratchDirectory();
-  struct Cleanup {
-    fs::path d;
-    ~Cleanup() {
-      std::error_code ec;
-      fs::remove_all(d, ec);
-    }
-  } cleanup{dir};
+  const ScratchDirectory scratch;
+  const fs::path& dir = scratch.path();
   std::error_code ec;
   if (!fs::is_regular_file(o.setup.input, ec))
     throw app::UsageError("--input " + quote(o.setup.input) +
@@ -266,7 +240,8 @@ int jobBenchMain(int argc, char** argv) {
       "  ffmpeg -i vtest.avi -vf scale=1920:1080 -c:v libx264 -crf 18 in1080.mp4\n"
       "  vidfilter bench --input in1080.mp4 --chain gray,blur,sobel --frames 300\n"
       "  vidfilter bench --input in1080.mp4 --hwdec cuvid    (software and NVDEC in one run)\n"
-      "Exit status: 0 ok, 1 error, 2 usage.");
+      "Exit status: 0 ok, 1 error, 2 usage, 128 + the signal when stopped by one (the scratch "
+      "files removed).");
   Options o;
   o.setup.convertThreads = media::convertThreadsEach(1, 0);
   o.setup.chain = "gray,blur,sobel";
