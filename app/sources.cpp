@@ -159,8 +159,13 @@ SourceSpec classifySource(const std::string& textIn) {
   std::error_code ec;
   // An existing path is a file, whatever it holds ('!', '%', '*', "://").
   if (textIn != "-" && fs::exists(textIn, ec)) return s;
-  if (textIn == "-") {
+  // ffmpeg's spellings: "pipe:" and "pipe:0" are stdin, "file:NAME" the file NAME.
+  if (textIn == "-" || textIn == "pipe:" || textIn == "pipe:0") {
     s.kind = SourceKind::Pipe;
+    return s;
+  }
+  if (textIn.rfind("file:", 0) == 0 && textIn.rfind("file://", 0) != 0) {
+    s.text = textIn.substr(5);
     return s;
   }
   const std::string t = trim(textIn);

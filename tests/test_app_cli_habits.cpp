@@ -75,3 +75,33 @@ TEST(AppCliBinary, SingleDashWordsAreUnknownOptions) {
   EXPECT_EQ(hb.out.find("Usage:"), std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(dir / "hb.y4m"));
 }
+
+// ffmpeg's spellings of files and pipes: "file:NAME" is the file NAME, "pipe:"/"pipe:0" stdin
+// and "pipe:1" stdout. "-o file:b.mkv" wrote a file named "file:b.mkv" (exit 0), "-i pipe:0"
+// was a file not found.
+TEST(AppCliBinary, FfmpegsFileAndPipeSpellingsAreTheFilesAndPipesTheyName) {
+  TempDir dir("cli_spellings");
+  const std::string in = dir / "in.mkv";
+  makeClip(in, "testsrc2=size=64x48:rate=10", "-frames:v 4 -c:v ffv1");
+  const auto named =
+      runVidfilter({"-i", "file:" + in, "--chain", "gray", "-o", "file:" + (dir / "b.mkv")});
+  ASSERT_EQ(named.status, 0) << named.err;
+  EXPECT_EQ(countFrames(dir / "b.mkv"), 4);
+  EXPECT_FALSE(std::filesystem::exists(dir / "file:b.mkv"));
+  ProcOptions fromStdin;
+  fromStdin.stdinPath = in;
+  const auto piped =
+      runVidfilter({"-i", "pipe:0", "--chain", "gray", "-o", dir / "c.mkv"}, fromStdin);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(countFrames(dir / "c.mkv"), 4);
+  const auto toStdout =
+      runVidfilter({"-i", in, "--chain", "gray", "-o", "pipe:1", "-f", "matroska"});
+  ASSERT_EQ(toStdout.status, 0) << toStdout.err;
+  std::ofstream(dir / "d.mkv", std::ios::binary) << toStdout.out;
+  EXPECT_EQ(countFrames(dir / "d.mkv"), 4);
+  EXPECT_FALSE(std::filesystem::exists("pipe:1"));
+  // Nothing read is written over through them either.
+  const auto over = runVidfilter({"-i", in, "--chain", "gray", "-y", "-o", "file:" + in});
+  EXPECT_EQ(over.status, 2) << over.err;
+  EXPECT_EQ(countFrames(in), 4);
+}

@@ -174,6 +174,9 @@ OutputSpec classifyOutput(const OutputRequest& r) {
   OutputSpec s;
   if (!r.path) return s;
   s.path = *r.path;
+  // ffmpeg's spellings: "pipe:" and "pipe:1" are stdout, "file:NAME" the file NAME.
+  if (s.path == "pipe:" || s.path == "pipe:1") s.path = "-";
+  if (s.path.rfind("file:", 0) == 0 && s.path.rfind("file://", 0) != 0) s.path = s.path.substr(5);
   s.encoder = r.encoder;
   s.audioCodec = r.audioCodec;
   s.audio = r.audio;
