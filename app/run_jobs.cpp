@@ -178,6 +178,16 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   for (auto at = jsonPath.find("{shard}"); at != std::string::npos;
        at = jsonPath.find("{shard}", at + index.size()))
     jsonPath.replace(at, 7, index);
+  // As -o's unknown fields: a field the summary's name has not is a typo, never a literal name.
+  if (const auto open = jsonPath.find('{'); s.jsonPath && open != std::string::npos) {
+    const auto close = jsonPath.find('}', open);
+    if (close != std::string::npos && close > open + 1 &&
+        jsonPath.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", open + 1) == close)
+      throw UsageError("--json " + quote(*s.jsonPath) + ": " +
+                       jsonPath.substr(open, close - open + 1) +
+                       " is not a field of --json; it takes {shard} (the share's index in a "
+                       "batch)");
+  }
   if (s.jsonPath && shard.count > 1 && jsonPath == *s.jsonPath && jsonPath != "-")
     spdlog::warn(
         "--json {} has no {{shard}}: each task of the job array writes it, the last over the "

@@ -183,6 +183,8 @@ TEST(AppJobs, OutputsThatDoNotMatchTheInputsAreRefusedBeforeAnything) {
        "is also the output of input 0"},
       {{"-i", a, "-i", xa, "-o", "-", "-o", dir / "o.mkv"}, "stdout carries one video"},
       {{"-i", a, "--shard", "0/2", "-o", dir / "o.mkv"}, "vidfilter batch"},
+      {{"-i", a, "-o", dir / "o.mkv", "--json", dir / "r{index}.json"},
+       "{index} is not a field of --json"},
   };
   for (const auto& c : cases) {
     auto args = c.args;
