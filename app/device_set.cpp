@@ -50,11 +50,16 @@ std::vector<std::shared_ptr<ClContext>> openDevices(const std::string& selector)
   std::string lowered = sel;
   std::transform(lowered.begin(), lowered.end(), lowered.begin(),
                  [](unsigned char c) { return std::tolower(c); });
-  if (lowered == "all") {
+  // "all": every GPU, else every device.
+  const auto everyDevice = [&] {
     if (all.empty()) selectDevice(all, "");  // throws: no device at all
+    std::vector<DeviceInfo> gpus;
     for (const DeviceInfo& d : all)
-      if (d.type & CL_DEVICE_TYPE_GPU) chosen.push_back(d);
-    if (chosen.empty()) chosen = all;
+      if (d.type & CL_DEVICE_TYPE_GPU) gpus.push_back(d);
+    return gpus.empty() ? all : gpus;
+  };
+  if (lowered == "all") {
+    chosen = everyDevice();
   } else {
     // Every part checked before any is looked up (looking one up reports the device it chose).
     std::vector<std::string> parts;
@@ -66,8 +71,13 @@ std::vector<std::shared_ptr<ClContext>> openDevices(const std::string& selector)
                         ": an empty part in the list; give e.g. --device 0:0,0:1");
       a = b + 1;
     }
-    for (const std::string& part : parts)
-      for (DeviceInfo& d : matching(all, part)) chosen.push_back(std::move(d));
+    for (const std::string& part : parts) {
+      std::string p = part;
+      std::transform(p.begin(), p.end(), p.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      for (DeviceInfo& d : p == "all" ? everyDevice() : matching(all, part))
+        chosen.push_back(std::move(d));
+    }
   }
   std::vector<std::shared_ptr<ClContext>> contexts;
   std::vector<std::string> seen;

@@ -94,13 +94,14 @@ TEST(AppJobs, FourInputsAtOnceOnOneOrTwoDevicesEqualFourSeparateRuns) {
   }
   EXPECT_NE(r.err.find("4 done"), std::string::npos) << r.err;
 
-  // Two PoCL devices (--device all): the inputs spread over both, the frames are the same.
+  // Two PoCL devices (--device all, here in a list that names one of them again: each device
+  // once): the inputs spread over both, the frames are the same.
   fs::create_directories(dir / "two");
   ProcOptions two;
   two.setEnv = {"POCL_DEVICES=pthread pthread"};
   const auto r2 = runVidfilter(
       {"-i", clips[0], "-i", clips[1], "-i", clips[2], "-i", clips[3], "--chain", kChain, "--codec",
-       "ffv1", "-o", dir / "two/{name}.mkv", "--device", "all", "--json", dir / "two.json"},
+       "ffv1", "-o", dir / "two/{name}.mkv", "--device", "all,0:1", "--json", dir / "two.json"},
       two);
   ASSERT_EQ(r2.status, 0) << r2.err;
   const auto doc2 = readJson(dir / "two.json");
