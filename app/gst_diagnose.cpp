@@ -123,14 +123,20 @@ std::string gstreamerParseError(const std::string& pipeline, bool* camera) {
   return missing;
 }
 
-std::vector<std::string> gstreamerFilesRead(const std::string& pipeline) {
+std::vector<GstFileRead> gstreamerFilesRead(const std::string& pipeline) {
   std::string error;
   const auto p = parsed(pipeline, &error);
-  std::vector<std::string> files;
+  std::vector<GstFileRead> files;
   if (p)
     forEachElement(p.get(), [&](GstElement* e) {
-      std::string location = sourceText(e, "location");
-      if (!location.empty()) files.push_back(std::move(location));
+      GstFileRead f;
+      f.location = sourceText(e, "location");
+      if (f.location.empty()) return;
+      GstElementFactory* factory = gst_element_get_factory(e);
+      const std::string kind = factory ? GST_OBJECT_NAME(factory) : "";
+      if (kind == "multifilesrc") f.kind = GstFileRead::Kind::FramePattern;
+      if (kind == "splitmuxsrc") f.kind = GstFileRead::Kind::Glob;
+      files.push_back(std::move(f));
     });
   return files;
 }

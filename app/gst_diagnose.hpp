@@ -1,5 +1,6 @@
 #pragma once
-// Why a GStreamer pipeline does not start. OpenCV's capture only says that it did not; GStreamer
+// What GStreamer itself tells of a pipeline: the files its sources read, and why it does not
+// start. OpenCV's capture only says that it did not; GStreamer
 // itself, asked again, names the cause (an element it has not, a file or device a source cannot
 // open, caps nothing can take), which the user's error message then carries.
 #include <string>
@@ -13,10 +14,16 @@ namespace vf::app {
 // it is a /dev/video* node); "" when neither.
 std::string gstreamerParseError(const std::string& pipeline, bool* camera);
 
-// The files `pipeline`'s elements read: the "location" of each source that has one (filesrc's
-// file, multifilesrc's frame-number pattern, splitmuxsrc's glob), as written; none where
+// A file a pipeline's source reads: its "location" as written, and how the source takes it.
+struct GstFileRead {
+  enum class Kind { File, FramePattern, Glob };
+  std::string location;
+  Kind kind = Kind::File;  // multifilesrc: a frame-number pattern; splitmuxsrc: a glob
+};
+
+// The files `pipeline`'s sources read (the "location" of each source that has one); none where
 // GStreamer cannot parse it. A build without live inputs has no GStreamer: none.
-std::vector<std::string> gstreamerFilesRead(const std::string& pipeline);
+std::vector<GstFileRead> gstreamerFilesRead(const std::string& pipeline);
 
 // Starts `pipeline` on its own for at most about two seconds and returns GStreamer's first
 // error, "filesrc0: Resource not found. (No such file \"/x.mp4\")", "no element \"foo\""; ""

@@ -34,7 +34,7 @@ std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec) {
                    "OpenCV's video capture, and " + kRebuild);
 }
 
-std::vector<std::string> gstreamerFilesRead(const std::string& /*pipeline*/) { return {}; }
+std::vector<GstFileRead> gstreamerFilesRead(const std::string& /*pipeline*/) { return {}; }
 
 bool decidePreview(std::optional<bool> asked, bool /*writesSomething*/) {
   if (asked == true) throw previewRefused();

@@ -12,6 +12,8 @@
 #include <map>
 #include <regex>
 
+#include "app/media/output_spec.hpp"
+#include "app/sources.hpp"
 #include "pipeline/quote.hpp"
 
 namespace vf::app {
@@ -127,6 +129,10 @@ std::vector<JobSpec> planJobs(const Settings& s) {
   std::vector<std::string> outputs;
   if (s.outputs) outputs = *s.outputs;
   if (s.output) outputs.push_back(*s.output);
+  // ffmpeg's spellings (file:NAME, pipe:1) as the names they stand for, before anything is
+  // checked or expanded against them.
+  for (std::string& i : inputs) i = inputPath(i);
+  for (std::string& o : outputs) o = media::outputPath(o);
   const std::size_t n = inputs.size();
   if (outputs.size() > 1 && outputs.size() != n)
     throw UsageError(std::to_string(outputs.size()) + " outputs (-o) for " + std::to_string(n) +

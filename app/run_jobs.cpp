@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <regex>
 
 #include "app/device_set.hpp"
 #include "app/display.hpp"
@@ -43,15 +44,18 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
   } catch (const UserError& e) {
     j.problem = e.what();
   }
+  const auto notAFile = [&] {
+    return UsageError(
+        "vidfilter batch writes video files, renamed when complete: give -o 'DIR/{name}.mp4' (or "
+        ".mkv, ...); got " +
+        (spec.output == "-" ? std::string("'-' (stdout)") : quote(spec.output)));
+  };
+  if (batch && spec.output == "-") throw notAFile();  // before stdout's own checks
   Settings one = s;
   one.output = spec.output.empty() ? std::nullopt : std::optional<std::string>(spec.output);
   j.output = classifyOutput(one);
   if (batch) {
-    if (j.output.kind != OutputKind::Video || j.output.network || j.output.toStdout)
-      throw UsageError(
-          "vidfilter batch writes video files, renamed when complete: give -o "
-          "'DIR/{name}.mp4' (or .mkv, ...); got " +
-          (j.output.toStdout ? std::string("'-' (stdout)") : quote(spec.output)));
+    if (j.output.kind != OutputKind::Video || j.output.network) throw notAFile();
     std::error_code ec;
     j.skip = fs::exists(spec.output, ec) && !s.overwrite.value_or(false);
     j.writePath = partialName(spec.output);
@@ -179,15 +183,11 @@ int runJobs(const CommandLine& cl, const Settings& s) {
        at = jsonPath.find("{shard}", at + index.size()))
     jsonPath.replace(at, 7, index);
   // As -o's unknown fields: a field the summary's name has not is a typo, never a literal name.
-  if (const auto open = jsonPath.find('{'); s.jsonPath && open != std::string::npos) {
-    const auto close = jsonPath.find('}', open);
-    if (close != std::string::npos && close > open + 1 &&
-        jsonPath.find_first_not_of("abcdefghijklmnopqrstuvwxyz_", open + 1) == close)
-      throw UsageError("--json " + quote(*s.jsonPath) + ": " +
-                       jsonPath.substr(open, close - open + 1) +
-                       " is not a field of --json; it takes {shard} (the share's index in a "
-                       "batch)");
-  }
+  static const std::regex field("\\{[A-Za-z_]+\\}");
+  if (std::smatch m; s.jsonPath && std::regex_search(jsonPath, m, field))
+    throw UsageError("--json " + quote(*s.jsonPath) + ": " + m.str() +
+                     " is not a field of --json; it takes {shard} (the share's index in a "
+                     "batch)");
   if (s.jsonPath && shard.count > 1 && jsonPath == *s.jsonPath && jsonPath != "-")
     spdlog::warn(
         "--json {} has no {{shard}}: each task of the job array writes it, the last over the "

@@ -3,10 +3,15 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "app/gst_diagnose.hpp"
 #include "app/media/frame_convert.hpp"
 #include "app/media/image_sequence.hpp"
 #include "app/media/path_safety.hpp"
+#include "app/media/pattern.hpp"
 #include "pipeline/fault_injection.hpp"
 #include "pipeline/quote.hpp"
 
@@ -31,6 +36,28 @@ void checkPaths(const Settings& s, const std::string& configPath, const Chain& c
   g.checkOverwrite(policy, canAsk);
 }
 
+namespace fs = std::filesystem;
+
+namespace {
+
+// Every file that frame-number pattern `text` names now, whatever its first number (multifilesrc
+// starts where its start-index says); none when `text` is no pattern.
+std::vector<std::string> patternMembers(const std::string& text) {
+  const auto pattern = media::parseFramePattern(text, nullptr);
+  if (!pattern) return {};
+  const fs::path parent = fs::path(text).parent_path();
+  std::vector<std::string> members;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(parent.empty() ? fs::path(".") : parent, ec)) {
+    const std::string name =
+        parent.empty() ? e.path().filename().string() : (parent / e.path().filename()).string();
+    if (pattern->match(name)) members.push_back(name);
+  }
+  return members;
+}
+
+}  // namespace
+
 void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::string& role) {
   switch (src.kind) {
     case SourceKind::File:
@@ -43,15 +70,16 @@ void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::str
       for (const std::string& m : media::listSequence(src.text)) g.reads(m, role + " image");
       break;
     case SourceKind::GStreamer:
-      for (const std::string& f : gstreamerFilesRead(src.text)) {
-        const bool pattern = f.find('%') != std::string::npos || media::isGlob(f);
-        if (!pattern) {
-          g.reads(f, role + "'s file");
-          continue;
-        }
-        try {
-          for (const std::string& m : media::listSequence(f)) g.reads(m, role + "'s file");
-        } catch (const UsageError&) {  // no file matches the pattern (yet): none to protect
+      for (const GstFileRead& f : gstreamerFilesRead(src.text)) {
+        g.reads(f.location, role + "'s file");  // the name itself, whatever it holds
+        if (f.kind == GstFileRead::Kind::FramePattern)
+          for (const std::string& m : patternMembers(f.location)) g.reads(m, role + "'s file");
+        if (f.kind == GstFileRead::Kind::Glob && media::isGlob(f.location)) {
+          try {
+            for (const std::string& m : media::listSequence(f.location))
+              g.reads(m, role + "'s file");
+          } catch (const UsageError&) {  // no file matches the glob: none to protect
+          }
         }
       }
       break;

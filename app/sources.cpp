@@ -153,19 +153,28 @@ std::string gstreamerPipelineAsOpened(const std::string& given, std::string* con
          pipeline.substr(sink);
 }
 
+std::string inputPath(const std::string& text) {
+  std::error_code ec;
+  if (text == "pipe:" || text == "pipe:0") return "-";
+  if (text.rfind("pipe:", 0) == 0 && !fs::exists(text, ec))
+    throw UsageError("input " + quote(text) +
+                     ": vidfilter reads stdin (pipe:0, or -), no other "
+                     "descriptor");
+  if (text.rfind("file:", 0) != 0 || text.rfind("file://", 0) == 0 || fs::exists(text, ec))
+    return text;
+  if (text.size() == 5) throw UsageError("input 'file:' names no file; give file:NAME");
+  return text.substr(5);
+}
+
 SourceSpec classifySource(const std::string& textIn) {
   SourceSpec s;
   s.text = textIn;
   std::error_code ec;
   // An existing path is a file, whatever it holds ('!', '%', '*', "://").
   if (textIn != "-" && fs::exists(textIn, ec)) return s;
-  // ffmpeg's spellings: "pipe:" and "pipe:0" are stdin, "file:NAME" the file NAME.
-  if (textIn == "-" || textIn == "pipe:" || textIn == "pipe:0") {
+  if (inputPath(textIn) != textIn) return classifySource(inputPath(textIn));
+  if (textIn == "-") {
     s.kind = SourceKind::Pipe;
-    return s;
-  }
-  if (textIn.rfind("file:", 0) == 0 && textIn.rfind("file://", 0) != 0) {
-    s.text = textIn.substr(5);
     return s;
   }
   const std::string t = trim(textIn);

@@ -40,6 +40,11 @@ struct InputOptions {
 // pattern, or an unknown URL scheme, or a camera mode that does not parse.
 SourceSpec classifySource(const std::string& text);
 
+// ffmpeg's spellings of an input: "pipe:" and "pipe:0" are "-" (stdin), "file:NAME" is NAME (an
+// existing file named so stays itself). Throws UsageError for "file:" alone and "pipe:N" of
+// another descriptor.
+std::string inputPath(const std::string& text);
+
 // A GStreamer pipeline as it is opened: where the caps just before appsink ask for a raw format
 // OpenCV's appsink does not hand over as BGR, BGRA or gray (I420 and NV12 came out as one tall
 // gray plane, RGBA with red and blue swapped), a videoconvert to BGR (BGRA for formats with

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -21,13 +22,14 @@ constexpr std::chrono::seconds kBlockedInputGrace{3};
 // without it. Long enough for a slow encoder's last frames (each one is a packet).
 constexpr std::chrono::seconds kBlockedOutputGrace{10};
 
-// Whether the output is written as it is, not into a regular file: stdout, a URL, or a path
-// that names a FIFO, a socket or a device.
+// Whether the output goes to a reader that may stop reading: a network stream, or a pipe, a FIFO
+// or a socket (stdout included). Not a regular file, stdout redirected into one included.
 bool mayStall(const media::OutputSpec& o) {
   if (o.path.empty()) return false;  // no output
-  if (o.toStdout || o.network) return true;
+  if (o.network) return true;
   struct stat st {};
-  return ::stat(o.path.c_str(), &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+  const int got = o.toStdout ? ::fstat(STDOUT_FILENO, &st) : ::stat(o.path.c_str(), &st);
+  return got == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
 }  // namespace

@@ -4,9 +4,10 @@
 // ends the process itself where the run cannot end by itself:
 // - the output is closed but the source is still blocked in a read (a stalled stream: a
 //   GStreamer source whose peer went silent) after 3 s;
-// - the output is no file (a pipe, a FIFO, a socket, a network stream) and has taken no packet
-//   for 10 s (its reader stopped reading: the writer is blocked in the OS, where no stop reaches
-//   it). A file's last packets and its index are always waited for: it must play.
+// - the output goes to a pipe, a FIFO, a socket (stdout included) or a network stream and has
+//   taken no packet for 10 s (its reader stopped reading: the writer is blocked in the OS, where
+//   no stop reaches it). A regular file's last packets and its index are always waited for
+//   (stdout redirected into one included): it must play.
 // Either way the status is the signal's (128 + signal), without the run's summary.
 #include <atomic>
 #include <chrono>

@@ -5,7 +5,7 @@
 // band of BAND output rows. Going down, it blurs each of the BAND + 2R rows the band needs along
 // the row (16-bit lanes: every partial sum is at most 255 * 256), keeps the last 2R + 1 of them in
 // a ring of registers (unrolled shifts, so the ring never touches memory) as floats (each row
-// converted once, not once per output row it enters: a fifth less time on PoCL), and blurs the
+// converted once, not once per output row it enters: docs/PERFORMANCE.md, "PoCL"), and blurs the
 // column from the ring. The row pass's 16-bit result never leaves the core: blur.cl writes it to a
 // scratch frame and reads it back (4 bytes an element of traffic there; here the source is read
 // once, its halo rows once more per band). No local memory and no barriers.

@@ -340,4 +340,30 @@ TEST(BenchCommand, FileJobStoppedBySignalRemovesItsScratchFiles) {
     EXPECT_EQ(r.status, 128 + sig) << r.err;
     EXPECT_TRUE(std::filesystem::is_empty(tmp)) << r.err;
   }
+  // Stopped while its ffmpeg command runs: the command is stopped too (it went on encoding into
+  // the removed directory).
+  const std::string tmp = dir / "tmp_ffmpeg";
+  std::filesystem::create_directory(tmp);
+  ProcOptions o;
+  o.setEnv = {"TMPDIR=" + tmp};
+  o.timeoutSec = 180;
+  Child c(vidfilterBinary(), {"bench", "--input", video, "--frames", "100"}, o);
+  const std::string children =
+      "/proc/" + std::to_string(c.pid()) + "/task/" + std::to_string(c.pid()) + "/children";
+  std::string child;  // the ffmpeg command, once it runs
+  for (int i = 0; i < 6000 && child.empty(); ++i) {
+    std::ifstream list(children);
+    for (std::string pid; child.empty() && list >> pid;) {
+      std::string comm;
+      std::ifstream("/proc/" + pid + "/comm") >> comm;
+      if (comm == "ffmpeg") child = pid;
+    }
+    if (child.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_FALSE(child.empty()) << c.errSoFar();
+  c.signal(SIGTERM);
+  const ProcResult r = c.wait();
+  EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(tmp)) << r.err;
+  EXPECT_FALSE(std::filesystem::exists("/proc/" + child + "/exe")) << "ffmpeg " << child;
 }

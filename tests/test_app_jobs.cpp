@@ -200,22 +200,6 @@ TEST(AppJobs, OutputsThatDoNotMatchTheInputsAreRefusedBeforeAnything) {
   EXPECT_EQ(countFrames(xa), 3);
 }
 
-TEST(AppJobs, ANameOfDotsStaysInItsDirectory) {
-  // {name} of "...mkv" was "..": -o 'deep/{name}/{index}.mkv' wrote deep/../0.mkv, outside the
-  // directory the pattern names. A name of dots only becomes underscores.
-  TempDir dir("jobs_dots");
-  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 3 -c:v ffv1 " + q(dir / "...mkv"));
-  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 3 -c:v ffv1 " + q(dir / "b.mkv"));
-  fs::create_directories(dir / "deep/__");
-  fs::create_directories(dir / "deep/b");
-  const auto r = runVidfilter({"-i", dir / "...mkv", "-i", dir / "b.mkv", "--chain", "sobel", "-o",
-                               dir / "deep/{name}/{index}.mkv"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(countFrames(dir / "deep/__/0.mkv"), 3);
-  EXPECT_EQ(countFrames(dir / "deep/b/1.mkv"), 3);
-  EXPECT_FALSE(fs::exists(dir / "0.mkv"));
-}
-
 TEST(AppJobs, OneInputOverTwoDevicesKeepsItsFramesInOrder) {
   // Every frame differs (moving pattern, temporal noise): a frame out of place changes the list
   // of hashes.

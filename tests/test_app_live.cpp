@@ -218,9 +218,11 @@ TEST_F(AppLive, AFileAPipelineReadsIsNeverWritten) {
   const std::string in = dir / "in.avi", other = dir / "other.avi";
   ffmpeg("-f lavfi -i testsrc=size=160x120:rate=25 -t 1 -c:v mjpeg " + q(in));
   ffmpeg("-f lavfi -i testsrc=size=160x120:rate=25 -t 1 -c:v mjpeg " + q(other));
-  for (int i = 0; i < 3; ++i)
+  for (int i = 10; i < 13; ++i)  // numbered from 10: multifilesrc's start-index
     ffmpeg("-f lavfi -i testsrc=size=160x120 -frames:v 1 " +
-           q(dir / ("img00" + std::to_string(i) + ".png")));
+           q(dir / ("img0" + std::to_string(i) + ".png")));
+  const std::string percent = dir / "clip 100%.avi";  // a name, not a pattern, for filesrc
+  std::filesystem::copy_file(in, percent);
   const auto bytes = [](const std::string& path) {
     std::ifstream f(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(f)), {});
@@ -228,14 +230,18 @@ TEST_F(AppLive, AFileAPipelineReadsIsNeverWritten) {
   const std::string fromFile =
       "filesrc location=" + in + " ! avidemux ! jpegdec ! videoconvert ! appsink";
   const std::string fromImages = "multifilesrc location=" + (dir / "img%03d.png") +
-                                 " caps=image/png,framerate=5/1 ! pngdec ! videoconvert ! appsink";
-  const std::string before = bytes(in), image = bytes(dir / "img001.png");
+                                 " start-index=10 caps=image/png,framerate=5/1 ! pngdec ! "
+                                 "videoconvert ! appsink";
+  const std::string fromPercent =
+      "filesrc location=\"" + percent + "\" ! avidemux ! jpegdec ! videoconvert ! appsink";
+  const std::string before = bytes(in), image = bytes(dir / "img011.png");
   ASSERT_FALSE(before.empty());
   for (const auto& args : std::vector<std::vector<std::string>>{
            {"-i", fromFile, "-o", in},
            {"-i", fromFile, "-o", dir / "link.avi"},  // a link to the input
            {"-i", other, "-i", fromFile, "-o", dir / "o.avi", "-o", in},
-           {"-i", fromImages, "-o", dir / "img%03d.png"}}) {
+           {"-i", fromImages, "-o", dir / "img%03d.png"},
+           {"-i", fromPercent, "-o", percent}}) {
     SCOPED_TRACE(args[1] + " -> " + args.back());
     std::filesystem::remove(dir / "link.avi");
     std::filesystem::create_symlink(in, dir / "link.avi");
@@ -247,7 +253,8 @@ TEST_F(AppLive, AFileAPipelineReadsIsNeverWritten) {
               std::string::npos)
         << r.err;
     EXPECT_EQ(bytes(in), before);
-    EXPECT_EQ(bytes(dir / "img001.png"), image);
+    EXPECT_EQ(bytes(dir / "img011.png"), image);
+    EXPECT_EQ(bytes(percent), before);
   }
   // The pipeline's file written elsewhere: the run goes on.
   const auto ok = runVidfilter(

@@ -265,42 +265,6 @@ TEST(MediaFidelity, ReencodedAudioKeepsItsGaps) {
   }
 }
 
-TEST(MediaFidelity, SurroundLayoutsOpusTakesNotAreMappedToTheNearest) {
-  // Opus (.webm) takes surround only in Vorbis channel order: 5.1(side), as AC-3 5.1 decodes,
-  // failed with "the opus (libopus) audio encoder did not open". A tone in one channel of each
-  // layout: the output has the nearest layout Opus takes, each channel as loud as in ffmpeg's
-  // own Opus of the input converted to that layout (the reference), the tone in one of them.
-  TempDir dir("fidelity_opus_layouts");
-  const struct {
-    const char* in;   // the input's layout
-    int channels;     // its count, the tone in the last but one channel (side left; 2.1: right)
-    const char* out;  // the layout expected in .webm
-  } cases[] = {{"5.1(side)", 6, "5.1"}, {"5.0(side)", 5, "5.0"}, {"2.1", 3, "3.0"}};
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.in);
-    std::string exprs;
-    for (int i = 0; i < c.channels; ++i)
-      exprs += std::string(i ? "|" : "") + (i == c.channels - 2 ? "0.5*sin(440*2*PI*t)" : "0");
-    const std::string in = dir / "in.mkv", out = dir / "out.webm", ref = dir / "ref.webm";
-    ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25:duration=1 -f lavfi -i " +
-           q("aevalsrc=exprs=" + exprs + ":channel_layout=" + c.in + ":sample_rate=48000:d=1") +
-           " -c:v libx264 -c:a flac " + q(in));
-    ffmpeg("-i " + q(in) + " -vn -af aformat=channel_layouts=" + c.out + " -c:a libopus " + q(ref));
-    const auto r = runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", out});
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(probeValue(out, "-select_streams a:0", "stream=channel_layout"), c.out);
-    double loudest = 0;
-    for (int ch = 0; ch < std::stoi(probeValue(ref, "-select_streams a:0", "stream=channels"));
-         ++ch) {
-      SCOPED_TRACE(ch);
-      const double level = audioLevel(out, 0.2, 0.6, ch);
-      EXPECT_NEAR(level, audioLevel(ref, 0.2, 0.6, ch), 0.02);
-      loudest = std::max(loudest, level);
-    }
-    EXPECT_GT(loudest, 0.2);  // the tone is there
-  }
-}
-
 TEST(MediaFidelity, TrimmedReencodedAudioIsCutToTheSample) {
   // --ss/-t with audio re-encoded (AAC into .webm: Opus): whole AAC frames at both cuts gave
   // 31 ms too much. The same samples as ffmpeg's -ss before -i and -t, which cuts to the sample.

@@ -80,8 +80,12 @@ std::optional<double> timeCommand(const std::vector<std::string>& args) {
   }
   ScratchDirectory::setChild(pid);
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  pid_t reaped = 0;
+  do {  // a signal interrupts the wait (no SA_RESTART): wait on until the command has ended
+    reaped = ::waitpid(pid, &status, 0);
+  } while (reaped < 0 && errno == EINTR);
   ScratchDirectory::setChild(0);
+  if (reaped != pid) return std::nullopt;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }

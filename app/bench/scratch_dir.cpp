@@ -65,7 +65,13 @@ void ScratchDirectory::watch() {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     const int sig = app::interruptSignal();
     if (sig == 0) continue;
-    if (const pid_t c = child_.load(); c > 0) ::kill(c, SIGTERM);
+    // The command running now is stopped, and waited for (the run's thread reaps it) before
+    // its files go: it may be writing into the directory.
+    if (const pid_t c = child_.load(); c > 0) {
+      ::kill(c, SIGTERM);
+      for (int i = 0; i < 100 && child_.load() == c; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     std::error_code ec;
     fs::remove_all(dir_, ec);
     std::fflush(stdout);

@@ -22,7 +22,8 @@ class ScratchDirectory {
 
   const std::filesystem::path& path() const { return dir_; }
 
-  // The command running now (0: none), stopped with the run.
+  // The command running now (0: none; set it back once the command is reaped), stopped with the
+  // run.
   static void setChild(pid_t pid) { child_.store(pid); }
 
  private:

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "app/options.hpp"
@@ -82,16 +83,30 @@ const AVChannelLayout* encoderLayouts(const AVCodec* c) {
   return nullptr;
 }
 
+// How many of `want`'s channels layout `l` takes: the same places, and a side channel where `l`
+// has the back one instead (or the other way round), as the resampler maps them.
+int sharedChannels(const AVChannelLayout& l, const AVChannelLayout& want) {
+  if (want.order != AV_CHANNEL_ORDER_NATIVE) return 0;
+  const std::uint64_t w = want.u.mask, has = av_channel_layout_subset(&l, ~0ULL);
+  int shared = static_cast<int>(std::bitset<64>(has & w).count());
+  for (const auto& [a, b] :
+       {std::pair{AV_CH_SIDE_LEFT, AV_CH_BACK_LEFT}, std::pair{AV_CH_SIDE_RIGHT, AV_CH_BACK_RIGHT},
+        std::pair{AV_CH_BACK_LEFT, AV_CH_SIDE_LEFT}, std::pair{AV_CH_BACK_RIGHT, AV_CH_SIDE_RIGHT}})
+    shared += (w & a) && !(w & b) && !(has & a) && (has & b);
+  return shared;
+}
+
 // The encoder's layout nearest `want`: `want` itself where the encoder takes it (or takes any),
 // else, of the layouts with no more channels than `want`, the one keeping the most of its
-// channels, then the nearest in count (5.1(side) into Opus: 5.1, not 7.1 with two silent
-// channels; 5.1 into MP3 or MP2, which take mono and stereo: stereo, downmixed by the
-// resampler). Where every layout has more channels, the nearest in count.
+// channels, then the one adding the fewest it has not, then the nearest in count (5.1(side) into
+// Opus: 5.1, not 7.1 with two silent channels; 2.1: stereo, not 3.0 with a silent centre; 5.1
+// into MP3 or MP2, which take mono and stereo: stereo, downmixed by the resampler). Where every
+// layout has more channels, the nearest in count.
 AVChannelLayout pickLayout(const AVCodec* c, const AVChannelLayout& want) {
   AVChannelLayout out{};
   const AVChannelLayout* best = nullptr;
   if (const AVChannelLayout* layouts = encoderLayouts(c)) {
-    int bestShared = -1, bestDistance = 0;
+    int bestShared = -1, bestAdded = 0, bestDistance = 0;
     bool bestFits = false;
     for (const AVChannelLayout* l = layouts; l->nb_channels; ++l) {
       if (av_channel_layout_compare(l, &want) == 0) {
@@ -99,18 +114,20 @@ AVChannelLayout pickLayout(const AVCodec* c, const AVChannelLayout& want) {
         break;
       }
       const bool fits = l->nb_channels <= want.nb_channels;
-      const int shared =
-          want.order == AV_CHANNEL_ORDER_NATIVE
-              ? static_cast<int>(std::bitset<64>(av_channel_layout_subset(l, want.u.mask)).count())
-              : 0;
+      const int shared = sharedChannels(*l, want);
+      const int added = l->nb_channels - shared;
       const int distance = std::abs(l->nb_channels - want.nb_channels);
-      const bool better = best == nullptr || (fits && !bestFits) ||
-                          (fits == bestFits && (shared > bestShared ||
-                                                (shared == bestShared && distance < bestDistance)));
+      const bool better =
+          best == nullptr || (fits && !bestFits) ||
+          (fits == bestFits &&
+           (shared > bestShared ||
+            (shared == bestShared &&
+             (added < bestAdded || (added == bestAdded && distance < bestDistance)))));
       if (better) {
         best = l;
         bestFits = fits;
         bestShared = shared;
+        bestAdded = added;
         bestDistance = distance;
       }
     }

@@ -170,13 +170,21 @@ std::string defaultEncoder(const std::string& muxer, const std::string& path) {
   return c ? c->name : "";
 }
 
+std::string outputPath(const std::string& text) {
+  if (text == "pipe:" || text == "pipe:1") return "-";
+  if (text.rfind("pipe:", 0) == 0)
+    throw UsageError("output " + quote(text) +
+                     ": vidfilter writes stdout (pipe:1, or -), no other "
+                     "descriptor");
+  if (text.rfind("file:", 0) != 0 || text.rfind("file://", 0) == 0) return text;
+  if (text.size() == 5) throw UsageError("output 'file:' names no file; give file:NAME");
+  return text.substr(5);
+}
+
 OutputSpec classifyOutput(const OutputRequest& r) {
   OutputSpec s;
   if (!r.path) return s;
-  s.path = *r.path;
-  // ffmpeg's spellings: "pipe:" and "pipe:1" are stdout, "file:NAME" the file NAME.
-  if (s.path == "pipe:" || s.path == "pipe:1") s.path = "-";
-  if (s.path.rfind("file:", 0) == 0 && s.path.rfind("file://", 0) != 0) s.path = s.path.substr(5);
+  s.path = outputPath(*r.path);
   s.encoder = r.encoder;
   s.audioCodec = r.audioCodec;
   s.audio = r.audio;

@@ -44,6 +44,10 @@ struct OutputRequest {
 // the container. Throws UsageError saying what to do.
 OutputSpec classifyOutput(const OutputRequest& request);
 
+// ffmpeg's spellings of an output: "pipe:" and "pipe:1" are "-" (stdout), "file:NAME" is NAME.
+// Throws UsageError for "file:" alone and "pipe:N" of another descriptor.
+std::string outputPath(const std::string& text);
+
 // The encoder a container gets by default (ffmpeg's choice: libx264 for mp4/mkv/mov, VP9 for
 // webm, PNG for .png patterns, ...), by name; "" when the container takes no video.
 std::string defaultEncoder(const std::string& muxer, const std::string& path);
