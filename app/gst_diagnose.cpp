@@ -86,6 +86,13 @@ void forEachElement(GstElement* pipeline, F f) {
   gst_iterator_free(it);
 }
 
+// What an element is ("v4l2src"), not its name in the pipeline ("v4l2src0", numbered by every
+// parse of the process).
+std::string elementKind(GstElement* e) {
+  GstElementFactory* factory = gst_element_get_factory(e);
+  return factory ? GST_OBJECT_NAME(factory) : GST_OBJECT_NAME(e);
+}
+
 // A source element's readable string property `name`, or "" where it has none.
 std::string sourceText(GstElement* e, const char* name) {
   GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(e), name);
@@ -106,7 +113,7 @@ std::string missingDevice(GstElement* pipeline) {
     const std::string device = sourceText(e, "device");
     struct stat st {};
     if (missing.empty() && !device.empty() && device[0] == '/' && ::stat(device.c_str(), &st) != 0)
-      missing = std::string(GST_OBJECT_NAME(e)) + ": device '" + device + "' does not exist";
+      missing = elementKind(e) + ": device '" + device + "' does not exist";
   });
   return missing;
 }
@@ -132,8 +139,7 @@ std::vector<GstFileRead> gstreamerFilesRead(const std::string& pipeline) {
       GstFileRead f;
       f.location = sourceText(e, "location");
       if (f.location.empty()) return;
-      GstElementFactory* factory = gst_element_get_factory(e);
-      const std::string kind = factory ? GST_OBJECT_NAME(factory) : "";
+      const std::string kind = elementKind(e);
       if (kind == "multifilesrc") f.kind = GstFileRead::Kind::FramePattern;
       if (kind == "splitmuxsrc") f.kind = GstFileRead::Kind::Glob;
       files.push_back(std::move(f));

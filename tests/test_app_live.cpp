@@ -200,7 +200,7 @@ TEST_F(AppLive, PipelineThatDoesNotStart) {
            {"videotestsrc nosuchproperty=1 ! videoconvert ! appsink",
             "no property \"nosuchproperty\""},
            {"v4l2src device=/dev/video-none ! videoconvert ! appsink",
-            "v4l2src0: device '/dev/video-none' does not exist"}}) {
+            "v4l2src: device '/dev/video-none' does not exist"}}) {
     const auto bad = runVidfilter({"-i", pipeline, "--chain", "gray", "--no-preview"}, quick);
     EXPECT_EQ(bad.status, 2) << bad.err;
     const std::string err = vf::test::errorLines(bad.err);
