@@ -11,16 +11,20 @@ extern "C" {
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "app/feeds.hpp"
 #include "app/frame_split.hpp"
 #include "app/interrupt.hpp"
+#include "app/media/av.hpp"
 #include "app/media/frame_convert.hpp"
 #include "app/report.hpp"
 #include "app/run_setup.hpp"
+#include "app/watcher.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/engine.hpp"
@@ -287,6 +291,13 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
   const auto start = Clock::now();
   auto nextDraw = start;
   bool stopped = false, printed = false;
+  // An output to a reader that may stop reading (one at most: stdout, a FIFO): after a stop, no
+  // packet through any output for kBlockedOutputGrace ends the process (app/watcher.hpp).
+  std::string stallable;
+  for (const PlannedJob& j : sh.jobs)
+    if (stallable.empty() && outputMayStall(j.output)) stallable = j.output.path;
+  std::int64_t packets = -1;
+  auto lastPacketAt = start;
   while (!done.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (!stopped && interruptSignal()) {
@@ -299,6 +310,22 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
       sh.stopAll();
     }
     if (stopped) sh.wakeOpening();  // again each time: a wake may come just before the block
+    if (stopped && !stallable.empty()) {
+      if (const std::int64_t now = media::packetsMuxed(); now != packets) {
+        packets = now;
+        lastPacketAt = Clock::now();
+      } else if (Clock::now() - lastPacketAt >= kBlockedOutputGrace) {
+        if (printed) std::fputc('\n', stderr);
+        spdlog::warn(
+            "stopped by {}; the output {} has taken nothing for {} s (its reader stopped "
+            "reading), so vidfilter quits without it and the inputs not yet ended",
+            signalName(interruptSignal()), stallable == "-" ? "- (stdout)" : stallable,
+            kBlockedOutputGrace.count());
+        spdlog::default_logger()->flush();
+        std::fflush(stderr);
+        std::_Exit(128 + interruptSignal());
+      }
+    }
     if (o.progress && Clock::now() >= nextDraw) {
       Progress p;
       for (std::size_t k = 0; k < sh.jobs.size(); ++k) p.frames += sh.frames[k].load();

@@ -18,21 +18,15 @@ namespace {
 // After a stop, how long the run may wait for a source blocked in a read once the output is
 // closed before the process quits without it.
 constexpr std::chrono::seconds kBlockedInputGrace{3};
-// After a stop, how long an output that is no file may take no packet before the process quits
-// without it. Long enough for a slow encoder's last frames (each one is a packet).
-constexpr std::chrono::seconds kBlockedOutputGrace{10};
+}  // namespace
 
-// Whether the output goes to a reader that may stop reading: a network stream, or a pipe, a FIFO
-// or a socket (stdout included). Not a regular file, stdout redirected into one included.
-bool mayStall(const media::OutputSpec& o) {
+bool outputMayStall(const media::OutputSpec& o) {
   if (o.path.empty()) return false;  // no output
   if (o.network) return true;
   struct stat st {};
   const int got = o.toStdout ? ::fstat(STDOUT_FILENO, &st) : ::stat(o.path.c_str(), &st);
   return got == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
-
-}  // namespace
 
 Watcher::Watcher(Engine& engine, const TeeSink& sink, const Progress& base, bool progressLive,
                  const media::OutputSpec& output)
@@ -41,7 +35,7 @@ Watcher::Watcher(Engine& engine, const TeeSink& sink, const Progress& base, bool
       base_(base),
       live_(progressLive),
       outputName_(output.path),
-      outputMayStall_(mayStall(output)),
+      outputMayStall_(outputMayStall(output)),
       start_(Clock::now()),
       thread_([this] { loop(); }) {}
 

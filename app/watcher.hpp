@@ -23,6 +23,14 @@
 
 namespace vf::app {
 
+// After a stop, how long an output to a reader that may stop reading may take no packet before
+// the process quits without it. Long enough for a slow encoder's last frames (each a packet).
+constexpr std::chrono::seconds kBlockedOutputGrace{10};
+
+// Whether `output` goes to a reader that may stop reading: a network stream, or a pipe, a FIFO
+// or a socket (stdout included). Not a regular file, stdout redirected into one included.
+bool outputMayStall(const media::OutputSpec& output);
+
 class Watcher {
  public:
   using Clock = std::chrono::steady_clock;

@@ -241,26 +241,32 @@ TEST(ReliabilityOutputs, SigtermEndsARunWhoseOutputsReaderStoppedReading) {
   TempDir dir("out_stalled");
   const std::string in = dir / "in.mkv";
   makeClip(in, "testsrc2=size=320x240:rate=25", "-frames:v 400 -c:v ffv1");
-  const std::string fifo = dir / "out.y4m";
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // never reads
-  ASSERT_GE(reader, 0);
-  ProcOptions o;
-  o.timeoutSec = 60;
-  Child c(vidfilterBinary(), {"-i", in, "--chain", "gray", "-o", fifo, "--no-progress"}, o);
-  ASSERT_TRUE(c.readUntil(
-      [](const std::string& err) { return err.find("writing ") != std::string::npos; }, 60))
-      << c.errSoFar();
-  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the pipe's buffer fills
-  c.signal(SIGTERM);
-  const auto start = std::chrono::steady_clock::now();
-  const ProcResult r = c.wait();
-  const double took =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(took, 20);
-  EXPECT_GE(took, 9);  // the output had its time to take the frames in flight
-  EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
-  EXPECT_NE(lastLine(r.err).find("stopped by SIGTERM"), std::string::npos) << r.err;
-  EXPECT_NE(lastLine(r.err).find(fifo), std::string::npos) << r.err;  // the output is named
-  ::close(reader);
+  // One input alone, and through the runner of several inputs (--json takes it there).
+  for (const bool json : {false, true}) {
+    SCOPED_TRACE(json ? "--json" : "one input");
+    const std::string fifo = dir / (json ? "json.y4m" : "out.y4m");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // never reads
+    ASSERT_GE(reader, 0);
+    ProcOptions o;
+    o.timeoutSec = 60;
+    std::vector<std::string> args = {"-i", in, "--chain", "gray", "-o", fifo, "--no-progress"};
+    if (json) args.insert(args.end(), {"--json", dir / "run.json"});
+    Child c(vidfilterBinary(), args, o);
+    ASSERT_TRUE(c.readUntil(
+        [](const std::string& err) { return err.find("writing ") != std::string::npos; }, 60))
+        << c.errSoFar();
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the pipe's buffer fills
+    c.signal(SIGTERM);
+    const auto start = std::chrono::steady_clock::now();
+    const ProcResult r = c.wait();
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_LT(took, 20);
+    EXPECT_GE(took, 9);  // the output had its time to take the frames in flight
+    EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
+    EXPECT_NE(lastLine(r.err).find("stopped by SIGTERM"), std::string::npos) << r.err;
+    EXPECT_NE(lastLine(r.err).find(fifo), std::string::npos) << r.err;  // the output is named
+    ::close(reader);
+  }
 }
