@@ -296,8 +296,7 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
   std::string stallable;
   for (const PlannedJob& j : sh.jobs)
     if (stallable.empty() && outputMayStall(j.output)) stallable = j.output.path;
-  std::int64_t packets = -1;
-  auto lastPacketAt = start;
+  PacketsStalled stalled;
   while (!done.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (!stopped && interruptSignal()) {
@@ -310,21 +309,16 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
       sh.stopAll();
     }
     if (stopped) sh.wakeOpening();  // again each time: a wake may come just before the block
-    if (stopped && !stallable.empty()) {
-      if (const std::int64_t now = media::packetsMuxed(); now != packets) {
-        packets = now;
-        lastPacketAt = Clock::now();
-      } else if (Clock::now() - lastPacketAt >= kBlockedOutputGrace) {
-        if (printed) std::fputc('\n', stderr);
-        spdlog::warn(
-            "stopped by {}; the output {} has taken nothing for {} s (its reader stopped "
-            "reading), so vidfilter quits without it and the inputs not yet ended",
-            signalName(interruptSignal()), stallable == "-" ? "- (stdout)" : stallable,
-            kBlockedOutputGrace.count());
-        spdlog::default_logger()->flush();
-        std::fflush(stderr);
-        std::_Exit(128 + interruptSignal());
-      }
+    if (stopped && !stallable.empty() && stalled()) {
+      if (printed) std::fputc('\n', stderr);
+      spdlog::warn(
+          "stopped by {}; the output {} has taken nothing for {} s (its reader stopped "
+          "reading), so vidfilter quits without it and the inputs not yet ended",
+          signalName(interruptSignal()), stallable == "-" ? "- (stdout)" : stallable,
+          kBlockedOutputGrace.count());
+      spdlog::default_logger()->flush();
+      std::fflush(stderr);
+      std::_Exit(128 + interruptSignal());
     }
     if (o.progress && Clock::now() >= nextDraw) {
       Progress p;

@@ -28,6 +28,16 @@ bool outputMayStall(const media::OutputSpec& o) {
   return got == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
+bool PacketsStalled::operator()() {
+  const auto now = std::chrono::steady_clock::now();
+  if (const std::int64_t count = media::packetsMuxed(); count != packets_) {
+    packets_ = count;
+    since_ = now;
+    return false;
+  }
+  return now - since_ >= kBlockedOutputGrace;
+}
+
 Watcher::Watcher(Engine& engine, const TeeSink& sink, const Progress& base, bool progressLive,
                  const media::OutputSpec& output)
     : engine_(engine),
@@ -60,8 +70,7 @@ void Watcher::loop() {
   auto nextDraw = Clock::now();
   bool stopped = false;
   std::optional<Clock::time_point> closedAt;  // when the output was seen closed
-  Clock::time_point lastPacketAt{};           // when the muxers' packet count last moved
-  std::int64_t packets = -1;
+  PacketsStalled stalled;
   std::unique_lock<std::mutex> lock(m_);
   while (!done_) {
     cv_.wait_for(lock, std::chrono::milliseconds(50));
@@ -74,18 +83,12 @@ void Watcher::loop() {
                    outputName_.empty() ? "" : " and closing " + outputName_);
       engine_.stop();
     }
-    if (stopped && !engine_.sinkFinished() && outputMayStall_) {
-      const std::int64_t now = media::packetsMuxed();
-      if (now != packets) {
-        packets = now;
-        lastPacketAt = Clock::now();
-      } else if (Clock::now() - lastPacketAt >= kBlockedOutputGrace) {
-        quit(fmt::format(
-            "{} has taken nothing for {} s (its reader stopped reading), so "
-            "vidfilter quits without it",
-            outputName_ == "-" ? std::string("the output (stdout)") : "the output " + outputName_,
-            kBlockedOutputGrace.count()));
-      }
+    if (stopped && !engine_.sinkFinished() && outputMayStall_ && stalled()) {
+      quit(fmt::format(
+          "{} has taken nothing for {} s (its reader stopped reading), so "
+          "vidfilter quits without it",
+          outputName_ == "-" ? std::string("the output (stdout)") : "the output " + outputName_,
+          kBlockedOutputGrace.count()));
     }
     // Only an output closed without an error: a failed close is reported when run() returns.
     if (stopped && engine_.sinkFinished() && !engine_.failed()) {

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -30,6 +31,17 @@ constexpr std::chrono::seconds kBlockedOutputGrace{10};
 // Whether `output` goes to a reader that may stop reading: a network stream, or a pipe, a FIFO
 // or a socket (stdout included). Not a regular file, stdout redirected into one included.
 bool outputMayStall(const media::OutputSpec& output);
+
+// After a stop: whether no packet has gone through any output of the process (every muxer's
+// count) for kBlockedOutputGrace. Call it as the watcher polls; the first call starts the clock.
+class PacketsStalled {
+ public:
+  bool operator()();
+
+ private:
+  std::int64_t packets_ = -1;
+  std::chrono::steady_clock::time_point since_{};
+};
 
 class Watcher {
  public:
