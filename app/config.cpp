@@ -303,7 +303,7 @@ Settings readSettings(const toml::table& root, const std::string& file) {
   readMedia(top, s);
   s.input = top.string("input");
   s.output = top.string("output");
-  s.device = top.string("device", /*allowEmpty=*/true);
+  s.device = top.string("device");
   s.codec = top.string("codec");
   if (s.codec)
     if (auto why = checkCodec(*s.codec); !why.empty()) top.fail(*root.get("codec"), "codec", why);

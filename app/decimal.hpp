@@ -1,7 +1,8 @@
 #pragma once
 // Whole numbers on the command line are decimal, as users write them: CLI11 would read a
 // leading 0 as octal (010 is 8) and 0x as hexadecimal. Leading zeros are dropped before CLI11
-// converts the value; another base is refused with the option's own error.
+// converts the value; another base, or a number of more than 18 digits, is refused with the
+// option's own error.
 #include <cctype>
 #include <string>
 
@@ -26,6 +27,8 @@ inline std::string asDecimal(std::string s) {
   }
   std::size_t zeros = first;
   while (zeros + 1 < s.size() && s[zeros] == '0') ++zeros;
+  // Past 18 digits a number may not fit in 64 bits, where CLI11 would saturate it silently.
+  if (s.size() - zeros > 18) throw CLI::ValidationError("'" + s + "' is too large");
   return s.substr(0, first) + s.substr(zeros);
 }
 

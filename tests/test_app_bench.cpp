@@ -155,6 +155,11 @@ TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
                    "--slots must be in [1, 8]");
   expectUsageError(runBench({"--chain", "gray", "--size", "100000x100000"}),
                    "makes frames of more than 4 GiB");
+  // Options a mode would ignore are refused, naming the mode they belong to.
+  expectUsageError(runBench({"--enqueue-cost", "--chain", "blur"}),
+                   "--enqueue-cost times single OpenCL calls, no chain");
+  expectUsageError(runBench({"--chain", "blur", "--sizes", "64x48,32x16"}),
+                   "--chains, --sizes and --formats are lists for --table");
   // A user's kernel has no OpenCV peer: how to time it without one.
   expectUsageError(
       runBench({"--chain",

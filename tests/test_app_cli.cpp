@@ -125,6 +125,12 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_EQ(parseArgs({"-i", "in.mp4", "--slots", "08"}).settings.slots.value_or(0), 8);
   EXPECT_EQ(usageError({"--frames", "0x10"}),
             "--frames: '0x10' is not a decimal whole number; see vidfilter --help");
+  // Too large for 64 bits: refused, never saturated to "every frame".
+  EXPECT_EQ(usageError({"--frames", "99999999999999999999"}),
+            "--frames: '99999999999999999999' is too large; see vidfilter --help");
+  EXPECT_EQ(parseArgs({"-i", "in.mp4", "--frames", "000000000000000000000007"})
+                .settings.frames.value_or(0),
+            7);
   EXPECT_EQ(usageError({"--frames", " 5"}),
             "--frames: ' 5' is not a whole number (spaces around it); see vidfilter --help");
   // An empty value (a script's unset variable) is named, never read as 0 or as "the default".

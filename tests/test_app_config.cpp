@@ -195,6 +195,8 @@ TEST(AppConfig, ErrorsNameFileLineAndKey) {
   EXPECT_EQ(configError("preview = 3\n"),
             "t.toml:1:11: preview: must be a table ([preview]), got an integer");
   EXPECT_EQ(configError("input = \"\"\n"), "t.toml:1:9: input: must not be empty");
+  // As --device '' is: an empty device is a mistake, never "the default device".
+  EXPECT_EQ(configError("device = \"\"\n"), "t.toml:1:10: device: must not be empty");
 }
 
 TEST(AppConfig, MalformedTomlAndDuplicateKeys) {

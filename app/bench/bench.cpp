@@ -219,7 +219,16 @@ int run(const Options& o) {
   checkResultPath(o.json, {}, o.overwrite);
   if (o.cvThreads >= 0) cv::setNumThreads(o.cvThreads);
   // What the user wrote is checked before the device opens (exit 2).
-  const TableOptions table = o.table && !o.enqueueCost ? tableOptionsOf(o) : TableOptions{};
+  // Options another mode would silently ignore.
+  if (o.enqueueCost && (!o.chain.empty() || o.table || !o.chains.empty()))
+    throw UserError(
+        "--enqueue-cost times single OpenCL calls, no chain; leave out --chain, --chains and "
+        "--table, or time the chain without --enqueue-cost");
+  if (!o.table && (!o.chains.empty() || !o.sizes.empty() || !o.formats.empty()))
+    throw UserError(
+        "--chains, --sizes and --formats are lists for --table; add --table, or give one "
+        "--chain, --size and --format");
+  const TableOptions table = o.table ? tableOptionsOf(o) : TableOptions{};
   const bool timesChain = !o.enqueueCost && !o.table;
   if (timesChain && o.chain.empty())
     throw UserError("--chain is required (e.g. --chain blur,sobel)");
