@@ -1,6 +1,7 @@
 #include "app/run_jobs.hpp"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -66,6 +67,16 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
   return j;
 }
 
+// Whether `path` opens the pipe, FIFO or socket stdin reads (/dev/stdin, /dev/fd/0): then it is
+// a second reader of one stream. (Stdin redirected from a file is read apart at its own offset.)
+bool namesStdinStream(const std::string& path) {
+  struct stat in {
+  }, named{};
+  if (::fstat(STDIN_FILENO, &in) != 0 || S_ISREG(in.st_mode) || S_ISDIR(in.st_mode)) return false;
+  return ::stat(path.c_str(), &named) == 0 && named.st_dev == in.st_dev &&
+         named.st_ino == in.st_ino;
+}
+
 // Nothing read is written over; existing outputs only as ffmpeg would (batch: complete outputs
 // are skipped, -y redoes them; a partial file left by a stopped task is its own to replace).
 void checkJobPaths(const Settings& s, const std::string& configPath, const Chain& chain,
@@ -82,9 +93,12 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
     if (!j.problem.empty()) continue;
     const std::string role = "input " + std::to_string(j.spec.index);
     guardSourceReads(g, j.source, role);
-    pipes += j.source.kind == SourceKind::Pipe;
+    pipes += j.source.kind == SourceKind::Pipe ||
+             (j.source.kind == SourceKind::File && namesStdinStream(j.source.text));
   }
-  if (pipes > 1) throw UsageError("-i - is given more than once: stdin carries one video");
+  if (pipes > 1)
+    throw UsageError(
+        "stdin is read by more than one input (-i -, /dev/stdin): a pipe carries one video");
   const bool listOnStdin = s.inputsList && *s.inputsList == "-";
   if (pipes > 0 && listOnStdin)
     throw UsageError("-i - and --inputs -: stdin carries the list of inputs; give the list a file");

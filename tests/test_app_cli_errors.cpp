@@ -1,6 +1,8 @@
 // The real binary's error paths: every error is one line naming what is wrong, with the exit
 // status (2 for usage, 1 at run time, 0 for help and listings).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -203,6 +205,30 @@ TEST(AppCliBinary, StdinThatSendsNothingSaysSo) {
                    "it fail?");
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+}
+
+TEST(AppCliBinary, StdinReadByTwoInputsIsRefused) {
+  // -i - and -i /dev/stdin read one pipe: each input would get part of the stream.
+  TempDir dir("cli_stdin_twice");
+  const std::string fifo = dir / "in.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int keep = ::open(fifo.c_str(), O_RDWR);  // a writer, so the child's open does not wait
+  ASSERT_GE(keep, 0);
+  ProcOptions opt;
+  opt.stdinPath = fifo;
+  for (const char* second : {"-", "/dev/stdin", "/dev/fd/0"})
+    expectOneError(
+        runVidfilter({"-i", "-", "-i", second, "--chain", "gray", "-o", dir / "o{index}.mkv"}, opt),
+        2, "stdin is read by more than one input (-i -, /dev/stdin)");
+  ::close(keep);
+  EXPECT_FALSE(std::filesystem::exists(dir / "o0.mkv"));
+  // Stdin redirected from a file is no stream: a second input may read that file.
+  ProcOptions file;
+  file.stdinPath = kVideo;
+  const auto r = runVidfilter({"-i", "-", "-i", "/dev/stdin", "--chain", "gray", "--frames", "2",
+                               "-o", dir / "f{index}.mkv"},
+                              file);
+  EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST(AppCliBinary, X264PresetAndCrfOutOfItsRange) {
