@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -24,12 +25,14 @@
 #include "app/run_setup.hpp"
 #include "app/sinks.hpp"
 #include "app/sources.hpp"
+#include "app/std_streams.hpp"
 #include "app/version.hpp"
 #include "app/watcher.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/device.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline/quote.hpp"
 #include "pipeline/registry.hpp"
 
 namespace vf::app {
@@ -69,8 +72,15 @@ Settings resolveSettings(const CommandLine& cl) {
   Settings s = cl.settings;
   // A config file or an input that is a FIFO blocks until someone writes to it; a signal while
   // they open ends the run at once (nothing exists yet that a stop would finish).
-  if (!cl.configPath.empty())
+  if (!cl.configPath.empty()) {
+    const bool stdinTaken = s.input == "-" || s.inputsList == "-" ||
+                            (s.inputs && std::count(s.inputs->begin(), s.inputs->end(), "-"));
+    if (stdinTaken && namesStdinStream(cl.configPath))
+      throw UsageError("--config " + quote(cl.configPath) + " reads stdin, which " +
+                       (s.inputsList == "-" ? "--inputs -" : "-i -") +
+                       " reads too: a pipe carries one of them; give the config a file");
     s.fillFrom(openOrExitOnSignal([&] { return loadConfigFile(cl.configPath); }));
+  }
   if (s.progress.value_or(false) && s.quiet.value_or(false))  // one of them from the config
     throw UsageError(std::string(cl.settings.progress ? "--progress" : "progress = true") +
                      " and " + (cl.settings.quiet ? "--quiet" : "quiet = true") +

@@ -1,7 +1,6 @@
 #include "app/run_jobs.hpp"
 
 #include <spdlog/spdlog.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -65,16 +64,6 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
                        quote(j.writePath) + " until it is complete: " + why);
   }
   return j;
-}
-
-// Whether `path` opens the pipe, FIFO or socket stdin reads (/dev/stdin, /dev/fd/0): then it is
-// a second reader of one stream. (Stdin redirected from a file is read apart at its own offset.)
-bool namesStdinStream(const std::string& path) {
-  struct stat in {
-  }, named{};
-  if (::fstat(STDIN_FILENO, &in) != 0 || S_ISREG(in.st_mode) || S_ISDIR(in.st_mode)) return false;
-  return ::stat(path.c_str(), &named) == 0 && named.st_dev == in.st_dev &&
-         named.st_ino == in.st_ino;
 }
 
 // Nothing read is written over; existing outputs only as ffmpeg would (batch: complete outputs

@@ -1,6 +1,7 @@
 #include "app/std_streams.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,5 +23,13 @@ void keepStandardStreamsOpen() {
 }
 
 bool startedClosed(int fd) { return fd >= 0 && fd <= 2 && closedAtStart[fd]; }
+
+bool namesStdinStream(const std::string& path) {
+  struct stat in {
+  }, named{};
+  if (::fstat(STDIN_FILENO, &in) != 0 || S_ISREG(in.st_mode) || S_ISDIR(in.st_mode)) return false;
+  return ::stat(path.c_str(), &named) == 0 && named.st_dev == in.st_dev &&
+         named.st_ino == in.st_ino;
+}
 
 }  // namespace vf::app

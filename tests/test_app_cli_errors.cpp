@@ -207,7 +207,7 @@ TEST(AppCliBinary, StdinThatSendsNothingSaysSo) {
   EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
 }
 
-TEST(AppCliBinary, StdinReadByTwoInputsIsRefused) {
+TEST(AppCliBinary, StdinReadByTwoReadersIsRefused) {
   // -i - and -i /dev/stdin read one pipe: each input would get part of the stream.
   TempDir dir("cli_stdin_twice");
   const std::string fifo = dir / "in.fifo";
@@ -220,6 +220,11 @@ TEST(AppCliBinary, StdinReadByTwoInputsIsRefused) {
     expectOneError(
         runVidfilter({"-i", "-", "-i", second, "--chain", "gray", "-o", dir / "o{index}.mkv"}, opt),
         2, "stdin is read by more than one input (-i -, /dev/stdin)");
+  // A config read from that pipe too: the list or the video would be read as TOML.
+  expectOneError(runVidfilter({"--inputs", "-", "--config", "/dev/stdin", "--chain", "gray"}, opt),
+                 2, "--config '/dev/stdin' reads stdin, which --inputs - reads too");
+  expectOneError(runVidfilter({"-i", "-", "--config", "/dev/stdin", "-o", dir / "c.mkv"}, opt), 2,
+                 "--config '/dev/stdin' reads stdin, which -i - reads too");
   ::close(keep);
   EXPECT_FALSE(std::filesystem::exists(dir / "o0.mkv"));
   // Stdin redirected from a file is no stream: a second input may read that file.
