@@ -166,9 +166,9 @@ TEST(ReliabilityCli, MainProgramErrorsNameTheOption) {
        "2 outputs (-o) for 1 input: give one -o per input"},
       // A number past the type's range is named as typed, not as the range's end.
       {{"-i", kVideo, "--chain", "gray", "--slots", "99999999999999999999"},
-       "got 99999999999999999999"},
+       "--slots: '99999999999999999999' is too large"},
       {{"-i", kVideo, "--chain", "gray", "--jobs", "99999999999999999999"},
-       "got 99999999999999999999"},
+       "--jobs: '99999999999999999999' is too large"},
   };
   for (const auto& [args, needle] : cases) {
     SCOPED_TRACE(args.back());
