@@ -2,9 +2,12 @@
 // status (2 for usage, 1 at run time, 0 for help and listings).
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "tests/support/cli_errors.hpp"
@@ -134,10 +137,26 @@ TEST(AppCliBinary, UnwritableOutputDirectory) {
   std::filesystem::permissions(dir.path(), std::filesystem::perms::all,
                                std::filesystem::perm_options::add);
   const auto r = runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "ro/out.mp4"}, opt);
-  expectOneError(r, 2, "output directory '" + (dir / "ro") + "' is not writable");
+  expectOneError(r, 2,
+                 "output directory '" + (dir / "ro") + "' is not writable (permission denied)");
   const auto seq =
       runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "ro/f_%03d.png"}, opt);
   expectOneError(seq, 2, "is not writable");
+}
+
+TEST(AppCliBinary, ReadOnlyFileSystemIsNamed) {
+  // Not "permission denied": changing permissions would not help there.
+  TempDir dir("cli_rofs");
+  const std::string ro = dir / "ro";
+  std::filesystem::create_directory(ro);
+  if (::mount("tmpfs", ro.c_str(), "tmpfs", MS_RDONLY, "size=64k") != 0)
+    GTEST_SKIP() << "mounting a read-only tmpfs needs CAP_SYS_ADMIN: " << std::strerror(errno);
+  for (const std::string& out : {ro + "/out.mkv", ro + "/f_%03d.png"})
+    expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", out}), 2,
+                   "'" + ro + "' is not writable (read-only file system)");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--stats", ro + "/s.json"}), 2,
+                 "directory '" + ro + "' is not writable (read-only file system)");
+  ::umount(ro.c_str());
 }
 
 TEST(AppCliBinary, EmptySpansNameWhatWasGiven) {

@@ -49,15 +49,16 @@ void checkDirectory(const fs::path& file, const std::string& what) {
   if (!fs::is_directory(dir, ec))
     throw UsageError("output " + what + ": " + quote(dir.string()) + " is not a directory");
   if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError("output directory " + quote(dir.string()) +
-                     " is not writable (permission denied)");
+    throw UsageError("output directory " + quote(dir.string()) + " is not writable (" +
+                     whyNotWritable(dir.string()) + ")");
   if (const std::string why = fileNameProblem(file.string()); !why.empty())
     throw UsageError("output " + quote(file.string()) + ": " + why);
   if (fs::exists(file, ec)) {
     if (fs::is_directory(file, ec))
       throw UsageError("output " + quote(file.string()) + " is a directory; give a file name");
     if (::access(file.c_str(), W_OK) != 0)
-      throw UsageError("output " + quote(file.string()) + " exists and is not writable");
+      throw UsageError("output " + quote(file.string()) + " exists and is not writable (" +
+                       whyNotWritable(file.string()) + ")");
   }
 }
 

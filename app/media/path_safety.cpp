@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "app/interrupt.hpp"
@@ -63,13 +64,22 @@ void checkWritablePath(const std::string& path, const std::string& option) {
                      " does not exist");
   if (::access(dir.c_str(), W_OK) != 0)
     throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
-                     " is not writable");
+                     " is not writable (" + whyNotWritable(dir.string()) + ")");
   if (const std::string why = fileNameProblem(path); !why.empty())
     throw UsageError(option + " " + printable(path) + ": " + why);
   if (fs::is_directory(path, ec))
     throw UsageError(option + " " + printable(path) + " is a directory; give a file name");
   if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
-    throw UsageError(option + " " + printable(path) + " exists and is not writable");
+    throw UsageError(option + " " + printable(path) + " exists and is not writable (" +
+                     whyNotWritable(path) + ")");
+}
+
+std::string whyNotWritable(const std::string& path) {
+  if (::access(path.c_str(), W_OK) == 0) return "";
+  const int err = errno;
+  if (err == EROFS) return "read-only file system";
+  if (err == EACCES || err == EPERM) return "permission denied";
+  return std::strerror(err);
 }
 
 PathGuard::Use PathGuard::describe(const std::string& path, const std::string& role) {

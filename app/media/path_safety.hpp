@@ -28,6 +28,10 @@ void checkWritablePath(const std::string& path, const std::string& option);
 // "" when none of these.
 std::string fileNameProblem(const std::string& path);
 
+// Why `path` may not be written (access(W_OK) failed): "read-only file system", "permission
+// denied", or the OS's words for another reason.
+std::string whyNotWritable(const std::string& path);
+
 class PathGuard {
  public:
   // A path the run reads; `role` names it in messages ("the input", "the config file").
