@@ -73,8 +73,9 @@ Settings resolveSettings(const CommandLine& cl) {
   // A config file or an input that is a FIFO blocks until someone writes to it; a signal while
   // they open ends the run at once (nothing exists yet that a stop would finish).
   if (!cl.configPath.empty()) {
-    const bool stdinTaken = s.input == "-" || s.inputsList == "-" ||
-                            (s.inputs && std::count(s.inputs->begin(), s.inputs->end(), "-"));
+    auto isStdin = [](const std::string& input) { return inputPath(input) == "-"; };
+    const bool stdinTaken = (s.input && isStdin(*s.input)) || s.inputsList == "-" ||
+                            (s.inputs && std::any_of(s.inputs->begin(), s.inputs->end(), isStdin));
     if (stdinTaken && namesStdinStream(cl.configPath))
       throw UsageError("--config " + quote(cl.configPath) + " reads stdin, which " +
                        (s.inputsList == "-" ? "--inputs -" : "-i -") +

@@ -25,8 +25,8 @@ void keepStandardStreamsOpen() {
 bool startedClosed(int fd) { return fd >= 0 && fd <= 2 && closedAtStart[fd]; }
 
 bool namesStdinStream(const std::string& path) {
-  struct stat in {
-  }, named{};
+  struct stat in = {};
+  struct stat named = {};
   if (::fstat(STDIN_FILENO, &in) != 0 || S_ISREG(in.st_mode) || S_ISDIR(in.st_mode)) return false;
   return ::stat(path.c_str(), &named) == 0 && named.st_dev == in.st_dev &&
          named.st_ino == in.st_ino;

@@ -242,8 +242,9 @@ TEST(AppCliBinary, StdinReadByTwoReadersIsRefused) {
   // A config read from that pipe too: the list or the video would be read as TOML.
   expectOneError(runVidfilter({"--inputs", "-", "--config", "/dev/stdin", "--chain", "gray"}, opt),
                  2, "--config '/dev/stdin' reads stdin, which --inputs - reads too");
-  expectOneError(runVidfilter({"-i", "-", "--config", "/dev/stdin", "-o", dir / "c.mkv"}, opt), 2,
-                 "--config '/dev/stdin' reads stdin, which -i - reads too");
+  for (const char* in : {"-", "pipe:0"})
+    expectOneError(runVidfilter({"-i", in, "--config", "/dev/stdin", "-o", dir / "c.mkv"}, opt), 2,
+                   "--config '/dev/stdin' reads stdin, which -i - reads too");
   ::close(keep);
   EXPECT_FALSE(std::filesystem::exists(dir / "o0.mkv"));
   // Stdin redirected from a file is no stream: a second input may read that file.
