@@ -323,9 +323,15 @@ Settings readSettings(const toml::table& root, const std::string& file) {
     std::string text;
     if (chainNode->is_string()) {
       text = chainNode->as_string()->get();
-    } else if (const toml::array* arr = chainNode->as_array();
-               arr && (arr->empty() || arr->is_homogeneous(toml::node_type::string))) {
-      for (const auto& item : *arr) text += (text.empty() ? "" : ",") + item.as_string()->get();
+    } else if (const toml::array* arr = chainNode->as_array()) {
+      for (std::size_t i = 0; i < arr->size(); ++i) {
+        const toml::node& item = *arr->get(i);
+        if (!item.is_string())
+          top.fail(item, "chain",
+                   "element " + std::to_string(i + 1) + " must be a stage name in quotes, got " +
+                       typeName(item));
+        text += (text.empty() ? "" : ",") + item.as_string()->get();
+      }
     } else {
       top.fail(*chainNode, "chain",
                std::string("must be a string such as \"blur,sobel\" or an array of strings, got ") +

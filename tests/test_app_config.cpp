@@ -220,6 +220,11 @@ TEST(AppConfig, ChainErrorsKeepTheCaret) {
       configError("chain = 5\n"),
       "t.toml:1:9: chain: must be a string such as \"blur,sobel\" or an array of strings, got "
       "an integer");
+  // An array names the element that is not a stage name, at that element.
+  EXPECT_EQ(configError("chain = [\"blur\", 5]\n"),
+            "t.toml:1:18: chain: element 2 must be a stage name in quotes, got an integer");
+  EXPECT_EQ(configError("chain = [\"gray\", [\"blur\"]]\n"),
+            "t.toml:1:18: chain: element 2 must be a stage name in quotes, got an array");
 }
 
 TEST(AppConfig, StageTableErrorsPointAtTheKey) {

@@ -87,8 +87,9 @@ TEST(ReliabilityExitStatus, StatsPathThatIsADirectoryIsAUsageError) {
                  "--stats " + dir.path().string() + " is a directory; give a file name");
 }
 
-// Names no file can be made under (longer than the file system takes, a link to itself) and
-// files that may not be written: 2, before anything runs, for -o, --json and --stats alike.
+// Names no file can be made under (longer than the file system takes, a link to itself), names of
+// blank space only (a shell variable that was never set) and files that may not be written: 2,
+// before anything runs, for -o, --json and --stats alike.
 TEST(ReliabilityExitStatus, OutputNamesThatCannotBeWrittenAreUsageErrors) {
   TempDir dir("exit_names");
   const std::string longName = dir / (std::string(300, 'a') + ".mkv");
@@ -109,6 +110,8 @@ TEST(ReliabilityExitStatus, OutputNamesThatCannotBeWrittenAreUsageErrors) {
            {{"-o", out, "--stats", longName + ".jsonl"}, "bytes, over the"},
            {{"-o", loop}, "leads back to itself"},
            {{"-o", out, "--json", loop}, "leads back to itself"},
+           {{"-f", "matroska", "-o", dir / " "}, "only blank space"},
+           {{"-o", out, "--json", dir / "\t "}, "only blank space"},
            {{"-o", out, "--json", readOnly}, "exists and is not writable"},
            {{"-o", out, "--stats", readOnly}, "exists and is not writable"}}) {
     SCOPED_TRACE(args.back());

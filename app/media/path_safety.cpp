@@ -38,6 +38,8 @@ std::string fileNameProblem(const std::string& path) {
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   const std::string name = fs::path(path).filename().string();
+  if (!name.empty() && name.find_first_not_of(" \t\n\r\v\f") == std::string::npos)
+    return "its name is only blank space (an unset variable in a script?); give a file name";
   const long most = ::pathconf(dir.c_str(), _PC_NAME_MAX);
   const std::size_t limit = most > 0 ? static_cast<std::size_t>(most) : NAME_MAX;
   if (name.size() > limit)

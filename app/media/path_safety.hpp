@@ -24,8 +24,8 @@ enum class Overwrite { Ask, Always, Never };
 void checkWritablePath(const std::string& path, const std::string& option);
 
 // Why a file cannot be created under `path` whatever its contents: a name longer than its
-// directory's file system takes, a path past PATH_MAX, a symbolic link that leads back to itself;
-// "" when none of these.
+// directory's file system takes, a path past PATH_MAX, a symbolic link that leads back to itself,
+// a name of blank space only; "" when none of these.
 std::string fileNameProblem(const std::string& path);
 
 // Why `path` may not be written (access(W_OK) failed): "read-only file system", "permission
