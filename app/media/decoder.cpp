@@ -46,6 +46,13 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
     if (const AVCodec* nv = cuvidDecoder(id, &tried)) {
       ctx_ = makeContext(stream, nv, live, 1, shown);
       ctx_->get_format = hostFormat;
+      // Its own CUDA context, as the decoder would make (decoders sharing one took turns on its
+      // one stream: 8 inputs at once were slower), and frames in page-locked memory.
+      AVBufferRef* device = nullptr;
+      if (av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, 0) >= 0) {
+        pinned_ = usePinnedFrames(ctx_.get(), device);
+        av_buffer_unref(&device);
+      }
       const int err = avcodec_open2(ctx_.get(), nv, nullptr);
       if (err >= 0) {
         hw_ = "cuvid";
@@ -64,6 +71,7 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
       spdlog::warn("{}: --hwdec cuvid is not available ({}); decoding in software", shown, tried);
   }
   ctx_ = makeContext(stream, codec, live, threads, shown);
+  pinned_.reset();
   hw_ = setupHwDecode(ctx_.get(), codec, hwdec == "cuvid" ? "none" : hwdec, shown, tried);
   transfer_ = !hw_.empty();
   if (transfer_) ctx_->thread_count = 1;  // the device decodes; one host thread feeds it

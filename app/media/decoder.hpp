@@ -4,9 +4,11 @@
 // cuvid decoders, or a hwaccel; app/media/hwdec.hpp). Frames
 // come back in presentation order with their timestamps (best effort) and, when decoded on a
 // device, already copied to the host.
+#include <memory>
 #include <string>
 
 #include "app/media/av.hpp"
+#include "app/media/pinned_frames.hpp"
 
 namespace vf::media {
 
@@ -32,6 +34,7 @@ class VideoDecoder {
   const std::string& hwDevice() const { return hw_; }
 
  private:
+  std::shared_ptr<PinnedFrames> pinned_;  // cuvid's host frames; outlives ctx_
   CodecPtr ctx_;
   FramePtr hwFrame_;
   std::string shown_, hw_;   // hw_: "cuvid", a hwaccel's device type, or "" (software)

@@ -1,0 +1,166 @@
+#include "app/media/pinned_frames.hpp"
+
+#include <dlfcn.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+extern "C" {
+#include <libavutil/hwcontext.h>
+#include <libavutil/imgutils.h>
+}
+
+namespace vf::media {
+
+namespace {
+
+// The driver's types and entry points used here (cuda.h's, declared here since the driver is
+// loaded at run time and its headers are not needed to build).
+using CUresult = int;
+using CUcontext = struct CUctx_st*;
+constexpr unsigned kPortable = 0x01;  // CU_MEMHOSTALLOC_PORTABLE
+
+struct Driver {
+  CUresult (*memHostAlloc)(void**, std::size_t, unsigned) = nullptr;
+  CUresult (*memFreeHost)(void*) = nullptr;
+  CUresult (*ctxPush)(CUcontext) = nullptr;
+  CUresult (*ctxPop)(CUcontext*) = nullptr;
+};
+
+const Driver* driver() {
+  static const Driver loaded = [] {
+    Driver d;
+    // Never closed: a frame may be freed at any time until the process ends.
+    void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!lib) return d;
+    auto take = [lib](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
+    };
+    take(d.memHostAlloc, "cuMemHostAlloc");
+    take(d.memFreeHost, "cuMemFreeHost");
+    take(d.ctxPush, "cuCtxPushCurrent_v2");
+    take(d.ctxPop, "cuCtxPopCurrent_v2");
+    return d;
+  }();
+  const Driver& d = loaded;
+  return d.memHostAlloc && d.memFreeHost && d.ctxPush && d.ctxPop ? &d : nullptr;
+}
+
+// The CUDA context of a CUDA device: AVCUDADeviceContext's first member (hwcontext_cuda.h,
+// whose cuda.h this build does without).
+CUcontext contextOf(AVBufferRef* device) {
+  const auto* dev = reinterpret_cast<const AVHWDeviceContext*>(device->data);
+  return *static_cast<const CUcontext*>(dev->hwctx);
+}
+
+// One page-locked block, with what freeing it takes: the context it was allocated in, kept
+// alive by a reference to its device.
+struct Block {
+  AVBufferRef* device;
+  CUcontext context;
+};
+
+void freeBlock(void* opaque, std::uint8_t* data) {
+  auto* b = static_cast<Block*>(opaque);
+  const Driver* d = driver();
+  CUcontext popped = nullptr;
+  if (d->ctxPush(b->context) == 0) {
+    d->memFreeHost(data);
+    d->ctxPop(&popped);
+  }
+  av_buffer_unref(&b->device);
+  delete b;
+}
+
+bool hostFrameFormat(int format) {
+  return format == AV_PIX_FMT_NV12 || format == AV_PIX_FMT_P010 || format == AV_PIX_FMT_P016 ||
+         format == AV_PIX_FMT_YUV444P || format == AV_PIX_FMT_YUV444P16;
+}
+
+}  // namespace
+
+class PinnedFrames {
+ public:
+  explicit PinnedFrames(AVBufferRef* device)
+      : device_(av_buffer_ref(device)), context_(contextOf(device)) {}
+  ~PinnedFrames() {
+    av_buffer_pool_uninit(&pool_);  // blocks still out are freed as they come back
+    av_buffer_unref(&device_);
+  }
+  PinnedFrames(const PinnedFrames&) = delete;
+  PinnedFrames& operator=(const PinnedFrames&) = delete;
+
+  // cuvid (no AV_CODEC_CAP_DR1) asks for its host frames through get_buffer2 and writes them
+  // only through av_hwframe_transfer_data (FFmpeg 5.1's cuviddec.c): a frame of this pool is
+  // written by that copy alone.
+  static int getBuffer(AVCodecContext* dec, AVFrame* frame, int flags) {
+    auto* self = static_cast<PinnedFrames*>(dec->opaque);
+    if (!self->device_ || !hostFrameFormat(frame->format) || !self->fill(frame))
+      return avcodec_default_get_buffer2(dec, frame, flags);
+    return 0;
+  }
+
+ private:
+  static AVBufferRef* allocate(void* opaque, std::size_t size) {
+    auto* self = static_cast<PinnedFrames*>(opaque);
+    const Driver* d = driver();
+    void* p = nullptr;
+    CUcontext popped = nullptr;
+    if (d->ctxPush(self->context_) != 0) return nullptr;
+    const CUresult r = d->memHostAlloc(&p, size, kPortable);
+    d->ctxPop(&popped);
+    if (r != 0) return nullptr;
+    auto* b = new Block{av_buffer_ref(self->device_), self->context_};
+    AVBufferRef* buf = av_buffer_create(static_cast<std::uint8_t*>(p), size, freeBlock, b, 0);
+    if (!buf) freeBlock(b, static_cast<std::uint8_t*>(p));
+    return buf;
+  }
+
+  // The frame's planes in one pooled block, rows a multiple of 64 bytes; false when no block
+  // could be had (the frame then takes FFmpeg's memory).
+  bool fill(AVFrame* frame) {
+    const auto fmt = static_cast<AVPixelFormat>(frame->format);
+    int lines[4] = {};
+    if (av_image_fill_linesizes(lines, fmt, frame->width) < 0) return false;
+    std::ptrdiff_t pitch[4] = {};
+    for (int i = 0; i < 4; ++i) pitch[i] = (lines[i] + 63) & ~63;
+    std::size_t planes[4] = {};
+    if (av_image_fill_plane_sizes(planes, fmt, frame->height, pitch) < 0) return false;
+    std::size_t total = 64;  // past the last row, as FFmpeg's own frames have: SIMD reads over
+    for (std::size_t s : planes) total += s;
+    if (!pool_ || total != poolSize_) {
+      av_buffer_pool_uninit(&pool_);
+      pool_ = av_buffer_pool_init2(total, this, allocate, nullptr);
+      poolSize_ = total;
+      if (!pool_) return false;
+    }
+    AVBufferRef* buf = av_buffer_pool_get(pool_);
+    if (!buf) return false;
+    frame->buf[0] = buf;
+    std::uint8_t* p = buf->data;
+    for (int i = 0; i < 4 && planes[i]; ++i) {
+      frame->data[i] = p;
+      frame->linesize[i] = static_cast<int>(pitch[i]);
+      p += planes[i];
+    }
+    frame->extended_data = frame->data;
+    return true;
+  }
+
+  AVBufferRef* device_;
+  CUcontext context_;
+  AVBufferPool* pool_ = nullptr;
+  std::size_t poolSize_ = 0;
+};
+
+std::shared_ptr<PinnedFrames> usePinnedFrames(AVCodecContext* dec, AVBufferRef* device) {
+  if (!driver() || !device) return nullptr;
+  auto pinned = std::make_shared<PinnedFrames>(device);
+  dec->hw_device_ctx = av_buffer_ref(device);
+  dec->opaque = pinned.get();
+  dec->get_buffer2 = PinnedFrames::getBuffer;
+  return pinned;
+}
+
+}  // namespace vf::media

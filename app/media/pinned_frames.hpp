@@ -1,0 +1,25 @@
+#pragma once
+// Frames of NVIDIA's decoders (cuvid) in page-locked host memory. Such a decoder copies each
+// frame from the device into a buffer it asks its codec context for (get_buffer2); in FFmpeg's
+// default, pageable memory, the driver copies through a staging buffer at a few GB/s; into
+// page-locked memory the copy is one DMA transfer at the link's speed (1080p H.264: 12% more
+// frames a second, one input or eight; docs/PERFORMANCE.md).
+//
+// The memory comes from NVIDIA's driver (cuMemHostAlloc, portable: page-locked for every
+// context), loaded at run time as FFmpeg loads it; without it the decoder keeps FFmpeg's
+// buffers. Each pool holds a reference to the decoder's CUDA device, so the context outlives
+// every frame allocated in it, whichever thread frees the frame last.
+#include <memory>
+
+#include "app/media/av.hpp"
+
+namespace vf::media {
+
+class PinnedFrames;
+
+// Makes `dec` (an NVIDIA decoder, before avcodec_open2) take its host frames from page-locked
+// memory, with `device` (a CUDA device context) as its device; the returned pool must outlive
+// the codec context. nullptr (and `dec` unchanged) when the driver's functions do not load.
+std::shared_ptr<PinnedFrames> usePinnedFrames(AVCodecContext* dec, AVBufferRef* device);
+
+}  // namespace vf::media
