@@ -40,8 +40,8 @@ TEST(ReliabilityConfig, EmptyChainInAConfigFile) {
             0u);
   EXPECT_EQ(configError("stage = []\n"),
             "t.toml: [[stage]] is empty; add at least one [[stage]] with name = \"...\"");
-  EXPECT_EQ(configError("chain = [\"gray\", 3]\n").rfind("t.toml:1:9: chain: must be a string", 0),
-            0u);
+  EXPECT_EQ(
+      configError("chain = [\"gray\", 3]\n").rfind("t.toml:1:18: chain: element 2 must be", 0), 0u);
 }
 
 TEST(ReliabilityConfig, WrongTypesInStageTables) {
