@@ -46,6 +46,7 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
     if (const AVCodec* nv = cuvidDecoder(id, &tried)) {
       ctx_ = makeContext(stream, nv, live, 1, shown);
       ctx_->get_format = hostFormat;
+      ctx_->thread_type = 0;  // the device decodes; get_buffer2 below is called by no frame thread
       // Its own CUDA context, as the decoder would make (decoders sharing one took turns on its
       // one stream: 8 inputs at once were slower), and frames in page-locked memory.
       AVBufferRef* device = nullptr;
