@@ -73,7 +73,10 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
                    bool batch) {
   media::PathGuard g;
   if (!configPath.empty()) g.reads(configPath, "the config file");
-  if (s.inputsList) g.reads(*s.inputsList, "the input list");
+  if (s.inputsList && *s.inputsList == "-")
+    g.readsStdin("the input list");
+  else if (s.inputsList)
+    g.reads(*s.inputsList, "the input list");
   for (const std::string& f : chain.filesRead()) g.reads(f, "a kernel file");
   // A batch task checks against the whole list: the other shares are read by other tasks.
   for (const JobSpec& o : listed) g.reads(o.input, "input " + std::to_string(o.index));

@@ -51,6 +51,31 @@ TEST(ReliabilityStreams, StdinRedirectedFromTheOutputIsRefused) {
   EXPECT_EQ(countFrames(dir / "out.y4m"), 10);
 }
 
+// `--inputs - < list.txt`: the list is a file read, whatever writes would land in it.
+TEST(ReliabilityStreams, InputListRedirectedIntoStdinIsNeverWritten) {
+  TempDir dir("streams_list");
+  const std::string in = y4mClip(dir);
+  const std::string list = dir / "list.txt";
+  std::ofstream(list) << in << "\n";
+  const std::string before = md5(list);
+  const std::string err = dir / "err.txt";
+  const std::string run = "-y --inputs - --chain sobel ";
+  for (const std::string& writes :
+       {"-o " + q(dir / "o{index}.mkv") + " --json " + q(list),
+        "-o " + q(dir / "o{index}.mkv") + " --stats " + q(list), "-f matroska -o " + q(list)}) {
+    SCOPED_TRACE(writes);
+    EXPECT_EQ(runShell(run + writes + " < " + q(list), err), 2) << fileText(err);
+    EXPECT_NE(fileText(err).find("is the input list - (stdin, redirected from that file)"),
+              std::string::npos)
+        << fileText(err);
+    EXPECT_EQ(md5(list), before);
+  }
+  // Writes elsewhere go ahead: the list's one input, processed.
+  EXPECT_EQ(runShell(run + "-o " + q(dir / "o{index}.y4m") + " < " + q(list), err), 0)
+      << fileText(err);
+  EXPECT_EQ(countFrames(dir / "o0.y4m"), 10);
+}
+
 TEST(ReliabilityStreams, SideFilesThatAreStdoutAreRefusedWithDashO) {
   TempDir dir("streams_stdout");
   const std::string in = y4mClip(dir);

@@ -162,14 +162,14 @@ void PathGuard::writes(const std::string& path, const std::string& role) {
   addWrite(std::move(u));
 }
 
-void PathGuard::readsStdin() {
+void PathGuard::readsStdin(const std::string& role) {
   struct stat st {};
   if (::fstat(STDIN_FILENO, &st) != 0 || !S_ISREG(st.st_mode)) return;
   Use u;
   u.path = "-";
   u.canonical = u.resolved = "<stdin>";  // no file's name
-  u.role = "the input";
-  u.shown = "the input - (stdin, redirected from that file)";
+  u.role = role;
+  u.shown = role + " - (stdin, redirected from that file)";
   u.exists = u.regular = true;
   u.id = {st.st_dev, st.st_ino};
   readById_.emplace(Key{u.id.dev, u.id.ino}, reads_.size());

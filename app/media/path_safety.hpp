@@ -42,8 +42,9 @@ class PathGuard {
   // an output pattern names included).
   void writes(const std::string& path, const std::string& role);
 
-  // Input from stdin (-i -): when stdin is a regular file (`-i - < in.y4m`), that file is read.
-  void readsStdin();
+  // Input from stdin (-i -, --inputs -): when stdin is a regular file (`-i - < in.y4m`), that
+  // file is read, as `role` ("the input", "the input list").
+  void readsStdin(const std::string& role = "the input");
 
   // Output to stdout (`option`: -o -, --json -): when stdout is a regular file, it must not be a
   // file read (`-o - >> input.y4m`); no other output may be stdout (`--stats /dev/stdout`).
