@@ -257,6 +257,21 @@ TEST(BenchCommand, JsonNeverReplacesWhatItReadsNorAFileWithoutY) {
   const std::string before = shellOutput("md5sum < '" + video + "'");
   // The file job's --json over its own input; an existing file without -y (no terminal).
   expectUsageError(runBench({"--input", video, "--frames", "2", "--json", video}), "is the input");
+  // Nor a kernel file a chain reads: the file job's, the table's, one chain's.
+  const std::string kernel = dir / "k.cl";
+  std::filesystem::copy_file(std::string(VIDFILTER_SOURCE_DIR) + "/samples/kernels/invert.cl",
+                             kernel);
+  const std::string kernelBefore = shellOutput("md5sum < '" + kernel + "'");
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--input", video, "--chain", "gray,kernel=" + kernel, "--frames", "2", "--no-ffmpeg"},
+           {"--table", "--chains", "gray;kernel=" + kernel, "--sizes", "64x48", "--formats",
+            "bgr", "--frames", "2"},
+           {"--chain", "kernel=" + kernel, "--size", "64x48", "--frames", "2", "--no-engine"}}) {
+    std::vector<std::string> all = args;
+    all.insert(all.end(), {"--json", kernel, "-y"});
+    expectUsageError(runBench(all), "is a kernel file");
+  }
+  EXPECT_EQ(shellOutput("md5sum < '" + kernel + "'"), kernelBefore);
   const std::string old = dir / "old.json";
   std::ofstream(old) << "kept";
   expectUsageError(runBench(kArgs + std::vector<std::string>{"--json", old}), "give -y");

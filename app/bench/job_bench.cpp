@@ -178,7 +178,7 @@ int run(Options& o) {
     throw app::UsageError("--input " + quote(o.setup.input) +
                           (fs::exists(o.setup.input, ec) ? " is not a file" : " does not exist") +
                           "; give a video file");
-  checkResultPath(o.json, {o.setup.input}, o.overwrite);
+  checkResultPath(o.json, {o.setup.input}, {o.setup.chain}, o.overwrite);
   auto cl = ClContext::open(o.device);
   std::printf("vidfilter bench --input: %s\n", describeSetup(o, cl->info().name).c_str());
   std::printf(

@@ -3,15 +3,23 @@
 #include <unistd.h>
 
 #include "app/media/path_safety.hpp"
+#include "pipeline/chain.hpp"
 
 namespace vf::bench {
 
-void checkResultPath(const std::string& json, const std::vector<std::string>& reads,
-                     bool overwrite) {
+void checkResultPath(const std::string& json, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& chains, bool overwrite) {
   if (json.empty()) return;
   media::checkWritablePath(json, "--json");
   media::PathGuard g;
-  for (const std::string& r : reads) g.reads(r, "the input");
+  for (const std::string& r : inputs) g.reads(r, "the input");
+  for (const std::string& text : chains) {
+    try {
+      for (const std::string& f : Chain::parse(text).filesRead()) g.reads(f, "a kernel file");
+    } catch (const UserError&) {
+      // said where the chain is used (its caret, the kernel file that does not open)
+    }
+  }
   g.writes(json, "--json");
   g.checkOverwrite(overwrite ? media::Overwrite::Always : media::Overwrite::Ask,
                    ::isatty(STDIN_FILENO) == 1);
