@@ -264,8 +264,8 @@ TEST(BenchCommand, JsonNeverReplacesWhatItReadsNorAFileWithoutY) {
   const std::string kernelBefore = shellOutput("md5sum < '" + kernel + "'");
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"--input", video, "--chain", "gray,kernel=" + kernel, "--frames", "2", "--no-ffmpeg"},
-           {"--table", "--chains", "gray;kernel=" + kernel, "--sizes", "64x48", "--formats",
-            "bgr", "--frames", "2"},
+           {"--table", "--chains", "gray;kernel=" + kernel, "--sizes", "64x48", "--formats", "bgr",
+            "--frames", "2"},
            {"--chain", "kernel=" + kernel, "--size", "64x48", "--frames", "2", "--no-engine"}}) {
     std::vector<std::string> all = args;
     all.insert(all.end(), {"--json", kernel, "-y"});

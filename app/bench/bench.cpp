@@ -216,10 +216,10 @@ Results describeRun(ClContext& cl, const Chain& chain, const Options& o) {
 
 int run(const Options& o) {
   const FrameDesc desc = checkedFrame(o);
-  checkResultPath(o.json, {},
-                  o.chains.empty() ? std::vector<std::string>{o.chain}
-                                   : listOf(o.chains, ';', "--chains"),
-                  o.overwrite);
+  checkResultPath(
+      o.json, {},
+      o.chains.empty() ? std::vector<std::string>{o.chain} : listOf(o.chains, ';', "--chains"),
+      o.overwrite);
   if (o.cvThreads >= 0) cv::setNumThreads(o.cvThreads);
   // What the user wrote is checked before the device opens (exit 2).
   // Options another mode would silently ignore.
