@@ -314,6 +314,25 @@ TEST(MediaIo, PipeRoundTripEqualsTheFilePath) {
     EXPECT_EQ(vf::test::maxAbsDiff(got[i], want[i]), 0) << i;
 }
 
+// -f names the container whatever the name looks like: a name with %d is no image pattern then,
+// and the file read back after writing is read as that container.
+TEST(MediaIo, FormatOptionNamesTheContainerWhateverTheName) {
+  TempDir dir("media_format_name");
+  const std::string in = dir / "in.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 1 -c:v ffv1 " + q(in));
+  for (const auto& [name, format] : std::vector<std::pair<std::string, std::string>>{
+           {"z_%03d.png", "mp4"}, {"v%d.mkv", "matroska"}, {"n%02d.y4m", "yuv4mpegpipe"}}) {
+    SCOPED_TRACE(name);
+    const auto r = runVidfilter({"-i", in, "--chain", "gray", "-f", format, "-o", dir / name});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(shellOutput("ffprobe -v error -f " + format +
+                          " -count_frames -select_streams v:0 -show_entries stream=nb_read_frames "
+                          "-of default=noprint_wrappers=1:nokey=1 " +
+                          q(dir / name)),
+              "25\n");
+  }
+}
+
 TEST(MediaIo, DefaultEncodersAreFfmpegs) {
   TempDir dir("media_codec");
   const std::string in = dir / "in.mkv";

@@ -286,8 +286,12 @@ void Muxer::verify() const {
     av_dict_set(&options, "pixel_format",
                 av_get_pix_fmt_name(static_cast<AVPixelFormat>(video->format)), 0);
   }
+  // Else the demuxer of the muxer's kind, when FFmpeg has one by that name: probing goes by the
+  // name too, and a name such as 'v_%03d.png' would be taken for an image sequence.
+  const AVInputFormat* byName = format ? nullptr : av_find_input_format(ctx_->oformat->name);
   AVFormatContext* raw = nullptr;
-  int err = avformat_open_input(&raw, spec_.url.c_str(), format, &options);
+  int err = avformat_open_input(&raw, spec_.url.c_str(), format ? format : byName, &options);
+  if (err < 0 && byName) err = avformat_open_input(&raw, spec_.url.c_str(), nullptr, nullptr);
   av_dict_free(&options);
   if (err < 0)
     throw MediaError(spec_.path + " was written but does not open again (" + avError(err) +
