@@ -10,6 +10,7 @@
 #include "app/gst_diagnose.hpp"
 #include "app/media/frame_convert.hpp"
 #include "app/media/image_sequence.hpp"
+#include "app/media/listed_files.hpp"
 #include "app/media/path_safety.hpp"
 #include "app/media/pattern.hpp"
 #include "pipeline/fault_injection.hpp"
@@ -62,6 +63,8 @@ void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::str
   switch (src.kind) {
     case SourceKind::File:
       g.reads(src.text, role);
+      for (const std::string& m : media::filesListedBy(src.text))
+        g.reads(m, role + "'s list entry");
       break;
     case SourceKind::Pipe:
       g.readsStdin();

@@ -1,0 +1,16 @@
+#pragma once
+// The files an input reads besides itself when it is a list of other files: an ffconcat list
+// (`ffconcat version 1.0`, `file NAME` lines) or an HLS playlist (`#EXTM3U`; segments, init
+// sections, nested playlists). FFmpeg's demuxers open them as the input plays; they are inputs
+// as much as the list is, so no output may be one of them.
+#include <string>
+#include <vector>
+
+namespace vf::media {
+
+// The local files `path` names when it is such a list (names relative to the list's directory
+// made so; URLs with a scheme other than file: left out), nested playlists followed a few levels
+// deep; none when it is no list or cannot be read.
+std::vector<std::string> filesListedBy(const std::string& path);
+
+}  // namespace vf::media
