@@ -285,6 +285,23 @@ TEST(BenchCommand, JsonNeverReplacesWhatItReadsNorAFileWithoutY) {
   expectGoodReport("vidfilter-bench", r, readJson(old));
 }
 
+// A --json file that cannot be written whole: exit 1 with the reason, and no part of it left.
+TEST(BenchCommand, JsonOnAFullDiskFailsAndLeavesNoFile) {
+  TempDir dir("bench_json_full");
+  const std::string mounted =
+      shellOutput("mount -t tmpfs -o size=4k tmpfs '" + dir.path().string() + "' 2>&1 && echo ok");
+  if (mounted.find("ok") == std::string::npos)
+    GTEST_SKIP() << "cannot mount a tmpfs here: " << mounted;
+  shellOutput("head -c 1M /dev/zero > '" + (dir / "fill") + "' 2>/dev/null; true");
+  const std::string json = dir / "b.json";
+  const ProcResult r = runBench(kArgs + std::vector<std::string>{"--json", json});
+  const bool left = std::filesystem::exists(json);  // on the full disk, before it goes
+  shellOutput("umount '" + dir.path().string() + "' 2>&1");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(errorLines(r.err).find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_FALSE(left);
+}
+
 TEST(BenchCommand, FileJobNumbersAreCheckedAndItsSetupLineIsPrintable) {
   TempDir dir("bench_job_args");
   const std::string video = dir / "in.mkv";

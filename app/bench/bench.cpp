@@ -37,7 +37,6 @@
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/quote.hpp"
-#include "pipeline/text_file.hpp"
 
 namespace vf::bench {
 
@@ -261,12 +260,7 @@ int run(const Options& o) {
     r.check = runCheck(*cl, o.chain, specsOf(r), frames);
     printCheck(r);
   }
-  if (!o.json.empty()) {
-    TextFile f;
-    f.open(o.json, "the JSON file");
-    f.writeLine(toJson(r).dump());
-    f.close();
-  }
+  if (!o.json.empty()) writeResult(o.json, toJson(r).dump() + "\n");
   return !r.check || r.check->passed() ? 0 : 3;
 }
 

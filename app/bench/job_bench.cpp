@@ -32,7 +32,6 @@
 #include "pipeline/cl/error.hpp"
 #include "pipeline/error.hpp"
 #include "pipeline/quote.hpp"
-#include "pipeline/text_file.hpp"
 
 namespace vf::bench {
 
@@ -161,10 +160,7 @@ void writeJson(const std::string& path, const std::string& setup,
     partsJson.push_back(
         {{"name", p.name}, {"frames", p.frames}, {"seconds", p.seconds}, {"fps", p.fps()}});
   const nlohmann::ordered_json j{{"setup", setup}, {"parts", partsJson}, {"overlap", overlap}};
-  TextFile f;
-  f.open(path, "the JSON file");
-  f.writeLine(j.dump());
-  f.close();
+  writeResult(path, j.dump() + "\n");
 }
 
 int run(Options& o) {
