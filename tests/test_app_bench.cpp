@@ -320,6 +320,9 @@ TEST(BenchCommand, FileJobNumbersAreCheckedAndItsSetupLineIsPrintable) {
     expectUsageError(runBench(kArgs + std::vector<std::string>{"--engine-frames", n}),
                      "--engine-frames");
   }
+  // Any encoder its own scratch files' container holds (ffv1 goes in no MP4).
+  const ProcResult ffv1 = runBench(job + std::vector<std::string>{"--codec", "ffv1"});
+  EXPECT_EQ(ffv1.status, 0) << ffv1.err;
   // A file name with an escape sequence and a carriage return: shown escaped.
   const std::string odd = dir / "a\x1b[31mb\rc.mkv";
   std::filesystem::copy_file(video, odd);

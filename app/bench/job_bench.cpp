@@ -146,7 +146,7 @@ std::optional<PartResult> ffmpegPeer(const Options& o, const fs::path& dir, std:
   }
   const auto vf = ffmpegFilters(o.setup.chain, why);
   if (!vf) return std::nullopt;
-  const auto args = ffmpegArgs(o, *vf, (dir / "ffmpeg.mp4").string());
+  const auto args = ffmpegArgs(o, *vf, (dir / "ffmpeg.mkv").string());
   for (const auto& a : args) *command += (command->empty() ? "" : " ") + a;
   if (auto t = timeCommand(args)) return PartResult{"ffmpeg -vf " + *vf, o.setup.frames, *t};
   *why = "the ffmpeg command failed or is not installed";
@@ -199,15 +199,15 @@ int run(Options& o) {
   }
   o.setup.frames = std::min(o.setup.frames, parts[0].frames);
   parts.push_back(chainOnly(o.setup, cl, decoded, &filtered));
-  parts.push_back(encodeOnly(o.setup, filtered, (dir / "encode_only.mp4").string()));
+  parts.push_back(encodeOnly(o.setup, filtered, (dir / "encode_only.mkv").string()));
   const PartResult slowest = *std::min_element(parts.begin(), parts.end(),
                                                [](auto& a, auto& b) { return a.fps() < b.fps(); });
   if (oneThread) parts.insert(parts.begin() + 1, *oneThread);  // not a part of the job
-  const PartResult whole = wholeJob(o.setup, cl, "none", (dir / "whole.mp4").string());
+  const PartResult whole = wholeJob(o.setup, cl, "none", (dir / "whole.mkv").string());
   parts.push_back(whole);
   std::optional<PartResult> hwWhole;
   if (o.setup.hwdec != "none") {
-    hwWhole = wholeJob(o.setup, cl, o.setup.hwdec, (dir / "whole_hw.mp4").string());
+    hwWhole = wholeJob(o.setup, cl, o.setup.hwdec, (dir / "whole_hw.mkv").string());
     parts.push_back(*hwWhole);
   }
   std::string why, command;
