@@ -99,6 +99,12 @@ int main(int argc, char** argv) {
     }
     return fail(vf::app::kExitRuntime, e.what());
   } catch (const vf::KernelBuildError& e) {
+    // The compiler inside the OpenCL driver (LLVM) removes its temporary files on SIGINT,
+    // SIGTERM and SIGHUP, so a build a signal came into fails: the stop it is.
+    if (const int sig = vf::app::interruptSignal()) {
+      spdlog::warn("{} (while building the OpenCL kernels)", vf::app::Interrupted(sig).what());
+      return 128 + sig;
+    }
     return fail(vf::app::kExitRuntime, e.what());
   } catch (const vf::ClError& e) {
     return fail(vf::app::kExitRuntime, std::string("OpenCL: ") + e.what() + clHint(e.code()));

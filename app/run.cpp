@@ -199,7 +199,10 @@ int runOneInput(const CommandLine& cl, const Settings& s) {
   checkPaths(s, cl.configPath, chain, sourceSpec, output);
   const bool preview = decidePreview(s.preview, output.kind != OutputKind::None);
 
-  std::shared_ptr<ClContext> ctx = ClContext::open(s.device.value_or(""));
+  const std::shared_ptr<ClContext> ctx = [&] {
+    const SignalsHeldFromNewThreads held;  // the driver's threads and their linkers
+    return ClContext::open(s.device.value_or(""));
+  }();
   keepSigquitDefault();
   std::unique_ptr<CaptureSource> source;
   try {

@@ -223,7 +223,10 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   const std::unique_ptr<InputsPreview> tiles =
       !cl.batch && decidePreview(s.preview, writes) ? makeTilePreview(s, jobs) : nullptr;
 
-  const auto devices = openDevices(s.device.value_or(""));
+  const auto devices = [&] {
+    const SignalsHeldFromNewThreads held;  // the drivers' threads and their linkers
+    return openDevices(s.device.value_or(""));
+  }();
   if (s.statsPath && jobs.size() == 1 && devices.size() > 1)
     throw UsageError("--stats writes one engine's frames; one input over " +
                      std::to_string(devices.size()) +

@@ -60,6 +60,7 @@ struct ProcOptions {
   double timeoutSec = 180;              // killed (SIGKILL) after this
   std::string stdinPath = "/dev/null";  // never the test's terminal (no question is answered)
   long long fileSizeLimit = -1;         // RLIMIT_FSIZE in bytes (ulimit -f), -1: unchanged
+  bool ownProcessGroup = false;         // leads a process group, as a shell's foreground job
 };
 
 // A running child process with its stdout and stderr on pipes.
@@ -112,6 +113,7 @@ class Child {
       close(err[0]);
       close(err[1]);
       if (opt.asNobody && (setgid(65534) != 0 || setuid(65534) != 0)) _exit(125);
+      if (opt.ownProcessGroup) setpgid(0, 0);
       // The child starts as from an interactive shell whatever the test runner ignores or
       // blocks (nohup, a background job): the signal tests depend on it.
       struct sigaction dfl {};
@@ -140,6 +142,8 @@ class Child {
 
   pid_t pid() const { return pid_; }
   void signal(int sig) { kill(pid_, sig); }
+  // To the child and every process it started, as a terminal's Ctrl-C (ownProcessGroup).
+  void signalGroup(int sig) { kill(-pid_, sig); }
   // Closes our end of the child's stdout or stderr, as `| head` does once it has its lines:
   // the child's next write there fails (EPIPE, or SIGPIPE when it does not ignore that).
   void closeStdout() { closeFd(outFd_); }
