@@ -103,16 +103,6 @@ int interruptSignal() { return gSignal.load(); }
 
 void wakeThread(pthread_t thread) { pthread_kill(thread, SIGURG); }
 
-SignalsHeldFromNewThreads::SignalsHeldFromNewThreads() {
-  sigset_t stops;
-  sigemptyset(&stops);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, sig);
-  pthread_sigmask(SIG_BLOCK, &stops, &old_);
-}
-SignalsHeldFromNewThreads::~SignalsHeldFromNewThreads() {
-  pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-}
-
 ExitOnSignal::ExitOnSignal() { gExitZones.fetch_add(1); }
 ExitOnSignal::~ExitOnSignal() { gExitZones.fetch_sub(1); }
 

@@ -11,7 +11,6 @@
 // A SIGINT or SIGHUP that the parent set to be ignored (nohup; a background job in a script)
 // stays ignored.
 #include <pthread.h>
-#include <signal.h>
 
 #include <stdexcept>
 #include <string>
@@ -24,22 +23,6 @@ void installInterruptHandlers();
 // on. Called once the device is open, this gives SIGQUIT back the disposition it had when
 // installInterruptHandlers() ran (the default: quit at once).
 void keepSigquitDefault();
-// While one lives, the threads this thread starts (an OpenCL driver's workers, started as its
-// device opens) begin with SIGINT, SIGTERM and SIGHUP blocked, and so do the processes they
-// start (PoCL's workers run the linker for each kernel): a Ctrl-C, which the terminal sends to
-// the whole process group, reaches the program's own threads and leaves a linker to finish
-// (one it killed made PoCL abort the run). A signal that comes meanwhile waits in the process
-// until one of its threads takes it (at the latest this one, when the holder ends).
-class SignalsHeldFromNewThreads {
- public:
-  SignalsHeldFromNewThreads();
-  ~SignalsHeldFromNewThreads();
-  SignalsHeldFromNewThreads(const SignalsHeldFromNewThreads&) = delete;
-  SignalsHeldFromNewThreads& operator=(const SignalsHeldFromNewThreads&) = delete;
-
- private:
-  sigset_t old_;
-};
 // The first signal received (SIGINT, SIGTERM, SIGHUP), or 0.
 int interruptSignal();
 // A stop for a cause that is no signal (the preview's display went away), taken as the first

@@ -34,6 +34,7 @@
 #include "pipeline/engine.hpp"
 #include "pipeline/quote.hpp"
 #include "pipeline/registry.hpp"
+#include "pipeline/signals_held.hpp"
 
 namespace vf::app {
 
@@ -199,10 +200,8 @@ int runOneInput(const CommandLine& cl, const Settings& s) {
   checkPaths(s, cl.configPath, chain, sourceSpec, output);
   const bool preview = decidePreview(s.preview, output.kind != OutputKind::None);
 
-  const std::shared_ptr<ClContext> ctx = [&] {
-    const SignalsHeldFromNewThreads held;  // the driver's threads and their linkers
-    return ClContext::open(s.device.value_or(""));
-  }();
+  const std::shared_ptr<ClContext> ctx =
+      withStopSignalsHeld([&] { return ClContext::open(s.device.value_or("")); });
   keepSigquitDefault();
   std::unique_ptr<CaptureSource> source;
   try {

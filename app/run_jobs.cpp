@@ -20,6 +20,7 @@
 #include "app/tile_preview.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/quote.hpp"
+#include "pipeline/signals_held.hpp"
 
 namespace vf::app {
 
@@ -223,10 +224,7 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   const std::unique_ptr<InputsPreview> tiles =
       !cl.batch && decidePreview(s.preview, writes) ? makeTilePreview(s, jobs) : nullptr;
 
-  const auto devices = [&] {
-    const SignalsHeldFromNewThreads held;  // the drivers' threads and their linkers
-    return openDevices(s.device.value_or(""));
-  }();
+  const auto devices = withStopSignalsHeld([&] { return openDevices(s.device.value_or("")); });
   if (s.statsPath && jobs.size() == 1 && devices.size() > 1)
     throw UsageError("--stats writes one engine's frames; one input over " +
                      std::to_string(devices.size()) +

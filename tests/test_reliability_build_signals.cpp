@@ -19,12 +19,14 @@ using namespace vf::test;
 
 namespace {
 
-// Nothing cached: every kernel is built (and linked) in the run.
+// Nothing cached yet, as on a first run: every kernel is built (and linked) in the run.
 ProcOptions coldBuild(const TempDir& dir, int attempt) {
   ProcOptions o;
   const std::string pocl = dir / ("pocl" + std::to_string(attempt));
+  const std::string ours = dir / ("cache" + std::to_string(attempt));
   std::filesystem::create_directory(pocl);
-  o.setEnv = {"POCL_CACHE_DIR=" + pocl, "VIDFILTER_CACHE_DIR=off"};
+  std::filesystem::create_directory(ours);
+  o.setEnv = {"POCL_CACHE_DIR=" + pocl, "VIDFILTER_CACHE_DIR=" + ours};
   o.ownProcessGroup = true;
   o.timeoutSec = 120;
   return o;
@@ -36,7 +38,8 @@ TEST(ReliabilityBuildSignals, CtrlCWhileTheKernelsBuildIsAStop) {
   TempDir dir("build_signals");
   const auto args = [&](const std::string& out) {
     return std::vector<std::string>{"-i",           kVideo, "--chain", "blur=sigma=7,sobel=ksize=5",
-                                    "--no-preview", "-y",   "-o",      out};
+                                    "--no-preview", "-y",   "-o",      out,
+                                    "--device",     "cpu"};
   };
   // The device line comes once the program has its signal handlers and opens the device; the
   // build lasts from there to the first frame.

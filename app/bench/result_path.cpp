@@ -33,7 +33,7 @@ void checkResultPath(const std::string& json, const std::vector<std::string>& in
 void writeResult(const std::string& json, const std::string& text) {
   const std::string why = media::writeFileAtomically(
       json, reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), true);
-  const int err = why.empty() ? 0 : errno;  // the failed call's, read before anything else
+  const int err = why.empty() ? 0 : errno;  // the failure's (writeFileAtomically sets it)
   if (!why.empty()) throw RuntimeError("--json " + printable(json) + ": " + why, err);
 }
 

@@ -28,7 +28,9 @@ std::string tempNameFor(const std::string& path, std::mt19937_64& rng) {
 std::string failed(const std::string& temp, int fd, int err) {
   if (fd >= 0) ::close(fd);
   if (!temp.empty()) ::unlink(temp.c_str());
-  return std::strerror(err);
+  std::string why = std::strerror(err);
+  errno = err;  // the failure's, whatever the clean-up set
+  return why;
 }
 
 // Every byte to `fd`, then its close; "" or the OS's reason (the temporary file removed).
@@ -56,12 +58,12 @@ std::string writeFileAtomically(const std::string& path, const std::uint8_t* dat
   const bool linked = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
   const bool exists = ::stat(path.c_str(), &st) == 0;
   const bool dir = exists && S_ISDIR(st.st_mode);
-  if (linked && exists && !replace) return std::strerror(EEXIST);
+  if (linked && exists && !replace) return failed("", -1, EEXIST);
   if ((linked && !dir) || (replace && exists && !dir && !S_ISREG(st.st_mode))) {
     const int flags = O_WRONLY | O_CLOEXEC | (exists ? 0 : O_CREAT) |
                       (exists && S_ISREG(st.st_mode) ? O_TRUNC : 0);
     const int out = ::open(path.c_str(), flags, 0666);
-    return out < 0 ? std::strerror(errno) : writeAll("", out, data, size);
+    return out < 0 ? failed("", -1, errno) : writeAll("", out, data, size);
   }
   thread_local std::mt19937_64 rng(std::random_device{}() ^ static_cast<unsigned>(::getpid()));
   std::string temp;
@@ -69,9 +71,9 @@ std::string writeFileAtomically(const std::string& path, const std::uint8_t* dat
   for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
     temp = tempNameFor(path, rng);
     fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) return std::strerror(errno);
+    if (fd < 0 && errno != EEXIST) return failed("", -1, errno);
   }
-  if (fd < 0) return std::strerror(EEXIST);
+  if (fd < 0) return failed("", -1, EEXIST);
   if (std::string why = writeAll(temp, fd, data, size); !why.empty()) return why;
   if (replace) {
     if (::rename(temp.c_str(), path.c_str()) != 0) return failed(temp, -1, errno);

@@ -12,7 +12,7 @@ namespace vf::media {
 
 // Writes `size` bytes to `path`. `replace`: an existing file at `path` is replaced (else the
 // write fails with EEXIST and nothing is touched). Returns "" on success, else the OS's reason
-// ("No space left on device"); the temporary file is removed on failure.
+// ("No space left on device"), with errno its number; the temporary file is removed on failure.
 std::string writeFileAtomically(const std::string& path, const std::uint8_t* data, std::size_t size,
                                 bool replace);
 

@@ -17,6 +17,7 @@
 #include "pipeline/cl/error.hpp"
 #include "pipeline/cl/kernel_source.hpp"
 #include "pipeline/quote.hpp"
+#include "pipeline/signals_held.hpp"
 
 namespace vf {
 
@@ -289,6 +290,16 @@ cl::Program ProgramCache::buildSource(const std::string& label, const std::strin
   }
   const auto path = dir_.empty() ? std::filesystem::path{}
                                  : dir_ / (hex64(fnv1a64(k.data(), k.size())) + ".clbin");
+  // The driver may run a compiler or a linker for this: never one a Ctrl-C kills mid-build.
+  cl::Program program =
+      withStopSignalsHeld([&] { return loadOrBuild(label, source, options, k, path); });
+  memory_.emplace(k, program);
+  return program;
+}
+
+cl::Program ProgramCache::loadOrBuild(const std::string& label, const std::string& source,
+                                      const std::string& options, const std::string& k,
+                                      const std::filesystem::path& path) {
   cl::Program program;
   if (!path.empty() && tryLoad(path, k, program)) {
     ++stats_.diskHits;
@@ -314,7 +325,6 @@ cl::Program ProgramCache::buildSource(const std::string& label, const std::strin
     requireKernels(program, label);
     if (!path.empty()) store(path, k, program);
   }
-  memory_.emplace(k, program);
   return program;
 }
 

@@ -56,6 +56,11 @@ class ProgramCache {
 
  private:
   std::string key(const std::string& source, const std::string& options) const;
+  // The program from the disk cache, else built (and stored there); runs apart from the
+  // caller's thread (pipeline/signals_held.hpp).
+  cl::Program loadOrBuild(const std::string& label, const std::string& source,
+                          const std::string& options, const std::string& key,
+                          const std::filesystem::path& path);
   bool tryLoad(const std::filesystem::path& path, const std::string& key, cl::Program& out);
   void store(const std::filesystem::path& path, const std::string& key, const cl::Program& p);
   void storeFailed(const std::string& why);  // warns once and stops using the disk
