@@ -41,9 +41,14 @@ TEST(ListedFiles, ConcatListsAsTheConcatDemuxerReadsThem) {
         "file http://example.com/d.mp4\n"
         "duration 2.0\n"
         "filename.mp4\n");
+  // file:NAME as FFmpeg opens it (from the current directory) and as the list's neighbour.
   EXPECT_EQ(filesListedBy(list),
             (std::vector<std::string>{dir / "sub/a.mp4", dir / "sub/with space.mp4",
-                                      dir / "sub/../up one.mp4", "/abs/b.mkv", dir / "sub/c.mp4"}));
+                                      dir / "sub/../up one.mp4", "/abs/b.mkv", "c.mp4",
+                                      dir / "sub/c.mp4"}));
+  // Lines ended by \r alone, as FFmpeg splits them too.
+  write(list, "ffconcat version 1.0\rfile a.mp4\rfile b.mp4\r");
+  EXPECT_EQ(filesListedBy(list), (std::vector<std::string>{dir / "sub/a.mp4", dir / "sub/b.mp4"}));
 }
 
 TEST(ListedFiles, HlsPlaylistsWithTheirSegmentsAndNestedPlaylists) {
@@ -55,10 +60,19 @@ TEST(ListedFiles, HlsPlaylistsWithTheirSegmentsAndNestedPlaylists) {
   std::filesystem::create_directories(dir / "v");
   write(dir / "v/low.m3u8",
         "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MAP:URI=\"init.mp4\"\n#EXTINF:2.0,\n"
-        "seg0.m4s?t=1\n\n#EXTINF:2.0,\n  seg1.m4s\n#EXT-X-ENDLIST\n");
-  EXPECT_EQ(filesListedBy(dir / "master.m3u8"),
-            (std::vector<std::string>{dir / "v/low.m3u8", dir / "v/init.mp4", dir / "v/seg0.m4s",
-                                      dir / "v/seg1.m4s", dir / "audio.m3u8"}));
+        "seg0.m4s?t=1\n\n#EXTINF:2.0,\nseg1.m4s  \n#EXT-X-ENDLIST\n");
+  // A name with ? both as the file protocol opens it and as a URL's query would cut it.
+  EXPECT_EQ(
+      filesListedBy(dir / "master.m3u8"),
+      (std::vector<std::string>{dir / "v/low.m3u8", dir / "v/init.mp4", dir / "v/seg0.m4s?t=1",
+                                dir / "v/seg0.m4s", dir / "v/seg1.m4s", dir / "audio.m3u8"}));
+  // A concat list naming a playlist names its segments too; a playlist naming itself is read
+  // once.
+  write(dir / "c.ffconcat", "ffconcat version 1.0\nfile v/low.m3u8\n");
+  EXPECT_EQ(filesListedBy(dir / "c.ffconcat").size(), 5u);
+  write(dir / "loop.m3u8", "#EXTM3U\nloop.m3u8\nloop.m3u8\nx.ts\n");
+  EXPECT_EQ(filesListedBy(dir / "loop.m3u8"),
+            (std::vector<std::string>{dir / "loop.m3u8", dir / "x.ts"}));
   // A video, a text file of another kind, a missing file: no list.
   const std::string video = dir / "in.mkv";
   makeClip(video, "testsrc2=size=64x48:rate=10", "-frames:v 2 -c:v ffv1");

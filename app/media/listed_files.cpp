@@ -1,8 +1,10 @@
 #include "app/media/listed_files.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <set>
 
 namespace vf::media {
 
@@ -57,50 +59,86 @@ std::string tokenAt(const std::string& s, std::size_t i) {
   return t;
 }
 
-// A name from the list as a local path: relative to the list's directory, `file:` dropped;
-// "" for a URL of another scheme.
-std::string localName(const std::string& listPath, std::string name) {
-  if (name.rfind("file:", 0) == 0) name.erase(0, 5);
+// The local files a name from the list may open: relative to the list's directory; `file:NAME`
+// as FFmpeg opens it (relative to the current directory) and as the list's; with `?` or `#`
+// both as written (the file protocol opens it so) and cut there (a URL's query); none for a
+// URL of another protocol (http:, data:, ...).
+std::vector<std::string> localNames(const std::string& listPath, const std::string& name) {
+  const fs::path dir = fs::path(listPath).parent_path();
+  const auto near = [&](const std::string& n) {
+    return fs::path(n).is_absolute() ? n : (dir / n).string();
+  };
+  if (name.empty()) return {};
+  if (name.rfind("file:", 0) == 0) {
+    const std::string n = name.substr(5);
+    return n.empty() ? std::vector<std::string>{} : std::vector<std::string>{n, near(n)};
+  }
   const auto colon = name.find(':');
-  if (name.empty() || (colon != std::string::npos && name.find("://") == colon)) return "";
-  if (const auto q = name.find_first_of("?#"); q != std::string::npos) name.resize(q);
-  const fs::path p(name);
-  return p.is_absolute() ? name : (fs::path(listPath).parent_path() / p).string();
+  const auto scheme = name.substr(0, colon);
+  if (colon != std::string::npos && colon >= 2 &&
+      std::all_of(scheme.begin(), scheme.end(), [](unsigned char c) {
+        return std::isalnum(c) || c == '+' || c == '-' || c == '.';
+      }))
+    return {};
+  std::vector<std::string> names{near(name)};
+  if (const auto q = name.find_first_of("?#"); q != std::string::npos && q > 0)
+    names.push_back(near(name.substr(0, q)));
+  return names;
 }
 
-void listed(const std::string& path, int depth, std::vector<std::string>& out) {
-  if (depth > kMostDepth) return;
-  const std::string text = listText(path);
-  std::istringstream lines(text);
-  std::string line;
-  if (text.rfind("ffconcat version 1.0", 0) == 0) {
-    while (std::getline(lines, line)) {
-      const std::string l = trimmed(line);
-      if (l.rfind("file", 0) == 0 && l.size() > 4 && (l[4] == ' ' || l[4] == '\t'))
-        if (std::string name = localName(path, tokenAt(l, 4)); !name.empty())
-          out.push_back(std::move(name));
+// The list's lines, as FFmpeg's demuxers split them: at \n, \r or \0.
+std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t a = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i)
+    if (i == text.size() || text[i] == '\n' || text[i] == '\r' || text[i] == '\0') {
+      if (i > a) lines.push_back(text.substr(a, i - a));
+      a = i + 1;
     }
-    return;
-  }
-  if (text.rfind("#EXTM3U", 0) != 0) return;
-  auto add = [&](const std::string& uri) {
-    std::string name = localName(path, uri);
-    if (name.empty()) return;
-    out.push_back(name);
-    listed(name, depth + 1, out);  // a variant's playlist lists its own segments
+  return lines;
+}
+
+// The names one list gives (in order; a name's file may itself be a list).
+std::vector<std::string> namesIn(const std::string& path, const std::string& text) {
+  std::vector<std::string> names;
+  const auto add = [&](const std::string& n) {
+    for (std::string& f : localNames(path, n)) names.push_back(std::move(f));
   };
-  while (std::getline(lines, line)) {
+  const bool concat = text.rfind("ffconcat version 1.0", 0) == 0;
+  for (const std::string& line : linesOf(text)) {
     const std::string l = trimmed(line);
+    if (concat) {
+      if (l.rfind("file", 0) == 0 && l.size() > 4 && (l[4] == ' ' || l[4] == '\t'))
+        add(tokenAt(l, 4));
+      continue;
+    }
     if (l.empty()) continue;
     if (l[0] != '#') {
-      add(l);
+      add(line.substr(0, line.find_last_not_of(" \t") + 1));  // HLS keeps leading blanks
       continue;
     }
     // Tags that name a file: #EXT-X-MAP, #EXT-X-MEDIA, #EXT-X-KEY, ... (URI="...").
-    if (const auto u = l.find("URI=\""); u != std::string::npos) {
+    for (auto u = l.find("URI=\""); u != std::string::npos; u = l.find("URI=\"", u + 5)) {
       const auto end = l.find('"', u + 5);
-      if (end != std::string::npos) add(l.substr(u + 5, end - u - 5));
+      if (end == std::string::npos) break;
+      add(l.substr(u + 5, end - u - 5));
     }
+  }
+  return names;
+}
+
+// Every file `path` names, and every file the lists among them name, each once.
+void listed(const std::string& path, int depth, std::set<std::string>& seen,
+            std::vector<std::string>& out) {
+  if (depth > kMostDepth) return;
+  const std::string text = listText(path);
+  if (text.empty()) return;
+  for (const std::string& name : namesIn(path, text)) {
+    std::error_code ec;
+    const fs::path resolved = fs::weakly_canonical(name, ec);
+    if (!seen.insert(ec ? name : resolved.string()).second) continue;
+    out.push_back(name);
+    listed(name, depth + 1, seen, out);  // a list in a list (a variant's playlist) is read too
   }
 }
 
@@ -108,7 +146,8 @@ void listed(const std::string& path, int depth, std::vector<std::string>& out) {
 
 std::vector<std::string> filesListedBy(const std::string& path) {
   std::vector<std::string> out;
-  listed(path, 0, out);
+  std::set<std::string> seen;
+  listed(path, 0, seen, out);
   return out;
 }
 

@@ -9,8 +9,8 @@
 namespace vf::media {
 
 // The local files `path` names when it is such a list (names relative to the list's directory
-// made so; URLs with a scheme other than file: left out), nested playlists followed a few levels
-// deep; none when it is no list or cannot be read.
+// made so; URLs of other protocols left out), and the files the lists among them name, a few
+// levels deep, each once; none when it is no list or cannot be read.
 std::vector<std::string> filesListedBy(const std::string& path);
 
 }  // namespace vf::media
