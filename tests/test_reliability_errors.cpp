@@ -75,8 +75,7 @@ TEST(ReliabilityExitStatus, BenchJsonOnAFullDeviceIsARuntimeError) {
   const auto r = runVidfilter({"bench", "--chain", "gray", "--size", "32x24", "--frames", "1",
                                "--warmup", "0", "--no-tapi", "--no-engine", "--json", "/dev/full"});
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_EQ(lastLine(r.err),
-            "vidfilter bench: cannot write the JSON file '/dev/full': No space left on device");
+  EXPECT_EQ(lastLine(r.err), "vidfilter bench: --json /dev/full: No space left on device");
 }
 
 TEST(ReliabilityExitStatus, StatsPathThatIsADirectoryIsAUsageError) {
