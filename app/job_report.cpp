@@ -143,12 +143,7 @@ void writeJobReport(const std::string& path, const RunReport& r) {
     if (!std::cout) throw RuntimeError("--json -: writing to stdout failed");
     return;
   }
-  const std::string why = media::writeFileAtomically(
-      path, reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), true);
-  // errno is still the failed call's (EINTR: a signal ended the wait for a FIFO's reader), read
-  // before anything else can change it.
-  const int err = why.empty() ? 0 : errno;
-  if (!why.empty()) throw RuntimeError("--json " + printable(path) + ": " + why, err);
+  media::writeTextAtomically(path, text, "--json");
 }
 
 bool writtenByVidfilter(const std::string& path, const std::string& kind) {

@@ -14,7 +14,6 @@
 #include "app/interrupt.hpp"
 #include "app/job_report.hpp"
 #include "app/job_runner.hpp"
-#include "app/media/listed_files.hpp"
 #include "app/media/path_safety.hpp"
 #include "app/run_setup.hpp"
 #include "app/std_streams.hpp"
@@ -81,11 +80,7 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
     g.reads(*s.inputsList, "the input list");
   for (const std::string& f : chain.filesRead()) g.reads(f, "a kernel file");
   // A batch task checks against the whole list: the other shares are read by other tasks.
-  for (const JobSpec& o : listed) {
-    g.reads(o.input, "input " + std::to_string(o.index));
-    for (const std::string& m : media::filesListedBy(o.input))
-      g.reads(m, "input " + std::to_string(o.index) + "'s list entry");
-  }
+  for (const JobSpec& o : listed) guardFileReads(g, o.input, "input " + std::to_string(o.index));
   int pipes = 0;
   for (const PlannedJob& j : jobs) {
     if (!j.problem.empty()) continue;

@@ -59,12 +59,15 @@ std::vector<std::string> patternMembers(const std::string& text) {
 
 }  // namespace
 
+void guardFileReads(media::PathGuard& g, const std::string& path, const std::string& role) {
+  g.reads(path, role);
+  for (const std::string& m : media::filesListedBy(path)) g.reads(m, role + "'s list entry");
+}
+
 void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::string& role) {
   switch (src.kind) {
     case SourceKind::File:
-      g.reads(src.text, role);
-      for (const std::string& m : media::filesListedBy(src.text))
-        g.reads(m, role + "'s list entry");
+      guardFileReads(g, src.text, role);
       break;
     case SourceKind::Pipe:
       g.readsStdin();

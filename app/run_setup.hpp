@@ -18,8 +18,13 @@ namespace vf::app {
 void checkPaths(const Settings& s, const std::string& configPath, const Chain& chain,
                 const SourceSpec& src, const OutputSpec& out);
 
-// Tells `g` what `src` reads, named by `role` ("the input"): its file, a sequence's images,
-// stdin's file (-i -), the files a GStreamer pipeline's sources name (filesrc location=...).
+// Tells `g` that the file `path` is read, named by `role`, and so are the files it names when
+// it is an ffconcat list or an HLS playlist (app/media/listed_files.hpp).
+void guardFileReads(media::PathGuard& g, const std::string& path, const std::string& role);
+
+// Tells `g` what `src` reads, named by `role` ("the input"): its file (and a list's files), a
+// sequence's images, stdin's file (-i -), the files a GStreamer pipeline's sources name
+// (filesrc location=...).
 void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::string& role);
 
 // The --stats (or --json) file's directory exists and is writable, or the path is a device or

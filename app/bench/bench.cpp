@@ -33,6 +33,7 @@
 #include "app/decimal.hpp"
 #include "app/log_pattern.hpp"
 #include "app/mat_view.hpp"
+#include "app/media/atomic_file.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/context.hpp"
 #include "pipeline/cl/error.hpp"
@@ -260,7 +261,7 @@ int run(const Options& o) {
     r.check = runCheck(*cl, o.chain, specsOf(r), frames);
     printCheck(r);
   }
-  if (!o.json.empty()) writeResult(o.json, toJson(r).dump() + "\n");
+  if (!o.json.empty()) media::writeTextAtomically(o.json, toJson(r).dump() + "\n", "--json");
   return !r.check || r.check->passed() ? 0 : 3;
 }
 

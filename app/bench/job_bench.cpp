@@ -21,6 +21,7 @@
 #include "app/bench/scratch_dir.hpp"
 #include "app/cli_error.hpp"
 #include "app/decimal.hpp"
+#include "app/media/atomic_file.hpp"
 #include "app/media/av.hpp"
 #include "app/media/demuxer.hpp"
 #include "app/media/frame_convert.hpp"
@@ -160,7 +161,7 @@ void writeJson(const std::string& path, const std::string& setup,
     partsJson.push_back(
         {{"name", p.name}, {"frames", p.frames}, {"seconds", p.seconds}, {"fps", p.fps()}});
   const nlohmann::ordered_json j{{"setup", setup}, {"parts", partsJson}, {"overlap", overlap}};
-  writeResult(path, j.dump() + "\n");
+  media::writeTextAtomically(path, j.dump() + "\n", "--json");
 }
 
 int run(Options& o) {

@@ -2,13 +2,8 @@
 
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdint>
-
-#include "app/media/atomic_file.hpp"
 #include "app/media/path_safety.hpp"
 #include "pipeline/chain.hpp"
-#include "pipeline/quote.hpp"
 
 namespace vf::bench {
 
@@ -28,13 +23,6 @@ void checkResultPath(const std::string& json, const std::vector<std::string>& in
   g.writes(json, "--json");
   g.checkOverwrite(overwrite ? media::Overwrite::Always : media::Overwrite::Ask,
                    ::isatty(STDIN_FILENO) == 1);
-}
-
-void writeResult(const std::string& json, const std::string& text) {
-  const std::string why = media::writeFileAtomically(
-      json, reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), true);
-  const int err = why.empty() ? 0 : errno;  // the failure's (writeFileAtomically sets it)
-  if (!why.empty()) throw RuntimeError("--json " + printable(json) + ": " + why, err);
 }
 
 }  // namespace vf::bench

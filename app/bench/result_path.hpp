@@ -13,8 +13,4 @@ namespace vf::bench {
 void checkResultPath(const std::string& json, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& chains, bool overwrite);
 
-// Writes `text` to the --json file whole or not at all (a full disk leaves no file behind);
-// throws RuntimeError with the OS's reason.
-void writeResult(const std::string& json, const std::string& text);
-
 }  // namespace vf::bench

@@ -9,6 +9,9 @@
 #include <cstring>
 #include <random>
 
+#include "pipeline/error.hpp"
+#include "pipeline/quote.hpp"
+
 namespace vf::media {
 
 namespace {
@@ -83,6 +86,14 @@ std::string writeFileAtomically(const std::string& path, const std::uint8_t* dat
     ::unlink(temp.c_str());
   }
   return "";
+}
+
+void writeTextAtomically(const std::string& path, const std::string& text,
+                         const std::string& option) {
+  const std::string why = writeFileAtomically(
+      path, reinterpret_cast<const std::uint8_t*>(text.data()), text.size(), true);
+  const int err = errno;  // the failure's, read before the message is built
+  if (!why.empty()) throw RuntimeError(option + " " + printable(path) + ": " + why, err);
 }
 
 }  // namespace vf::media

@@ -16,4 +16,10 @@ namespace vf::media {
 std::string writeFileAtomically(const std::string& path, const std::uint8_t* data, std::size_t size,
                                 bool replace);
 
+// `text` written so over `path` (replacing it), the file an option names (`option`: "--json");
+// throws RuntimeError "OPTION PATH: the OS's reason", with its errno (EINTR: a signal ended the
+// wait for a FIFO's reader).
+void writeTextAtomically(const std::string& path, const std::string& text,
+                         const std::string& option);
+
 }  // namespace vf::media

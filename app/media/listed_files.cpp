@@ -34,9 +34,9 @@ std::string listText(const std::string& path) {
 }
 
 std::string trimmed(const std::string& s) {
-  const auto a = s.find_first_not_of(" \t\r");
+  const auto a = s.find_first_not_of(" \t");
   if (a == std::string::npos) return "";
-  return s.substr(a, s.find_last_not_of(" \t\r") - a + 1);
+  return s.substr(a, s.find_last_not_of(" \t") - a + 1);
 }
 
 // One token as FFmpeg's concat demuxer reads it (av_get_token): '...' taken as it is, a
@@ -44,7 +44,7 @@ std::string trimmed(const std::string& s) {
 std::string tokenAt(const std::string& s, std::size_t i) {
   std::string t;
   while (i < s.size() && (s[i] == ' ' || s[i] == '\t')) ++i;
-  for (; i < s.size() && s[i] != ' ' && s[i] != '\t' && s[i] != '\r'; ++i) {
+  for (; i < s.size() && s[i] != ' ' && s[i] != '\t'; ++i) {
     if (s[i] == '\\' && i + 1 < s.size()) {
       t += s[++i];
     } else if (s[i] == '\'') {
