@@ -7,6 +7,7 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
+#include "app/media/decoder_device.hpp"
 #include "app/media/hwdec.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
@@ -46,11 +47,9 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
     if (const AVCodec* nv = cuvidDecoder(id, &tried)) {
       ctx_ = makeContext(stream, nv, live, 1, shown);
       ctx_->get_format = hostFormat;
-      ctx_->thread_type = 0;  // the device decodes; get_buffer2 below is called by no frame thread
-      // Its own CUDA context, as the decoder would make (decoders sharing one took turns on its
-      // one stream: 8 inputs at once were slower), and frames in page-locked memory.
-      AVBufferRef* device = nullptr;
-      if (av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, 0) >= 0) {
+      ctx_->thread_type = 0;  // the device decodes (and get_buffer2 below is no frame thread's)
+      // The process's CUDA context on a stream of its own, and frames in page-locked memory.
+      if (AVBufferRef* device = decoderDevice()) {
         pinned_ = usePinnedFrames(ctx_.get(), device);
         av_buffer_unref(&device);
       }

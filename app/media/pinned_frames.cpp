@@ -1,74 +1,31 @@
 #include "app/media/pinned_frames.hpp"
 
-#include <dlfcn.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
 
 extern "C" {
 #include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 }
 
+#include "app/media/cuda_driver.hpp"
+
 namespace vf::media {
 
 namespace {
 
-// The driver's types and entry points used here (cuda.h's, declared here since the driver is
-// loaded at run time and its headers are not needed to build).
-using CUresult = int;
-using CUcontext = struct CUctx_st*;
 constexpr unsigned kPortable = 0x01;  // CU_MEMHOSTALLOC_PORTABLE
-
-struct Driver {
-  CUresult (*memHostAlloc)(void**, std::size_t, unsigned) = nullptr;
-  CUresult (*memFreeHost)(void*) = nullptr;
-  CUresult (*ctxPush)(CUcontext) = nullptr;
-  CUresult (*ctxPop)(CUcontext*) = nullptr;
-};
-
-const Driver* driver() {
-  static const Driver loaded = [] {
-    Driver d;
-    // Never closed: a frame may be freed at any time until the process ends.
-    void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!lib) return d;
-    auto take = [lib](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(::dlsym(lib, name));
-    };
-    take(d.memHostAlloc, "cuMemHostAlloc");
-    take(d.memFreeHost, "cuMemFreeHost");
-    take(d.ctxPush, "cuCtxPushCurrent_v2");
-    take(d.ctxPop, "cuCtxPopCurrent_v2");
-    return d;
-  }();
-  const Driver& d = loaded;
-  return d.memHostAlloc && d.memFreeHost && d.ctxPush && d.ctxPop ? &d : nullptr;
-}
-
-// The CUDA context of a CUDA device: AVCUDADeviceContext's first member (hwcontext_cuda.h,
-// whose cuda.h this build does without).
-CUcontext contextOf(AVBufferRef* device) {
-  const auto* dev = reinterpret_cast<const AVHWDeviceContext*>(device->data);
-  return *static_cast<const CUcontext*>(dev->hwctx);
-}
 
 // One page-locked block, with what freeing it takes: the context it was allocated in, kept
 // alive by a reference to its device.
 struct Block {
   AVBufferRef* device;
-  CUcontext context;
+  cuda::Context context;
 };
 
 void freeBlock(void* opaque, std::uint8_t* data) {
   auto* b = static_cast<Block*>(opaque);
-  const Driver* d = driver();
-  CUcontext popped = nullptr;
-  if (d->ctxPush(b->context) == 0) {
-    d->memFreeHost(data);
-    d->ctxPop(&popped);
-  }
+  if (const cuda::Current current(b->context); current.ok()) cuda::driver()->memFreeHost(data);
   av_buffer_unref(&b->device);
   delete b;
 }
@@ -83,7 +40,7 @@ bool hostFrameFormat(int format) {
 class PinnedFrames {
  public:
   explicit PinnedFrames(AVBufferRef* device)
-      : device_(av_buffer_ref(device)), context_(contextOf(device)) {}
+      : device_(av_buffer_ref(device)), context_(cuda::contextOf(device)) {}
   ~PinnedFrames() {
     av_buffer_pool_uninit(&pool_);  // blocks still out are freed as they come back
     av_buffer_unref(&device_);
@@ -104,13 +61,10 @@ class PinnedFrames {
  private:
   static AVBufferRef* allocate(void* opaque, std::size_t size) {
     auto* self = static_cast<PinnedFrames*>(opaque);
-    const Driver* d = driver();
     void* p = nullptr;
-    CUcontext popped = nullptr;
-    if (d->ctxPush(self->context_) != 0) return nullptr;
-    const CUresult r = d->memHostAlloc(&p, size, kPortable);
-    d->ctxPop(&popped);
-    if (r != 0) return nullptr;
+    if (const cuda::Current current(self->context_);
+        !current.ok() || cuda::driver()->memHostAlloc(&p, size, kPortable) != 0)
+      return nullptr;
     auto* b = new Block{av_buffer_ref(self->device_), self->context_};
     AVBufferRef* buf = av_buffer_create(static_cast<std::uint8_t*>(p), size, freeBlock, b, 0);
     if (!buf) freeBlock(b, static_cast<std::uint8_t*>(p));
@@ -149,13 +103,13 @@ class PinnedFrames {
   }
 
   AVBufferRef* device_;
-  CUcontext context_;
+  cuda::Context context_;
   AVBufferPool* pool_ = nullptr;
   std::size_t poolSize_ = 0;
 };
 
 std::shared_ptr<PinnedFrames> usePinnedFrames(AVCodecContext* dec, AVBufferRef* device) {
-  if (!driver() || !device) return nullptr;
+  if (!cuda::driver() || !device) return nullptr;
   auto pinned = std::make_shared<PinnedFrames>(device);
   dec->hw_device_ctx = av_buffer_ref(device);
   dec->opaque = pinned.get();
