@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 extern "C" {
+#include <libavutil/hwcontext.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 }
@@ -75,6 +76,7 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
   hw_ = setupHwDecode(ctx_.get(), codec, hwdec == "cuvid" ? "none" : hwdec, shown, tried);
   transfer_ = !hw_.empty();
   if (transfer_) ctx_->thread_count = 1;  // the device decodes; one host thread feeds it
+  if (hw_ == "cuda") pinned_ = pinnedPool(ctx_->hw_device_ctx);  // frames copied back into it
   const int err = avcodec_open2(ctx_.get(), codec, nullptr);
   if (err < 0)
     throw MediaError(shown + ": the " + codecName(codec) +
@@ -125,6 +127,13 @@ bool VideoDecoder::receive(AVFrame* out) {
     }
     if (target->hw_frames_ctx) {
       av_frame_unref(out);
+      if (pinned_) {
+        out->format =
+            reinterpret_cast<const AVHWFramesContext*>(target->hw_frames_ctx->data)->sw_format;
+        out->width = target->width;
+        out->height = target->height;
+        pinnedFrame(*pinned_, out);  // else the copy allocates FFmpeg's memory
+      }
       const int terr = av_hwframe_transfer_data(out, target, 0);
       if (terr < 0)
         throw MediaError(shown_ + ": copying a frame from the device failed: " + avError(terr));

@@ -34,7 +34,7 @@ class VideoDecoder {
   const std::string& hwDevice() const { return hw_; }
 
  private:
-  std::shared_ptr<PinnedFrames> pinned_;  // cuvid's host frames; outlives ctx_
+  std::shared_ptr<PinnedFrames> pinned_;  // NVDEC's host frames; outlives ctx_
   CodecPtr ctx_;
   FramePtr hwFrame_;
   std::string shown_, hw_;   // hw_: "cuvid", a hwaccel's device type, or "" (software)

@@ -11,6 +11,8 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
+#include "app/media/decoder_device.hpp"
+
 namespace vf::media {
 
 AVPixelFormat hostFormat(AVCodecContext*, const AVPixelFormat* offered) {
@@ -81,8 +83,9 @@ bool tryDevice(AVCodecContext* dec, const AVCodec* codec, AVHWDeviceType type, s
     *why = std::string(codec->name) + " has no " + av_hwdevice_get_type_name(type) + " decoder";
     return false;
   }
-  AVBufferRef* device = nullptr;
-  const int err = av_hwdevice_ctx_create(&device, type, nullptr, nullptr, 0);
+  // NVDEC: the process's CUDA context on a stream of the decoder's own, as cuvid's decoders.
+  AVBufferRef* device = type == AV_HWDEVICE_TYPE_CUDA ? decoderDevice() : nullptr;
+  const int err = device ? 0 : av_hwdevice_ctx_create(&device, type, nullptr, nullptr, 0);
   if (err < 0) {
     *why = hwdecMissing(type);
     if (why->empty())

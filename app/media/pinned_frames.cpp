@@ -53,27 +53,14 @@ class PinnedFrames {
   // written by that copy alone.
   static int getBuffer(AVCodecContext* dec, AVFrame* frame, int flags) {
     auto* self = static_cast<PinnedFrames*>(dec->opaque);
-    if (!self->device_ || !hostFrameFormat(frame->format) || !self->fill(frame))
-      return avcodec_default_get_buffer2(dec, frame, flags);
+    if (!self->fill(frame)) return avcodec_default_get_buffer2(dec, frame, flags);
     return 0;
-  }
-
- private:
-  static AVBufferRef* allocate(void* opaque, std::size_t size) {
-    auto* self = static_cast<PinnedFrames*>(opaque);
-    void* p = nullptr;
-    if (const cuda::Current current(self->context_);
-        !current.ok() || cuda::driver()->memHostAlloc(&p, size, kPortable) != 0)
-      return nullptr;
-    auto* b = new Block{av_buffer_ref(self->device_), self->context_};
-    AVBufferRef* buf = av_buffer_create(static_cast<std::uint8_t*>(p), size, freeBlock, b, 0);
-    if (!buf) freeBlock(b, static_cast<std::uint8_t*>(p));
-    return buf;
   }
 
   // The frame's planes in one pooled block, rows a multiple of 64 bytes; false when no block
   // could be had (the frame then takes FFmpeg's memory).
   bool fill(AVFrame* frame) {
+    if (!hostFrameFormat(frame->format)) return false;
     const auto fmt = static_cast<AVPixelFormat>(frame->format);
     int lines[4] = {};
     if (av_image_fill_linesizes(lines, fmt, frame->width) < 0) return false;
@@ -102,15 +89,35 @@ class PinnedFrames {
     return true;
   }
 
+ private:
+  static AVBufferRef* allocate(void* opaque, std::size_t size) {
+    auto* self = static_cast<PinnedFrames*>(opaque);
+    void* p = nullptr;
+    if (const cuda::Current current(self->context_);
+        !current.ok() || cuda::driver()->memHostAlloc(&p, size, kPortable) != 0)
+      return nullptr;
+    auto* b = new Block{av_buffer_ref(self->device_), self->context_};
+    AVBufferRef* buf = av_buffer_create(static_cast<std::uint8_t*>(p), size, freeBlock, b, 0);
+    if (!buf) freeBlock(b, static_cast<std::uint8_t*>(p));
+    return buf;
+  }
+
   AVBufferRef* device_;
   cuda::Context context_;
   AVBufferPool* pool_ = nullptr;
   std::size_t poolSize_ = 0;
 };
 
-std::shared_ptr<PinnedFrames> usePinnedFrames(AVCodecContext* dec, AVBufferRef* device) {
+std::shared_ptr<PinnedFrames> pinnedPool(AVBufferRef* device) {
   if (!cuda::driver() || !device) return nullptr;
-  auto pinned = std::make_shared<PinnedFrames>(device);
+  return std::make_shared<PinnedFrames>(device);
+}
+
+bool pinnedFrame(PinnedFrames& pool, AVFrame* frame) { return pool.fill(frame); }
+
+std::shared_ptr<PinnedFrames> usePinnedFrames(AVCodecContext* dec, AVBufferRef* device) {
+  auto pinned = pinnedPool(device);
+  if (!pinned) return nullptr;
   dec->hw_device_ctx = av_buffer_ref(device);
   dec->opaque = pinned.get();
   dec->get_buffer2 = PinnedFrames::getBuffer;
