@@ -7,6 +7,7 @@
 
 extern "C" {
 #include <libavutil/cpu.h>
+#include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 }
@@ -275,29 +276,34 @@ void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTa
                               int height) {
   const AVPixelFormat sf = avFormatOf(src.format);
   const auto df = static_cast<AVPixelFormat>(dst->format);
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(df);
   const std::uint8_t* data = src.data;
   int stride = static_cast<int>(src.stride);
   int sw = src.width, sh = src.height;
-  const bool padded = src.width == width && src.height == height &&
-                      (dst->width != src.width || dst->height != src.height);
-  if (padded) {
-    // Padding for an encoder that needs even sizes: the last column and row repeat.
+  // swscale's RGB to YUV takes a chroma sample from each pair of columns, the pair at an odd
+  // width's end included (FFmpeg 5.1: it reads the pixel past the row). Such frames are
+  // converted at the even width from rows whose last column repeats, then cropped.
+  const int pairs = d && !isRgbLike(d) ? 1 << d->log2_chroma_w : 1;
+  const int cw = (dst->width + pairs - 1) / pairs * pairs;
+  const bool same = src.width == width && src.height == height;
+  if (same && (cw != src.width || dst->height != src.height)) {
+    // Also the padding for an encoder that needs even sizes: the last column and row repeat.
     const int bpp = vf::channels(src.format);
-    stride = dst->width * bpp;
+    stride = cw * bpp;
     padded_.resize(std::size_t(stride) * dst->height);
     for (int y = 0; y < dst->height; ++y) {
       const std::uint8_t* row = src.row(std::min(y, src.height - 1));
       std::uint8_t* out = padded_.data() + std::size_t(y) * stride;
       std::memcpy(out, row, std::size_t(src.width) * bpp);
-      for (int x = src.width; x < dst->width; ++x)
+      for (int x = src.width; x < cw; ++x)
         std::memcpy(out + x * bpp, row + (src.width - 1) * bpp, bpp);
     }
     data = padded_.data();
-    sw = dst->width;
+    sw = cw;
     sh = dst->height;
   }
-  Spec spec{sw, sh, sf, dst->width, dst->height, df};
-  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(df);
+  const bool crop = same && cw != dst->width;
+  Spec spec{sw, sh, sf, crop ? cw : dst->width, dst->height, df};
   if (d && !isRgbLike(d)) {  // full-range BGR to the output's matrix and range
     spec.space = tags.space;
     spec.srcRange = spec.srcFull = 1;
@@ -308,7 +314,20 @@ void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTa
   SwsContext* c = context(spec);
   const std::uint8_t* planes[4] = {data, nullptr, nullptr, nullptr};
   const int strides[4] = {stride, 0, 0, 0};
-  sws_scale(c, planes, strides, 0, sh, dst->data, dst->linesize);
+  if (!crop) {
+    sws_scale(c, planes, strides, 0, sh, dst->data, dst->linesize);
+    return;
+  }
+  if (!even_ || even_->format != df || even_->width != cw || even_->height != dst->height) {
+    even_ = makeFrame();
+    even_->format = df;
+    even_->width = cw;
+    even_->height = dst->height;
+    if (av_frame_get_buffer(even_.get(), 0) < 0) outOfMemory("a frame conversion");
+  }
+  sws_scale(c, planes, strides, 0, sh, even_->data, even_->linesize);
+  av_image_copy(dst->data, dst->linesize, const_cast<const std::uint8_t**>(even_->data),
+                even_->linesize, df, dst->width, dst->height);
 }
 
 int convertThreadsEach(int atOnce, int cap) {
