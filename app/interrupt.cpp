@@ -48,14 +48,16 @@ extern "C" void onInterrupt(int sig) {
   }
   const long long ns = monotonicNs();
   if (takeFirstStop(sig, ns)) return;
-  // A stop signal within 50 ms of the first is the same stop request, not a second one:
+  // A stop signal within a second of the first is the same stop request, not a second one:
   // `timeout` and `kill -- -PGID` signal the process and then its whole group, microseconds
-  // apart, and a wrapper that forwards its own SIGTERM after the terminal's SIGINT reaches the
-  // process a few milliseconds after it.
+  // apart; a wrapper that forwards its own SIGTERM after the terminal's SIGINT reaches the
+  // process a few milliseconds after it; and a person's double Ctrl-C comes before the warning
+  // that a second one quits without closing the outputs could be read.
   const long long first = gFirstAt.load();
-  if (first == 0 || ns - first < 50000000LL) return;
+  if (first == 0 || ns - first < 1000000000LL) return;
   // Second signal: the user means it. Only async-signal-safe calls from here on.
-  writeStderr("\nvidfilter: interrupted again; exiting at once\n");
+  writeStderr(
+      "\nvidfilter: interrupted again; exiting at once (outputs not closed yet may not play)\n");
   ::_exit(128 + sig);
 }
 

@@ -1,15 +1,15 @@
 #pragma once
 // Signals. SIGINT, SIGTERM and SIGHUP: the first asks for a clean stop (the watcher thread polls
 // interruptSignal() and calls Engine::stop(), so nothing but an atomic store happens inside the
-// handler); a second exits at once with _exit(128 + signal). The handlers are installed without
-// SA_RESTART, so a blocking open() or read() (a FIFO nobody writes to) returns EINTR at the
-// first signal instead of being resumed; openInterruptibly() turns whatever error follows into
-// Interrupted. SIGPIPE is ignored: a progress line or summary written into `| head` fails
-// (EPIPE) and the run goes on to close its output. SIGXFSZ is ignored: a write beyond
-// `ulimit -f` fails with EFBIG ("File too large"), which the writer reports, instead of the
-// signal killing the process mid-file. SIGQUIT keeps its default (quit at once).
-// A SIGINT or SIGHUP that the parent set to be ignored (nohup; a background job in a script)
-// stays ignored.
+// handler); a second, a second or more after the first, exits at once with _exit(128 + signal)
+// (one sooner is the same request: a process group's echo, or a double Ctrl-C). The handlers are
+// installed without SA_RESTART, so a blocking open() or read() (a FIFO nobody writes to) returns
+// EINTR at the first signal instead of being resumed; openInterruptibly() turns whatever error
+// follows into Interrupted. SIGPIPE is ignored: a progress line or summary written into `| head`
+// fails (EPIPE) and the run goes on to close its output. SIGXFSZ is ignored: a write beyond `ulimit
+// -f` fails with EFBIG ("File too large"), which the writer reports, instead of the signal killing
+// the process mid-file. SIGQUIT keeps its default (quit at once). A SIGINT or SIGHUP that the
+// parent set to be ignored (nohup; a background job in a script) stays ignored.
 #include <pthread.h>
 
 #include <stdexcept>

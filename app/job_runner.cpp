@@ -304,7 +304,7 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
       if (printed) std::fputc('\n', stderr);
       spdlog::warn(
           "{}: finishing the frames in flight of every input and closing the outputs "
-          "(press Ctrl-C again to quit at once)",
+          "(press Ctrl-C again to quit at once, leaving outputs that may not play)",
           signalVerb(interruptSignal()));
       sh.stopAll();
     }
