@@ -58,10 +58,16 @@ bool shortTimeBase(AVCodecID id) {
 // nominal rate's; the frames' times are rescaled to it.
 bool rateFromTimeBase(const AVCodec* c) { return is(c, "libtheora"); }
 
-// Encoders that store frames of any size, their last chroma sample covering what is left (raw
-// video, y4m, FFV1); the others need sizes a multiple of the chroma subsampling.
+// Encoders that store frames of any size, their last chroma sample covering what is left, as
+// ffmpeg writes them (FFmpeg 5.1, 333x201 in 4:2:0 or their 4:2:2: each opens, and its frames
+// decode at that size); the others (libx264, libx265, libsvtav1, Xvid, HuffYUV, Ut Video, ...)
+// refuse sizes that are not a multiple of the chroma subsampling.
 bool storesAnySize(const AVCodec* c) {
-  return is(c, "rawvideo") || is(c, "wrapped_avframe") || is(c, "ffv1");
+  for (const char* name : {"rawvideo", "wrapped_avframe", "ffv1", "libvpx", "libvpx-vp9",
+                           "libaom-av1", "librav1e", "mpeg4", "mpeg1video", "mpeg2video", "msmpeg4",
+                           "flv", "mjpeg", "prores_ks", "libtheora", "magicyuv"})
+    if (is(c, name)) return true;
+  return false;
 }
 
 bool qscaleCodec(AVCodecID id) {
@@ -229,7 +235,8 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   if (ctx_->width != in.desc.width || ctx_->height != in.desc.height)
     spdlog::warn(
         "{}: {}x{} is odd; written as {}x{} with the last column/row repeated ({} in {} "
-        "needs even sizes; an image sequence, y4m, raw video and FFV1 keep the exact size)",
+        "needs even sizes; VP9, AV1 through libaom, FFV1, y4m and image sequences keep the "
+        "exact size)",
         shown, in.desc.width, in.desc.height, ctx_->width, ctx_->height, av_get_pix_fmt_name(pix),
         codec_->name);
   ctx_->pix_fmt = pix;
