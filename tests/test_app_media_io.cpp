@@ -117,6 +117,17 @@ TEST(MediaIo, AnAudioCodecTheContainerCannotHoldIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// -c:a takes a codec's name as ffmpeg does: mp3 is encoded by libmp3lame.
+TEST(MediaIo, AnAudioCodecNamedByItsCodecFindsItsEncoder) {
+  TempDir dir("media_acodec_family");
+  const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
+  const std::string out = dir / "out.mkv";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-c:a", "mp3", "-o", out});
+  expectOk(r);
+  EXPECT_EQ(probeValue(out, "-select_streams a", "stream=codec_name"), "mp3");
+  EXPECT_NEAR(durationOf(out), durationOf(in), 0.1);
+}
+
 TEST(MediaIo, AContainerRefusingItsStreamsLeavesNoFile) {
   // Matroska takes raw video, but not of BGR pixels: the muxer refuses at its header.
   TempDir dir("media_header");

@@ -182,6 +182,10 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
   const AVCodec* enc = nullptr;
   if (!copy) {
     enc = avcodec_find_encoder_by_name(spec.audioCodec.c_str());
+    if (!enc) {  // a codec's name, as ffmpeg takes it: mp3 is libmp3lame's
+      const AVCodecDescriptor* d = avcodec_descriptor_get_by_name(spec.audioCodec.c_str());
+      enc = d ? avcodec_find_encoder(d->id) : nullptr;
+    }
     if (!enc || enc->type != AVMEDIA_TYPE_AUDIO)
       throw app::UsageError("-c:a " + spec.audioCodec +
                             ": no such audio encoder in this FFmpeg (aac, libopus, libmp3lame, "
