@@ -128,6 +128,20 @@ TEST(MediaIo, AnAudioCodecNamedByItsCodecFindsItsEncoder) {
   EXPECT_NEAR(durationOf(out), durationOf(in), 0.1);
 }
 
+// .3gp's encoder (H.263) codes five sizes: another is refused, naming them and the way out.
+TEST(MediaIo, H263TakesItsSizesOnly) {
+  TempDir dir("media_h263");
+  const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
+  const auto bad = runVidfilter({"-i", in, "--chain", "gray", "-o", dir / "bad.3gp"});
+  EXPECT_EQ(bad.status, 2) << bad.err;
+  EXPECT_NE(bad.err.find("176x144"), std::string::npos) << bad.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "bad.3gp"));
+  const auto ok = runVidfilter({"-i", in, "--chain", "gray,resize=176x144", "-o", dir / "ok.3gp"});
+  expectOk(ok);
+  EXPECT_EQ(probeValue(dir / "ok.3gp", "-select_streams v", "stream=codec_name"), "h263");
+  EXPECT_EQ(countFrames(dir / "ok.3gp"), countFrames(in));
+}
+
 TEST(MediaIo, AContainerRefusingItsStreamsLeavesNoFile) {
   // Matroska takes raw video, but not of BGR pixels: the muxer refuses at its header.
   TempDir dir("media_header");

@@ -70,6 +70,17 @@ bool storesAnySize(const AVCodec* c) {
   return false;
 }
 
+// H.263 (.3gp's default encoder) codes five picture sizes only.
+void checkH263Size(const std::string& shown, const AVCodec* c, int w, int h) {
+  if (c->id != AV_CODEC_ID_H263) return;
+  for (const auto& [sw, sh] :
+       {std::pair{128, 96}, {176, 144}, {352, 288}, {704, 576}, {1408, 1152}})
+    if (w == sw && h == sh) return;
+  throw app::UsageError(shown + ": the h263 encoder takes 128x96, 176x144, 352x288, 704x576 or " +
+                        "1408x1152 frames, not " + std::to_string(w) + "x" + std::to_string(h) +
+                        "; end the chain with resize=352x288, or choose --codec libx264");
+}
+
 bool qscaleCodec(AVCodecID id) {
   return id == AV_CODEC_ID_MPEG4 || id == AV_CODEC_ID_MJPEG || id == AV_CODEC_ID_MPEG2VIDEO ||
          id == AV_CODEC_ID_MPEG1VIDEO || id == AV_CODEC_ID_MSMPEG4V3 || id == AV_CODEC_ID_H263P ||
@@ -280,6 +291,7 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   applySettings(settings);
   const int w = ctx_->width, h = ctx_->height;  // avcodec_open2 clears them when it fails
   checkEncodableSize(shown, w, h);
+  checkH263Size(shown, codec_, w, h);
   const int err = avcodec_open2(ctx_.get(), codec_, nullptr);
   // Settings the user chose can be what the encoder refuses (exit 2); without any, the encoder
   // itself could not start (memory, a library fault: exit 1).
