@@ -114,8 +114,14 @@ Chain Chain::parse(const std::string& text) {
             throw ChainError(name + ": too many values; it takes " + std::to_string(specs.size()) +
                                  " parameter(s)",
                              text, kv.pos, kv.text.size());
-          key = specs[positional++].name;
           value = trimCopy(kv.text);
+          const ParamType t = specs[positional].type;
+          for (const auto& s : specs)  // a name written without its value: blur=sigma
+            if (s.name == value && t != ParamType::Text && t != ParamType::Enum)
+              throw ChainError(
+                  name + ": " + value + " needs a value, e.g. " + value + "=" + s.defaultValue,
+                  text, kv.pos, kv.text.size());
+          key = specs[positional++].name;
         } else {
           named = true;
           key = trimCopy(kv.text.substr(0, e));

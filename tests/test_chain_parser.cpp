@@ -92,6 +92,21 @@ TEST(ChainParser, WrongTypesAndEnums) {
   EXPECT_NO_THROW(Chain::parse("brightness=gain=1e-310"));  // subnormal: the number, rounded
 }
 
+TEST(ChainParser, ANameWithoutItsValueSaysSo) {
+  try {
+    (void)Chain::parse("blur=sigma");
+    FAIL() << "blur=sigma parsed";
+  } catch (const ChainError& e) {
+    EXPECT_NE(std::string(e.what()).find("sigma needs a value, e.g. sigma="), std::string::npos)
+        << e.what();
+  }
+  try {
+    (void)Chain::parse("gray,brightness=gain=1.2:bias");
+    FAIL() << "bias without a value parsed";
+  } catch (const ChainError&) {
+  }
+}
+
 TEST(ChainParser, StructuralErrors) {
   EXPECT_NE(parseError("").message().find("empty chain"), std::string::npos);
   EXPECT_NE(parseError("   ").message().find("empty chain"), std::string::npos);
