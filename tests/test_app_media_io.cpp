@@ -117,6 +117,28 @@ TEST(MediaIo, AnAudioCodecTheContainerCannotHoldIsRefused) {
   EXPECT_FALSE(std::filesystem::exists(out));
 }
 
+// FLAC in .mp4 (experimental in FFmpeg 5.1's muxer) and an experimental encoder (vorbis) are
+// refused before anything is written, naming what works.
+TEST(MediaIo, AudioThatCannotBeWrittenIsRefusedUpFront) {
+  TempDir dir("media_acodec_experimental");
+  const std::string in = avClip(dir, "in.mp4", "-c:v libx264 -c:a aac");
+  const auto flac =
+      runVidfilter({"-i", in, "--chain", "gray", "-c:a", "flac", "-o", dir / "f.mp4"});
+  EXPECT_EQ(flac.status, 2) << flac.err;
+  EXPECT_NE(flac.err.find("cannot hold flac"), std::string::npos) << flac.err;
+  EXPECT_NE(flac.err.find("aac"), std::string::npos) << flac.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "f.mp4"));
+  const auto vorbis =
+      runVidfilter({"-i", in, "--chain", "gray", "-c:a", "vorbis", "-o", dir / "v.mkv"});
+  EXPECT_EQ(vorbis.status, 2) << vorbis.err;
+  EXPECT_NE(vorbis.err.find("-c:a libvorbis"), std::string::npos) << vorbis.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "v.mkv"));
+  const auto ok =
+      runVidfilter({"-i", in, "--chain", "gray", "-c:a", "libvorbis", "-o", dir / "ok.mkv"});
+  expectOk(ok);
+  EXPECT_EQ(probeValue(dir / "ok.mkv", "-select_streams a", "stream=codec_name"), "vorbis");
+}
+
 // -c:a takes a codec's name as ffmpeg does: mp3 is encoded by libmp3lame.
 TEST(MediaIo, AnAudioCodecNamedByItsCodecFindsItsEncoder) {
   TempDir dir("media_acodec_family");

@@ -46,6 +46,11 @@ int takes(const AVOutputFormat* f, AVCodecID id, AVMediaType type) {
   }
   if (std::strcmp(f->name, "mpegts") == 0 && type == AVMEDIA_TYPE_SUBTITLE)
     return id == AV_CODEC_ID_DVB_SUBTITLE || id == AV_CODEC_ID_DVB_TELETEXT ? 1 : 0;
+  // What FFmpeg 5.1's QuickTime muxers refuse at their header though the query says yes: FLAC
+  // in .mp4 (experimental there), FLAC and Opus in .mov.
+  const bool mp4 = std::strcmp(f->name, "mp4") == 0, mov = std::strcmp(f->name, "mov") == 0;
+  if ((mp4 || mov) && id == AV_CODEC_ID_FLAC) return 0;
+  if (mov && id == AV_CODEC_ID_OPUS) return 0;
   const int ok = avformat_query_codec(f, id, FF_COMPLIANCE_NORMAL);
   if (ok >= 0) return ok;
   const bool videoOnly = f->audio_codec == AV_CODEC_ID_NONE &&
@@ -190,6 +195,17 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
       throw app::UsageError("-c:a " + spec.audioCodec +
                             ": no such audio encoder in this FFmpeg (aac, libopus, libmp3lame, "
                             "flac, ...; or copy)");
+    if (enc->capabilities & AV_CODEC_CAP_EXPERIMENTAL) {
+      std::string other;  // an encoder of the same codec that is not
+      void* it = nullptr;
+      while (const AVCodec* c = av_codec_iterate(&it))
+        if (other.empty() && av_codec_is_encoder(c) && c->id == enc->id &&
+            !(c->capabilities & AV_CODEC_CAP_EXPERIMENTAL))
+          other = c->name;
+      throw app::UsageError("-c:a " + spec.audioCodec + ": FFmpeg's " + enc->name +
+                            " encoder is experimental; " +
+                            (other.empty() ? "choose another codec" : "use -c:a " + other));
+    }
   } else if (out->oformat->audio_codec != AV_CODEC_ID_NONE) {
     enc = avcodec_find_encoder(out->oformat->audio_codec);
   }
