@@ -65,8 +65,9 @@ Usage: vidfilter batch --inputs LIST --chain CHAIN -o 'DIR/{name}.mp4' [--shard 
 
   Takes share I of N of the list (from 0; or SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT,
   or --shards N with JOB_COMPLETION_INDEX, when --shard is not given), writes each output
-  under a temporary name renamed when complete, and skips outputs that are complete already,
-  so a re-run or a requeued task redoes only what is missing. No window; --json FILE writes
+  under a temporary name renamed when complete, and skips outputs that are complete already
+  (a file that does not open, was never closed or ends short is made again), so a re-run or
+  a requeued task redoes only what is missing. No window; --json FILE writes
   a summary per input. The options are vidfilter's:
 
 )";

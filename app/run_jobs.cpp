@@ -14,6 +14,7 @@
 #include "app/interrupt.hpp"
 #include "app/job_report.hpp"
 #include "app/job_runner.hpp"
+#include "app/media/complete_output.hpp"
 #include "app/media/path_safety.hpp"
 #include "app/run_setup.hpp"
 #include "app/std_streams.hpp"
@@ -58,7 +59,14 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
   if (batch) {
     if (j.output.kind != OutputKind::Video || j.output.network) throw notAFile();
     std::error_code ec;
-    j.skip = fs::exists(spec.output, ec) && !s.overwrite.value_or(false);
+    if (fs::exists(spec.output, ec) && !s.overwrite.value_or(false)) {
+      // Complete: skipped. Else (a killed run's, emptied, cut short) it is redone and replaced.
+      const std::string why = media::incompleteVideo(spec.output);
+      j.skip = why.empty();
+      if (!j.skip)
+        spdlog::warn("{} exists but is not a complete video ({}); it is made again",
+                     quote(spec.output), why);
+    }
     j.writePath = partialName(spec.output);
     if (const std::string why = media::fileNameProblem(j.writePath); !why.empty())
       throw UsageError("vidfilter batch writes " + quote(spec.output) + " as " +

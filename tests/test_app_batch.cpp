@@ -94,6 +94,54 @@ TEST(AppBatch, EachShareTakesEveryNthInputAndCompleteOutputsAreSkipped) {
   EXPECT_EQ(doc["inputs"][2]["status"], "skipped");
 }
 
+// An output at the final name that is not a complete video is made again, not skipped: empty,
+// cut short after it was complete, or left by a run killed before it closed the file.
+TEST(AppBatch, IncompleteOutputsAreMadeAgain) {
+  TempDir dir("batch_incomplete");
+  const std::vector<std::string> names = {"whole", "empty", "cut", "killed"};
+  std::ofstream list(dir / "list.txt");
+  for (const std::string& n : names) {
+    ffmpeg("-f lavfi -i testsrc2=size=96x64:rate=25 -frames:v 50 -c:v libx264 " +
+           q(dir / (n + ".mp4")));
+    list << dir / (n + ".mp4") << "\n";
+  }
+  list.close();
+  fs::create_directories(dir / "out");
+  const std::vector<std::string> args = {"batch",
+                                         "--inputs",
+                                         dir / "list.txt",
+                                         "--chain",
+                                         "gray,sobel",
+                                         "-o",
+                                         dir / "out/{name}.mkv",
+                                         "--json",
+                                         dir / "report.json"};
+  const auto first = runVidfilter(args);
+  ASSERT_EQ(first.status, 0) << first.err;
+  const auto out = [&](const std::string& n) { return dir / ("out/" + n + ".mkv"); };
+  const auto whole = fs::last_write_time(out("whole"));
+  std::ofstream(out("empty"), std::ios::trunc).close();
+  fs::resize_file(out("cut"), fs::file_size(out("cut")) / 2);
+  // What a killed run leaves: the header and clusters, no duration, no index.
+  ffmpeg("-i " + q(dir / "killed.mp4") + " -c copy -f matroska -live 1 " + q(out("killed")));
+  const auto again = runVidfilter(args);
+  ASSERT_EQ(again.status, 0) << again.err;
+  for (const std::string n : {"empty", "cut", "killed"})
+    EXPECT_NE(again.err.find("out/" + n + ".mkv' exists but is not a complete video"),
+              std::string::npos)
+        << n << "\n"
+        << again.err;
+  EXPECT_EQ(fs::last_write_time(out("whole")), whole);
+  std::ifstream in(dir / "report.json");
+  const auto doc = nlohmann::json::parse(in);
+  ASSERT_EQ(doc["inputs"].size(), 4u);
+  EXPECT_EQ(doc["inputs"][0]["status"], "skipped");
+  for (int k = 1; k < 4; ++k) {
+    EXPECT_EQ(doc["inputs"][k]["status"], "done") << names[k];
+    EXPECT_EQ(countFrames(out(names[k])), 50) << names[k];
+  }
+}
+
 TEST(AppBatch, ALinkAtThePartialNameIsRemovedNotWrittenThrough) {
   // In a shared output directory someone leaves a symbolic link at the temporary name a task
   // writes: the task removes it and writes a file of its own; the link's target is untouched.
