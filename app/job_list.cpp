@@ -195,11 +195,20 @@ Shard shardFrom(const std::optional<std::string>& flag, const std::optional<int>
     return {static_cast<int>(*k8s), *shards, "JOB_COMPLETION_INDEX"};
   }
   if (const auto id = envNumber("SLURM_ARRAY_TASK_ID")) {
+    if (shards) {  // the task ID is the share, whatever part of the array this submission runs
+      if (*id >= *shards)
+        throw UsageError("SLURM_ARRAY_TASK_ID=" + std::to_string(*id) + " is not below --shards " +
+                         std::to_string(*shards) +
+                         ": with --shards the task IDs are the shares, 0 to " +
+                         std::to_string(*shards - 1) + " (--array=0-" +
+                         std::to_string(*shards - 1) + ", or some of them: --array=5,7)");
+      return {static_cast<int>(*id), *shards, "SLURM_ARRAY_TASK_ID"};
+    }
     const long min = envNumber("SLURM_ARRAY_TASK_MIN").value_or(0);
     const auto count = envNumber("SLURM_ARRAY_TASK_COUNT");
     // --array=1-7:2 numbers the tasks 1, 3, 5, 7: share (ID - MIN) / STEP.
     const long step = std::max(1L, envNumber("SLURM_ARRAY_TASK_STEP").value_or(1));
-    const long n = shards ? *shards : count.value_or(0);
+    const long n = count.value_or(0);
     if (n < 1)
       throw UsageError(
           "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not (or 0): give --shards N");

@@ -62,7 +62,10 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   opt("--jobs", o.jobs, "several inputs: how many run at once (default: all, at most 8)", "N");
   opt("--json", o.json, "write a JSON summary of the run (per input: frames, fps, errors)", "FILE");
   opt("--shard", o.shard, "vidfilter batch: take share I of N (from 0) of the inputs", "I/N");
-  opt("--shards", o.shards, "vidfilter batch: N shares, the index from JOB_COMPLETION_INDEX", "N");
+  opt("--shards", o.shards,
+      "vidfilter batch: N shares, the index from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID "
+      "itself",
+      "N");
   opt("--config", o.config, "TOML config file; command-line options override it", "FILE");
   opt("-d,--device", o.device, "OpenCL device: P:D, gpu, cpu, or part of a name (2+ characters)",
       "SEL");

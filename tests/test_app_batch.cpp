@@ -319,6 +319,20 @@ TEST(AppBatch, SlurmArraysWithAStepAndMalformedVariables) {
     EXPECT_NE(e.err.find(named + " is not a number"), std::string::npos) << e.err;
   }
   EXPECT_FALSE(fs::exists(b.out(0)));
+  // With --shards N the task IDs are the shares: a re-submission of the failed task 3 alone
+  // (sbatch --array=3) takes share 3 of 5, not 0 of 1.
+  ProcOptions resubmitted;
+  resubmitted.setEnv = {"SLURM_ARRAY_TASK_ID=3", "SLURM_ARRAY_TASK_MIN=3", "SLURM_ARRAY_TASK_MAX=3",
+                        "SLURM_ARRAY_TASK_COUNT=1"};
+  const auto again = b.run({"--shards", "5"}, resubmitted);
+  ASSERT_EQ(again.status, 0) << again.err;
+  for (std::size_t k = 0; k < 5; ++k) EXPECT_EQ(fs::exists(b.out(k)), k % 3 == 1 || k == 3) << k;
+  EXPECT_EQ(countFrames(b.out(3)), 7);
+  resubmitted.setEnv[0] = "SLURM_ARRAY_TASK_ID=5";
+  const auto past = b.run({"--shards", "5"}, resubmitted);
+  EXPECT_EQ(past.status, 2) << past.err;
+  EXPECT_NE(past.err.find("SLURM_ARRAY_TASK_ID=5 is not below --shards 5"), std::string::npos)
+      << past.err;
 }
 
 TEST(AppBatch, SigtermLeavesOnlyPartialNamesThatPlayAndARerunCompletesThem) {
