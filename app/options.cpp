@@ -53,7 +53,9 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
       "pipeline ending in appsink (repeat for several inputs)",
       "SRC");
   opt("--inputs", o.inputsList,
-      "a file listing inputs, one path or URL a line (# comments; - reads stdin)", "LIST");
+      "a file listing inputs, one path or URL a line, relative paths from the current directory "
+      "(lines starting with # are comments; - reads stdin)",
+      "LIST");
   opt("--chain", o.chain, "filter chain, e.g. blur=sigma=2,sobel,hist,brightness (-vf)", "CHAIN");
   opt("-o,--output", o.outputs,
       "video file, image pattern (out/frame_%05d.png), - (stdout) or a "
