@@ -57,7 +57,8 @@ int decodeThreadsEach(int atOnce) {
 struct Shared {
   Shared(const std::vector<std::shared_ptr<ClContext>>& c, const Settings& settings,
          const std::vector<PlannedJob>& j, int atOnce)
-      : devices(c),
+      : atOnce(atOnce),
+        devices(c),
         s(settings),
         jobs(j),
         decodeThreads(decodeThreadsEach(atOnce)),
@@ -69,6 +70,7 @@ struct Shared {
       results.push_back(std::move(r));
     }
   }
+  const int atOnce;  // inputs run at once (--jobs)
   const std::vector<std::shared_ptr<ClContext>>& devices;
   const Settings& s;
   const std::vector<PlannedJob>& jobs;
@@ -202,9 +204,9 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   // Several inputs on a CPU device: each frame size its own programs (ProgramVariant says why).
   chain.setProgramsPerFrameSize(ctx->facts().cpu && sh.jobs.size() > 1);
   chain.configure(*ctx, source->firstFrameDesc());
-  // One input and several devices: its frames are shared among them (files; a live source
-  // stays on one device).
-  const bool split = sh.jobs.size() == 1 && sh.devices.size() > 1 && !source->live();
+  // One input at a time (one input, or --jobs 1) and several devices: its frames are shared
+  // among them (files; a live source stays on one device).
+  const bool split = sh.atOnce == 1 && sh.devices.size() > 1 && !source->live();
   if (split)
     for (std::size_t d = 1; d < sh.devices.size(); ++d)
       r.device += "+" + sh.devices[d]->info().index();

@@ -120,6 +120,24 @@ TEST(AppJobs, FourInputsAtOnceOnOneOrTwoDevicesEqualFourSeparateRuns) {
     EXPECT_GT(doc2["device_busy"][dev].get<double>(), 0) << doc2.dump();
     EXPECT_LE(doc2["device_busy"][dev].get<double>(), 1.01) << doc2.dump();
   }
+
+  // One input at a time (--jobs 1) on two devices: each input's frames are shared between both
+  // (none idles), the frames the same.
+  fs::create_directories(dir / "seq");
+  const auto r3 = runVidfilter(
+      {"-i", clips[0], "-i", clips[3], "--jobs", "1", "--chain", kChain, "--codec", "ffv1", "-o",
+       dir / "seq/{name}.mkv", "--device", "all", "--json", dir / "seq.json"},
+      two);
+  ASSERT_EQ(r3.status, 0) << r3.err;
+  const auto doc3 = readJson(dir / "seq.json");
+  for (std::size_t k : {0u, 1u}) {
+    const std::string name = fs::path(clips[k == 0 ? 0 : 3]).stem().string();
+    EXPECT_EQ(frameHashes((dir.path() / "one" / (name + ".mkv")).string()),
+              frameHashes((dir.path() / "seq" / (name + ".mkv")).string()))
+        << name << ": --jobs 1 on two devices differs from one device";
+    EXPECT_EQ(doc3["inputs"][k]["device"], "0:0+0:1") << doc3.dump();
+  }
+  for (const char* dev : {"0:0", "0:1"}) EXPECT_GT(doc3["device_busy"][dev].get<double>(), 0);
 }
 
 TEST(AppJobs, ABadInputFailsAloneAndTheOthersFinish) {
