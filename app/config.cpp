@@ -293,15 +293,21 @@ void readMedia(Reader& top, Settings& s) {
 
 Settings readSettings(const toml::table& root, const std::string& file) {
   Settings s;
-  Reader top(
-      file, "", root,
-      {"input",       "output",     "device",        "chain",  "stage",         "frames",  "codec",
-       "log_level",   "progress",   "preview",       "engine", "overwrite",     "format",  "start",
-       "to",          "duration",   "rate",          "size",   "input_pix_fmt", "pix_fmt", "crf",
-       "preset",      "bitrate",    "audio_codec",   "audio",  "hwdec",         "drop",    "quiet",
-       "camera_size", "camera_fps", "camera_format", "threads"});
+  Reader top(file, "", root,
+             {"input",         "output",    "device",   "chain",    "stage",       "frames",
+              "codec",         "log_level", "progress", "preview",  "engine",      "overwrite",
+              "format",        "start",     "to",       "duration", "rate",        "size",
+              "input_pix_fmt", "pix_fmt",   "crf",      "preset",   "bitrate",     "audio_codec",
+              "audio",         "hwdec",     "drop",     "quiet",    "camera_size", "camera_fps",
+              "camera_format", "threads",   "inputs",   "jobs",     "json"});
   readMedia(top, s);
   s.input = top.string("input");
+  s.inputsList = top.string("inputs");  // the file listing inputs, as --inputs
+  if (s.input && s.inputsList)
+    top.fail(*top.find("inputs"), "inputs",
+             "give input or inputs (a file listing inputs), not both");
+  if (auto v = top.integer("jobs", checkJobs)) s.jobs = static_cast<int>(*v);
+  s.jsonPath = top.string("json");
   s.output = top.string("output");
   s.device = top.string("device");
   s.codec = top.string("codec");

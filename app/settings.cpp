@@ -51,6 +51,7 @@ void Settings::fillFrom(const Settings& lower) {
   take(cameraFormat, lower.cameraFormat);
   // Inputs and outputs listed on the command line replace the file's one.
   if (!inputs && !inputsList) take(input, lower.input);
+  if (!input && !inputs) take(inputsList, lower.inputsList);
   if (!outputs) take(output, lower.output);
   take(jsonPath, lower.jsonPath);
   take(jobs, lower.jobs);

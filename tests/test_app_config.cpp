@@ -139,6 +139,28 @@ TEST(AppConfig, CommandLineOverridesTheFile) {
   EXPECT_EQ(cli.chain.value_or(""), "gray");
 }
 
+// Several inputs from a config file: the list, how many at once, the summary; an input given on
+// the command line replaces the file's list, and a file cannot give both.
+TEST(AppConfig, SeveralInputsKeys) {
+  const Settings file =
+      parseConfig("inputs = \"list.txt\"\njobs = 2\njson = \"run.json\"\n", "t.toml");
+  EXPECT_EQ(file.inputsList.value_or(""), "list.txt");
+  EXPECT_EQ(file.jobs, std::optional<int>(2));
+  EXPECT_EQ(file.jsonPath.value_or(""), "run.json");
+  Settings none;
+  none.fillFrom(file);
+  EXPECT_EQ(none.inputsList.value_or(""), "list.txt");
+  Settings one;
+  one.input = "a.mp4";
+  one.fillFrom(file);
+  EXPECT_FALSE(one.inputsList.has_value());
+  EXPECT_EQ(one.jobs, std::optional<int>(2));
+  EXPECT_NE(
+      configError("input = \"a.mp4\"\ninputs = \"l.txt\"\n").find("t.toml:2:10: inputs: give "),
+      std::string::npos);
+  EXPECT_EQ(configError("jobs = 0\n").rfind("t.toml:1:8: jobs: ", 0), 0u);
+}
+
 // Options that say the same thing two ways (-t and --to, --crf and --bitrate): the command
 // line's one wins over the file's other.
 TEST(AppConfig, CommandLineWinsOverTheFilesAlternative) {
