@@ -356,6 +356,13 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         return opt && opt->get_items_expected_min() > 0;  // a flag's next word is its own
       },
       [&](const std::string& name) { return app.get_option_no_throw(name) != nullptr; });
+  // --name= with nothing after '=': CLI11 would take the next word as its value.
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    const std::size_t eq = a.find('=');
+    if (a.rfind("--", 0) == 0 && eq + 1 == a.size() && app.get_option_no_throw(a.substr(0, eq)))
+      throw UsageError(a + " has no value after '='; give one (" + a + "VALUE)");
+  }
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   try {
     app.parse(args);

@@ -170,6 +170,14 @@ TEST(AppCliBinary, EmptySpansNameWhatWasGiven) {
   EXPECT_FALSE(std::filesystem::exists(dir / "b.mp4"));
 }
 
+// --name= with nothing after '=' is named, not given the next word as its value.
+TEST(AppCliBinary, AnOptionWithAnEmptyValueAfterEqualsIsNamed) {
+  expectOneError(runVidfilter({"-i", kVideo, "--device=", "--frames", "3"}), 2,
+                 "--device= has no value after '='");
+  expectOneError(runVidfilter({"-i", kVideo, "--chain=", "--json", "j.json"}), 2,
+                 "--chain= has no value after '='");
+}
+
 TEST(AppCliBinary, TimesPastWhatCanBeCountedAreOutOfRange) {
   // Never "the file has no video frame in the span": the time is what is wrong.
   TempDir dir("cli_time_range");
