@@ -7,7 +7,6 @@
 
 extern "C" {
 #include <libavutil/cpu.h>
-#include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 }
@@ -277,33 +276,32 @@ void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTa
   const AVPixelFormat sf = avFormatOf(src.format);
   const auto df = static_cast<AVPixelFormat>(dst->format);
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(df);
+  // Rows padded for an encoder that needs even sizes (the last column and row repeat); and for
+  // YUV with chroma across pairs of columns, rows of an odd width get room for one more pixel,
+  // a copy of their last: swscale 5.1 takes a chroma sample from each pair, the pair at an odd
+  // width's end included, reading the pixel past the row (the next row's first, or past the
+  // frame on the last row).
+  const bool grown = src.width == width && src.height == height &&
+                     (dst->width != src.width || dst->height != src.height);
+  const int sw = grown ? dst->width : src.width, sh = grown ? dst->height : src.height;
+  const int pairs = d && !isRgbLike(d) ? 1 << d->log2_chroma_w : 1;
+  const int room = (sw + pairs - 1) / pairs * pairs;
   const std::uint8_t* data = src.data;
   int stride = static_cast<int>(src.stride);
-  int sw = src.width, sh = src.height;
-  // swscale's RGB to YUV takes a chroma sample from each pair of columns, the pair at an odd
-  // width's end included (FFmpeg 5.1: it reads the pixel past the row). Such frames are
-  // converted at the even width from rows whose last column repeats, then cropped.
-  const int pairs = d && !isRgbLike(d) ? 1 << d->log2_chroma_w : 1;
-  const int cw = (dst->width + pairs - 1) / pairs * pairs;
-  const bool same = src.width == width && src.height == height;
-  if (same && (cw != src.width || dst->height != src.height)) {
-    // Also the padding for an encoder that needs even sizes: the last column and row repeat.
+  if (grown || room != sw) {
     const int bpp = vf::channels(src.format);
-    stride = cw * bpp;
-    padded_.resize(std::size_t(stride) * dst->height);
-    for (int y = 0; y < dst->height; ++y) {
+    stride = room * bpp;
+    padded_.resize(std::size_t(stride) * sh);
+    for (int y = 0; y < sh; ++y) {
       const std::uint8_t* row = src.row(std::min(y, src.height - 1));
       std::uint8_t* out = padded_.data() + std::size_t(y) * stride;
       std::memcpy(out, row, std::size_t(src.width) * bpp);
-      for (int x = src.width; x < cw; ++x)
+      for (int x = src.width; x < room; ++x)
         std::memcpy(out + x * bpp, row + (src.width - 1) * bpp, bpp);
     }
     data = padded_.data();
-    sw = cw;
-    sh = dst->height;
   }
-  const bool crop = same && cw != dst->width;
-  Spec spec{sw, sh, sf, crop ? cw : dst->width, dst->height, df};
+  Spec spec{sw, sh, sf, dst->width, dst->height, df};
   if (d && !isRgbLike(d)) {  // full-range BGR to the output's matrix and range
     spec.space = tags.space;
     spec.srcRange = spec.srcFull = 1;
@@ -314,20 +312,7 @@ void FrameConverter::fromSlot(const FrameView& src, AVFrame* dst, const ColourTa
   SwsContext* c = context(spec);
   const std::uint8_t* planes[4] = {data, nullptr, nullptr, nullptr};
   const int strides[4] = {stride, 0, 0, 0};
-  if (!crop) {
-    sws_scale(c, planes, strides, 0, sh, dst->data, dst->linesize);
-    return;
-  }
-  if (!even_ || even_->format != df || even_->width != cw || even_->height != dst->height) {
-    even_ = makeFrame();
-    even_->format = df;
-    even_->width = cw;
-    even_->height = dst->height;
-    if (av_frame_get_buffer(even_.get(), 0) < 0) outOfMemory("a frame conversion");
-  }
-  sws_scale(c, planes, strides, 0, sh, even_->data, even_->linesize);
-  av_image_copy(dst->data, dst->linesize, const_cast<const std::uint8_t**>(even_->data),
-                even_->linesize, df, dst->width, dst->height);
+  sws_scale(c, planes, strides, 0, sh, dst->data, dst->linesize);
 }
 
 int convertThreadsEach(int atOnce, int cap) {

@@ -64,9 +64,8 @@ class FrameConverter {
   SwsPtr ctx_;
   std::array<int, 12> key_{};         // what ctx_ converts: the Spec it was made for
   FramePtr planar_;                   // semi-planar frames unpacked, reused while the size holds
-  std::vector<std::uint8_t> padded_;  // fromSlot's frame grown to the encoder's size
-  FramePtr even_;  // fromSlot's odd-width frame converted at the even width, then cropped
-  std::vector<std::uint8_t> wide_;  // toSlot's rows with room for whole groups of 8
+  std::vector<std::uint8_t> padded_;  // fromSlot's rows grown: the encoder's size, odd widths
+  std::vector<std::uint8_t> wide_;    // toSlot's rows with room for whole groups of 8
 };
 
 AVPixelFormat avFormatOf(PixelFormat f);
