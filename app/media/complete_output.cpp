@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 
 #include "app/media/av.hpp"
 
@@ -29,6 +30,8 @@ std::string seconds(double s) {
 }  // namespace
 
 std::string incompleteVideo(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return "it is not a regular file";
   AVFormatContext* raw = nullptr;
   if (const int err = avformat_open_input(&raw, path.c_str(), nullptr, nullptr); err < 0)
     return "it does not open (" + avError(err) + ")";
@@ -38,12 +41,16 @@ std::string incompleteVideo(const std::string& path) {
   if (video < 0) return "it has no video";
   const bool declared = in->duration_estimation_method == AVFMT_DURATION_FROM_STREAM;
   if (writesDurationAtClose(in->iformat) && !declared) return "it was not closed";
-  const double start = in->start_time == AV_NOPTS_VALUE ? 0.0 : in->start_time / 1e6;
+  // The duration counts from the first timestamp, or from 0 (Matroska's segment, an MP4 edit
+  // list that starts late): packets are compared by where they end, from 0.
   const double duration = in->duration > 0 ? in->duration / 1e6 : 0.0;
-  // The last seconds: from two before the end to the end, every stream's packets.
-  if (duration > 2.0)
+  // The last seconds: from two before the end to the end, every stream's packets (a file with
+  // no index to seek by is read from its start).
+  if (duration > 2.0) {
+    const double start = in->start_time == AV_NOPTS_VALUE ? 0.0 : in->start_time / 1e6;
     av_seek_frame(in.get(), -1, std::int64_t((start + duration - 2.0) * AV_TIME_BASE),
                   AVSEEK_FLAG_BACKWARD);
+  }
   PacketPtr p = makePacket();
   double end = 0.0;
   long videoPackets = 0;
@@ -52,8 +59,7 @@ std::string incompleteVideo(const std::string& path) {
     const AVStream* st = in->streams[p->stream_index];
     const std::int64_t ts = p->pts != AV_NOPTS_VALUE ? p->pts : p->dts;
     if (ts != AV_NOPTS_VALUE)
-      end = std::max(end,
-                     (ts + std::max<std::int64_t>(p->duration, 0)) * av_q2d(st->time_base) - start);
+      end = std::max(end, (ts + std::max<std::int64_t>(p->duration, 0)) * av_q2d(st->time_base));
     videoPackets += p->stream_index == video;
     av_packet_unref(p.get());
   }
