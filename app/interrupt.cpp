@@ -54,7 +54,14 @@ extern "C" void onInterrupt(int sig) {
   // process a few milliseconds after it; and a person's double Ctrl-C comes before the warning
   // that a second one quits without closing the outputs could be read.
   const long long first = gFirstAt.load();
-  if (first == 0 || ns - first < 1000000000LL) return;
+  if (first == 0) return;
+  if (ns - first < 1000000000LL) {
+    // A person's press (a group's echo comes within microseconds): said once.
+    static std::atomic<bool> told{false};
+    if (ns - first > 50000000LL && !told.exchange(true))
+      writeStderr("\nvidfilter: already stopping; a Ctrl-C a second from now quits at once\n");
+    return;
+  }
   // Second signal: the user means it. Only async-signal-safe calls from here on.
   writeStderr(
       "\nvidfilter: interrupted again; exiting at once (outputs not closed yet may not play)\n");

@@ -306,7 +306,7 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
       if (printed) std::fputc('\n', stderr);
       spdlog::warn(
           "{}: finishing the frames in flight of every input and closing the outputs "
-          "(press Ctrl-C again to quit at once, leaving outputs that may not play)",
+          "(Ctrl-C again, a second from now, quits at once: outputs may then not play)",
           signalVerb(interruptSignal()));
       sh.stopAll();
     }

@@ -78,9 +78,10 @@ void Watcher::loop() {
     if (!stopped && interruptSignal()) {
       stopped = true;
       if (printed_) std::fputc('\n', stderr);
-      spdlog::warn("{}: finishing the frames in flight{} (press Ctrl-C again to quit at once)",
-                   signalVerb(interruptSignal()),
-                   outputName_.empty() ? "" : " and closing " + outputName_);
+      spdlog::warn(
+          "{}: finishing the frames in flight{} (Ctrl-C again, a second from now, quits at "
+          "once: the output may then not play)",
+          signalVerb(interruptSignal()), outputName_.empty() ? "" : " and closing " + outputName_);
       engine_.stop();
     }
     if (stopped && !engine_.sinkFinished() && outputMayStall_ && stalled()) {
