@@ -360,8 +360,12 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
   for (const std::string& a : args) {
     if (a == "--") break;
     const std::size_t eq = a.find('=');
-    if (a.rfind("--", 0) == 0 && eq + 1 == a.size() && app.get_option_no_throw(a.substr(0, eq)))
-      throw UsageError(a + " has no value after '='; give one (" + a + "VALUE)");
+    if (a.rfind("--", 0) != 0 || eq + 1 != a.size()) continue;
+    const std::string name = a.substr(0, eq);
+    if (const CLI::Option* opt = app.get_option_no_throw(name))
+      throw UsageError(opt->get_items_expected_min() > 0
+                           ? a + " has no value after '='; give one (" + a + "VALUE)"
+                           : name + " takes no value; write " + name);
   }
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   try {

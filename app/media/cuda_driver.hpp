@@ -1,7 +1,7 @@
 #pragma once
 // NVIDIA's driver API, the few entry points the decoders' helpers use (page-locked frames, a
 // stream of each decoder's own), loaded at run time as FFmpeg loads it: no CUDA headers or
-// libraries are needed to build, and a machine without the driver runs as before.
+// libraries are needed to build, and a machine without the driver runs without them.
 #include <cstddef>
 
 extern "C" {
@@ -32,7 +32,8 @@ const Driver* driver();
 // `context` current on this thread for the scope's life; ok() is false when it could not be.
 class Current {
  public:
-  explicit Current(Context context) : ok_(driver()->ctxPush(context) == 0) {}
+  // Only where driver() loaded.
+  explicit Current(Context context) : ok_(driver() && driver()->ctxPush(context) == 0) {}
   ~Current() {
     Context popped = nullptr;
     if (ok_) driver()->ctxPop(&popped);

@@ -1,9 +1,10 @@
 #pragma once
 // The CUDA device each NVIDIA decoder (cuvid, or NVDEC's hwaccel) runs on: the process's one CUDA
-// context, made once, with a stream of the decoder's own. A context of each decoder's own costs
-// ~0.1 s to make, one at a time in the driver (8 inputs waited ~1 s to start); decoders sharing a
-// context and its one stream took turns on it. On streams of their own, decoders of one context map
-// and copy their frames independently.
+// context, made once, with a stream of the decoder's own. Contexts are made one at a time in the
+// driver (~0.1 s each), so one for all decoders lets many inputs start at once; on streams of
+// their own, the decoders map and copy their frames independently. The streams are ordered after
+// the context's default stream, where FFmpeg's decoders leave work too (docs/PERFORMANCE.md,
+// "Several files at once").
 extern "C" {
 #include <libavutil/buffer.h>
 }

@@ -195,17 +195,6 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
       throw app::UsageError("-c:a " + spec.audioCodec +
                             ": no such audio encoder in this FFmpeg (aac, libopus, libmp3lame, "
                             "flac, ...; or copy)");
-    if (enc->capabilities & AV_CODEC_CAP_EXPERIMENTAL) {
-      std::string other;  // an encoder of the same codec that is not
-      void* it = nullptr;
-      while (const AVCodec* c = av_codec_iterate(&it))
-        if (other.empty() && av_codec_is_encoder(c) && c->id == enc->id &&
-            !(c->capabilities & AV_CODEC_CAP_EXPERIMENTAL))
-          other = c->name;
-      throw app::UsageError("-c:a " + spec.audioCodec + ": FFmpeg's " + enc->name +
-                            " encoder is experimental; " +
-                            (other.empty() ? "choose another codec" : "use -c:a " + other));
-    }
   } else if (out->oformat->audio_codec != AV_CODEC_ID_NONE) {
     enc = avcodec_find_encoder(out->oformat->audio_codec);
   }
@@ -213,6 +202,17 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
     throw app::UsageError("-c:a " + spec.audioCodec + ": the " + out->oformat->name +
                           " container cannot hold " + avcodec_get_name(enc->id) + "; " +
                           audioEncodersOf(out->oformat));
+  if (enc && !copy && (enc->capabilities & AV_CODEC_CAP_EXPERIMENTAL)) {
+    std::string other;  // an encoder of the same codec that is not
+    void* it = nullptr;
+    while (const AVCodec* c = av_codec_iterate(&it))
+      if (other.empty() && av_codec_is_encoder(c) && c->id == enc->id &&
+          !(c->capabilities & AV_CODEC_CAP_EXPERIMENTAL))
+        other = c->name;
+    throw app::UsageError("-c:a " + spec.audioCodec + ": FFmpeg's " + enc->name +
+                          " encoder is experimental; " +
+                          (other.empty() ? "choose another codec" : "use -c:a " + other));
+  }
   if (!enc || takes(out->oformat, enc->id, type) == 0) {
     spdlog::warn("{}: {} dropped: the {} container takes {}", spec.path, what, out->oformat->name,
                  out->oformat->audio_codec == AV_CODEC_ID_NONE ? "no audio (the video alone)"
