@@ -19,6 +19,8 @@ static_assert(std::atomic<long long>::is_always_lock_free, "used from a signal h
 std::atomic<int> gExitZones{0};  // ExitOnSignal objects alive
 static_assert(std::atomic<int>::is_always_lock_free, "used from a signal handler");
 
+std::atomic<bool> gRequested{false};  // the first stop was requestStop's, no signal
+
 void writeStderr(const char* text) {
   ssize_t ignored = ::write(STDERR_FILENO, text, std::strlen(text));  // strlen: signal-safe
   (void)ignored;
@@ -81,7 +83,11 @@ bool inheritedIgnore(int sig) {
 }
 }  // namespace
 
-void requestStop(int sig) { takeFirstStop(sig, monotonicNs()); }
+void requestStop(int sig) {
+  if (takeFirstStop(sig, monotonicNs())) gRequested.store(true);
+}
+
+bool stopRequested() { return gRequested.load(); }
 
 void installInterruptHandlers() {
   gQuitSaved = sigaction(SIGQUIT, nullptr, &gQuitAtStart) == 0;

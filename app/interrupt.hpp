@@ -28,6 +28,8 @@ int interruptSignal();
 // A stop for a cause that is no signal (the preview's display went away), taken as the first
 // signal `sig` would be: the run closes its outputs with the frames done. No effect after one.
 void requestStop(int sig);
+// Whether the first stop was requestStop's (the cause already said), not a signal's.
+bool stopRequested();
 // Makes a call blocked in `thread` return EINTR (SIGURG, whose handler does nothing, installed
 // by installInterruptHandlers without SA_RESTART): the signal a process gets reaches one of its
 // threads, and another one may be blocked opening a FIFO nobody writes to.

@@ -78,10 +78,12 @@ void Watcher::loop() {
     if (!stopped && interruptSignal()) {
       stopped = true;
       if (printed_) std::fputc('\n', stderr);
-      spdlog::warn(
-          "{}: finishing the frames in flight{} (Ctrl-C again, a second from now, quits at "
-          "once: the output may then not play)",
-          signalVerb(interruptSignal()), outputName_.empty() ? "" : " and closing " + outputName_);
+      if (!stopRequested())  // a stop with no signal has said its cause and what it does
+        spdlog::warn(
+            "{}: finishing the frames in flight{} (Ctrl-C again, a second from now, quits at "
+            "once: the output may then not play)",
+            signalVerb(interruptSignal()),
+            outputName_.empty() ? "" : " and closing " + outputName_);
       engine_.stop();
     }
     if (stopped && !engine_.sinkFinished() && outputMayStall_ && stalled()) {

@@ -89,6 +89,9 @@ TEST(Display, DisplayThatGoesAwayMidRunLeavesAPlayableOutput) {
   const ProcResult r = c.wait();
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("display went away"), std::string::npos) << r.err;
+  // No signal came: nothing says one did, or offers a second Ctrl-C.
+  EXPECT_EQ(r.err.find("hung up"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("Ctrl-C"), std::string::npos) << r.err;
   const long written = framesWritten(r.err);
   EXPECT_GE(written, 10) << r.err;
   EXPECT_EQ(probe(out).frames, written);
