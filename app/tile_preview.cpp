@@ -302,17 +302,17 @@ TilesContent TilePreview::content() const {
     tc.frameSize = t.size;
     tc.line = "[" + std::to_string(k + 1) + "] " + t.input.name;
     if (t.size.area() > 0)
-      tc.line += "  " + std::to_string(t.size.width) + "x" + std::to_string(t.size.height);
+      tc.figures += "  " + std::to_string(t.size.width) + "x" + std::to_string(t.size.height);
     using P = Tile::Phase;
     allEnded = allEnded && t.phase != P::Opening && t.phase != P::Running;
     if (t.phase == P::Running) {
-      if (const double fps = t.fps(); fps > 0) tc.line += "  " + fixed(fps, 1) + " fps";
-      if (const double d = t.device(); d >= 0) tc.line += "  device " + fixed(d, 2) + " ms";
+      if (const double fps = t.fps(); fps > 0) tc.figures += "  " + fixed(fps, 1) + " fps";
+      if (const double d = t.device(); d >= 0) tc.figures += "  device " + fixed(d, 2) + " ms";
     }
-    if (t.phase == P::Ended) tc.line += "  ended";
-    if (t.phase == P::Stopped) tc.line += "  stopped";
+    if (t.phase == P::Ended) tc.figures += "  ended";
+    if (t.phase == P::Stopped) tc.figures += "  stopped";
     tc.failed = t.phase == P::Failed;
-    if (tc.failed) tc.line += "  failed";
+    if (tc.failed) tc.figures += "  failed";
     tc.status = t.phase == P::Failed    ? "failed: " + t.error
                 : t.phase == P::Opening ? "opening " + t.input.name
                                         : t.input.name + ": no frames";

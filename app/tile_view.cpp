@@ -8,6 +8,15 @@
 
 namespace vf::app {
 
+namespace {}  // namespace
+
+std::string tileLine(const Text& t, const TileContent& tile, int room) {
+  std::string line = tile.line + tile.figures;
+  if (t.width(line) > room && room - t.width(tile.figures) >= 4 * t.px())
+    line = t.fit(tile.line, room - t.width(tile.figures)) + tile.figures;
+  return line;
+}
+
 namespace {
 
 // A line of text in a shaded box at (x, y) (its top left), cut to `maxWidth`.
@@ -107,7 +116,8 @@ cv::Mat TileRenderer::render(cv::Size canvas, const TilesContent& c) {
       centred(out, tile.status, cell, t, tile.failed ? theme::kFailed : theme::kDim);
     if (c.overlay && !tile.line.empty()) {
       const cv::Rect at = shown ? pic : cell;
-      boxedLine(out, tile.line, at.x + 4, at.y + 4, at.width - 8, t, theme::kText);
+      boxedLine(out, tileLine(t, tile, at.width - 8 - t.px()), at.x + 4, at.y + 4, at.width - 8, t,
+                theme::kText);
     }
   }
   if (!c.note.empty()) {

@@ -18,10 +18,16 @@ namespace vf::app {
 struct TileContent {
   cv::Mat picture;      // 8-bit BGR, the last frame shown (empty: none yet)
   cv::Size frameSize;   // the input's output size (0x0: not known yet)
-  std::string line;     // the overlay line ("1 cam0  640x480  30.0 fps  device 1.20 ms")
+  std::string line;     // the overlay line's name part ("[1] cam0")
+  std::string figures;  // and what follows it ("  640x480  30.0 fps  device 1.20 ms"), kept
+                        // whole where the line is too long: the name is shortened first
   std::string status;   // in the middle of the tile when it has no picture ("opening ...")
   bool failed = false;  // the input failed: `status` says why, in red, over its picture if any
 };
+
+// A tile's overlay line for `room` pixels: too long, the name is shortened and the figures kept
+// whole, while a little of the name still shows (else the whole line is cut when drawn).
+std::string tileLine(const Text& t, const TileContent& tile, int room);
 
 struct TilesContent {
   std::vector<TileContent> tiles;

@@ -159,3 +159,20 @@ TEST(TileView, EachTileShowsItsFrameAndLine) {
   EXPECT_GT(pixelsOf(with(l.cells[3]), theme::kFailed, 3), 30) << "the failed tile says so";
   EXPECT_GT(pixelsOf(without(l.cells[3]), theme::kFailed, 3), 30) << "with the lines off too";
 }
+
+// A tile's line too long for its tile keeps its figures (size, fps, device time) whole and
+// shortens the name; where it fits, it is the whole line.
+TEST(TileView, ALongNameIsShortenedBeforeTheFigures) {
+  Text t(14);
+  TileContent tile;
+  tile.line = "[1] a_recording_with_a_rather_long_file_name_2026-12-05.mp4";
+  tile.figures = "  1920x1080  25.0 fps  device 0.03 ms";
+  const std::string whole = tile.line + tile.figures;
+  EXPECT_EQ(tileLine(t, tile, t.width(whole) + 1), whole);
+  const int room = t.width(tile.figures) + 8 * t.px();
+  const std::string cut = tileLine(t, tile, room);
+  EXPECT_LE(t.width(cut), room);
+  ASSERT_GT(cut.size(), tile.figures.size());
+  EXPECT_EQ(cut.substr(cut.size() - tile.figures.size()), tile.figures);
+  EXPECT_EQ(cut.rfind("[1] a_rec", 0), 0u) << cut;
+}
