@@ -150,7 +150,12 @@ PanelParts drawPanel(cv::Mat& m, cv::Rect r, const PanelInfo& in, const PanelFon
   y += positionHeight(f) + g;
   parts.graph = drawGraphSection(m, cv::Rect(r.x, y, r.width, f.font.lineHeight() + graphH), in, f);
   y += f.font.lineHeight() + graphH + g;
-  parts.bars = drawStageTable(m, cv::Rect(r.x, y, r.width, table), in.table, f.font, f.small);
+  // In a window too short for every row, the rows past the footer's line are cut off (drawn into
+  // the rows above it only), never drawn over the footer.
+  const int tableEnd = std::clamp(r.br().y - footer - g, y, m.rows);
+  cv::Mat above = m.rowRange(0, tableEnd);
+  parts.bars = drawStageTable(above, cv::Rect(r.x, y, r.width, std::min(table, tableEnd - y)),
+                              in.table, f.font, f.small);
   y += table + g;
   if (showHist) {
     // Room left over makes the histogram taller, up to half again.
