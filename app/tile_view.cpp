@@ -87,7 +87,7 @@ const std::vector<std::pair<std::string, std::string>>& tileHelpKeys() {
       {"1 ... 9", "that input alone (again: the grid)"},
       {"0", "the grid"},
       {"o", "overlay lines on / off"},
-      {"f", "full screen"},
+      {"f  F11", "full screen"},
       {"h", "this help"},
   };
   return keys;

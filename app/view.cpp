@@ -52,7 +52,7 @@ const std::vector<std::pair<std::string, std::string>>& helpKeys() {
       {"l", "histogram scale: log / linear"},
       {"u", "fused passes / every stage alone (timings)"},
       {"o", "panel on / off"},
-      {"f", "full screen"},
+      {"f  F11", "full screen"},
       {"s", "save the filtered frame as PNG"},
       {"h", "this help"},
   };
