@@ -8,8 +8,6 @@
 
 namespace vf::app {
 
-namespace {}  // namespace
-
 std::string tileLine(const Text& t, const TileContent& tile, int room) {
   std::string line = tile.line + tile.figures;
   if (t.width(line) > room && room - t.width(tile.figures) >= 4 * t.px())

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>
 
 #include "tests/support/media.hpp"
 #include "tests/support/process.hpp"
@@ -24,10 +25,12 @@ namespace {
 
 struct Batch {
   TempDir dir{"batch"};
-  std::vector<std::string> names = {"a", "b", "c", "d", "e"};
-  std::vector<long> frames = {4, 6, 5, 7, 3};
+  std::vector<std::string> names;
+  std::vector<long> frames;
 
-  Batch() {
+  explicit Batch(std::vector<std::string> n = {"a", "b", "c", "d", "e"},
+                 std::vector<long> f = {4, 6, 5, 7, 3})
+      : names(std::move(n)), frames(std::move(f)) {
     std::ofstream list(dir / "list.txt");
     for (std::size_t k = 0; k < names.size(); ++k) {
       ffmpeg("-f lavfi -i testsrc2=size=" + std::to_string(64 + 2 * k) + "x" +
@@ -97,48 +100,28 @@ TEST(AppBatch, EachShareTakesEveryNthInputAndCompleteOutputsAreSkipped) {
 // An output at the final name that is not a complete video is made again, not skipped: empty,
 // cut short after it was complete, or left by a run killed before it closed the file.
 TEST(AppBatch, IncompleteOutputsAreMadeAgain) {
-  TempDir dir("batch_incomplete");
-  const std::vector<std::string> names = {"whole", "empty", "cut", "killed"};
-  std::ofstream list(dir / "list.txt");
-  for (const std::string& n : names) {
-    ffmpeg("-f lavfi -i testsrc2=size=96x64:rate=25 -frames:v 50 -c:v libx264 " +
-           q(dir / (n + ".mp4")));
-    list << dir / (n + ".mp4") << "\n";
-  }
-  list.close();
-  fs::create_directories(dir / "out");
-  const std::vector<std::string> args = {"batch",
-                                         "--inputs",
-                                         dir / "list.txt",
-                                         "--chain",
-                                         "gray,sobel",
-                                         "-o",
-                                         dir / "out/{name}.mkv",
-                                         "--json",
-                                         dir / "report.json"};
-  const auto first = runVidfilter(args);
+  Batch b({"whole", "empty", "cut", "killed"}, {50, 50, 50, 50});
+  const auto first = b.run({});
   ASSERT_EQ(first.status, 0) << first.err;
-  const auto out = [&](const std::string& n) { return dir / ("out/" + n + ".mkv"); };
-  const auto whole = fs::last_write_time(out("whole"));
-  std::ofstream(out("empty"), std::ios::trunc).close();
-  fs::resize_file(out("cut"), fs::file_size(out("cut")) / 2);
+  const auto whole = fs::last_write_time(b.out(0));
+  std::ofstream(b.out(1), std::ios::trunc).close();
+  fs::resize_file(b.out(2), fs::file_size(b.out(2)) / 2);
   // What a killed run leaves: the header and clusters, no duration, no index.
-  ffmpeg("-i " + q(dir / "killed.mp4") + " -c copy -f matroska -live 1 " + q(out("killed")));
-  const auto again = runVidfilter(args);
+  ffmpeg("-i " + q(b.dir / "killed.mp4") + " -c copy -f matroska -live 1 " + q(b.out(3)));
+  const auto again = b.run({});
   ASSERT_EQ(again.status, 0) << again.err;
-  for (const std::string n : {"empty", "cut", "killed"})
-    EXPECT_NE(again.err.find("out/" + n + ".mkv' exists but is not a complete video"),
+  for (std::size_t k = 1; k < 4; ++k)
+    EXPECT_NE(again.err.find("out/" + b.names[k] + ".mkv' exists but is not a complete video"),
               std::string::npos)
-        << n << "\n"
+        << b.names[k] << "\n"
         << again.err;
-  EXPECT_EQ(fs::last_write_time(out("whole")), whole);
-  std::ifstream in(dir / "report.json");
-  const auto doc = nlohmann::json::parse(in);
+  EXPECT_EQ(fs::last_write_time(b.out(0)), whole);
+  const auto doc = b.report(0);
   ASSERT_EQ(doc["inputs"].size(), 4u);
   EXPECT_EQ(doc["inputs"][0]["status"], "skipped");
-  for (int k = 1; k < 4; ++k) {
-    EXPECT_EQ(doc["inputs"][k]["status"], "done") << names[k];
-    EXPECT_EQ(countFrames(out(names[k])), 50) << names[k];
+  for (std::size_t k = 1; k < 4; ++k) {
+    EXPECT_EQ(doc["inputs"][k]["status"], "done") << b.names[k];
+    EXPECT_EQ(countFrames(b.out(k)), 50) << b.names[k];
   }
 }
 

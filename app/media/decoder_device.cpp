@@ -1,7 +1,5 @@
 #include "app/media/decoder_device.hpp"
 
-#include <mutex>
-
 #include "app/media/cuda_driver.hpp"
 
 extern "C" {
@@ -19,15 +17,10 @@ constexpr unsigned kBlocking = 0x0;
 // The process's CUDA device, made by the first decoder that asks; kept until the process ends
 // (frames of any decoder may be freed as late as that).
 AVBufferRef* processDevice() {
-  static std::mutex m;
-  static AVBufferRef* device = nullptr;
-  static bool tried = false;
-  const std::lock_guard lock(m);
-  if (!tried) {
-    tried = true;
-    if (av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, 0) < 0)
-      device = nullptr;
-  }
+  static AVBufferRef* const device = [] {  // made once, whichever decoder's thread asks first
+    AVBufferRef* d = nullptr;
+    return av_hwdevice_ctx_create(&d, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, 0) < 0 ? nullptr : d;
+  }();
   return device;
 }
 
