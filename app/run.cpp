@@ -204,9 +204,10 @@ int runOneInput(const CommandLine& cl, const Settings& s) {
       withStopSignalsHeld([&] { return ClContext::open(s.device.value_or("")); });
   keepSigquitDefault();
   std::unique_ptr<CaptureSource> source;
+  InputOptions io = inputOptions(s, chain, preview);
+  io.decodeGpu = ctx->info().pciBus;
   try {
-    source =
-        openOrExitOnSignal([&] { return openSource(sourceSpec, inputOptions(s, chain, preview)); });
+    source = openOrExitOnSignal([&] { return openSource(sourceSpec, io); });
   } catch (const std::exception&) {
     if (!interruptSignal()) throw;  // a signal ended the open: not an error of the input
   }

@@ -32,11 +32,15 @@ const Driver* driver() {
     take(d.ctxPop, "cuCtxPopCurrent_v2");
     take(d.streamCreate, "cuStreamCreate");
     take(d.streamDestroy, "cuStreamDestroy_v2");
+    take(d.init, "cuInit");
+    take(d.deviceGetCount, "cuDeviceGetCount");
+    take(d.deviceGet, "cuDeviceGet");
+    take(d.deviceGetPCIBusId, "cuDeviceGetPCIBusId");
     return d;
   }();
   const Driver& d = loaded;
   return d.memHostAlloc && d.memFreeHost && d.ctxPush && d.ctxPop && d.streamCreate &&
-                 d.streamDestroy
+                 d.streamDestroy && d.init && d.deviceGetCount && d.deviceGet && d.deviceGetPCIBusId
              ? &d
              : nullptr;
 }

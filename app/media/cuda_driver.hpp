@@ -16,6 +16,7 @@ namespace vf::media::cuda {
 using Result = int;  // CUresult: 0 is success
 using Context = ::CUctx_st*;
 using Stream = ::CUstream_st*;
+using Device = int;  // CUdevice
 
 struct Driver {
   Result (*memHostAlloc)(void**, std::size_t, unsigned) = nullptr;
@@ -24,6 +25,10 @@ struct Driver {
   Result (*ctxPop)(Context*) = nullptr;
   Result (*streamCreate)(Stream*, unsigned) = nullptr;
   Result (*streamDestroy)(Stream) = nullptr;
+  Result (*init)(unsigned) = nullptr;
+  Result (*deviceGetCount)(int*) = nullptr;
+  Result (*deviceGet)(Device*, int) = nullptr;
+  Result (*deviceGetPCIBusId)(char*, int, Device) = nullptr;
 };
 
 // The driver's functions; nullptr where libcuda.so.1 or one of them does not load.

@@ -1,6 +1,12 @@
 #include "app/media/decoder_device.hpp"
 
+#include <charconv>
+#include <map>
+#include <mutex>
+#include <string_view>
+
 #include "app/media/cuda_driver.hpp"
+#include "pipeline/cl/device.hpp"
 
 extern "C" {
 #include <libavutil/hwcontext.h>
@@ -14,14 +20,36 @@ namespace {
 // work goes (a non-blocking stream mapped frames before NVDEC had written them).
 constexpr unsigned kBlocking = 0x0;
 
-// The process's CUDA device, made by the first decoder that asks; kept until the process ends
-// (frames of any decoder may be freed as late as that).
-AVBufferRef* processDevice() {
-  static AVBufferRef* const device = [] {  // made once, whichever decoder's thread asks first
-    AVBufferRef* d = nullptr;
-    return av_hwdevice_ctx_create(&d, AV_HWDEVICE_TYPE_CUDA, nullptr, nullptr, 0) < 0 ? nullptr : d;
-  }();
-  return device;
+// The CUDA ordinal of the GPU on `pciBus`; 0, CUDA's first (FFmpeg's default), when it is "" or
+// no CUDA device is on that bus.
+int ordinalOn(const std::string& pciBus) {
+  const cuda::Driver* d = cuda::driver();
+  int count = 0;
+  if (pciBus.empty() || d->init(0) != 0 || d->deviceGetCount(&count) != 0) return 0;
+  for (int i = 0; i < count; ++i) {
+    cuda::Device device = 0;
+    char id[32] = {};
+    if (d->deviceGet(&device, i) == 0 && d->deviceGetPCIBusId(id, sizeof id, device) == 0 &&
+        cudaPciBus(id) == pciBus)
+      return i;
+  }
+  return 0;
+}
+
+// The process's CUDA device on a GPU, made by the first decoder that asks for that GPU (nullptr
+// when it does not open, asked once); kept until the process ends (frames of any decoder may be
+// freed as late as that).
+AVBufferRef* processDevice(int ordinal) {
+  static std::mutex mutex;
+  static std::map<int, AVBufferRef*> made;
+  const std::lock_guard lock(mutex);
+  const auto [it, first] = made.try_emplace(ordinal, nullptr);
+  if (first) {
+    const std::string name = std::to_string(ordinal);
+    if (av_hwdevice_ctx_create(&it->second, AV_HWDEVICE_TYPE_CUDA, name.c_str(), nullptr, 0) < 0)
+      it->second = nullptr;
+  }
+  return it->second;
 }
 
 // What a decoder's device owns beside FFmpeg's: its stream, and a reference to the process's
@@ -44,9 +72,25 @@ void freeDevice(AVHWDeviceContext* dev) {
 
 }  // namespace
 
-AVBufferRef* decoderDevice() {
+std::string cudaPciBus(const char* busId) {
+  // domain:bus:device.function, each hex digits only
+  const std::string_view text(busId);
+  unsigned parts[4] = {};
+  std::size_t at = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char end = i < 2 ? ':' : i == 2 ? '.' : '\0';
+    const std::size_t stop = end ? text.find(end, at) : text.size();
+    if (stop == std::string_view::npos || stop == at) return "";
+    const auto [ptr, ec] = std::from_chars(text.data() + at, text.data() + stop, parts[i], 16);
+    if (ec != std::errc() || ptr != text.data() + stop) return "";
+    at = stop + 1;
+  }
+  return pciBusName(parts[0], parts[1]);
+}
+
+AVBufferRef* decoderDevice(const std::string& pciBus) {
   if (!cuda::driver()) return nullptr;
-  AVBufferRef* process = processDevice();
+  AVBufferRef* process = processDevice(ordinalOn(pciBus));
   if (!process) return nullptr;
   const cuda::Context context = cuda::contextOf(process);
   cuda::Stream stream = nullptr;

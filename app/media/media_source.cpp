@@ -86,8 +86,8 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
                  spec.kind == app::SourceKind::Pipe ? "stdin" : spec.text, kindOf(spec.kind));
   const AVStream* v = demuxer_.video();
   tb_ = v->time_base;
-  decoder_ =
-      std::make_unique<VideoDecoder>(v, live_, options.hwdec, spec.text, options.decodeThreads);
+  decoder_ = std::make_unique<VideoDecoder>(v, live_, options.hwdec, options.decodeGpu, spec.text,
+                                            options.decodeThreads);
   // The nominal rate: the stream's base rate (a variable-rate file's usual step), else its
   // average.
   for (const AVRational rate : {v->r_frame_rate, v->avg_frame_rate})

@@ -1,5 +1,6 @@
 #include "pipeline/cl/device.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -58,7 +59,40 @@ std::string noDeviceMessage() {
   }
   return kNoDeviceHelp;
 }
+// NVIDIA's cl_nv_device_attribute_query (cl_ext.h names only its first attributes).
+constexpr cl_device_info kNvPciBus = 0x4008;
+constexpr cl_device_info kNvPciDomain = 0x400A;
+
+// The device's PCI domain and bus, or "" where its driver does not tell. NVIDIA's slot
+// attribute is not used: drivers encode it differently, and a bus holds one GPU.
+std::string pciBusOf(const cl::Device& dev) {
+  std::string extensions;
+  try {
+    extensions = dev.getInfo<CL_DEVICE_EXTENSIONS>();
+  } catch (const cl::Error&) {
+    return "";
+  }
+  auto has = [&](const char* name) { return extensions.find(name) != std::string::npos; };
+  if (has("cl_khr_pci_bus_info")) {
+    cl_device_pci_bus_info_khr info{};
+    if (clGetDeviceInfo(dev(), CL_DEVICE_PCI_BUS_INFO_KHR, sizeof info, &info, nullptr) ==
+        CL_SUCCESS)
+      return pciBusName(info.pci_domain, info.pci_bus);
+  }
+  if (has("cl_nv_device_attribute_query")) {
+    cl_uint bus = 0, domain = 0;  // the domain: 0 where the driver predates the attribute
+    if (clGetDeviceInfo(dev(), kNvPciBus, sizeof bus, &bus, nullptr) != CL_SUCCESS) return "";
+    if (clGetDeviceInfo(dev(), kNvPciDomain, sizeof domain, &domain, nullptr) != CL_SUCCESS)
+      domain = 0;
+    return pciBusName(domain, bus);
+  }
+  return "";
+}
 }  // namespace
+
+std::string pciBusName(unsigned domain, unsigned bus) {
+  return fmt::format("{:04x}:{:02x}", domain, bus);
+}
 
 std::string DeviceInfo::index() const {
   return std::to_string(platformIndex) + ":" + std::to_string(deviceIndex);
@@ -107,6 +141,7 @@ std::vector<DeviceInfo> listDevices() {
         info.maxAllocBytes = dev.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
         info.maxWorkGroupSize = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
       });
+      info.pciBus = pciBusOf(dev);
       info.device = dev;
       out.push_back(std::move(info));
     }
