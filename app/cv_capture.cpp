@@ -1,5 +1,6 @@
 #include "app/cv_capture.hpp"
 
+#include <glib.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -7,12 +8,15 @@
 #include <cmath>
 #include <filesystem>
 #include <numeric>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
 #include <opencv2/videoio/registry.hpp>
+#include <optional>
 #include <vector>
 
 #include "app/gst_diagnose.hpp"
+#include "app/interrupt.hpp"
 #include "app/mat_view.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
@@ -48,17 +52,66 @@ cv::Mat toSupported(const cv::Mat& m) {
   return out;
 }
 
+// While a source opens and gives its first frame, GStreamer's critical and warning lines and
+// OpenCV's error lines go to the debug log: a pipeline that does not start leaves OpenCV's
+// half-made one behind ("Trying to dispose element pipeline0, but it is in READY ..."), and the
+// error vidfilter then gives names the cause. A log level of debug or more keeps OpenCV's lines.
+class QuietOpen {
+ public:
+  QuietOpen()
+      : cvLevel_(cv::utils::logging::getLogLevel()),
+        handler_(g_log_set_handler(
+            "GStreamer", static_cast<GLogLevelFlags>(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING),
+            toDebug, nullptr)) {
+    if (cvLevel_ <= cv::utils::logging::LOG_LEVEL_ERROR)
+      cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
+  }
+  ~QuietOpen() {
+    cv::utils::logging::setLogLevel(cvLevel_);
+    g_log_remove_handler("GStreamer", handler_);
+  }
+  QuietOpen(const QuietOpen&) = delete;
+  QuietOpen& operator=(const QuietOpen&) = delete;
+
+ private:
+  static void toDebug(const gchar* domain, GLogLevelFlags, const gchar* message, gpointer) {
+    spdlog::debug("{}: {}", domain ? domain : "GLib", message ? message : "");
+  }
+  cv::utils::logging::LogLevel cvLevel_;
+  guint handler_;
+};
+
+// What OpenCV's appsink hands over for a pipeline that ends in JPEG images (image/jpeg): each
+// image's bytes as one row.
+bool isJpegRow(const cv::Mat& m) {
+  return m.rows == 1 && m.type() == CV_8UC1 && m.cols >= 3 && m.data[0] == 0xFF &&
+         m.data[1] == 0xD8 && m.data[2] == 0xFF;
+}
+
 class VideoCaptureSource : public CaptureSource {
  public:
-  explicit VideoCaptureSource(const SourceSpec& spec) : spec_(spec) {
-    open();
+  // `start`, `end`: the span of the capture's time to deliver (--ss, --to, -t), in seconds from
+  // its first frame.
+  VideoCaptureSource(const SourceSpec& spec, double start, std::optional<double> end)
+      : spec_(spec), start_(start), end_(end) {
     cv::Mat first;
-    // A camera can need a few grabs before it delivers.
-    for (int i = 0; i < 5 && first.empty(); ++i) cap_.read(first);
+    {
+      const QuietOpen quiet;
+      open();
+      // A camera can need a few grabs before it delivers.
+      for (int i = 0; i < 5 && first.empty(); ++i) cap_.read(first);
+    }
     if (first.empty())
       throw UsageError(std::string(kindName(spec.kind)) + " " + quote(spec.text) +
                        " opened but delivered no frame");
+    if (spec.kind == SourceKind::GStreamer && isJpegRow(first))
+      throw UsageError("GStreamer pipeline " + quote(spec.text) +
+                       " hands appsink JPEG images (image/jpeg), not raw video; decode them "
+                       "before it: '... ! jpegdec ! videoconvert ! appsink'");
     firstAt_ = Clock::now();
+    const double ms = cap_.get(cv::CAP_PROP_POS_MSEC);
+    sourceTime_ = ms > 0;
+    firstMs_ = ms;
     pending_ = toSupported(first);
     last_ = {pending_.cols, pending_.rows, formatOf(pending_)};
     const double fps = cap_.get(cv::CAP_PROP_FPS);
@@ -82,41 +135,54 @@ class VideoCaptureSource : public CaptureSource {
   }
 
   // Frames are stamped with the capture's clock (microseconds since the first frame), so a
-  // recording lasts as long as the capture did, whatever was dropped on the way.
+  // recording lasts as long as the capture did, whatever was dropped on the way. Frames before
+  // --ss are grabbed and left undecoded; the first at or past --to ends the input.
   bool next(const SlotFn& slot, FrameTime& time) override {
     if (!pending_.empty()) {
-      deliver(pending_, slot);
+      const bool wanted = start_ <= 0;
+      if (wanted) deliver(pending_, slot);
       pending_.release();
-      stamp(time, firstAt_);
-      ++delivered_;
-      return true;
-    }
-    for (int failures = 0;; ++failures) {
-      if (failures >= kMaxConsecutiveFailures || !cap_.grab()) return endOfStream();
-      const auto grabbed = Clock::now();
-      if (tryRetrieve(slot)) {
-        stamp(time, grabbed);
+      if (wanted) {
+        stamp(time, 0);
         ++delivered_;
         return true;
       }
     }
+    for (int failures = 0; failures < kMaxConsecutiveFailures;) {
+      if (!cap_.grab()) break;
+      const double at = secondsAt(Clock::now());
+      if (at < start_) {
+        if (interruptSignal()) return false;  // a stop while skipping to --ss
+        continue;
+      }
+      if (end_ && at >= *end_) return false;  // the span asked for is done
+      if (!tryRetrieve(slot)) {
+        ++failures;
+        continue;
+      }
+      if (delivered_ == 0) origin_ = at;  // the output starts at its first frame
+      stamp(time, at - origin_);
+      ++delivered_;
+      return true;
+    }
+    return endOfStream();
   }
 
  private:
   using Clock = std::chrono::steady_clock;
   static constexpr int kMaxConsecutiveFailures = 50;
 
-  // The time the driver or the pipeline gave the frame (CAP_PROP_POS_MSEC: V4L2's buffer time,
-  // GStreamer's position) when the source has one, else the time it was grabbed; counted in
-  // frames of the nominal rate when it is known (a dropped frame leaves a gap), else in us.
-  void stamp(FrameTime& time, Clock::time_point at) {
-    const double ms = cap_.get(cv::CAP_PROP_POS_MSEC);
-    if (delivered_ == 0) {
-      sourceTime_ = ms > 0;
-      firstMs_ = ms;
-    }
-    const double seconds =
-        sourceTime_ ? (ms - firstMs_) / 1000 : std::chrono::duration<double>(at - firstAt_).count();
+  // The time of the frame just grabbed, in seconds from the first: the time the driver or the
+  // pipeline gave it (CAP_PROP_POS_MSEC: V4L2's buffer time, GStreamer's position) when the
+  // source has one, else the time it was grabbed.
+  double secondsAt(Clock::time_point grabbed) {
+    if (sourceTime_) return (cap_.get(cv::CAP_PROP_POS_MSEC) - firstMs_) / 1000;
+    return std::chrono::duration<double>(grabbed - firstAt_).count();
+  }
+
+  // `seconds` from the start of the output, counted in frames of the nominal rate when it is
+  // known (a dropped frame leaves a gap), else in us.
+  void stamp(FrameTime& time, double seconds) {
     if (fps_ > 0) {
       const int den = static_cast<int>(std::lround(fps_ * 1000)), g = std::gcd(den, 1000);
       time.num = 1000 / g;
@@ -158,6 +224,7 @@ class VideoCaptureSource : public CaptureSource {
           if (!converted.empty())
             spdlog::info("{}: {} frames converted for appsink (videoconvert)", t, converted);
           cap_.open(opened, cv::CAP_GSTREAMER);
+          if (!cap_.isOpened()) cap_.release();  // OpenCV's half-made pipeline, quietly
         }
         if (!cap_.isOpened()) {
           const std::string why = gstreamerStartError(gstreamerPipelineAsOpened(t, nullptr));
@@ -251,13 +318,20 @@ class VideoCaptureSource : public CaptureSource {
     return true;
   }
 
+  // A camera that stops has failed or gone; a pipeline ends as its source ends (OpenCV tells
+  // neither from an error, which GStreamer's own log line then names).
   bool endOfStream() {
-    spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
-                 kindName(spec_.kind), spec_.text, delivered_);
+    if (spec_.kind == SourceKind::Camera)
+      spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
+                   kindName(spec_.kind), spec_.text, delivered_);
+    else
+      spdlog::info("{} '{}' ended after {} frames", kindName(spec_.kind), spec_.text, delivered_);
     return false;
   }
 
   SourceSpec spec_;
+  double start_ = 0, origin_ = 0;  // origin_: the capture's time of the first frame delivered
+  std::optional<double> end_;
   cv::VideoCapture cap_;
   cv::Mat pending_, staging_;
   FrameDesc last_;
@@ -271,8 +345,8 @@ class VideoCaptureSource : public CaptureSource {
 
 }  // namespace
 
-std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec) {
-  return std::make_unique<VideoCaptureSource>(spec);
+std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec, const InputOptions& options) {
+  return std::make_unique<VideoCaptureSource>(spec, options.start, options.end);
 }
 
 }  // namespace vf::app

@@ -7,8 +7,10 @@
 
 namespace vf::app {
 
-// Opens `spec` and decodes its first frame. Throws UsageError with a clear message when the
-// source cannot be opened or yields no frame.
-std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec);
+// Opens `spec` and decodes its first frame; of `options`, the span to deliver (--ss, --to, -t:
+// seconds of the capture's time, from its first frame; the frames are stamped from the
+// span's start). Throws UsageError with a clear message when the source cannot be opened,
+// yields no frame or hands over JPEG images.
+std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec, const InputOptions& options);
 
 }  // namespace vf::app

@@ -118,6 +118,24 @@ std::string missingDevice(GstElement* pipeline) {
   return missing;
 }
 
+// What reaches the pipeline's appsink when it is not raw video: "audio/x-raw", "image/png"; ""
+// when it is raw video or nothing got there.
+std::string appsinkMediaType(GstElement* pipeline) {
+  std::string type;
+  forEachElement(pipeline, [&](GstElement* e) {
+    if (!type.empty() || elementKind(e) != "appsink") return;
+    GstPad* pad = gst_element_get_static_pad(e, "sink");
+    if (!pad) return;
+    if (GstCaps* caps = gst_pad_get_current_caps(pad)) {
+      if (gst_caps_get_size(caps) > 0)
+        type = gst_structure_get_name(gst_caps_get_structure(caps, 0));
+      gst_caps_unref(caps);
+    }
+    gst_object_unref(pad);
+  });
+  return type == "video/x-raw" ? "" : type;
+}
+
 }  // namespace
 
 std::string gstreamerParseError(const std::string& pipeline, bool* camera) {
@@ -156,7 +174,14 @@ std::string gstreamerStartError(const std::string& pipeline) {
   gst_element_set_state(p.get(), GST_STATE_PLAYING);
   std::unique_ptr<GstMessage, GstUnref> m(gst_bus_timed_pop_filtered(
       bus.get(), 2 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_EOS)));
-  if (!m || GST_MESSAGE_TYPE(m.get()) != GST_MESSAGE_ERROR) return "";
+  if (!m || GST_MESSAGE_TYPE(m.get()) != GST_MESSAGE_ERROR) {
+    const std::string type = appsinkMediaType(p.get());
+    if (type.empty()) return "";
+    return "appsink receives " + type + ", not raw video (video/x-raw)" +
+           (type.rfind("audio/", 0) == 0
+                ? ""
+                : "; decode it before appsink ('... ! decodebin ! videoconvert ! appsink')");
+  }
   GError* error = nullptr;
   gchar* debug = nullptr;
   gst_message_parse_error(m.get(), &error, &debug);

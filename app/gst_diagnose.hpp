@@ -26,8 +26,9 @@ struct GstFileRead {
 std::vector<GstFileRead> gstreamerFilesRead(const std::string& pipeline);
 
 // Starts `pipeline` on its own for at most about two seconds and returns GStreamer's first
-// error, "filesrc0: Resource not found. (No such file \"/x.mp4\")", "no element \"foo\""; ""
-// when it shows none. Its appsink keeps one buffer at most meanwhile.
+// error, "filesrc0: Resource not found. (No such file \"/x.mp4\")", "no element \"foo\"", or
+// what reaches its appsink when that is not raw video ("appsink receives audio/x-raw, ..."); ""
+// when it shows none of these. Its appsink keeps one buffer at most meanwhile.
 std::string gstreamerStartError(const std::string& pipeline);
 
 }  // namespace vf::app

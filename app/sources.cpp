@@ -238,10 +238,10 @@ std::unique_ptr<CaptureSource> openSource(const SourceSpec& spec, const InputOpt
     case SourceKind::Camera: {
       SourceSpec camera = spec;  // the mode in -i first, the --camera-* options for the rest
       camera.camera = spec.camera.over(options.camera);
-      return openCvCapture(camera);
+      return openCvCapture(camera, options);
     }
     case SourceKind::GStreamer:
-      return openCvCapture(spec);
+      return openCvCapture(spec, options);
     case SourceKind::ImageSequence:
       return std::make_unique<media::ImageSequenceSource>(spec, options);
     case SourceKind::File:

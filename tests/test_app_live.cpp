@@ -92,14 +92,63 @@ TEST_F(AppLive, GStreamerTestSourceThroughTheChainForHundredsOfFrames) {
   EXPECT_EQ(n, c.out);
 }
 
-TEST_F(AppLive, StreamThatEndsMidRunIsAWarningAndAnEnd) {
+// A pipeline ends as its source ends: an info line, not a warning (OpenCV tells an end from a
+// failure in neither case; GStreamer's own error line names a failure).
+TEST_F(AppLive, PipelineThatEndsMidRunIsAnEnd) {
   const auto r = runVidfilter({"-i", testSource("100/1", "num-buffers=40"), "--chain", "gray",
                                "--frames", "1000", "--no-preview"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.err.find("stopped delivering frames after"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ended after"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("warning:"), std::string::npos) << r.err;
   const Counts c = summaryCounts(r.err);
   EXPECT_GT(c.out, 0) << r.err;
   EXPECT_LE(c.in, 40) << r.err;
+}
+
+// --ss, --to and -t take a span of a live source's time from its first frame, as of a file's:
+// frames before --ss are skipped, the output starts at its first frame, and it ends at --to.
+TEST_F(AppLive, SpanOptionsTakeAPartOfALiveSource) {
+  ASSERT_TRUE(haveFfprobe()) << "install ffmpeg (ffprobe)";
+  TempDir dir("live_span");
+  const std::string source = testSource("50/1", "num-buffers=150");  // 3 s
+  for (const auto& [span, seconds] : std::vector<std::pair<std::vector<std::string>, double>>{
+           {{"--ss", "0.6", "--to", "1.4"}, 0.8}, {{"-t", "0.5"}, 0.5}, {{"--ss", "2"}, 1.0}}) {
+    const std::string out = dir / "span.mkv";
+    std::vector<std::string> args{"-y", "-i", source,    "--chain", "gray",
+                                  "-o", out,  "--codec", "ffv1",    "--no-preview"};
+    args.insert(args.end(), span.begin(), span.end());
+    const auto r = runVidfilter(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const Counts c = summaryCounts(r.err);
+    const double want = seconds * 50;
+    EXPECT_GE(c.in, want - 4) << span[0] << "\n" << r.err;  // a frame's jitter at either end
+    EXPECT_LE(c.in, want + 2) << span[0] << "\n" << r.err;
+    const std::vector<double> times = frameTimes(out);
+    ASSERT_EQ(static_cast<long>(times.size()), c.out) << span[0];
+    ASSERT_FALSE(times.empty());
+    EXPECT_NEAR(times.front(), 0.0, 1e-6) << span[0];
+    EXPECT_LE(times.back(), seconds) << span[0];
+  }
+}
+
+// What reaches appsink must be raw video: audio, or compressed images, are named with what to
+// put before appsink, once, without GStreamer's or OpenCV's own error lines.
+TEST_F(AppLive, AppsinkGivenNoRawVideoSaysWhatItGets) {
+  vf::test::ProcOptions quick;
+  quick.timeoutSec = 30;
+  for (const auto& [pipeline, named] : std::vector<std::pair<std::string, std::string>>{
+           {"audiotestsrc num-buffers=5 ! appsink", "audio/x-raw"},
+           {"videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! pngenc ! appsink",
+            "image/png"},
+           {"videotestsrc num-buffers=5 ! video/x-raw,width=64,height=48 ! jpegenc ! appsink",
+            "jpegdec"}}) {
+    const auto r = runVidfilter({"-i", pipeline, "--chain", "gray", "--no-preview"}, quick);
+    EXPECT_EQ(r.status, 2) << r.err;
+    const std::string err = vf::test::errorLines(r.err);
+    EXPECT_NE(err.find(named), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("CRITICAL"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("[ERROR"), std::string::npos) << r.err;
+  }
 }
 
 // Raw formats appsink does not hand over as BGR, BGRA or gray are converted before it: I420 and

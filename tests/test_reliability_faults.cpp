@@ -283,8 +283,7 @@ TEST(ReliabilityInterrupt, SignalWhileDrainingAtTheEndOfAStream) {
            "--chain", "gray,blur=sigma=4,sobel", "--slots", "8", "-o", out},
           opt);
   ASSERT_TRUE(c.readUntil(
-      [](const std::string& err) { return err.find("stopped delivering") != std::string::npos; },
-      60))
+      [](const std::string& err) { return err.find("ended after") != std::string::npos; }, 60))
       << c.errSoFar();
   c.signal(SIGTERM);
   const auto r = c.wait();

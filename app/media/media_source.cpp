@@ -252,7 +252,7 @@ bool MediaSource::nextWanted() {
     if (ts < startPts_) continue;
     if (skipBelow_ != AV_NOPTS_VALUE && ts < skipBelow_) continue;
     if (hasEnd_ && ts >= endPts_) {
-      eof_ = true;
+      eof_ = atEnd_ = true;
       return false;
     }
     return true;
@@ -266,7 +266,7 @@ void MediaSource::seekBefore(std::int64_t targetUs) {
     demuxer_.seek(at);
     discont_.reset();
     decoder_->flush();
-    eof_ = pending_ = held_ = false;
+    eof_ = pending_ = held_ = atEnd_ = false;
     lastPts_ = AV_NOPTS_VALUE;
     if (!relayDecided_) early_.clear();  // side packets of the attempt before
     const bool decoded = decodeNext();
@@ -325,8 +325,13 @@ bool MediaSource::endOfStream() {
   if (demuxer_.interrupted()) return false;  // stopped early: the output trims at its end
   if (relay_) relay_->markComplete();
   if (live_) {
-    spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
-                 kindOf(spec_.kind), spec_.text, delivered_);
+    // The span asked for is done, or the stream ended as streams end (the sender closed it);
+    // a warning only where it failed or went silent.
+    if (demuxer_.stalled())
+      spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
+                   kindOf(spec_.kind), spec_.text, delivered_);
+    else if (!atEnd_)
+      spdlog::info("{} '{}' ended after {} frames", kindOf(spec_.kind), spec_.text, delivered_);
     return false;
   }
   const std::int64_t failed = decoder_->failedPackets();

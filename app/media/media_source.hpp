@@ -92,6 +92,7 @@ class MediaSource : public app::CaptureSource {
   bool held_ = false;        // frame_ holds a decoded frame nextWanted() has not examined
   bool exactCount_ = false;  // count_ is the container's, not an estimate from the duration
   bool hasEnd_ = false, live_ = false, pending_ = false, eof_ = false, recording_ = false;
+  bool atEnd_ = false;  // the span asked for (--to, -t) is done
   double fps_ = 0;
   std::int64_t count_ = -1, delivered_ = 0, lastPts_ = AV_NOPTS_VALUE, lastDuration_ = 0;
   std::atomic<double> seekTo_{-1};
