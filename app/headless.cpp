@@ -29,7 +29,8 @@ UsageError previewRefused() {
 
 }  // namespace
 
-std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec) {
+std::unique_ptr<CaptureSource> openCvCapture(const SourceSpec& spec,
+                                             const InputOptions& /*options*/) {
   throw UsageError("input " + quote(spec.text) + ": cameras and GStreamer pipelines need " +
                    "OpenCV's video capture, and " + kRebuild);
 }
