@@ -16,6 +16,7 @@
 #include <string>
 
 #include "app/bench/bench.hpp"
+#include "pipeline/cl/pocl_cache.hpp"
 #include "app/camera_list.hpp"
 #include "app/interrupt.hpp"
 #include "app/log_pattern.hpp"
@@ -68,6 +69,7 @@ std::string clHint(int code) {
 
 int main(int argc, char** argv) {
   vf::app::keepStandardStreamsOpen();
+  vf::ignoreEmptyPoclCacheDir();
   if (argc >= 2 && std::strcmp(argv[1], "bench") == 0)
     return vf::bench::benchMain(argc - 1, argv + 1);
 

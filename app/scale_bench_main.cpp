@@ -20,6 +20,7 @@
 #include "app/device_set.hpp"
 #include "app/frame_split.hpp"
 #include "pipeline/chain.hpp"
+#include "pipeline/cl/pocl_cache.hpp"
 #include "pipeline/engine.hpp"
 
 namespace {
@@ -122,6 +123,7 @@ double split(const std::vector<std::shared_ptr<ClContext>>& devices, const Setup
 }  // namespace
 
 int main(int argc, char** argv) {
+  vf::ignoreEmptyPoclCacheDir();
   CLI::App app{"vidfilter-scale-bench: host-to-host fps on one and several devices"};
   std::string device = "all", sizes = "1920x1080,3840x2160";
   Setup su;

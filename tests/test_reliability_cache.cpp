@@ -82,6 +82,33 @@ TEST(ReliabilityCache, PoclCacheUnderAnUnwritableXdgCacheHomeOrPoclCacheDir) {
       xdg / "pocl", "POCL_CACHE_DIR");
 }
 
+// A regular file where PoCL's cache goes: PoCL lists its device, then fails every build with an
+// empty log; the run names the cache instead, before anything opens.
+TEST(ReliabilityCache, PoclCacheDirThatIsAFile) {
+  TempDir home("cache_home4");
+  writable(home);
+  std::ofstream(home / "file") << "x";
+  const auto r =
+      runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "3", "-o", home / "o.mkv"},
+                   cacheEnv({"HOME=" + home.path().string(), "POCL_CACHE_DIR=" + (home / "file")}));
+  expectPoclCacheNamed(r, home / "file", "POCL_CACHE_DIR");
+  EXPECT_FALSE(fs::exists(home / "o.mkv"));
+}
+
+// POCL_CACHE_DIR set to nothing (a script's `POCL_CACHE_DIR=$UNSET`) is not set: PoCL's own
+// assertion had stopped the process (SIGABRT).
+TEST(ReliabilityCache, EmptyPoclCacheDirIsTakenAsNotSet) {
+  TempDir home("cache_home5");
+  writable(home);
+  const auto r =
+      runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "3", "-o", home / "o.mkv"},
+                   cacheEnv({"HOME=" + home.path().string(), "XDG_CACHE_HOME=" + (home / "xdg"),
+                             "POCL_CACHE_DIR="}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probe(home / "o.mkv").frames, 3);
+  EXPECT_TRUE(fs::is_directory(home / "xdg/pocl/kcache")) << "PoCL's cache by its own rules";
+}
+
 TEST(ReliabilityCache, UnwritableProgramCacheWarnsOnceAndTheRunSucceeds) {
   // PoCL given a cache of its own, vidfilter's cache left under the read-only home: one
   // warning, every kernel compiled, the run done.

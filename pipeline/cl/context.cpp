@@ -1,5 +1,6 @@
 #include "pipeline/cl/context.hpp"
 
+#include "pipeline/cl/pocl_cache.hpp"
 #include "pipeline/error.hpp"
 
 namespace vf {
@@ -8,6 +9,10 @@ ClContext::ClContext(const DeviceInfo& device) : ClContext(device, queryDeviceFa
 
 ClContext::ClContext(const DeviceInfo& device, const DeviceFacts& facts)
     : info_(device), facts_(facts) {
+  // PoCL lists its device with a cache it cannot use (a regular file at its name), and then
+  // fails every build with an empty log.
+  if (facts_.pocl)
+    if (std::string why = poclCacheProblem(); !why.empty()) throw RuntimeError(why);
   context_ = clCall("clCreateContext(" + info_.name + ")",
                     [&] { return cl::Context(std::vector<cl::Device>{info_.device}); });
   programs_ = std::make_unique<ProgramCache>(context_, info_);

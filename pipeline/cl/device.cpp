@@ -55,7 +55,7 @@ std::string noDeviceMessage() {
     } catch (const cl::Error&) {
     }
     if (name.find("Portable Computing Language") != std::string::npos)
-      if (std::string why = poclCacheProblem(); !why.empty()) return why;
+      if (std::string why = poclCacheProblem(); !why.empty()) return "no OpenCL device: " + why;
   }
   return kNoDeviceHelp;
 }

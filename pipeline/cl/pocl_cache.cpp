@@ -68,11 +68,15 @@ std::string poclCacheProblem() {
   const std::string dir = poclCacheDirectory(&from);
   const std::string why = dir.empty() ? "POCL_CACHE_DIR is empty" : whyNotCreatable(dir);
   if (why.empty()) return "";
-  return "no OpenCL device: PoCL (the CPU device) cannot create its kernel cache " + quote(dir) +
+  return "PoCL (the CPU device) cannot create its kernel cache " + quote(dir) +
          " (from " + from + "): " + why +
          ". Set POCL_CACHE_DIR to a writable directory, e.g. `export "
          "POCL_CACHE_DIR=/tmp/pocl-cache-$USER`, or make HOME writable (vidfilter's own cache "
          "follows VIDFILTER_CACHE_DIR, else XDG_CACHE_HOME, else HOME)";
+}
+
+void ignoreEmptyPoclCacheDir() {
+  if (const char* v = std::getenv("POCL_CACHE_DIR"); v && !*v) ::unsetenv("POCL_CACHE_DIR");
 }
 
 }  // namespace vf

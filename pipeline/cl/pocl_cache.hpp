@@ -15,4 +15,8 @@ std::string poclCacheDirectory(std::string* from = nullptr);
 // message for the user: what PoCL cannot create, why, and how to set POCL_CACHE_DIR.
 std::string poclCacheProblem();
 
+// POCL_CACHE_DIR set to nothing is taken as not set, as XDG_CACHE_HOME is: PoCL itself stops
+// the process on it (an assertion). Call before the first OpenCL call.
+void ignoreEmptyPoclCacheDir();
+
 }  // namespace vf
