@@ -16,7 +16,6 @@
 #include <string>
 
 #include "app/bench/bench.hpp"
-#include "pipeline/cl/pocl_cache.hpp"
 #include "app/camera_list.hpp"
 #include "app/interrupt.hpp"
 #include "app/log_pattern.hpp"
@@ -25,6 +24,7 @@
 #include "app/std_streams.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
+#include "pipeline/cl/pocl_cache.hpp"
 #include "pipeline/cl/program_cache.hpp"
 #include "pipeline/quote.hpp"
 

@@ -68,8 +68,8 @@ std::string poclCacheProblem() {
   const std::string dir = poclCacheDirectory(&from);
   const std::string why = dir.empty() ? "POCL_CACHE_DIR is empty" : whyNotCreatable(dir);
   if (why.empty()) return "";
-  return "PoCL (the CPU device) cannot create its kernel cache " + quote(dir) +
-         " (from " + from + "): " + why +
+  return "PoCL (the CPU device) cannot create its kernel cache " + quote(dir) + " (from " + from +
+         "): " + why +
          ". Set POCL_CACHE_DIR to a writable directory, e.g. `export "
          "POCL_CACHE_DIR=/tmp/pocl-cache-$USER`, or make HOME writable (vidfilter's own cache "
          "follows VIDFILTER_CACHE_DIR, else XDG_CACHE_HOME, else HOME)";
