@@ -4,6 +4,8 @@
 // middle of a run (a playable file).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <csignal>
 #include <filesystem>
 #include <opencv2/imgcodecs.hpp>
@@ -12,6 +14,7 @@
 #include <regex>
 
 #include "app/sinks.hpp"
+#include "tests/support/cli_errors.hpp"
 #include "tests/support/media.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -213,6 +216,38 @@ TEST(AppOffline, DiskFullStopsWithAPlayableFile) {
   EXPECT_LT(written, 795);
   EXPECT_EQ(probe(out).frames, written);
   EXPECT_EQ(shellOutput("ffmpeg -v error -i '" + out + "' -f null - 2>&1"), "");
+}
+
+// Another writer fills the disk while the run writes (its check before each packet saw room):
+// the close fails too, and the error then says the file may not play; where it says the file
+// plays, it does, with the frames it names.
+TEST(AppOffline, DiskFilledByAnotherWriterSaysWhatTheCloseLeft) {
+  SmallDisk disk;
+  if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here: " << disk.why();
+  const std::string out = disk / "filled.mp4";
+  vf::test::Child run(vf::test::vidfilterBinary(), {"-i", kVideo, "--chain", "blur", "-o", out});
+  // Filled once the file has frames on the disk (FFmpeg writes 256 KiB at a time; x264 holds
+  // its first frames back).
+  const auto written = [&] {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(out, ec);
+    return ec ? 0 : size;
+  };
+  for (int i = 0; i < 3000 && written() < (1u << 20); ++i) ::usleep(20 * 1000);
+  ASSERT_GE(written(), 1u << 20) << "the run wrote nothing";
+  shellOutput("dd if=/dev/zero of='" + (disk / "filler") + "' bs=4k 2>/dev/null");
+  const auto r = run.wait();
+  EXPECT_EQ(r.status, 1) << r.err;
+  const std::string err = vf::test::errorLines(r.err);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(err, m, std::regex("stopped after ([0-9]+) frames"))) << r.err;
+  if (err.find("which plays") != std::string::npos) {
+    EXPECT_EQ(probe(out).frames, std::stol(m[1])) << r.err;
+    EXPECT_EQ(decodeErrors(out), "") << r.err;
+  } else {
+    EXPECT_NE(err.find("closing the file failed too"), std::string::npos) << r.err;
+    EXPECT_NE(err.find("so it may not play"), std::string::npos) << r.err;
+  }
 }
 
 TEST(AppOffline, DiskFullWithSmallPacketsKeepsWhatItSays) {

@@ -172,10 +172,32 @@ void Muxer::refused(int err) {
                    "; nothing was written");
 }
 
-std::string Muxer::stopped() const {
-  if (videoPackets_ == 0) return "stopped before the first frame";
-  return "stopped after " + std::to_string(videoPackets_) +
-         " frames and closed the file, which plays";
+namespace {
+
+std::string outOfRoomText(const std::string& cause, std::int64_t frames, const std::string& advice,
+                          const std::string& closeError) {
+  std::string kept;
+  if (frames == 0)
+    kept = "stopped before the first frame";
+  else if (closeError.empty())
+    kept = "stopped after " + std::to_string(frames) + " frames and closed the file, which plays";
+  else
+    kept = "stopped after " + std::to_string(frames) + " frames; closing the file failed too (" +
+           closeError + "), so it may not play";
+  return cause + "; " + kept + "; " + advice;
+}
+
+}  // namespace
+
+OutOfRoom::OutOfRoom(std::string cause, std::int64_t frames, std::string advice)
+    : MediaError(cause),
+      cause_(std::move(cause)),
+      advice_(std::move(advice)),
+      text_(outOfRoomText(cause_, frames, advice_, "")),
+      frames_(frames) {}
+
+void OutOfRoom::closeFailed(const std::string& why) {
+  text_ = outOfRoomText(cause_, frames_, advice_, why);
 }
 
 void Muxer::checkRoom(std::int64_t next) {
@@ -196,10 +218,9 @@ void Muxer::checkRoom(std::int64_t next) {
   struct rlimit lim {};
   if (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
       written + need > static_cast<std::int64_t>(lim.rlim_cur))
-    throw MediaError("writing " + spec_.path +
-                     ": File too large: the file size limit (ulimit -f, " +
-                     std::to_string(lim.rlim_cur / 1024) + " KiB) is reached; " + stopped() +
-                     "; raise the limit or write less");
+    throw OutOfRoom("writing " + spec_.path + ": File too large: the file size limit (ulimit -f, " +
+                        std::to_string(lim.rlim_cur / 1024) + " KiB) is reached",
+                    videoPackets_, "raise the limit or write less");
   // The file system that holds the file (through a link, the target's); one that reports no
   // size at all (procfs, sysfs) has no free space to count.
   if (::statvfs(spec_.path.c_str(), &fs) != 0 || fs.f_blocks == 0) return;
@@ -208,10 +229,10 @@ void Muxer::checkRoom(std::int64_t next) {
   // file's 256 KiB I/O buffer, Matroska's open cluster) takes its share of it too.
   const std::int64_t pending = std::max<std::int64_t>(0, written - st.st_size);
   if (avail < double(pending + need))
-    throw MediaError("the disk holding " + spec_.path + " is full (" +
-                     std::to_string(static_cast<long long>(avail / 1024)) +
-                     " KiB left): No space left on device; " + stopped() +
-                     "; free some space or write elsewhere");
+    throw OutOfRoom("the disk holding " + spec_.path + " is full (" +
+                        std::to_string(static_cast<long long>(avail / 1024)) +
+                        " KiB left): No space left on device",
+                    videoPackets_, "free some space or write elsewhere");
 }
 
 void Muxer::write(AVPacket* p) {

@@ -22,6 +22,22 @@ struct MuxerInput {
   bool cutStart = false;           // --ss: nothing before the output's 0 (re-encoded audio)
 };
 
+// A stop for want of room (the disk nearly full, ulimit -f reached), before the packet that
+// would not fit: the output is then closed with the frames before it. The message says what
+// that left: a file that plays, or, once closeFailed was called, one whose close failed too.
+// The one exception object travels from the writer to the run's end, where it is shown, so
+// the close that follows the stop amends it in place.
+class OutOfRoom : public MediaError {
+ public:
+  OutOfRoom(std::string cause, std::int64_t frames, std::string advice);
+  void closeFailed(const std::string& why);
+  const char* what() const noexcept override { return text_.c_str(); }
+
+ private:
+  std::string cause_, advice_, text_;
+  std::int64_t frames_;
+};
+
 class Muxer {
  public:
   // Allocates the container (no file yet). Throws UsageError for a container FFmpeg lacks.
@@ -56,8 +72,6 @@ class Muxer {
   // A header the muxer refused (`err`): the file it began removed, an error naming the streams.
   [[noreturn]] void refused(int err);
   void write(AVPacket* p);
-  // What a stop for want of room left: the frames kept in a file that plays, or none.
-  std::string stopped() const;
   void checkRoom(std::int64_t nextPacketBytes);
   void copyTags(const MuxerInput& input);
   void verify() const;

@@ -187,8 +187,14 @@ void VideoSink::close(std::exception_ptr failure) {
     closed = false;
     if (!failure) {
       failure = std::current_exception();
-    } else {  // the first failure stays the run's error; the file's state is said here
-      spdlog::warn("{}: closing it failed too ({}); it may not play", spec_.path, e.what());
+    } else {  // the first failure stays the run's error, and says what the close left
+      try {
+        std::rethrow_exception(failure);
+      } catch (OutOfRoom& room) {  // it had counted on the close
+        room.closeFailed(e.what());
+      } catch (...) {
+        spdlog::warn("{}: closing it failed too ({}); it may not play", spec_.path, e.what());
+      }
     }
   } catch (...) {
     closed = false;
