@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <mutex>
+#include <set>
+#include <sstream>
 
 #include "app/interrupt.hpp"
 #include "app/media/logged_errors.hpp"
@@ -19,6 +21,28 @@ extern "C" {
 }
 
 namespace vf::media {
+
+void copyStreamTags(AVDictionary** out, const AVDictionary* in, bool reencoded, bool cut) {
+  av_dict_copy(out, in, 0);
+  if (!reencoded && !cut) return;
+  // A tag's name without a language after it ("DURATION-eng").
+  const auto base = [](const char* key) {
+    const std::string k = key;
+    return k.substr(0, k.find('-'));
+  };
+  std::set<std::string> stale{"DURATION"};
+  for (const AVDictionaryEntry* e = nullptr;
+       (e = av_dict_get(in, "", e, AV_DICT_IGNORE_SUFFIX)) != nullptr;)
+    if (base(e->key) == "_STATISTICS_TAGS") {
+      std::istringstream names(e->value);
+      for (std::string n; names >> n;) stale.insert(n);
+    }
+  if (!cut) stale.erase("DURATION");
+  for (const AVDictionaryEntry* e = nullptr;
+       (e = av_dict_get(in, "", e, AV_DICT_IGNORE_SUFFIX)) != nullptr;)
+    if (stale.count(base(e->key)) || std::string(e->key).rfind("_STATISTICS_", 0) == 0)
+      av_dict_set(out, e->key, nullptr, 0);
+}
 
 std::string avError(int code) {
   char buf[AV_ERROR_MAX_STRING_SIZE] = {0};

@@ -76,6 +76,13 @@ class Options {
   AVDictionary* d_ = nullptr;
 };
 
+// A stream's tags for its copy in an output (`out`), without those that would describe the
+// input's stream and not the output's: the statistics Matroska muxers write (mkvmerge's BPS,
+// NUMBER_OF_FRAMES, NUMBER_OF_BYTES, DURATION, named in _STATISTICS_TAGS, and those tags),
+// when the stream is re-encoded or cut; DURATION only when it is cut. (On a pipe, Matroska's
+// muxer takes the output's length from a DURATION tag.)
+void copyStreamTags(AVDictionary** out, const AVDictionary* in, bool reencoded, bool cut);
+
 // Ends blocking FFmpeg I/O: on the first SIGINT/SIGTERM, and when a deadline set with arm()
 // passes (a network open that hangs). Give `callback()` to an AVFormatContext.
 class Interrupter {

@@ -67,8 +67,20 @@ void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
   st->sample_aspect_ratio = video->sample_aspect_ratio;
   if (input.format && input.videoStream >= 0) {
     const AVStream* in = input.format->streams[input.videoStream];
-    av_dict_copy(&st->metadata, in->metadata, 0);
+    const bool cut = input.cutStart || input.endUs != INT64_MAX;
+    copyStreamTags(&st->metadata, in->metadata, true, cut);
     av_dict_set(&st->metadata, "encoder", nullptr, 0);
+    // The length of the span, for a container that writes it before the frames (Matroska on a
+    // pipe; on a file it is written again at the end, as it came out): to --to, else to the
+    // input's end.
+    const AVFormatContext* f = input.format;
+    const std::int64_t inputEnd = f->duration > 0 && f->start_time != AV_NOPTS_VALUE
+                                      ? f->start_time + f->duration
+                                  : f->duration > 0 ? f->duration
+                                                    : INT64_MAX;
+    const std::int64_t spanEnd = std::min(input.endUs, inputEnd);
+    if (cut && spanEnd != INT64_MAX && spanEnd > input.offsetUs)
+      ctx_->duration = spanEnd - input.offsetUs;
     std::size_t size = 0;
     if (const std::uint8_t* m = av_stream_get_side_data(in, AV_PKT_DATA_DISPLAYMATRIX, &size)) {
       if (std::uint8_t* out = av_stream_new_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, size))

@@ -104,10 +104,12 @@ std::string audioEncodersOf(const AVOutputFormat* f) {
   return s;
 }
 
-AVStream* newStream(AVFormatContext* out, const AVStream* in) {
+// `reencoded`, `cut`: the stream's tags that describe the input's stream are left out
+// (copyStreamTags).
+AVStream* newStream(AVFormatContext* out, const AVStream* in, bool reencoded, bool cut) {
   AVStream* st = avformat_new_stream(out, nullptr);
   if (!st) outOfMemory("the output container");
-  av_dict_copy(&st->metadata, in->metadata, 0);
+  copyStreamTags(&st->metadata, in->metadata, reencoded, cut);
   st->disposition = in->disposition;
   return st;
 }
@@ -165,7 +167,7 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
                            startsWith(out->oformat, ist);
   if (type != AVMEDIA_TYPE_AUDIO || copy) {
     if (ok != 0) {
-      AVStream* ost = newStream(out, ist);
+      AVStream* ost = newStream(out, ist, false, cut());
       avcodec_parameters_copy(ost->codecpar, ist->codecpar);
       ost->codecpar->codec_tag = 0;
       ost->time_base = ist->time_base;
@@ -221,7 +223,7 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
   }
   auto t = std::make_unique<AudioTranscoder>(
       ist, enc, (out->oformat->flags & AVFMT_GLOBALHEADER) != 0, spec.path, window_);
-  AVStream* ost = newStream(out, ist);
+  AVStream* ost = newStream(out, ist, true, cut());
   avcodec_parameters_from_context(ost->codecpar, t->encoder());
   ost->time_base = t->timeBase();
   notes_.push_back(what + " re-encoded as " + codecName(enc));
@@ -244,7 +246,7 @@ bool SideStreams::convertSubtitles(const AVStream* ist, int index, const std::st
   if (!SubtitleTranscoder::converts(ist, enc)) return false;
   auto t = std::make_unique<SubtitleTranscoder>(
       ist, enc, (out->oformat->flags & AVFMT_GLOBALHEADER) != 0, spec.path);
-  AVStream* ost = newStream(out, ist);
+  AVStream* ost = newStream(out, ist, true, cut());
   avcodec_parameters_from_context(ost->codecpar, t->encoder());
   ost->time_base = t->timeBase();
   notes_.push_back(what + " converted to " + codecName(enc));

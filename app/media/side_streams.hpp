@@ -59,6 +59,8 @@ class SideStreams {
 
   std::vector<Route> routes_;
   AudioWindow window_;
+  // --ss, --to or -t cut the input (its streams' lengths and statistics no longer hold).
+  bool cut() const { return window_.fromUs != INT64_MIN || window_.toUs != INT64_MAX; }
   AVFormatContext* out_;
   std::vector<std::string> notes_;
 };

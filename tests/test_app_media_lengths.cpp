@@ -1,0 +1,101 @@
+// What an output says of its length, and what a run says of its input's: a cut Matroska written
+// to a pipe (whose header cannot be written again at the end) has the cut's length, not its
+// input's, and keeps no statistics of the input's streams; inputs whose end is where their
+// container says are not called truncated, whatever their timestamps do on the way (a wrap of
+// MPEG-TS's 33-bit clock, a video of a frame or two under a long audio). Inputs are made by the
+// ffmpeg command at test time; ffprobe reads the results back.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_support.hpp"
+
+using namespace vf::test;
+
+namespace {
+
+double seconds(const std::string& text) { return text.empty() ? -1 : std::stod(text); }
+
+}  // namespace
+
+TEST(MediaLengths, ACutMatroskaOnAPipeHasTheCutsLength) {
+  TempDir dir("lengths_pipe");
+  const std::string in = dir / "in.mkv";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=10 -f lavfi -i "
+      "sine=frequency=440:sample_rate=48000:duration=10 -map 0 -map 1 -c:v libx264 -preset "
+      "ultrafast -c:a aac " +
+      q(in));
+  // The input's streams carry DURATION tags of 10 s (FFmpeg's Matroska muxer writes them).
+  ASSERT_NE(probeValue(in, "-select_streams v:0", "stream_tags=DURATION"), "");
+  for (const auto& [span, length] :
+       std::vector<std::pair<std::vector<std::string>, double>>{{{"-t", "4"}, 4.0},
+                                                                {{"--to", "3"}, 3.0},
+                                                                {{"--ss", "6"}, 4.0},
+                                                                {{"--ss", "2", "-t", "5"}, 5.0}}) {
+    std::vector<std::string> args{"-i", in, "--chain", "gray", "-f", "matroska", "-o", "-"};
+    args.insert(args.end(), span.begin(), span.end());
+    const auto r = runVidfilter(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string out = dir / "piped.mkv";
+    std::ofstream(out, std::ios::binary) << r.out;
+    const long frames = probe(out).frames;
+    EXPECT_EQ(frames, static_cast<long>(length * 25)) << span[0];
+    // The container's length is the cut's (within a frame and the audio's last packet).
+    EXPECT_NEAR(seconds(probeValue(out, "", "format=duration")), length, 0.05) << span[0];
+    // No stream says it lasts as long as the input's did.
+    for (const std::string stream : {"v:0", "a:0"})
+      EXPECT_EQ(probeValue(out, "-select_streams " + stream, "stream_tags=DURATION"), "")
+          << span[0] << " " << stream;
+  }
+}
+
+TEST(MediaLengths, StatisticsOfTheInputsStreamsAreNotCopied) {
+  // mkvmerge's statistics (bit rate, frames, bytes of each stream, and the list naming them),
+  // written here by hand as it writes them: they describe the input's encoding.
+  TempDir dir("lengths_stats");
+  const std::string in = dir / "stats.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25:duration=2 -c:v libx264 -preset ultrafast " +
+         std::string("-metadata:s:v:0 BPS=123456 -metadata:s:v:0 NUMBER_OF_FRAMES=999 ") +
+         "-metadata:s:v:0 NUMBER_OF_BYTES=777 -metadata:s:v:0 "
+         "\"_STATISTICS_TAGS=BPS NUMBER_OF_FRAMES NUMBER_OF_BYTES\" -metadata:s:v:0 title=kept " +
+         q(in));
+  ASSERT_EQ(probeValue(in, "-select_streams v:0", "stream_tags=NUMBER_OF_FRAMES"), "999");
+  const std::string out = dir / "out.mkv";
+  const auto r = runVidfilter({"-i", in, "--chain", "sobel", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const std::string tag : {"BPS", "NUMBER_OF_FRAMES", "NUMBER_OF_BYTES", "_STATISTICS_TAGS"})
+    EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream_tags=" + tag), "") << tag;
+  EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream_tags=title"), "kept");
+}
+
+TEST(MediaLengths, WholeInputsWhoseTimestampsDoOddThingsAreNotCalledTruncated) {
+  TempDir dir("lengths_whole");
+  // MPEG-TS whose 33-bit clock wraps 1.3 s in (FFmpeg counts the part before the wrap from
+  // below 0), and Matroska holding one or two video frames under 10 s of audio (the video
+  // stream's length there is FFmpeg's estimate, the file's).
+  const std::string wrap = dir / "wrap.ts";
+  ffmpeg(
+      "-f lavfi -i testsrc=size=160x120:rate=25:duration=4 -output_ts_offset 95441 -c:v "
+      "mpeg2video " +
+      q(wrap));
+  std::vector<std::pair<std::string, long>> inputs{{wrap, 100}};
+  for (const int frames : {1, 2}) {
+    const std::string path = dir / ("short" + std::to_string(frames) + ".mkv");
+    ffmpeg("-f lavfi -i sine=d=10 -f lavfi -i testsrc2=s=64x48:r=25:d=" +
+           std::to_string(frames * 0.04) + " -c:v libx264 -c:a aac " + q(path));
+    inputs.emplace_back(path, frames);
+  }
+  for (const auto& [in, frames] : inputs) {
+    const std::string out = dir / "out.mkv";
+    const auto r = runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("truncated"), std::string::npos) << in << "\n" << r.err;
+    EXPECT_EQ(probe(out).frames, frames) << in;
+  }
+}
