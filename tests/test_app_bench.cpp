@@ -146,6 +146,11 @@ TEST(BenchCommand, StandaloneVidfilterBenchIsTheSameTool) {
 
 TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
   expectUsageError(runBench({"--chain", "gray", "--size", "64"}), "--size must be WxH");
+  // Nothing but the two numbers: what follows or comes before them is not taken for a size.
+  for (const char* size : {"64x64x3", "64x64junk", "64x64.5", "+64x64", " 64x64", "64x"})
+    expectUsageError(runBench({"--chain", "gray", "--size", size}), "--size must be WxH");
+  expectUsageError(runBench({"--table", "--chains", "gray", "--sizes", "64x48,+32x16"}),
+                   "--sizes takes WxH sizes");
   expectUsageError(runBench({"--chain", "gray,nosuch", "--size", "64x48"}),
                    "unknown stage 'nosuch'");
   expectUsageError(runBench({"--chain", "gray", "--size", "64x48", "--format", "yuv"}),
@@ -160,6 +165,11 @@ TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
                    "--enqueue-cost times single OpenCL calls, no chain");
   expectUsageError(runBench({"--chain", "blur", "--sizes", "64x48,32x16"}),
                    "--chains, --sizes and --formats are lists for --table");
+  // --check runs with one chain on one size only; elsewhere it would pass without checking.
+  expectUsageError(runBench({"--table", "--check", "--chains", "blur", "--sizes", "32x32"}),
+                   "--check checks a chain's stages against OpenCV on one frame size");
+  expectUsageError(runBench({"--enqueue-cost", "--check"}),
+                   "--check checks a chain's stages against OpenCV on one frame size");
   // A user's kernel has no OpenCV peer: how to time it without one.
   expectUsageError(
       runBench({"--chain",

@@ -74,9 +74,7 @@ PixelFormat parseFormat(const std::string& f) {
 
 FrameDesc checkedFrame(const Options& o) {
   int w = 0, h = 0;
-  char x = 0;
-  std::istringstream ss(o.size);
-  if (!(ss >> w >> x >> h) || (x != 'x' && x != 'X') || w <= 0 || h <= 0)
+  if (!parseSize(o.size, &w, &h))
     throw UserError("--size must be WxH (e.g. 1920x1080), got " + quote(o.size));
   if (o.frames < 1) throw UserError("--frames must be at least 1");
   if (o.warmup < 0) throw UserError("--warmup must be 0 or more");
@@ -227,6 +225,11 @@ int run(const Options& o) {
     throw UserError(
         "--enqueue-cost times single OpenCL calls, no chain; leave out --chain, --chains and "
         "--table, or time the chain without --enqueue-cost");
+  if (o.check && (o.enqueueCost || o.table))
+    throw UserError(
+        std::string("--check checks a chain's stages against OpenCV on one frame size; ") +
+        (o.enqueueCost ? "--enqueue-cost" : "--table") +
+        " runs no such chain: leave out --check, or check each chain with --chain and --size");
   if (!o.table && (!o.chains.empty() || !o.sizes.empty() || !o.formats.empty()))
     throw UserError(
         "--chains, --sizes and --formats are lists for --table; add --table, or give one "
@@ -296,7 +299,9 @@ int benchMain(int argc, char** argv) {
   app::decimal(app.add_option("--distinct", o.distinct, "distinct random frames, rotated"))
       ->capture_default_str();
   app.add_option("--device", o.device, "OpenCL device: P:D, gpu, cpu or a name substring");
-  app.add_option("--json", o.json, "write every number to this JSON file");
+  app.add_option("--json", o.json,
+                 "write every number to this JSON file (--table: a JSON object per row, one a "
+                 "line, as each row is done)");
   app.add_flag("-y,--overwrite", o.overwrite, "replace an existing --json file");
   app.add_flag("--check", o.check,
                "compare each stage with OpenCV CPU on the benchmark frames (exit 3 when off)");

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
+
+#include <charconv>
 #include <sstream>
 
 #include "pipeline/chain.hpp"
@@ -36,10 +38,8 @@ PixelFormat formatOf(const std::string& f) {
   throw UserError("--formats takes gray, bgr and bgra, got '" + f + "'");
 }
 
-void parseSize(const std::string& s, int* w, int* h) {
-  char x = 0;
-  std::istringstream in(s);
-  if (!(in >> *w >> x >> *h) || (x != 'x' && x != 'X') || *w <= 0 || *h <= 0 || !in.eof())
+void sizeOf(const std::string& s, int* w, int* h) {
+  if (!parseSize(s, w, h))
     throw UserError("--sizes takes WxH sizes (e.g. 1920x1080), got '" + s + "'");
 }
 
@@ -116,6 +116,17 @@ std::string fmtUs(double ms) {
 
 }  // namespace
 
+bool parseSize(const std::string& text, int* w, int* h) {
+  const auto x = text.find_first_of("xX");
+  if (x == std::string::npos) return false;
+  const auto side = [&](std::size_t from, std::size_t to, int* v) {
+    if (from == to) return false;
+    const auto [end, ec] = std::from_chars(text.data() + from, text.data() + to, *v);
+    return ec == std::errc() && end == text.data() + to && *v > 0;
+  };
+  return side(0, x, w) && side(x + 1, text.size(), h);
+}
+
 void alignedPeer(int w, int h, int* pw, int* ph) {
   *pw = std::max(64, static_cast<int>(std::lround(w / 64.0)) * 64);
   *ph = std::max(1, static_cast<int>(std::lround(double(w) * h / *pw)));
@@ -128,7 +139,7 @@ void checkTable(const TableOptions& o) {
       throw UserError("--formats takes gray, bgr and bgra, got " + quote(format));
   for (const std::string& size : o.sizes) {
     int w = 0, h = 0;
-    parseSize(size, &w, &h);
+    sizeOf(size, &w, &h);
   }
 }
 
@@ -151,7 +162,7 @@ int runTable(ClContext& cl, const TableOptions& o) {
     for (const std::string& format : o.formats)
       for (const std::string& size : o.sizes) {
         int w = 0, h = 0;
-        parseSize(size, &w, &h);
+        sizeOf(size, &w, &h);
         Row r, p;
         bool peer = o.peers && w % 64 != 0;
         try {

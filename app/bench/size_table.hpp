@@ -20,6 +20,10 @@ struct TableOptions {
   std::string json;         // one JSON object per row, one per line ("" for none)
 };
 
+// A frame size as the bench takes it: "WxH" (or "WXH"), each side decimal digits above 0 and
+// nothing else. False for anything else.
+bool parseSize(const std::string& text, int* w, int* h);
+
 // The aligned peer of w x h: width a multiple of 64 nearest w (at least 64), height giving the
 // nearest area.
 void alignedPeer(int w, int h, int* pw, int* ph);

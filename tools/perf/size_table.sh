@@ -6,7 +6,7 @@
 #   tools/perf/size_table.sh                        # build/app/vidfilter-bench on the first GPU
 #   BENCH=".gpu/run .gpu/bin/vidfilter-bench" DEVICE=nvidia tools/perf/size_table.sh  # GPU host
 # Environment: BENCH (the command), DEVICE, CHAINS (';'-separated), SIZES, FORMATS
-# (','-separated), FRAMES, WARMUP, OUT (default out/size_table: table.txt, table.json).
+# (','-separated), FRAMES, WARMUP, OUT (default out/size_table: table.txt, table.jsonl: a JSON object per row).
 set -euo pipefail
 bench=${BENCH:-build/app/vidfilter-bench}
 out=${OUT:-out/size_table}
@@ -17,4 +17,4 @@ formats=${FORMATS:-gray,bgr,bgra}
 # shellcheck disable=SC2086  # BENCH may be a wrapper and a program
 $bench --device "${DEVICE:-gpu}" --table --chains "$chains" --sizes "$sizes" \
   --formats "$formats" --frames "${FRAMES:-50}" --warmup "${WARMUP:-5}" --distinct 2 \
-  --json "$out/table.json" -y | tee "$out/table.txt"
+  --json "$out/table.jsonl" -y | tee "$out/table.txt"
