@@ -171,7 +171,7 @@ TEST(MediaIo, AContainerRefusingItsStreamsLeavesNoFile) {
   const std::string out = dir / "out.mkv";
   const auto r = runVidfilter(
       {"-i", in, "--chain", "blur", "--codec", "rawvideo", "--pix-fmt", "bgr24", "-o", out});
-  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_EQ(r.status, 2) << r.err;  // the codec and pixel format chosen: a usage error
   EXPECT_NE(r.err.find("rawvideo"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(out));
 }

@@ -178,7 +178,8 @@ void Muxer::refused(int err) {
   if (io)
     throw MediaError("cannot write " + spec_.path + ": " + avError(err) + " (at the start of the " +
                      name + " container); nothing was written");
-  throw MediaError("the " + name + " container of " + spec_.path + " did not start with " +
+  // The streams the user chose (a codec, a pixel format) in a container that refuses them.
+  throw app::UsageError("the " + name + " container of " + spec_.path + " did not start with " +
                    streams + " (" + avError(err) + "); choose another codec (-c:v, -c:a)" +
                    (name == "matroska" ? "" : " or container (.mkv holds almost anything)") +
                    "; nothing was written");
