@@ -180,9 +180,9 @@ void Muxer::refused(int err) {
                      name + " container); nothing was written");
   // The streams the user chose (a codec, a pixel format) in a container that refuses them.
   throw app::UsageError("the " + name + " container of " + spec_.path + " did not start with " +
-                   streams + " (" + avError(err) + "); choose another codec (-c:v, -c:a)" +
-                   (name == "matroska" ? "" : " or container (.mkv holds almost anything)") +
-                   "; nothing was written");
+                        streams + " (" + avError(err) + "); choose another codec (-c:v, -c:a)" +
+                        (name == "matroska" ? "" : " or container (.mkv holds almost anything)") +
+                        "; nothing was written");
 }
 
 namespace {
