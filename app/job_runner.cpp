@@ -100,6 +100,13 @@ struct Shared {
     for (Engine* e : engines) e->stop();
     if (split) split->abort();
   }
+  // The longest any device has been finishing one frame (Engine::deviceWaitSeconds).
+  double deviceWaitSeconds() {
+    std::lock_guard<std::mutex> lock(m);
+    double most = 0;
+    for (const Engine* e : engines) most = std::max(most, e->deviceWaitSeconds());
+    return most;
+  }
   // An input's open, which a stop ends even where it blocks (wakeOpening() until it returns).
   template <typename F>
   auto open(F&& f) -> decltype(f()) {
@@ -293,7 +300,7 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
 void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
   const auto start = Clock::now();
   auto nextDraw = start;
-  bool stopped = false, printed = false;
+  bool stopped = false, printed = false, saidStall = false;
   // An output to a reader that may stop reading (one at most: stdout, a FIFO): after a stop, no
   // packet through any output for kBlockedOutputGrace ends the process (app/watcher.hpp).
   std::string stallable;
@@ -313,6 +320,25 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
       sh.stopAll();
     }
     if (stopped) sh.wakeOpening();  // again each time: a wake may come just before the block
+    // A kernel that does not end (app/watcher.hpp): said once; after a stop, the end.
+    if (const double waited = sh.deviceWaitSeconds(); waited >= kDeviceStallGrace.count()) {
+      if (printed) std::fputc('\n', stderr);
+      if (stopped) {
+        spdlog::warn(
+            "stopped by {}; a device has not finished a frame for {} s (a kernel that does not "
+            "end?), so vidfilter quits without the frames in flight; outputs may not play",
+            signalName(interruptSignal()), kDeviceStallGrace.count());
+        spdlog::default_logger()->flush();
+        std::fflush(stderr);
+        std::_Exit(128 + interruptSignal());
+      }
+      if (!saidStall)
+        spdlog::warn(
+            "a device has been running one frame for {} s: a kernel that does not end (a loop in "
+            "a kernel=FILE.cl)? Ctrl-C stops the run",
+            kDeviceStallGrace.count());
+      saidStall = true;
+    }
     if (stopped && !stallable.empty() && stalled()) {
       if (printed) std::fputc('\n', stderr);
       spdlog::warn(

@@ -86,6 +86,22 @@ void Watcher::loop() {
             outputName_.empty() ? "" : " and closing " + outputName_);
       engine_.stop();
     }
+    if (const double waited = engine_.deviceWaitSeconds(); waited >= kDeviceStallGrace.count()) {
+      if (stopped)
+        quit(fmt::format(
+            "the device has not finished a frame for {} s (a kernel that does not end?), so "
+            "vidfilter quits without the frames in flight{}",
+            kDeviceStallGrace.count(),
+            outputName_.empty() ? "" : "; " + outputName_ + " may not play"));
+      if (!saidDeviceStall_) {
+        if (printed_) std::fputc('\n', stderr);
+        spdlog::warn(
+            "the device has been running one frame for {} s: a kernel that does not end (a "
+            "loop in a kernel=FILE.cl)? Ctrl-C stops the run",
+            kDeviceStallGrace.count());
+        saidDeviceStall_ = true;
+      }
+    }
     if (stopped && !engine_.sinkFinished() && outputMayStall_ && stalled()) {
       quit(fmt::format(
           "{} has taken nothing for {} s (its reader stopped reading), so "

@@ -28,6 +28,11 @@ namespace vf::app {
 // the process quits without it. Long enough for a slow encoder's last frames (each a packet).
 constexpr std::chrono::seconds kBlockedOutputGrace{10};
 
+// How long the device may take to finish one frame before the run says so (a kernel that does
+// not end: a user's kernel=file.cl looping), and, after a stop, before the process quits
+// without the frames in flight (the OS cannot take a kernel off the device).
+constexpr std::chrono::seconds kDeviceStallGrace{10};
+
 // Whether `output` goes to a reader that may stop reading: a network stream, or a pipe, a FIFO
 // or a socket (stdout included). Not a regular file, stdout redirected into one included.
 bool outputMayStall(const media::OutputSpec& output);
@@ -71,6 +76,7 @@ class Watcher {
   std::condition_variable cv_;
   bool done_ = false;
   std::atomic<bool> printed_{false};
+  bool saidDeviceStall_ = false;  // the warning of a frame the device has not finished
   std::thread thread_;
 };
 

@@ -226,6 +226,13 @@ void Engine::stop() { impl_->stopRequested.store(true); }
 
 bool Engine::sinkFinished() const { return impl_->sinkFinished.load(); }
 
+double Engine::deviceWaitSeconds() const {
+  const std::int64_t since = impl_->deviceWaitSince.load();
+  if (since == 0) return 0;
+  const auto now = std::chrono::steady_clock::now().time_since_epoch().count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::duration(now - since)).count();
+}
+
 bool Engine::failed() const {
   std::lock_guard<std::mutex> lock(impl_->m);
   return impl_->firstError != nullptr;

@@ -127,6 +127,9 @@ class Engine {
   // True once the current run() has called sink.finish() (thread-safe): from then on run() only
   // waits for the source's current next() to return.
   bool sinkFinished() const;
+  // How long the device has been finishing the oldest frame in flight while the sink waits for
+  // it (thread-safe); 0 when nothing waits on the device. A kernel that never ends shows here.
+  double deviceWaitSeconds() const;
   // True once the current run() has an error to rethrow (thread-safe): a sink's finish() can
   // tell a failed run from an ended one (the preview then does not wait at the end).
   bool failed() const;

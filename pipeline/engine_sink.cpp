@@ -66,7 +66,9 @@ void Engine::Impl::recordActivity(const Slot& s) {
 }
 
 void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
+  deviceWaitSince.store(std::chrono::steady_clock::now().time_since_epoch().count());
   clCall("clWaitForEvents(download)", [&] { s.download.wait(); });
+  deviceWaitSince.store(0);
   // The download waited on the chain, which waited on the upload: every event is complete.
   FrameStats st;
   st.index = s.index;

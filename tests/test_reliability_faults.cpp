@@ -295,3 +295,36 @@ TEST(ReliabilityInterrupt, SignalWhileDrainingAtTheEndOfAStream) {
   EXPECT_EQ(probe(out).frames, written);
   EXPECT_EQ(decodeErrors(out), "");
 }
+
+TEST(ReliabilityDevice, AKernelThatNeverEndsIsNamedAndASignalEndsTheRun) {
+  // A user's kernel that loops: the run says so once a frame has run for 10 s, and a single
+  // SIGTERM ends the process (the frames in flight cannot be taken off the device), for one
+  // input and for several.
+  TempDir dir("rel_endless");
+  const std::string kernel = dir / "endless.cl";
+  std::ofstream(kernel) << "uchar4 point(uchar4 px, int2 pos, int2 size, float8 p) {\n"
+                           "  volatile int k = 0;\n"
+                           "  while (p.s0 < 1.0f) { k++; }\n"
+                           "  return px;\n"
+                           "}\n";
+  const std::string video = kVideo;
+  for (const std::vector<std::string>& inputs :
+       {std::vector<std::string>{"-i", video},
+        std::vector<std::string>{"-i", video, "-i", video}}) {
+    std::vector<std::string> args = inputs;
+    args.insert(args.end(), {"--chain", "kernel=" + kernel, "-o", dir / "out{index}.mkv", "-y"});
+    vf::test::ProcOptions opt;
+    opt.timeoutSec = 90;
+    Child c(vf::test::vidfilterBinary(), args, opt);
+    ASSERT_TRUE(c.readUntil(
+        [](const std::string& err) {
+          return err.find("running one frame for 10 s") != std::string::npos;
+        },
+        60))
+        << c.errSoFar();
+    c.signal(SIGTERM);
+    const auto r = c.wait();
+    EXPECT_EQ(r.status, 143) << r.err;
+    EXPECT_NE(r.err.find("not finished a frame for 10 s"), std::string::npos) << r.err;
+  }
+}
