@@ -270,3 +270,23 @@ TEST(ReliabilityOutputs, SigtermEndsARunWhoseOutputsReaderStoppedReading) {
     ::close(reader);
   }
 }
+
+// A frame past what the default encoder takes (libx264 at 20000 pixels across): the error says
+// the size is the likely cause and names what takes it; an encoder of any size then writes it.
+TEST(ReliabilityOutputs, AFrameTooWideForTheEncoderNamesWhatTakesIt) {
+  TempDir dir("out_wide");
+  const std::string wide = dir / "wide.png";
+  ASSERT_EQ(shellOutput("ffmpeg -v error -f lavfi -i testsrc2=size=20000x32 -frames:v 1 " +
+                        q(wide) + " 2>&1 && echo ok"),
+            "ok\n");
+  const auto r = runVidfilter({"-i", wide, "--chain", "gray", "-o", dir / "out.mkv"});
+  EXPECT_EQ(r.status, 1) << r.err;
+  const std::string err = vf::test::errorLines(r.err);
+  EXPECT_NE(err.find("could not start at 20000x32"), std::string::npos) << r.err;
+  EXPECT_NE(err.find("resize=WxH"), std::string::npos) << r.err;
+  EXPECT_NE(err.find("--codec ffv1"), std::string::npos) << r.err;
+  const auto ffv1 =
+      runVidfilter({"-i", wide, "--chain", "gray", "--codec", "ffv1", "-o", dir / "ffv1.mkv"});
+  ASSERT_EQ(ffv1.status, 0) << ffv1.err;
+  EXPECT_EQ(probe(dir / "ffv1.mkv").width, 20000);
+}

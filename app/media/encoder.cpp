@@ -297,9 +297,18 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   // itself could not start (memory, a library fault: exit 1).
   const bool chosen =
       !settings.preset.empty() || !settings.pixFmt.empty() || settings.crf || settings.bitrate;
+  // Encoders have limits of their own on a side (MPEG-4 Part 2: 8191, libx264's levels) that
+  // FFmpeg does not publish: past 4096, the frame's size is the likely cause.
+  const std::string large =
+      std::max(w, h) > 4096
+          ? "; frames this large may be past what this encoder takes: end the chain with a "
+            "smaller resize=WxH, or write an encoder that takes any size (--codec ffv1 into .mkv, "
+            "or a .y4m file)"
+          : "";
   if (err < 0 && (err == AVERROR(ENOMEM) || !chosen))
     throw MediaError(shown + ": the " + codecName(codec_) + " encoder could not start at " +
-                     std::to_string(w) + "x" + std::to_string(h) + " (" + avError(err) + ")");
+                     std::to_string(w) + "x" + std::to_string(h) + " (" + avError(err) + ")" +
+                     large);
   if (err < 0)
     throw app::UsageError(shown + ": the " + codecName(codec_) + " encoder refused " +
                           av_get_pix_fmt_name(pix) + " " + std::to_string(w) + "x" +
