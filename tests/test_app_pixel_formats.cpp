@@ -286,3 +286,21 @@ TEST(PixelFormats, InterlacedInputKeepsItsFieldOrder) {
   ASSERT_EQ(runVidfilter({"-y", "-i", prog, "--chain", "gray", "-o", out}).status, 0);
   EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=field_order"), "progressive");
 }
+
+// Images of one size in different pixel formats (gray and colour PNGs, a JPEG): a chain that
+// begins with gray makes the same frame of each, so nothing is said; another chain is told the
+// pixel format changed, not the size.
+TEST(PixelFormats, AChangeOfPixelFormatIsNamedOnlyWhereItMatters) {
+  TempDir dir("pixfmt_change");
+  ffmpeg("-f lavfi -i testsrc2=size=64x48 -frames:v 1 " + q(dir / "s_001.png"));
+  ffmpeg("-f lavfi -i testsrc2=size=64x48 -frames:v 1 -pix_fmt gray " + q(dir / "s_002.png"));
+  ffmpeg("-f lavfi -i testsrc2=size=64x48 -frames:v 1 " + q(dir / "s_003.jpg"));
+  const std::string glob = dir / "s_*";
+  const auto gray = runVidfilter({"-i", glob, "--chain", "gray", "-o", dir / "g_%d.png"});
+  ASSERT_EQ(gray.status, 0) << gray.err;
+  EXPECT_EQ(gray.err.find("changed"), std::string::npos) << gray.err;
+  const auto blur = runVidfilter({"-i", glob, "--chain", "blur", "-o", dir / "b_%d.png"});
+  ASSERT_EQ(blur.status, 0) << blur.err;
+  EXPECT_NE(blur.err.find("pixel format changed from bgr to gray"), std::string::npos) << blur.err;
+  EXPECT_EQ(blur.err.find("size changed"), std::string::npos) << blur.err;
+}

@@ -74,6 +74,16 @@ PixelFormat slotFormatFor(AVPixelFormat src, bool grayLuma) {
   return alpha ? PixelFormat::BGRA8 : PixelFormat::BGR8;
 }
 
+std::string frameChange(const FrameDesc& from, const FrameDesc& to, bool grayLuma) {
+  if (from == to) return "";
+  if (from.width != to.width || from.height != to.height)
+    return "frame size changed from " + from.str() + " to " + to.str();
+  const bool toOrFromGray = from.format == PixelFormat::Gray8 || to.format == PixelFormat::Gray8;
+  if (grayLuma && toOrFromGray) return "";
+  return std::string("pixel format changed from ") + formatName(from.format) + " to " +
+         formatName(to.format);
+}
+
 ColourTags tagsOf(const AVFrame* f) {
   // An RGB frame's matrix and range (GBR, full) describe no YUV: YUV written from it takes the
   // SD matrix (BT.601, what the conversion uses, tagged so) and the range YUV is written in

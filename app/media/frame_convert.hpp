@@ -17,6 +17,12 @@ namespace vf::media {
 // YUV sources when `grayLuma`; BGRA8 when it has alpha; BGR8 otherwise.
 PixelFormat slotFormatFor(AVPixelFormat src, bool grayLuma);
 
+// What a change of the slots' frames from `from` to `to` is worth a warning for ("frame size
+// changed from 64x48 bgr to 32x24 bgr", "pixel format changed from bgr to bgra"); "" for none.
+// When `grayLuma` (the chain begins with gray), a change between gray and colour at the same
+// size is none: the chain's gray makes the same frame of either.
+std::string frameChange(const FrameDesc& from, const FrameDesc& to, bool grayLuma);
+
 // Colour tags that travel from the input to the output (so the output decodes to the colours
 // the chain saw).
 struct ColourTags {

@@ -177,8 +177,8 @@ bool ImageSequenceSource::next(const SlotFn& slot, FrameTime& time) {
   const FrameDesc d{frame_->width, frame_->height,
                     slotFormatFor(static_cast<AVPixelFormat>(frame_->format), grayLuma_)};
   if (d != desc_) {
-    spdlog::warn("{}: image size changed from {} to {} at {}", spec_.text, desc_.str(), d.str(),
-                 files_[next_]);
+    if (const std::string change = frameChange(desc_, d, grayLuma_); !change.empty())
+      spdlog::warn("{}: {} at {}", spec_.text, change, files_[next_]);
     desc_ = d;
   }
   converter_.toSlot(frame_.get(), slot(d));

@@ -107,12 +107,13 @@ void ImageSink::consume(const FrameResult& frame) {
 
 void ImageSink::write(AVFrame* frame) {
   const std::string name = spec_.pattern->name(frame->pts + 1);
-  if (frame->width != ctx_->width || frame->height != ctx_->height ||
-      frame->format != ctx_->pix_fmt) {
+  // Each image is a file of its own: another pixel format is no change worth a word.
+  if (frame->width != ctx_->width || frame->height != ctx_->height)
     spdlog::warn("{}: image size changed to {}x{} at {}", spec_.path, frame->width, frame->height,
                  name);
+  if (frame->width != ctx_->width || frame->height != ctx_->height ||
+      frame->format != ctx_->pix_fmt)
     openEncoder(frame->width, frame->height, static_cast<AVPixelFormat>(frame->format));
-  }
   int err = avcodec_send_frame(ctx_.get(), frame);
   if (err >= 0) err = avcodec_receive_packet(ctx_.get(), packet_.get());
   if (err < 0)

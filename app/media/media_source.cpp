@@ -311,8 +311,8 @@ bool MediaSource::next(const SlotFn& slot, FrameTime& time) {
   const FrameDesc d{frame_->width, frame_->height,
                     slotFormatFor(static_cast<AVPixelFormat>(frame_->format), options_.grayLuma)};
   if (d != desc_) {
-    spdlog::warn("{}: frame size changed from {} to {} at frame {}", spec_.text, desc_.str(),
-                 d.str(), delivered_);
+    if (const std::string change = frameChange(desc_, d, options_.grayLuma); !change.empty())
+      spdlog::warn("{}: {} at frame {}", spec_.text, change, delivered_);
     desc_ = d;
   }
   converter_.toSlot(frame_.get(), slot(d));
