@@ -319,6 +319,18 @@ Settings readSettings(const toml::table& root, const std::string& file) {
       top.fail(*root.get("log_level"), "log_level", why);
   s.frames = top.integer("frames", checkFrames);
   s.progress = top.boolean("progress");
+  // Values checked only when the run starts: where each was set, for the error then.
+  for (const auto& [key, option] :
+       std::initializer_list<std::pair<const char*, const char*>>{{"device", "--device"},
+                                                                  {"codec", "--codec"},
+                                                                  {"format", "-f"},
+                                                                  {"pix_fmt", "--pix-fmt"},
+                                                                  {"preset", "--preset"},
+                                                                  {"crf", "--crf"},
+                                                                  {"bitrate", "-b:v"},
+                                                                  {"audio_codec", "-c:a"}})
+    if (const toml::node* n = root.get(key))
+      s.origins[option] = where(file, n->source()) + ": " + key;
 
   const toml::node* chainNode = top.find("chain");
   const toml::node* stageNode = top.find("stage");

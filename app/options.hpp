@@ -2,6 +2,7 @@
 // What a user can ask for, from the command line and from a TOML config file. Both fill the
 // same Settings; the command line wins, the file fills the rest, defaults come last.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -50,8 +51,17 @@ struct Settings {
   std::optional<std::string> cameraSize, cameraFormat;  // "1280x720"; "mjpeg" or "yuyv"
   std::optional<double> cameraFps;
 
-  // Takes every field not set here from `lower` (the config file under the command line).
+  // Where a config file set the values checked only when the run starts (encoder, container,
+  // device, ...): the option's spelling ("--codec") -> "file.toml:5:9: codec".
+  std::map<std::string, std::string> origins;
+
+  // Takes every field not set here from `lower` (the config file under the command line), with
+  // the origins of those it takes.
   void fillFrom(const Settings& lower);
+  // `message` of a usage error that begins with an option set by the config file, with where
+  // it was set after its first line: "--codec 'x': no such video encoder ... (codec at
+  // g.toml:5:9)"; else `message`.
+  std::string withOrigin(const std::string& message) const;
 };
 
 struct CommandLine {

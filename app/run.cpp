@@ -258,6 +258,15 @@ int runOneInput(const CommandLine& cl, const Settings& s) {
 
 }  // namespace
 
+namespace {
+int runResolved(const CommandLine& cl, const Settings& s) {
+  if (cl.batch || s.inputs || s.inputsList || s.outputs || s.jsonPath ||
+      (s.device && namesSeveralDevices(*s.device)))
+    return runJobs(cl, s);
+  return runOneInput(cl, s);
+}
+}  // namespace
+
 int runCommandLine(const CommandLine& cl) {
   if (cl.version) {
     std::cout << versionString() << "\n";
@@ -279,10 +288,13 @@ int runCommandLine(const CommandLine& cl) {
   // instead of killing the process with SIGXFSZ.
   std::signal(SIGXFSZ, SIG_IGN);
   const Settings s = resolveSettings(cl);
-  if (cl.batch || s.inputs || s.inputsList || s.outputs || s.jsonPath ||
-      (s.device && namesSeveralDevices(*s.device)))
-    return runJobs(cl, s);
-  return runOneInput(cl, s);
+  try {
+    return runResolved(cl, s);
+  } catch (const UserError& e) {
+    // A value the config file set, named by its option: where the file set it.
+    if (const std::string said = s.withOrigin(e.what()); said != e.what()) throw UsageError(said);
+    throw;
+  }
 }
 
 }  // namespace vf::app

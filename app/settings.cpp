@@ -9,10 +9,34 @@
 
 namespace vf::app {
 
+std::string Settings::withOrigin(const std::string& message) const {
+  for (const auto& [option, where] : origins)
+    if (message.rfind(option + " ", 0) == 0 || message.rfind(option + ":", 0) == 0) {
+      const auto colon = where.rfind(": ");  // "file:line:col: key" -> "key at file:line:col"
+      const auto line = std::min(message.find('\n'), message.size());  // the first line's end
+      return message.substr(0, line) + " (" + where.substr(colon + 2) + " at " +
+             where.substr(0, colon) + ")" + message.substr(line);
+    }
+  return message;
+}
+
 void Settings::fillFrom(const Settings& lower) {
   auto take = [](auto& mine, const auto& theirs) {
     if (!mine && theirs) mine = theirs;
   };
+  // The origins of the values taken from `lower` (before they are taken).
+  auto origin = [&](const char* option, bool taken) {
+    if (const auto o = lower.origins.find(option); taken && o != lower.origins.end())
+      origins[option] = o->second;
+  };
+  origin("--device", !device && lower.device);
+  origin("--codec", !codec && lower.codec);
+  origin("-f", !format && lower.format);
+  origin("--pix-fmt", !pixFmt && lower.pixFmt);
+  origin("--preset", !preset && lower.preset);
+  origin("--crf", !crf && lower.crf);
+  origin("-b:v", !bitrate && lower.bitrate);
+  origin("-c:a", !audioCodec && lower.audioCodec);
   take(chain, lower.chain);
   take(device, lower.device);
   take(statsPath, lower.statsPath);

@@ -2,6 +2,7 @@
 // file, and every error naming the file, the line (and column) and the key.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -334,4 +335,31 @@ TEST(AppConfigBinary, CommandLineOverridesTheFile) {
   EXPECT_FALSE(std::filesystem::exists(dir / "from_file.mkv"));
   EXPECT_NE(r.err.find("frames: 3 in, 3 out, 0 dropped"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("1 gray"), std::string::npos) << r.err;  // the chain came from the file
+}
+
+// Values checked only when the run starts (an encoder, a container, a device) name the line of
+// the file that set them; the same value on the command line names the option alone.
+TEST(AppConfigBinary, ValuesCheckedAtTheStartNameTheirLine) {
+  TempDir dir("cfg_origin");
+  const std::string path = dir / "g.toml";
+  for (const auto& [line, option, key] : std::vector<std::array<std::string, 3>>{
+           {"codec = \"nosuch\"", "--codec", "codec"},
+           {"preset = \"nosuch\"", "--preset", "preset"},
+           {"format = \"nosuch\"", "-f", "format"},
+           {"crf = 52", "--crf", "crf"},
+           {"device = \"nosuchdevice\"", "--device", "device"}}) {
+    std::ofstream(path) << "input = \"" << kVideo << "\"\nchain = \"gray\"\n"
+                        << "output = \"" << (dir / "o.mkv") << "\"\n"
+                        << line << "\n";
+    const auto r = runVidfilter({"--config", path});
+    EXPECT_EQ(r.status, 2) << r.err;
+    const std::string err = errorLines(r.err);
+    EXPECT_EQ(err.rfind("vidfilter: " + option, 0), 0u) << err;
+    EXPECT_NE(err.find("(" + key + " at " + path + ":4:"), std::string::npos) << err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  }
+  // Given on the command line over the file's: no line of the file is named.
+  const auto cli = runVidfilter({"--config", path, "--device", "nosuchdevice2"});
+  EXPECT_EQ(cli.status, 2) << cli.err;
+  EXPECT_EQ(cli.err.find(path + ":"), std::string::npos) << cli.err;
 }
