@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <mutex>
 #include <numeric>
 #include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgproc.hpp>
@@ -58,27 +59,43 @@ cv::Mat toSupported(const cv::Mat& m) {
 // error vidfilter then gives names the cause. A log level of debug or more keeps OpenCV's lines.
 class QuietOpen {
  public:
-  QuietOpen()
-      : cvLevel_(cv::utils::logging::getLogLevel()),
-        handler_(g_log_set_handler(
-            "GStreamer", static_cast<GLogLevelFlags>(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING),
-            toDebug, nullptr)) {
-    if (cvLevel_ <= cv::utils::logging::LOG_LEVEL_ERROR)
+  // Inputs open on threads of their own at once: the first to open saves and quiets, the last
+  // to finish restores.
+  QuietOpen() {
+    const std::lock_guard<std::mutex> lock(state().m);
+    State& st = state();
+    if (st.depth++ > 0) return;
+    st.cvLevel = cv::utils::logging::getLogLevel();
+    st.handler = g_log_set_handler(
+        "GStreamer", static_cast<GLogLevelFlags>(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING),
+        toDebug, nullptr);
+    if (st.cvLevel <= cv::utils::logging::LOG_LEVEL_ERROR)
       cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
   }
   ~QuietOpen() {
-    cv::utils::logging::setLogLevel(cvLevel_);
-    g_log_remove_handler("GStreamer", handler_);
+    const std::lock_guard<std::mutex> lock(state().m);
+    State& st = state();
+    if (--st.depth > 0) return;
+    cv::utils::logging::setLogLevel(st.cvLevel);
+    g_log_remove_handler("GStreamer", st.handler);
   }
   QuietOpen(const QuietOpen&) = delete;
   QuietOpen& operator=(const QuietOpen&) = delete;
 
  private:
+  struct State {
+    std::mutex m;
+    int depth = 0;
+    cv::utils::logging::LogLevel cvLevel = cv::utils::logging::LOG_LEVEL_ERROR;
+    guint handler = 0;
+  };
+  static State& state() {
+    static State s;
+    return s;
+  }
   static void toDebug(const gchar* domain, GLogLevelFlags, const gchar* message, gpointer) {
     spdlog::debug("{}: {}", domain ? domain : "GLib", message ? message : "");
   }
-  cv::utils::logging::LogLevel cvLevel_;
-  guint handler_;
 };
 
 // What OpenCV's appsink hands over for a pipeline that ends in JPEG images (image/jpeg): each

@@ -179,7 +179,7 @@ std::string gstreamerStartError(const std::string& pipeline) {
     if (type.empty()) return "";
     return "appsink receives " + type + ", not raw video (video/x-raw)" +
            (type.rfind("audio/", 0) == 0
-                ? ""
+                ? "; give appsink a video source's frames ('videotestsrc ! videoconvert ! appsink')"
                 : "; decode it before appsink ('... ! decodebin ! videoconvert ! appsink')");
   }
   GError* error = nullptr;

@@ -14,6 +14,7 @@ extern "C" {
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -100,11 +101,11 @@ struct Shared {
     for (Engine* e : engines) e->stop();
     if (split) split->abort();
   }
-  // The longest any device has been finishing one frame (Engine::deviceWaitSeconds).
-  double deviceWaitSeconds() {
+  // The longest any device has been finishing one frame, where that is a stall (deviceStall).
+  double deviceStall() {
     std::lock_guard<std::mutex> lock(m);
     double most = 0;
-    for (const Engine* e : engines) most = std::max(most, e->deviceWaitSeconds());
+    for (const Engine* e : engines) most = std::max(most, app::deviceStall(*e));
     return most;
   }
   // An input's open, which a stop ends even where it blocks (wakeOpening() until it returns).
@@ -301,6 +302,7 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
   const auto start = Clock::now();
   auto nextDraw = start;
   bool stopped = false, printed = false, saidStall = false;
+  std::optional<Clock::time_point> stoppedAt;  // when the stop was seen
   // An output to a reader that may stop reading (one at most: stdout, a FIFO): after a stop, no
   // packet through any output for kBlockedOutputGrace ends the process (app/watcher.hpp).
   std::string stallable;
@@ -321,22 +323,25 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
     }
     if (stopped) sh.wakeOpening();  // again each time: a wake may come just before the block
     // A kernel that does not end (app/watcher.hpp): said once; after a stop, the end.
-    if (const double waited = sh.deviceWaitSeconds(); waited >= kDeviceStallGrace.count()) {
-      if (printed) std::fputc('\n', stderr);
-      if (stopped) {
+    if (stopped && !stoppedAt) stoppedAt = Clock::now();
+    if (const double waited = sh.deviceStall(); waited > 0) {
+      if (stoppedAt && Clock::now() - *stoppedAt >= kDeviceStallGrace) {
+        if (printed) std::fputc('\n', stderr);
         spdlog::warn(
-            "stopped by {}; a device has not finished a frame for {} s (a kernel that does not "
-            "end?), so vidfilter quits without the frames in flight; outputs may not play",
-            signalName(interruptSignal()), kDeviceStallGrace.count());
+            "stopped by {}; a device has not finished a frame for {:.0f} s (a kernel that does "
+            "not end?), so vidfilter quits without the frames in flight; outputs may not play",
+            signalName(interruptSignal()), waited);
         spdlog::default_logger()->flush();
         std::fflush(stderr);
         std::_Exit(128 + interruptSignal());
       }
-      if (!saidStall)
+      if (!saidStall) {
+        if (printed) std::fputc('\n', stderr);
         spdlog::warn(
-            "a device has been running one frame for {} s: a kernel that does not end (a loop in "
-            "a kernel=FILE.cl)? Ctrl-C stops the run",
-            kDeviceStallGrace.count());
+            "a device has been finishing one frame for {:.0f} s: a kernel that does not end (a "
+            "loop in a kernel=FILE.cl)? Ctrl-C stops the run",
+            waited);
+      }
       saidStall = true;
     }
     if (stopped && !stallable.empty() && stalled()) {

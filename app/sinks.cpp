@@ -42,6 +42,7 @@ OutputSpec classifyOutput(const Settings& s) {
   r.encoder.bitrate = s.bitrate;
   r.audioCodec = s.audioCodec.value_or("");
   r.audio = s.audio.value_or(true);
+  r.maxFrames = s.frames.value_or(-1);
   return media::classifyOutput(r);
 }
 

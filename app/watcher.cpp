@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -26,6 +27,13 @@ bool outputMayStall(const media::OutputSpec& o) {
   struct stat st {};
   const int got = o.toStdout ? ::fstat(STDOUT_FILENO, &st) : ::stat(o.path.c_str(), &st);
   return got == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+double deviceStall(const Engine& engine) {
+  const double waited = engine.deviceWaitSeconds();
+  const double limit =
+      std::max<double>(kDeviceStallGrace.count(), 2 * engine.longestDeviceWaitSeconds());
+  return waited >= limit ? waited : 0;
 }
 
 bool PacketsStalled::operator()() {
@@ -69,7 +77,8 @@ Progress Watcher::progress() const {
 void Watcher::loop() {
   auto nextDraw = Clock::now();
   bool stopped = false;
-  std::optional<Clock::time_point> closedAt;  // when the output was seen closed
+  std::optional<Clock::time_point> closedAt;   // when the output was seen closed
+  std::optional<Clock::time_point> stoppedAt;  // when the stop was seen
   PacketsStalled stalled;
   std::unique_lock<std::mutex> lock(m_);
   while (!done_) {
@@ -86,19 +95,20 @@ void Watcher::loop() {
             outputName_.empty() ? "" : " and closing " + outputName_);
       engine_.stop();
     }
-    if (const double waited = engine_.deviceWaitSeconds(); waited >= kDeviceStallGrace.count()) {
-      if (stopped)
+    if (stopped && !stoppedAt) stoppedAt = Clock::now();
+    if (const double waited = deviceStall(engine_); waited > 0) {
+      // After a stop, the frame in flight gets the grace from the stop on.
+      if (stoppedAt && Clock::now() - *stoppedAt >= kDeviceStallGrace)
         quit(fmt::format(
-            "the device has not finished a frame for {} s (a kernel that does not end?), so "
+            "the device has not finished a frame for {:.0f} s (a kernel that does not end?), so "
             "vidfilter quits without the frames in flight{}",
-            kDeviceStallGrace.count(),
-            outputName_.empty() ? "" : "; " + outputName_ + " may not play"));
+            waited, outputName_.empty() ? "" : "; " + outputName_ + " may not play"));
       if (!saidDeviceStall_) {
         if (printed_) std::fputc('\n', stderr);
         spdlog::warn(
-            "the device has been running one frame for {} s: a kernel that does not end (a "
-            "loop in a kernel=FILE.cl)? Ctrl-C stops the run",
-            kDeviceStallGrace.count());
+            "the device has been finishing one frame for {:.0f} s: a kernel that does not end "
+            "(a loop in a kernel=FILE.cl)? Ctrl-C stops the run",
+            waited);
         saidDeviceStall_ = true;
       }
     }

@@ -33,6 +33,10 @@ constexpr std::chrono::seconds kBlockedOutputGrace{10};
 // without the frames in flight (the OS cannot take a kernel off the device).
 constexpr std::chrono::seconds kDeviceStallGrace{10};
 
+// How long `engine`'s device has been finishing one frame when that is past kDeviceStallGrace
+// and past twice the longest any frame before took (a slow device is not stalled); else 0.
+double deviceStall(const Engine& engine);
+
 // Whether `output` goes to a reader that may stop reading: a network stream, or a pipe, a FIFO
 // or a socket (stdout included). Not a regular file, stdout redirected into one included.
 bool outputMayStall(const media::OutputSpec& output);

@@ -233,6 +233,12 @@ double Engine::deviceWaitSeconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::duration(now - since)).count();
 }
 
+double Engine::longestDeviceWaitSeconds() const {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::duration(impl_->longestDeviceWait.load()))
+      .count();
+}
+
 bool Engine::failed() const {
   std::lock_guard<std::mutex> lock(impl_->m);
   return impl_->firstError != nullptr;

@@ -130,6 +130,8 @@ class Engine {
   // How long the device has been finishing the oldest frame in flight while the sink waits for
   // it (thread-safe); 0 when nothing waits on the device. A kernel that never ends shows here.
   double deviceWaitSeconds() const;
+  // The longest the sink has waited for the device to finish a frame, of the frames done.
+  double longestDeviceWaitSeconds() const;
   // True once the current run() has an error to rethrow (thread-safe): a sink's finish() can
   // tell a failed run from an ended one (the preview then does not wait at the end).
   bool failed() const;

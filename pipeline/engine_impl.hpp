@@ -99,8 +99,8 @@ struct Engine::Impl {
   std::atomic<bool> stopRequested{false};
   std::atomic<bool> sinkFinished{false};  // endRun has called sink.finish()
   // When the sink thread began waiting for the device to finish a frame (steady clock, ns);
-  // 0 while it is not waiting.
-  std::atomic<std::int64_t> deviceWaitSince{0};
+  // 0 while it is not waiting. The longest such wait that ended (ns).
+  std::atomic<std::int64_t> deviceWaitSince{0}, longestDeviceWait{0};
   // Whether the chain pads its frames' rows (Chain::padsRows), for the capture thread's uploads:
   // set by the submit thread whenever the chain changes (a frame uploaded before a change is
   // uploaded again at submit when the chain's pitch differs).

@@ -66,9 +66,21 @@ void Engine::Impl::recordActivity(const Slot& s) {
 }
 
 void Engine::Impl::deliver(Slot& s, FrameSink& sink) {
-  deviceWaitSince.store(std::chrono::steady_clock::now().time_since_epoch().count());
-  clCall("clWaitForEvents(download)", [&] { s.download.wait(); });
-  deviceWaitSince.store(0);
+  {
+    const std::int64_t since = std::chrono::steady_clock::now().time_since_epoch().count();
+    deviceWaitSince.store(since);
+    struct Waited {  // also when the wait throws
+      Impl& e;
+      std::int64_t since;
+      ~Waited() {
+        const std::int64_t took =
+            std::chrono::steady_clock::now().time_since_epoch().count() - since;
+        if (took > e.longestDeviceWait.load()) e.longestDeviceWait.store(took);
+        e.deviceWaitSince.store(0);
+      }
+    } waited{*this, since};
+    clCall("clWaitForEvents(download)", [&] { s.download.wait(); });
+  }
   // The download waited on the chain, which waited on the upload: every event is complete.
   FrameStats st;
   st.index = s.index;

@@ -95,8 +95,8 @@ TEST(ReliabilityCache, PoclCacheDirThatIsAFile) {
   EXPECT_FALSE(fs::exists(home / "o.mkv"));
 }
 
-// POCL_CACHE_DIR set to nothing (a script's `POCL_CACHE_DIR=$UNSET`) is not set: PoCL's own
-// assertion had stopped the process (SIGABRT).
+// POCL_CACHE_DIR set to nothing (a script's `POCL_CACHE_DIR=$UNSET`) is taken as not set; PoCL
+// itself stops the process on it with an assertion (SIGABRT).
 TEST(ReliabilityCache, EmptyPoclCacheDirIsTakenAsNotSet) {
   TempDir home("cache_home5");
   writable(home);

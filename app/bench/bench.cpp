@@ -227,9 +227,9 @@ int run(const Options& o) {
         "--table, or time the chain without --enqueue-cost");
   if (o.check && (o.enqueueCost || o.table))
     throw UserError(
-        std::string("--check checks a chain's stages against OpenCV on one frame size; ") +
-        (o.enqueueCost ? "--enqueue-cost" : "--table") +
-        " runs no such chain: leave out --check, or check each chain with --chain and --size");
+        std::string("--check checks one chain on one frame size (--chain, --size); ") +
+        (o.enqueueCost ? "--enqueue-cost runs no chain" : "--table times many and checks none") +
+        ": leave out --check, or check each chain with --chain and --size");
   if (!o.table && (!o.chains.empty() || !o.sizes.empty() || !o.formats.empty()))
     throw UserError(
         "--chains, --sizes and --formats are lists for --table; add --table, or give one "

@@ -67,7 +67,8 @@ void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
   st->sample_aspect_ratio = video->sample_aspect_ratio;
   if (input.format && input.videoStream >= 0) {
     const AVStream* in = input.format->streams[input.videoStream];
-    const bool cut = input.cutStart || input.endUs != INT64_MAX;
+    const bool limited = spec_.maxFrames >= 0;  // --frames: where it ends is not known yet
+    const bool cut = input.cutStart || input.endUs != INT64_MAX || limited;
     copyStreamTags(&st->metadata, in->metadata, true, cut);
     av_dict_set(&st->metadata, "encoder", nullptr, 0);
     // The length of the span, for a container that writes it before the frames (Matroska on a
@@ -79,7 +80,7 @@ void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
                                   : f->duration > 0 ? f->duration
                                                     : INT64_MAX;
     const std::int64_t spanEnd = std::min(input.endUs, inputEnd);
-    if (cut && spanEnd != INT64_MAX && spanEnd > input.offsetUs)
+    if (cut && !limited && spanEnd != INT64_MAX && spanEnd > input.offsetUs)
       ctx_->duration = spanEnd - input.offsetUs;
     std::size_t size = 0;
     if (const std::uint8_t* m = av_stream_get_side_data(in, AV_PKT_DATA_DISPLAYMATRIX, &size)) {
@@ -178,11 +179,15 @@ void Muxer::refused(int err) {
   if (io)
     throw MediaError("cannot write " + spec_.path + ": " + avError(err) + " (at the start of the " +
                      name + " container); nothing was written");
-  // The streams the user chose (a codec, a pixel format) in a container that refuses them.
-  throw app::UsageError("the " + name + " container of " + spec_.path + " did not start with " +
-                        streams + " (" + avError(err) + "); choose another codec (-c:v, -c:a)" +
-                        (name == "matroska" ? "" : " or container (.mkv holds almost anything)") +
-                        "; nothing was written");
+  // The streams the user chose (a codec, a pixel format) in a container that refuses them: a
+  // usage error; streams the defaults made (copied ones included): the run's failure.
+  const std::string what =
+      "the " + name + " container of " + spec_.path + " did not start with " + streams + " (" +
+      avError(err) + "); choose another codec (-c:v, -c:a)" +
+      (name == "matroska" ? "" : " or container (.mkv holds almost anything)") +
+      "; nothing was written";
+  if (spec_.chosen) throw app::UsageError(what);
+  throw MediaError(what);
 }
 
 namespace {

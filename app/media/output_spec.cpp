@@ -133,6 +133,8 @@ void classifyImages(OutputSpec& s, const fs::path& p) {
 }
 
 void checkEncoder(OutputSpec& s, const AVOutputFormat* f) {
+  s.chosen = !s.encoder.codec.empty() || !s.encoder.pixFmt.empty() ||
+             (!s.audioCodec.empty() && s.audioCodec != "copy");
   if (s.encoder.codec.empty()) s.encoder.codec = defaultEncoder(f->name, s.path);
   if (s.encoder.codec.empty())
     throw UsageError("output " + quote(s.path) + ": the " + f->name +
@@ -189,6 +191,7 @@ OutputSpec classifyOutput(const OutputRequest& r) {
   s.encoder = r.encoder;
   s.audioCodec = r.audioCodec;
   s.audio = r.audio;
+  s.maxFrames = r.maxFrames;
   const fs::path p(s.path);
   s.extension = lower(p.extension().string());
   if (!s.extension.empty()) s.extension = s.extension.substr(1);

@@ -30,6 +30,8 @@ struct OutputSpec {
   EncoderSettings encoder;
   std::string audioCodec;  // "" or "copy": copied where the container takes it; else an encoder
   bool audio = true;       // false: -an
+  bool chosen = false;     // the user chose the streams' codecs or pixel format (-c:v, -c:a, ...)
+  std::int64_t maxFrames = -1;  // --frames: the output may end before its input does
 };
 
 struct OutputRequest {
@@ -37,6 +39,7 @@ struct OutputRequest {
   EncoderSettings encoder;
   std::string audioCodec;
   bool audio = true;
+  std::int64_t maxFrames = -1;
 };
 
 // Checks the request: a known container (from -f or the name) or image type, the directory

@@ -118,7 +118,7 @@ AVStream* newStream(AVFormatContext* out, const AVStream* in, bool reencoded, bo
 
 SideStreams::SideStreams(const AVFormatContext* in, int videoIndex, AVFormatContext* out,
                          const OutputSpec& spec, AudioWindow window)
-    : window_(window), out_(out) {
+    : window_(window), limited_(spec.maxFrames >= 0), out_(out) {
   if (!in) return;
   for (unsigned i = 0; i < in->nb_streams; ++i) {
     const AVStream* st = in->streams[i];

@@ -59,8 +59,10 @@ class SideStreams {
 
   std::vector<Route> routes_;
   AudioWindow window_;
-  // --ss, --to or -t cut the input (its streams' lengths and statistics no longer hold).
-  bool cut() const { return window_.fromUs != INT64_MIN || window_.toUs != INT64_MAX; }
+  bool limited_ = false;  // --frames may end the output before the input's end
+  // --ss, --to, -t or --frames cut the input (its streams' lengths and statistics no longer
+  // hold).
+  bool cut() const { return window_.fromUs != INT64_MIN || window_.toUs != INT64_MAX || limited_; }
   AVFormatContext* out_;
   std::vector<std::string> notes_;
 };

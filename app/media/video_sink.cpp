@@ -190,7 +190,7 @@ void VideoSink::close(std::exception_ptr failure) {
     } else {  // the first failure stays the run's error, and says what the close left
       try {
         std::rethrow_exception(failure);
-      } catch (OutOfRoom& room) {  // it had counted on the close
+      } catch (OutOfRoom& room) {  // its message says the file closed: amended
         room.closeFailed(e.what());
       } catch (...) {
         spdlog::warn("{}: closing it failed too ({}); it may not play", spec_.path, e.what());
