@@ -219,7 +219,9 @@ int runOneInput(const CommandLine& cl, const Settings& s) {
   chain.configure(*ctx, source->firstFrameDesc());
   const FrameDesc outDesc = chain.output();
   const std::string chainText = chain.str();
-  spdlog::info("chain: {} ({} -> {})", chainText, source->firstFrameDesc().str(), outDesc.str());
+  // A kernel file's name is the user's bytes: shown printable, whole.
+  spdlog::info("chain: {} ({} -> {})", printable(chainText, chainText.size() + 1),
+               source->firstFrameDesc().str(), outDesc.str());
   if (const int sig = interruptSignal()) return stoppedBeforeTheFirstFrame(sig);
   std::unique_ptr<FrameSink> outputSink;
   if (output.kind != OutputKind::None)

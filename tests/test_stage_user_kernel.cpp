@@ -155,6 +155,18 @@ TEST(UserKernel, BuildErrorShowsFileLineAndColumn) {
   fs::remove_all(scratchDir());
 }
 
+// A function whose declaration does not fit vidfilter's call of it: the error, which the
+// compiler places in vidfilter's caller, says how to declare it.
+TEST(UserKernel, AFunctionDeclaredAnotherWayNamesTheDeclaration) {
+  const std::string path =
+      writeFile(scratchDir(), "oneargument.cl", "uchar4 point(uchar4 px) {\n  return px;\n}\n");
+  const std::string msg = errorOf("kernel=" + path, randomFrame(8, 8, CV_8UC3, 1));
+  EXPECT_NE(msg.find("must be declared as uchar4 point(uchar4 px, int2 pos, int2 size, float8 p)"),
+            std::string::npos)
+      << msg;
+  fs::remove_all(scratchDir());
+}
+
 TEST(UserKernel, AFileWithoutTheFunctionIsAClearError) {
   const std::string path = writeFile(scratchDir(), "empty.cl", "// nothing here\n");
   EXPECT_EQ(errorOf("kernel=" + path, randomFrame(8, 8, CV_8UC1, 1)),

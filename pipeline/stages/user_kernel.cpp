@@ -133,7 +133,15 @@ class UserKernelStage : public Stage {
     } catch (const KernelBuildError& e) {
       const auto first = static_cast<long>(std::count(prelude.begin(), prelude.end(), '\n')) + 1;
       const auto lines = static_cast<long>(std::count(user.begin(), user.end(), '\n')) + 1;
-      throw KernelBuildError(path, opts, userLines(e.log(), path, first, lines));
+      std::string log = userLines(e.log(), path, first, lines);
+      // An error in vidfilter's caller of the user's function: its declaration does not fit.
+      if (log.find("user_main.cl:") != std::string::npos)
+        log += std::string("\nuser_main.cl is vidfilter's caller of the function in ") +
+               printable(path) + ", which must be declared as " +
+               (form_ == Form::Point ? "uchar4 point(uchar4 px, int2 pos, int2 size, float8 p)"
+                                     : "uchar4 neighbourhood(vf_image img, int2 pos, float8 p)") +
+               "\n";
+      throw KernelBuildError(path, opts, log);
     }
     kernel_ = clCall("clCreateKernel(vf_user)", [&] { return cl::Kernel(program, "vf_user"); });
     const bool cpu = ctx.cl.facts().cpu;
