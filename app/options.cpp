@@ -69,7 +69,9 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
       "itself",
       "N");
   opt("--config", o.config, "TOML config file; command-line options override it", "FILE");
-  opt("-d,--device", o.device, "OpenCL device: P:D, gpu, cpu, or part of a name (2+ characters)",
+  opt("-d,--device", o.device,
+      "OpenCL device: P:D, gpu, cpu, part of a name (2+ characters); several: all, or a list "
+      "(0:0,0:1)",
       "SEL");
   flag("-y,--overwrite", o.yes, "overwrite existing outputs without asking");
   flag("-n,--no-overwrite", o.no, "never overwrite an existing output (exit instead)");

@@ -89,6 +89,19 @@ TEST(DeviceSelection, TooLittleToNameADeviceIsRefused) {
   EXPECT_EQ(selectDevice(fakeDevices(), "h1").name, "NVIDIA H100");  // two characters, a letter
 }
 
+// An index written another way than P:D is named as one, not as too little of a name.
+TEST(DeviceSelection, AnIndexNotWrittenPColonDSaysHowToWriteIt) {
+  for (const char* sel : {"0:0:0", "1:", ":1", "0::1"}) {
+    try {
+      const DeviceInfo d = selectDevice(fakeDevices(), sel);
+      FAIL() << "'" << sel << "' chose " << d.name;
+    } catch (const UserError& e) {
+      EXPECT_NE(std::string(e.what()).find("a device's index is P:D"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(DeviceSelection, NoDeviceNamesPocl) {
   try {
     selectDevice(std::vector<DeviceInfo>{}, "");

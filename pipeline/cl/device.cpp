@@ -237,6 +237,14 @@ DeviceInfo selectDevice(const std::vector<DeviceInfo>& devices, const std::strin
     throw UserError("--device " + printable(selectorIn) + ": no " + sel +
                     " device; devices are:" + listing());
   }
+  // Digits and colons that are not P:D ("0:0:0", "1:"): an index written wrong.
+  if (sel.find(':') != std::string::npos && std::all_of(sel.begin(), sel.end(), [](char c) {
+        return c == ':' || (c >= '0' && c <= '9');
+      }))
+    throw UserError("--device " + printable(selectorIn) +
+                    ": a device's index is P:D, its platform's and its own (e.g. 0:0); devices "
+                    "are:" +
+                    listing());
   // Part of a name: two characters at least, a letter among them (never "x" or "." alone).
   if (sel.size() < 2 ||
       std::none_of(sel.begin(), sel.end(), [](char c) { return c >= 'a' && c <= 'z'; }))
