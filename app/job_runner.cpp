@@ -207,7 +207,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   InputOptions io = inputOptions(s, chain, false);
   if (!s.threads) io.decodeThreads = sh.decodeThreads;  // --threads says it for every input
   io.convertThreads = sh.convertThreads;
-  io.decodeGpu = ctx->info().pciBus;  // split over several devices: the first's
+  io.decodeGpu = ctx->info().pciAddresses;  // split over several devices: the first's
   std::unique_ptr<CaptureSource> source = sh.open([&] { return openSource(job.source, io); });
   r.description = source->description();
   // Several inputs on a CPU device: each frame size its own programs (ProgramVariant says why).

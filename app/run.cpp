@@ -205,7 +205,7 @@ int runOneInput(const CommandLine& cl, const Settings& s) {
   keepSigquitDefault();
   std::unique_ptr<CaptureSource> source;
   InputOptions io = inputOptions(s, chain, preview);
-  io.decodeGpu = ctx->info().pciBus;
+  io.decodeGpu = ctx->info().pciAddresses;
   try {
     source = openOrExitOnSignal([&] { return openSource(sourceSpec, io); });
   } catch (const std::exception&) {

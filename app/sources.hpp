@@ -27,7 +27,7 @@ struct InputOptions {
   double rate = 0;                 // image sequences and raw video (0: 25 fps, as ffmpeg)
   std::string rawSize, rawPixFmt;  // raw video on stdin
   std::string hwdec = "none";      // none, auto, cuvid, cuda, vaapi
-  std::string decodeGpu;           // NVIDIA decoders: the chain's GPU (DeviceInfo::pciBus)
+  std::string decodeGpu;           // NVIDIA decoders: the chain's GPU (DeviceInfo::pciAddresses)
   bool grayLuma = false;           // the chain begins with gray: deliver the luma plane
   int decodeThreads = 0;           // a file's decoder threads (0: one per core)
   int convertThreads = 1;          // threads converting a decoded frame into the slot

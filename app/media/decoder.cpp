@@ -33,7 +33,7 @@ CodecPtr makeContext(const AVStream* stream, const AVCodec* codec, bool live, in
 }  // namespace
 
 VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string& hwdec,
-                           const std::string& pciBus, const std::string& shown, int threads)
+                           const std::string& pciAddresses, const std::string& shown, int threads)
     : hwFrame_(makeFrame()), shown_(shown) {
   const AVCodecID id = stream->codecpar->codec_id;
   const AVCodec* codec = avcodec_find_decoder(id);
@@ -50,7 +50,7 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
       ctx_->get_format = hostFormat;
       ctx_->thread_type = 0;  // the device decodes (and get_buffer2 below is no frame thread's)
       // The GPU's CUDA context on a stream of its own, and frames in page-locked memory.
-      if (AVBufferRef* device = decoderDevice(pciBus)) {
+      if (AVBufferRef* device = decoderDevice(pciAddresses)) {
         pinned_ = usePinnedFrames(ctx_.get(), device);
         av_buffer_unref(&device);
       }
@@ -73,7 +73,8 @@ VideoDecoder::VideoDecoder(const AVStream* stream, bool live, const std::string&
   }
   ctx_ = makeContext(stream, codec, live, threads, shown);
   pinned_.reset();
-  hw_ = setupHwDecode(ctx_.get(), codec, hwdec == "cuvid" ? "none" : hwdec, pciBus, shown, tried);
+  hw_ = setupHwDecode(ctx_.get(), codec, hwdec == "cuvid" ? "none" : hwdec, pciAddresses, shown,
+                      tried);
   transfer_ = !hw_.empty();
   if (transfer_) ctx_->thread_count = 1;  // the device decodes; one host thread feeds it
   if (hw_ == "cuda") pinned_ = pinnedPool(ctx_->hw_device_ctx);  // frames copied back into it

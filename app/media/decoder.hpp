@@ -14,11 +14,11 @@ namespace vf::media {
 
 class VideoDecoder {
  public:
-  // `threads`: 0 one per core (inputs decoded at once share the cores: fewer each). `pciBus`:
+  // `threads`: 0 one per core (inputs decoded at once share the cores: fewer each). `pciAddresses`:
   // the GPU NVIDIA's decoders use (decoderDevice). Throws UsageError when no decoder exists for
   // the stream's codec.
   VideoDecoder(const AVStream* stream, bool live, const std::string& hwdec,
-               const std::string& pciBus, const std::string& shown, int threads = 0);
+               const std::string& pciAddresses, const std::string& shown, int threads = 0);
 
   // Feeds one packet (nullptr: the end; the decoder then drains); call only after receive()
   // returned false. A packet the decoder rejects as damaged is counted (failedPackets) and

@@ -1,9 +1,13 @@
 #include "app/media/decoder_device.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <charconv>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <string_view>
+#include <vector>
 
 #include "app/media/cuda_driver.hpp"
 #include "pipeline/cl/device.hpp"
@@ -20,19 +24,28 @@ namespace {
 // work goes (a non-blocking stream mapped frames before NVDEC had written them).
 constexpr unsigned kBlocking = 0x0;
 
-// The CUDA ordinal of the GPU on `pciBus`; 0, CUDA's first (FFmpeg's default), when it is "" or
-// no CUDA device is on that bus.
-int ordinalOn(const std::string& pciBus) {
+// The CUDA ordinal of the GPU at the first of `pciAddresses` (DeviceInfo's) where a CUDA device
+// is; 0, CUDA's first (FFmpeg's default), when it is "" or no CUDA device is at any of them.
+int ordinalAt(const std::string& pciAddresses) {
   const cuda::Driver* d = cuda::driver();
   int count = 0;
-  if (pciBus.empty() || d->init(0) != 0 || d->deviceGetCount(&count) != 0) return 0;
+  if (pciAddresses.empty() || d->init(0) != 0 || d->deviceGetCount(&count) != 0) return 0;
+  std::vector<std::string> cudas;  // each CUDA device's address, by ordinal
   for (int i = 0; i < count; ++i) {
     cuda::Device device = 0;
     char id[32] = {};
-    if (d->deviceGet(&device, i) == 0 && d->deviceGetPCIBusId(id, sizeof id, device) == 0 &&
-        cudaPciBus(id) == pciBus)
-      return i;
+    const bool known =
+        d->deviceGet(&device, i) == 0 && d->deviceGetPCIBusId(id, sizeof id, device) == 0;
+    cudas.push_back(known ? cudaPciAddress(id) : "");
   }
+  std::istringstream candidates(pciAddresses);
+  for (std::string want; std::getline(candidates, want, ',');)
+    for (int i = 0; i < count; ++i)
+      if (cudas[static_cast<std::size_t>(i)] == want) {
+        spdlog::debug("NVIDIA decoders for the GPU at PCI {}: CUDA device {}", want, i);
+        return i;
+      }
+  spdlog::debug("no CUDA device at PCI {}; NVIDIA decoders on CUDA device 0", pciAddresses);
   return 0;
 }
 
@@ -72,7 +85,7 @@ void freeDevice(AVHWDeviceContext* dev) {
 
 }  // namespace
 
-std::string cudaPciBus(const char* busId) {
+std::string cudaPciAddress(const char* busId) {
   // domain:bus:device.function, each hex digits only
   const std::string_view text(busId);
   unsigned parts[4] = {};
@@ -85,12 +98,12 @@ std::string cudaPciBus(const char* busId) {
     if (ec != std::errc() || ptr != text.data() + stop) return "";
     at = stop + 1;
   }
-  return pciBusName(parts[0], parts[1]);
+  return pciAddressName(parts[0], parts[1], parts[2]);
 }
 
-AVBufferRef* decoderDevice(const std::string& pciBus) {
+AVBufferRef* decoderDevice(const std::string& pciAddresses) {
   if (!cuda::driver()) return nullptr;
-  AVBufferRef* process = processDevice(ordinalOn(pciBus));
+  AVBufferRef* process = processDevice(ordinalAt(pciAddresses));
   if (!process) return nullptr;
   const cuda::Context context = cuda::contextOf(process);
   cuda::Stream stream = nullptr;

@@ -78,14 +78,14 @@ AVPixelFormat pickFormat(AVCodecContext* ctx, const AVPixelFormat* offered) {
 }
 
 bool tryDevice(AVCodecContext* dec, const AVCodec* codec, AVHWDeviceType type,
-               const std::string& pciBus, std::string* why) {
+               const std::string& pciAddresses, std::string* why) {
   const AVPixelFormat fmt = hwFormat(codec, type);
   if (fmt == AV_PIX_FMT_NONE) {
     *why = std::string(codec->name) + " has no " + av_hwdevice_get_type_name(type) + " decoder";
     return false;
   }
   // NVDEC: the GPU's CUDA context on a stream of the decoder's own, as cuvid's decoders.
-  AVBufferRef* device = type == AV_HWDEVICE_TYPE_CUDA ? decoderDevice(pciBus) : nullptr;
+  AVBufferRef* device = type == AV_HWDEVICE_TYPE_CUDA ? decoderDevice(pciAddresses) : nullptr;
   const int err = device ? 0 : av_hwdevice_ctx_create(&device, type, nullptr, nullptr, 0);
   if (err < 0) {
     *why = hwdecMissing(type);
@@ -116,7 +116,7 @@ const AVCodec* cuvidDecoder(AVCodecID id, std::string* why) {
 }
 
 std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::string& mode,
-                          const std::string& pciBus, const std::string& shown,
+                          const std::string& pciAddresses, const std::string& shown,
                           const std::string& tried) {
   if (mode.empty() || mode == "none") return "";
   std::vector<AVHWDeviceType> types;
@@ -129,7 +129,7 @@ std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::
   for (AVHWDeviceType t : types) {
     if (t == AV_HWDEVICE_TYPE_NONE) continue;
     std::string why;
-    if (tryDevice(dec, codec, t, pciBus, &why)) {
+    if (tryDevice(dec, codec, t, pciAddresses, &why)) {
       spdlog::info("{}: decoding on {} ({})", shown, av_hwdevice_get_type_name(t), codec->name);
       return av_hwdevice_get_type_name(t);
     }

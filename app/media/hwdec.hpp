@@ -15,12 +15,12 @@ extern "C" {
 namespace vf::media {
 
 // Sets `dec` up to decode on the hwaccel `mode` names (cuda, vaapi or auto), before
-// avcodec_open2; NVDEC on the GPU at `pciBus` (decoderDevice). "auto" tries cuda, then vaapi; a
-// device or codec that cannot do it falls back to software with one info line ("auto") or a warning
-// (a device named explicitly). `tried`: why a decoder tried before did not take the stream, for
-// that line. Returns the device type in use ("" for software).
+// avcodec_open2; NVDEC on the GPU at `pciAddresses` (decoderDevice). "auto" tries cuda, then vaapi;
+// a device or codec that cannot do it falls back to software with one info line ("auto") or a
+// warning (a device named explicitly). `tried`: why a decoder tried before did not take the stream,
+// for that line. Returns the device type in use ("" for software).
 std::string setupHwDecode(AVCodecContext* dec, const AVCodec* codec, const std::string& mode,
-                          const std::string& pciBus, const std::string& shown,
+                          const std::string& pciAddresses, const std::string& shown,
                           const std::string& tried = "");
 
 // NVIDIA's decoder for the codec `id` (h264_cuvid for H.264, ...) when this FFmpeg has one;

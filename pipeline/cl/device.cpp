@@ -61,11 +61,11 @@ std::string noDeviceMessage() {
 }
 // NVIDIA's cl_nv_device_attribute_query (cl_ext.h names only its first attributes).
 constexpr cl_device_info kNvPciBus = 0x4008;
+constexpr cl_device_info kNvPciSlot = 0x4009;
 constexpr cl_device_info kNvPciDomain = 0x400A;
 
-// The device's PCI domain and bus, or "" where its driver does not tell. NVIDIA's slot
-// attribute is not used: drivers encode it differently, and a bus holds one GPU.
-std::string pciBusOf(const cl::Device& dev) {
+// Where the device sits on PCI (DeviceInfo::pciAddresses), or "" where its driver does not tell.
+std::string pciAddressesOf(const cl::Device& dev) {
   std::string extensions;
   try {
     extensions = dev.getInfo<CL_DEVICE_EXTENSIONS>();
@@ -77,21 +77,28 @@ std::string pciBusOf(const cl::Device& dev) {
     cl_device_pci_bus_info_khr info{};
     if (clGetDeviceInfo(dev(), CL_DEVICE_PCI_BUS_INFO_KHR, sizeof info, &info, nullptr) ==
         CL_SUCCESS)
-      return pciBusName(info.pci_domain, info.pci_bus);
+      return pciAddressName(info.pci_domain, info.pci_bus, info.pci_device);
   }
   if (has("cl_nv_device_attribute_query")) {
-    cl_uint bus = 0, domain = 0;  // the domain: 0 where the driver predates the attribute
-    if (clGetDeviceInfo(dev(), kNvPciBus, sizeof bus, &bus, nullptr) != CL_SUCCESS) return "";
+    cl_uint bus = 0, slot = 0, domain = 0;  // the domain: 0 where the driver predates it
+    if (clGetDeviceInfo(dev(), kNvPciBus, sizeof bus, &bus, nullptr) != CL_SUCCESS ||
+        clGetDeviceInfo(dev(), kNvPciSlot, sizeof slot, &slot, nullptr) != CL_SUCCESS)
+      return "";
     if (clGetDeviceInfo(dev(), kNvPciDomain, sizeof domain, &domain, nullptr) != CL_SUCCESS)
       domain = 0;
-    return pciBusName(domain, bus);
+    // The slot is the device number on some drivers, device << 3 | function on others: a
+    // device number has 5 bits, so a larger slot is the second reading alone.
+    std::string both = slot < 32 ? pciAddressName(domain, bus, slot) : "";
+    if ((slot >> 3) != slot)
+      both += (both.empty() ? "" : ",") + pciAddressName(domain, bus, slot >> 3);
+    return both;
   }
   return "";
 }
 }  // namespace
 
-std::string pciBusName(unsigned domain, unsigned bus) {
-  return fmt::format("{:04x}:{:02x}", domain, bus);
+std::string pciAddressName(unsigned domain, unsigned bus, unsigned device) {
+  return fmt::format("{:04x}:{:02x}:{:02x}", domain, bus, device);
 }
 
 std::string DeviceInfo::index() const {
@@ -141,7 +148,7 @@ std::vector<DeviceInfo> listDevices() {
         info.maxAllocBytes = dev.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
         info.maxWorkGroupSize = dev.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
       });
-      info.pciBus = pciBusOf(dev);
+      info.pciAddresses = pciAddressesOf(dev);
       info.device = dev;
       out.push_back(std::move(info));
     }

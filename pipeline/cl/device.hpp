@@ -24,17 +24,18 @@ struct DeviceInfo {
   std::uint64_t localMemBytes = 0;
   std::uint64_t maxAllocBytes = 0;
   std::size_t maxWorkGroupSize = 0;
-  // The PCI domain and bus the device sits on, "dddd:bb" (pciBusName), where its driver tells
-  // (cl_khr_pci_bus_info, or NVIDIA's attributes); "" otherwise (CPU devices).
-  std::string pciBus;
+  // Where the device sits on PCI, "dddd:bb:dd" (domain, bus, device: pciAddressName), where its
+  // driver tells (cl_khr_pci_bus_info, or NVIDIA's attributes, whose device number drivers encode
+  // two ways: then both readings, the likelier first, ','-separated); "" otherwise (CPU devices).
+  std::string pciAddresses;
   cl::Device device;
 
   std::string index() const;
   std::string typeName() const;  // "GPU", "CPU", "ACCELERATOR", ...
 };
 
-// A PCI domain and bus as DeviceInfo::pciBus holds them: 4 and 2 lower-case hex digits.
-std::string pciBusName(unsigned domain, unsigned bus);
+// A PCI address as DeviceInfo::pciAddresses holds it: "dddd:bb:dd", lower-case hex.
+std::string pciAddressName(unsigned domain, unsigned bus, unsigned device);
 
 // Every device of every platform; empty when no OpenCL platform is installed.
 std::vector<DeviceInfo> listDevices();
