@@ -22,20 +22,6 @@ using namespace vf::test;
 
 namespace {
 
-struct Counts {
-  long in = -1, out = -1;
-};
-
-Counts summary(const std::string& out) {
-  Counts c;
-  std::smatch m;
-  if (std::regex_search(out, m, std::regex("frames: ([0-9]+) in, ([0-9]+) out"))) {
-    c.in = std::stol(m[1]);
-    c.out = std::stol(m[2]);
-  }
-  return c;
-}
-
 // The chain gray,brightness=gain=2 done by OpenCV.
 cv::Mat grayGain2(const cv::Mat& bgr) {
   cv::Mat g, out;
@@ -82,7 +68,7 @@ TEST(ReliabilityInput, DamageInTheMiddleIsSkippedAndCounted) {
   opt.timeoutSec = 60;
   const auto r = runVidfilter({"-i", clip, "--chain", "gray", "-o", out}, opt);
   ASSERT_EQ(r.status, 0) << r.err;
-  const Counts c = summary(r.err);
+  const RunCounts c = runCounts(r.err);
   EXPECT_GT(c.out, 50) << r.err;
   EXPECT_LT(c.out, 100) << "the damage went unnoticed:\n" << r.err;
   EXPECT_NE(r.err.find("failed to decode"), std::string::npos) << r.err;
@@ -106,7 +92,7 @@ TEST(ReliabilityInput, DamageInAMatroskaFileCountsTheFramesLost) {
   const std::string out = dir / "out.mkv";
   const auto r = runVidfilter({"-i", clip, "--chain", "gray", "-o", out});
   ASSERT_EQ(r.status, 0) << r.err;
-  const Counts c = summary(r.err);
+  const RunCounts c = runCounts(r.err);
   EXPECT_LT(c.out, 95) << r.err;
   EXPECT_NE(r.err.find("decoded " + std::to_string(c.out) + " of about 100 frames"),
             std::string::npos)

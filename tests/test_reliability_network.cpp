@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/cli_errors.hpp"
 #include "tests/support/media.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -15,20 +16,6 @@
 using namespace vf::test;
 
 namespace {
-
-struct Counts {
-  long in = -1, out = -1;
-};
-
-Counts summary(const std::string& out) {
-  Counts c;
-  std::smatch m;
-  if (std::regex_search(out, m, std::regex("frames: ([0-9]+) in, ([0-9]+) out"))) {
-    c.in = std::stol(m[1]);
-    c.out = std::stol(m[2]);
-  }
-  return c;
-}
 
 int testPort(int offset) { return 20000 + static_cast<int>((::getpid() * 2 + offset) % 20000); }
 
@@ -53,7 +40,7 @@ TEST(ReliabilityNetwork, StreamThatVanishesEndsTheRunWithAWarning) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_LT(r.seconds, 25) << "the run did not end when the stream vanished";
   EXPECT_NE(r.err.find("stopped delivering frames after"), std::string::npos) << r.err;
-  const Counts c = summary(r.err);
+  const RunCounts c = runCounts(r.err);
   EXPECT_GT(c.out, 10) << r.err;
   EXPECT_EQ(probe(out).frames, c.out);
   EXPECT_EQ(decodeErrors(out), "");
@@ -79,7 +66,7 @@ TEST(ReliabilityNetwork, StreamItsSenderClosesOrASpanEndsIsNoWarning) {
     sender.wait();
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.err.find("warning:"), std::string::npos) << r.err;
-    const Counts c = summary(r.err);
+    const RunCounts c = runCounts(r.err);
     if (span) {
       EXPECT_EQ(c.out, 25) << r.err;  // 1 s at 25 fps
     } else {

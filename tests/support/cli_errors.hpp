@@ -86,4 +86,19 @@ inline long framesWritten(const std::string& err) {
   return -1;
 }
 
+// The frames in and out of the run's summary line ("frames: N in, M out, ..."), or -1 each.
+struct RunCounts {
+  long in = -1, out = -1;
+};
+
+inline RunCounts runCounts(const std::string& err) {
+  RunCounts c;
+  std::smatch m;
+  if (std::regex_search(err, m, std::regex("frames: ([0-9]+) in, ([0-9]+) out"))) {
+    c.in = std::stol(m[1]);
+    c.out = std::stol(m[2]);
+  }
+  return c;
+}
+
 }  // namespace vf::test
