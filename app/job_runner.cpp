@@ -301,14 +301,19 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
 void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
   const auto start = Clock::now();
   auto nextDraw = start;
-  bool stopped = false, printed = false, saidStall = false;
-  std::optional<Clock::time_point> stoppedAt;  // when the stop was seen
-  // An output to a reader that may stop reading (one at most: stdout, a FIFO): after a stop, no
-  // packet through any output for kBlockedOutputGrace ends the process (app/watcher.hpp).
+  bool stopped = false, printed = false;
+  // An output to a reader that may stop reading (one at most: stdout, a FIFO), and the devices
+  // (app/watcher.hpp).
   std::string stallable;
   for (const PlannedJob& j : sh.jobs)
     if (stallable.empty() && outputMayStall(j.output)) stallable = j.output.path;
-  PacketsStalled stalled;
+  StallWatch stalls(
+      {"a device", "outputs may not play", stallable, " and the inputs not yet ended"});
+  const auto framesDone = [&sh] {
+    std::int64_t n = 0;
+    for (std::size_t k = 0; k < sh.jobs.size(); ++k) n += sh.frames[k].load();
+    return n;
+  };
   while (!done.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     if (!stopped && interruptSignal()) {
@@ -322,42 +327,18 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
       sh.stopAll();
     }
     if (stopped) sh.wakeOpening();  // again each time: a wake may come just before the block
-    // A kernel that does not end (app/watcher.hpp): said once; after a stop, the end.
-    if (stopped && !stoppedAt) stoppedAt = Clock::now();
-    if (const double waited = sh.deviceStall(); waited > 0) {
-      if (stoppedAt && Clock::now() - *stoppedAt >= kDeviceStallGrace) {
-        if (printed) std::fputc('\n', stderr);
-        spdlog::warn(
-            "stopped by {}; a device has not finished a frame for {:.0f} s (a kernel that does "
-            "not end?), so vidfilter quits without the frames in flight; outputs may not play",
-            signalName(interruptSignal()), waited);
-        spdlog::default_logger()->flush();
-        std::fflush(stderr);
-        std::_Exit(128 + interruptSignal());
-      }
-      if (!saidStall) {
-        if (printed) std::fputc('\n', stderr);
-        spdlog::warn(
-            "a device has been finishing one frame for {:.0f} s: a kernel that does not end (a "
-            "loop in a kernel=FILE.cl)? Ctrl-C stops the run",
-            waited);
-      }
-      saidStall = true;
-    }
-    if (stopped && !stallable.empty() && stalled()) {
+    const auto endLine = [&printed] {
       if (printed) std::fputc('\n', stderr);
-      spdlog::warn(
-          "stopped by {}; the output {} has taken nothing for {} s (its reader stopped "
-          "reading), so vidfilter quits without it and the inputs not yet ended",
-          signalName(interruptSignal()), stallable == "-" ? "- (stdout)" : stallable,
-          kBlockedOutputGrace.count());
-      spdlog::default_logger()->flush();
-      std::fflush(stderr);
-      std::_Exit(128 + interruptSignal());
+      printed = false;
+    };
+    if (const std::string why = stalls.poll(stopped, true, sh.deviceStall(), endLine);
+        !why.empty()) {
+      endLine();
+      quitStopped(framesDone(), why);
     }
     if (o.progress && Clock::now() >= nextDraw) {
       Progress p;
-      for (std::size_t k = 0; k < sh.jobs.size(); ++k) p.frames += sh.frames[k].load();
+      p.frames = framesDone();
       p.elapsedSec = std::chrono::duration<double>(Clock::now() - start).count();
       std::fprintf(stderr, "\r%s inputs: %d running, %d of %zu ended\033[K",
                    formatProgress(p).c_str(), sh.running.load(), sh.finished.load(),

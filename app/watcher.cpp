@@ -36,14 +36,47 @@ double deviceStall(const Engine& engine) {
   return waited >= limit ? waited : 0;
 }
 
-bool PacketsStalled::operator()() {
-  const auto now = std::chrono::steady_clock::now();
-  if (const std::int64_t count = media::packetsMuxed(); count != packets_) {
-    packets_ = count;
-    since_ = now;
-    return false;
+std::string StallWatch::poll(bool stopped, bool outputOpen, double deviceWaited,
+                             const std::function<void()>& endLine) {
+  const auto now = Clock::now();
+  if (stopped && !stoppedAt_) stoppedAt_ = now;
+  if (deviceWaited > 0) {
+    // After a stop, the frame in flight gets the grace from the stop on.
+    if (stoppedAt_ && now - *stoppedAt_ >= kDeviceStallGrace)
+      return fmt::format(
+          "{} has not finished a frame for {:.0f} s (a kernel that does not end?), so vidfilter "
+          "quits without the frames in flight{}",
+          words_.device, deviceWaited, words_.mayNotPlay.empty() ? "" : "; " + words_.mayNotPlay);
+    if (!saidDeviceStall_) {
+      endLine();
+      spdlog::warn(
+          "{} has been finishing one frame for {:.0f} s: a kernel that does not end (a loop in a "
+          "kernel=FILE.cl)? Ctrl-C stops the run",
+          words_.device, deviceWaited);
+      saidDeviceStall_ = true;
+    }
   }
-  return now - since_ >= kBlockedOutputGrace;
+  if (!stopped || !outputOpen || words_.stallable.empty()) return "";
+  if (const std::int64_t count = media::packetsMuxed(); count != packets_) {
+    packets_ = count;  // the first poll after the stop starts the clock
+    packetsSince_ = now;
+    return "";
+  }
+  if (now - packetsSince_ < kBlockedOutputGrace) return "";
+  return fmt::format(
+      "{} has taken nothing for {} s (its reader stopped reading), so vidfilter quits without "
+      "it{}",
+      words_.stallable == "-" ? std::string("the output (stdout)")
+                              : "the output " + words_.stallable,
+      kBlockedOutputGrace.count(), words_.alsoLeft);
+}
+
+void quitStopped(std::int64_t frames, const std::string& why) {
+  const int sig = interruptSignal();
+  spdlog::warn("stopped by {} after {} frames; {}", signalName(sig), frames, why);
+  spdlog::default_logger()->flush();
+  std::fflush(stderr);
+  std::_Exit(128 + sig);
 }
 
 Watcher::Watcher(Engine& engine, const TeeSink& sink, const Progress& base, bool progressLive,
@@ -53,8 +86,9 @@ Watcher::Watcher(Engine& engine, const TeeSink& sink, const Progress& base, bool
       base_(base),
       live_(progressLive),
       outputName_(output.path),
-      outputMayStall_(outputMayStall(output)),
       start_(Clock::now()),
+      stalls_({"the device", output.path.empty() ? "" : output.path + " may not play",
+               outputMayStall(output) ? output.path : "", ""}),
       thread_([this] { loop(); }) {}
 
 void Watcher::stopWatching() {
@@ -77,9 +111,7 @@ Progress Watcher::progress() const {
 void Watcher::loop() {
   auto nextDraw = Clock::now();
   bool stopped = false;
-  std::optional<Clock::time_point> closedAt;   // when the output was seen closed
-  std::optional<Clock::time_point> stoppedAt;  // when the stop was seen
-  PacketsStalled stalled;
+  std::optional<Clock::time_point> closedAt;  // when the output was seen closed
   std::unique_lock<std::mutex> lock(m_);
   while (!done_) {
     cv_.wait_for(lock, std::chrono::milliseconds(50));
@@ -95,30 +127,11 @@ void Watcher::loop() {
             outputName_.empty() ? "" : " and closing " + outputName_);
       engine_.stop();
     }
-    if (stopped && !stoppedAt) stoppedAt = Clock::now();
-    if (const double waited = deviceStall(engine_); waited > 0) {
-      // After a stop, the frame in flight gets the grace from the stop on.
-      if (stoppedAt && Clock::now() - *stoppedAt >= kDeviceStallGrace)
-        quit(fmt::format(
-            "the device has not finished a frame for {:.0f} s (a kernel that does not end?), so "
-            "vidfilter quits without the frames in flight{}",
-            waited, outputName_.empty() ? "" : "; " + outputName_ + " may not play"));
-      if (!saidDeviceStall_) {
-        if (printed_) std::fputc('\n', stderr);
-        spdlog::warn(
-            "the device has been finishing one frame for {:.0f} s: a kernel that does not end "
-            "(a loop in a kernel=FILE.cl)? Ctrl-C stops the run",
-            waited);
-        saidDeviceStall_ = true;
-      }
-    }
-    if (stopped && !engine_.sinkFinished() && outputMayStall_ && stalled()) {
-      quit(fmt::format(
-          "{} has taken nothing for {} s (its reader stopped reading), so "
-          "vidfilter quits without it",
-          outputName_ == "-" ? std::string("the output (stdout)") : "the output " + outputName_,
-          kBlockedOutputGrace.count()));
-    }
+    const std::string why =
+        stalls_.poll(stopped, !engine_.sinkFinished(), deviceStall(engine_), [this] {
+          if (printed_) std::fputc('\n', stderr);
+        });
+    if (!why.empty()) quit(why);
     // Only an output closed without an error: a failed close is reported when run() returns.
     if (stopped && engine_.sinkFinished() && !engine_.failed()) {
       if (!closedAt) closedAt = Clock::now();
@@ -137,15 +150,9 @@ void Watcher::loop() {
   }
 }
 
-// The run cannot end by itself (an engine cannot interrupt a read, nor a write the OS holds), so
-// the process ends here, as run() would have after the stop, without the run's summary.
 void Watcher::quit(const std::string& why) {
-  const int sig = interruptSignal();
   if (printed_) std::fprintf(stderr, "\r%s\033[K\n", formatProgress(progress()).c_str());
-  spdlog::warn("stopped by {} after {} frames; {}", signalName(sig), sink_.frames(), why);
-  spdlog::default_logger()->flush();
-  std::fflush(stderr);
-  std::_Exit(128 + sig);
+  quitStopped(sink_.frames(), why);
 }
 
 }  // namespace vf::app

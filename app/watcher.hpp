@@ -13,9 +13,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "app/feeds.hpp"
 #include "app/media/output_spec.hpp"
@@ -41,16 +44,38 @@ double deviceStall(const Engine& engine);
 // or a socket (stdout included). Not a regular file, stdout redirected into one included.
 bool outputMayStall(const media::OutputSpec& output);
 
-// After a stop: whether no packet has gone through any output of the process (every muxer's
-// count) for kBlockedOutputGrace. Call it as the watcher polls; the first call starts the clock.
-class PacketsStalled {
+// The stalls after which a watcher ends a stopped run itself, checked as it polls (for one input
+// or several): a frame the device has not finished (said once, stop or not; the process quits
+// kDeviceStallGrace after the stop), and an output to a reader that may stop reading that has
+// taken no packet (every muxer's count) for kBlockedOutputGrace after the stop.
+class StallWatch {
  public:
-  bool operator()();
+  struct Words {
+    std::string device;      // "the device", "a device"
+    std::string mayNotPlay;  // "out.mp4 may not play", "outputs may not play", "" (no output)
+    std::string stallable;   // the output that may stall (outputMayStall), "" for none
+    std::string alsoLeft;    // what else a quit for it leaves, after "without it"
+  };
+  explicit StallWatch(Words words) : words_(std::move(words)) {}
+
+  // One poll. `outputOpen`: the stallable output may still take packets. `endLine` runs before a
+  // warning (ends a progress line). Returns why the process must quit now, or "".
+  std::string poll(bool stopped, bool outputOpen, double deviceWaited,
+                   const std::function<void()>& endLine);
 
  private:
-  std::int64_t packets_ = -1;
-  std::chrono::steady_clock::time_point since_{};
+  using Clock = std::chrono::steady_clock;
+  Words words_;
+  std::optional<Clock::time_point> stoppedAt_;
+  bool saidDeviceStall_ = false;
+  std::int64_t packets_ = -1;  // every muxer's count at the last change
+  Clock::time_point packetsSince_{};
 };
+
+// Ends the process where a stopped run cannot end by itself (an engine cannot interrupt a read,
+// nor a write the OS holds, nor a kernel), as run() would have after the stop but without the
+// run's summary: "stopped by SIGNAL after N frames; why", the log flushed, status 128 + signal.
+[[noreturn]] void quitStopped(std::int64_t frames, const std::string& why);
 
 class Watcher {
  public:
@@ -67,20 +92,19 @@ class Watcher {
 
  private:
   void loop();
-  [[noreturn]] void quit(const std::string& why);
+  [[noreturn]] void quit(const std::string& why);  // the progress line ended, quitStopped
 
   Engine& engine_;
   const TeeSink& sink_;
   Progress base_;
   bool live_;
   std::string outputName_;
-  bool outputMayStall_;  // no file: a pipe, a FIFO, a socket, a network stream
   Clock::time_point start_;
   std::mutex m_;
   std::condition_variable cv_;
   bool done_ = false;
   std::atomic<bool> printed_{false};
-  bool saidDeviceStall_ = false;  // the warning of a frame the device has not finished
+  StallWatch stalls_;
   std::thread thread_;
 };
 
