@@ -130,6 +130,13 @@ TEST(MediaFidelity, VideoOnlyOutputsOfAnInputWithAudioAndSubtitles) {
   EXPECT_NEAR(durationOf(file), 2.0, 0.05);
   EXPECT_NE(r.err.find("audio stream #1 (aac) dropped"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("subtitle stream #2 (subrip) dropped"), std::string::npos) << r.err;
+  // Images hold the picture alone: what they leave out is named as well.
+  std::filesystem::create_directories(dir / "png");
+  const auto img =
+      runVidfilter({"-i", in, "--chain", "gray", "--frames", "2", "-o", dir / "png/f_%03d.png"});
+  ASSERT_EQ(img.status, 0) << img.err;
+  EXPECT_NE(img.err.find("audio stream #1, subtitle stream #2 not written"), std::string::npos)
+      << img.err;
   // To stdout, y4m and raw gray frames: the same pictures as the file.
   const std::vector<std::string> hashes = frameHashes(file);
   ASSERT_EQ(hashes.size(), 50u);
@@ -367,4 +374,14 @@ TEST(MediaFidelity, TextSubtitlesAreConvertedToTheContainersTextFormat) {
     EXPECT_EQ(probeValue(dir / out, "-select_streams s", "stream=codec_name"), codec);
     EXPECT_EQ(events(dir / out), want);
   }
+}
+
+TEST(MediaFidelity, SamplesOfMoreThanEightBitsAreSaidToBeFilteredInEight) {
+  TempDir dir("fidelity_10bit");
+  const std::string in = dir / "in.mkv";
+  makeClip(in, "testsrc2=size=160x120:rate=25", "-frames:v 5 -pix_fmt yuv420p10le -c:v ffv1");
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", dir / "out.mkv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("10 bits (yuv420p10le)"), std::string::npos) << r.err;
+  EXPECT_EQ(countFrames(dir / "out.mkv"), 5);
 }

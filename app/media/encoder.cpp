@@ -58,6 +58,23 @@ bool shortTimeBase(AVCodecID id) {
 // nominal rate's; the frames' times are rescaled to it.
 bool rateFromTimeBase(const AVCodec* c) { return is(c, "libtheora"); }
 
+// Where MPEG-1's encoder would not start: the rate as the likely cause, when it is not one of
+// MPEG-1's eight (FFmpeg's table of the codec's rates goes on with MPEG-2's extended ones).
+std::string rateHint(const AVCodec* c, AVRational rate) {
+  if (!is(c, "mpeg1video")) return "";
+  static constexpr AVRational kMpeg1[] = {{24000, 1001}, {24, 1}, {25, 1},       {30000, 1001},
+                                          {30, 1},       {50, 1}, {60000, 1001}, {60, 1}};
+  std::string rates;
+  for (const AVRational r : kMpeg1) {
+    if (av_cmp_q(r, rate) == 0) return "";
+    rates += fmt::format("{}{:.5g}", rates.empty() ? "" : ", ", av_q2d(r));
+  }
+  return fmt::format(
+      "; MPEG-1 takes these frame rates only: {}, and the input is {:.5g} fps: write MPEG-2 "
+      "(--codec mpeg2video) or another container (.mp4, .mkv)",
+      rates, av_q2d(rate));
+}
+
 // Encoders that store frames of any size, their last chroma sample covering what is left, as
 // ffmpeg writes them (FFmpeg 5.1, 333x201 in 4:2:0 or their 4:2:2: each opens, and its frames
 // decode at that size); the others (libx264, libx265, libsvtav1, Xvid, HuffYUV, Ut Video, ...)
@@ -262,6 +279,8 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   if (codec_->supported_framerates)  // MPEG-1/2: a standard rate
     tb = av_inv_q(
         codec_->supported_framerates[av_find_nearest_q_idx(rate, codec_->supported_framerates)]);
+  wholeFrames_ = !constantRate_ && (in.rateTimeBase || rateFromTimeBase(codec_) ||
+                                    codec_->supported_framerates != nullptr);
   if (shortTimeBase(codec_->id) && tb.den > 65535) tb = {1, 1000};
   ctx_->time_base = tb;
   ctx_->framerate = rate;
@@ -308,7 +327,7 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   if (err < 0 && (err == AVERROR(ENOMEM) || !chosen))
     throw MediaError(shown + ": the " + codecName(codec_) + " encoder could not start at " +
                      std::to_string(w) + "x" + std::to_string(h) + " (" + avError(err) + ")" +
-                     large);
+                     large + rateHint(codec_, rate));
   if (err < 0)
     throw app::UsageError(shown + ": the " + codecName(codec_) + " encoder refused " +
                           av_get_pix_fmt_name(pix) + " " + std::to_string(w) + "x" +
@@ -324,43 +343,6 @@ FramePtr VideoEncoder::allocFrame() const {
   f->height = ctx_->height;
   if (av_frame_get_buffer(f.get(), 0) < 0) outOfMemory("the encoder");
   return f;
-}
-
-VideoEncoder::Slots VideoEncoder::slotsFor(const FrameTime& t) {
-  Slots s;
-  if (!constantRate_ || !t.known()) return s;
-  const double start = t.seconds();
-  if (!timed_) firstSeconds_ = start;
-  timed_ = true;
-  lastEndSeconds_ = start + (t.duration > 0 ? double(t.duration) * t.num / t.den : 1 / rate_);
-  // Where the frame falls, in slots, against the next free one: within 1.1 slots either way it
-  // takes that one (times that jitter around the grid keep every frame); further ahead, the
-  // frame before it fills the gap first; further behind, it is left out. ffmpeg's thresholds.
-  const double drift = (start - firstSeconds_) * rate_ - double(slots_);
-  if (drift < -1.1) {
-    s.own = false;
-    return s;
-  }
-  if (drift > 1.1 && slots_ > 0) s.repeatPrevious = std::llround(drift);
-  slots_ += s.repeatPrevious + 1;
-  return s;
-}
-
-std::int64_t VideoEncoder::slotsAtEnd() {
-  if (!timed_) return 0;
-  const std::int64_t end = std::llround((lastEndSeconds_ - firstSeconds_) * rate_);
-  const std::int64_t more = std::max<std::int64_t>(0, end - slots_);
-  slots_ += more;
-  return more;
-}
-
-std::int64_t VideoEncoder::ptsFor(const FrameTime& t) {
-  std::int64_t pts = counter_++;
-  if (!constantRate_ && t.known())
-    pts = av_rescale_q(t.pts, AVRational{t.num, t.den}, ctx_->time_base);
-  if (last_ != AV_NOPTS_VALUE && pts <= last_) pts = last_ + 1;
-  last_ = pts;
-  return pts;
 }
 
 void VideoEncoder::send(AVFrame* frame) {

@@ -50,6 +50,9 @@ class VideoEncoder {
   std::int64_t slotsAtEnd();
   // Frames are placed in slots (slotsFor can ask for repeats).
   bool fillsSlots() const { return constantRate_; }
+  // The time base is one frame of the rate (AVI, MPEG-1/2, Theora) while the frames keep their
+  // own times: slotsFor leaves out a frame that has no tick of its own.
+  bool timesWholeFrames() const { return wholeFrames_; }
   // The frame's presentation time in the encoder's time base (strictly increasing); once per
   // frame written, repeats included.
   std::int64_t ptsFor(const FrameTime& t);
@@ -69,6 +72,7 @@ class VideoEncoder {
   ColourTags colour_;
   std::string shown_, rateText_;
   bool constantRate_ = false;
+  bool wholeFrames_ = false;   // timesWholeFrames()
   double rate_ = 25;           // frames a second written, constant-rate outputs
   double firstSeconds_ = 0;    // the first frame's time
   double lastEndSeconds_ = 0;  // the last frame's end

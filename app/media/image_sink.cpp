@@ -45,6 +45,20 @@ ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaS
           "{}: the input's rotation ({:g} degrees) is not kept: images have no place for it, so "
           "they show the picture unrotated; write .mp4 or .mov to keep it",
           spec.path, r);
+  if (input && input->format()) {  // what images cannot hold, named as other outputs name it
+    const AVFormatContext* f = input->format();
+    std::string others;
+    for (unsigned i = 0; i < f->nb_streams; ++i)
+      if (static_cast<int>(i) != input->videoStream()) {
+        const char* type = av_get_media_type_string(f->streams[i]->codecpar->codec_type);
+        others +=
+            fmt::format("{}{} stream #{}", others.empty() ? "" : ", ", type ? type : "data", i);
+      }
+    if (f->nb_chapters > 0) others += std::string(others.empty() ? "" : ", ") + "chapters";
+    if (!others.empty())
+      spdlog::warn("{}: images hold the picture alone: the input's {} not written", spec.path,
+                   others);
+  }
   if (!codec_)
     throw app::UsageError("output " + quote(spec.path) + ": this FFmpeg has no encoder for ." +
                           spec.extension + " images; use .png");

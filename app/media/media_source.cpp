@@ -101,7 +101,11 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
     endUs_ = begin + toUs(*options.end);
     endPts_ = av_rescale_q(endUs_, AV_TIME_BASE_Q, tb_);
   }
-  if (options.start > 0 && demuxer_.seekable()) seekBefore(offset_);
+  // A start before the video's first frame (audio that starts first) reads from the beginning:
+  // a seek would land on the video's first keyframe, past the audio before it.
+  const std::int64_t videoStart =
+      v->start_time == AV_NOPTS_VALUE ? begin : av_rescale_q(v->start_time, tb_, AV_TIME_BASE_Q);
+  if (options.start > 0 && offset_ > videoStart && demuxer_.seekable()) seekBefore(offset_);
 
   if (!live_) {
     double seconds =
@@ -136,6 +140,12 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
            slotFormatFor(static_cast<AVPixelFormat>(frame_->format), options.grayLuma)};
   colour_ = tagsOf(frame_.get());
   pixFmt_ = static_cast<AVPixelFormat>(frame_->format);
+  if (const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pixFmt_); d && d->comp[0].depth > 8)
+    spdlog::warn(
+        "{}: its samples have {} bits ({}); the chain filters 8-bit samples, so the output has "
+        "8 bits of precision",
+        spec.kind == app::SourceKind::Pipe ? "stdin" : quote(spec.text), d->comp[0].depth,
+        av_get_pix_fmt_name(pixFmt_));
   sampleAspect_ = av_guess_sample_aspect_ratio(demuxer_.context(), demuxer_.video(), frame_.get());
 }
 

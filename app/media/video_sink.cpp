@@ -80,11 +80,19 @@ VideoSink::~VideoSink() {
 void VideoSink::consume(const FrameResult& frame) {
   const VideoEncoder::Slots slots = encoder_->slotsFor(frame.time);
   if ((slots.repeatPrevious > 0 || !slots.own) && !warnedRate_) {
-    spdlog::warn(
-        "{}: the input's frames are not {:g} a second apart, and {} keeps no timestamps: frames "
-        "are repeated or left out to keep the timing (as ffmpeg does)",
-        spec_.toStdout ? "stdout" : spec_.path, av_q2d(encoder_->context()->framerate),
-        spec_.muxer);
+    const std::string shown = spec_.toStdout ? "stdout" : spec_.path;
+    if (encoder_->timesWholeFrames())
+      spdlog::warn(
+          "{}: the input's frames come faster than {:g} a second, the rate {} in {} is timed in: "
+          "frames are left out to keep the timing (as ffmpeg does; .mkv or .mp4 keep every "
+          "frame)",
+          shown, 1 / av_q2d(encoder_->context()->time_base), codecName(encoder_->context()->codec),
+          spec_.muxer);
+    else
+      spdlog::warn(
+          "{}: the input's frames are not {:g} a second apart, and {} keeps no timestamps: "
+          "frames are repeated or left out to keep the timing (as ffmpeg does)",
+          shown, av_q2d(encoder_->context()->framerate), spec_.muxer);
     warnedRate_ = true;
   }
   repeatPrevious(slots.repeatPrevious);

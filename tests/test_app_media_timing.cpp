@@ -1,0 +1,136 @@
+// Frames and audio in time: a variable-rate input written where the video is timed in whole
+// frames of its rate (AVI, MPEG-1/2, Theora) keeps in time with its audio, frames that come
+// faster than the rate left out as ffmpeg leaves them; MPEG-1, which takes a few rates only,
+// says so; a start before the video's first frame keeps the audio that comes before it. Inputs
+// are made by the ffmpeg command at test time; ffprobe and ffmpeg read the results back.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+#include "tests/support/test_support.hpp"
+
+using namespace vf::test;
+
+namespace {
+
+// A time ffprobe printed (-1: none, or N/A).
+double seconds(const std::string& text) {
+  return text.empty() || !std::isdigit(static_cast<unsigned char>(text[0])) ? -1 : std::stod(text);
+}
+
+// The first sample of the first audio stream, as a float (mono).
+float firstSample(const std::string& path) {
+  std::unique_ptr<FILE, int (*)(FILE*)> p(
+      popen(("ffmpeg -nostdin -v error -i " + q(path) + " -map 0:a:0 -ac 1 -f f32le - 2>/dev/null")
+                .c_str(),
+            "r"),
+      pclose);
+  float v = -1;
+  if (std::fread(&v, sizeof v, 1, p.get()) != 1) return -1;
+  return v;
+}
+
+}  // namespace
+
+TEST(MediaTiming, VariableRateInContainersTimedInWholeFramesStaysInTime) {
+  // 1 s at 10 fps, 1 s at 30 fps, 1 s at 10 fps (50 frames, FFV1, joined by ffmpeg's concat),
+  // with 3 s of audio: the nominal rate is the first part's, 10, and the 30 fps second has 10
+  // ticks for its 30 frames.
+  TempDir dir("timing_vfr");
+  const std::string slow = dir / "slow.mkv", fast = dir / "fast.mkv", list = dir / "parts.txt";
+  makeClip(slow, "testsrc2=size=160x120:rate=10:duration=1", "-c:v ffv1");
+  makeClip(fast, "testsrc2=size=160x120:rate=30:duration=1", "-c:v ffv1");
+  std::ofstream(list) << "file '" << slow << "'\nfile '" << fast << "'\nfile '" << slow << "'\n";
+  const std::string in = dir / "vfr.mkv";
+  ffmpeg("-f concat -safe 0 -i " + q(list) +
+         " -f lavfi -i sine=frequency=440:sample_rate=48000:duration=3 -map 0:v -map 1:a -c:v "
+         "copy -c:a pcm_s16le " +
+         q(in));
+  ASSERT_EQ(probeValue(in, "-select_streams v:0", "stream=r_frame_rate"), "10/1");
+  const std::vector<double> want = frameTimes(in);
+  ASSERT_EQ(want.size(), 50u);
+  for (const auto& [name, codec] : std::vector<std::pair<std::string, std::string>>{
+           {"out.avi", ""}, {"out.ts", ""}, {"out.mpg", "mpeg2video"}}) {
+    SCOPED_TRACE(name);
+    const std::string out = dir / name;
+    std::vector<std::string> args = {"-i", in, "--chain", "gray", "-o", out};
+    if (!codec.empty()) args.insert(args.end(), {"--codec", codec});
+    const auto r = runVidfilter(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::vector<double> got = frameTimes(out);
+    // One frame a tick in the fast second: 10 + 10 + 10 (ffmpeg writes 30 too).
+    EXPECT_GE(got.size(), 29u);
+    EXPECT_LE(got.size(), 31u);
+    ASSERT_FALSE(got.empty());
+    // Each frame at the time of an input frame, within half a tick: none pushed late.
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const double t = got[i] - got[0];
+      const double nearest = *std::min_element(want.begin(), want.end(), [&](double a, double b) {
+        return std::abs(a - want[0] - t) < std::abs(b - want[0] - t);
+      });
+      EXPECT_NEAR(t, nearest - want[0], 0.051) << "frame " << i;
+    }
+    EXPECT_NEAR(got.back() - got.front(), want.back() - want.front(), 0.051);
+    // The audio lasts as long as the video, as in the input.
+    const double video = seconds(probeValue(out, "-select_streams v:0", "stream=duration"));
+    const double audio = seconds(probeValue(out, "-select_streams a:0", "stream=duration"));
+    if (video > 0 && audio > 0) {  // MPEG-TS and MPEG-PS give no stream durations
+      EXPECT_NEAR(video, audio, 0.15);
+    }
+  }
+}
+
+TEST(MediaTiming, MpegOneAtARateItDoesNotTakeNamesWhatDoes) {
+  TempDir dir("timing_mpeg1");
+  const std::string in = dir / "in.mkv";
+  makeClip(in, "testsrc2=size=160x120:rate=10", "-frames:v 20 -c:v ffv1");
+  const std::string out = dir / "out.mpg";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-o", out});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("mpeg2video"), std::string::npos) << r.err;  // what takes 10 fps
+  EXPECT_FALSE(std::filesystem::exists(out));
+  // MPEG-2 takes it.
+  ASSERT_EQ(runVidfilter({"-i", in, "--chain", "gray", "--codec", "mpeg2video", "-o", out}).status,
+            0);
+  EXPECT_EQ(countFrames(out), 20);
+}
+
+TEST(MediaTiming, AStartBeforeTheVideosFirstFrameKeepsTheAudioBeforeIt) {
+  // The audio (a ramp: each sample is its time / 4) from 0 s, the video from 1 s.
+  TempDir dir("timing_late_video");
+  const std::string in = dir / "in.mkv";
+  ffmpeg(
+      "-f lavfi -i 'aevalsrc=t/4:s=8000:d=3' -itsoffset 1 -f lavfi -i "
+      "testsrc2=size=160x120:rate=25:duration=2 -map 1:v -map 0:a -c:v libx264 -preset ultrafast "
+      "-c:a pcm_s16le " +
+      q(in));
+  ASSERT_NEAR(seconds(probeValue(in, "-select_streams v:0", "stream=start_time")), 1.0, 0.01);
+  for (const double start : {0.001, 0.5}) {
+    SCOPED_TRACE(start);
+    const std::string out = dir / "out.mkv";
+    const auto r = runVidfilter({"-i", in, "--chain", "blur", "--ss", std::to_string(start), "-t",
+                                 "2", "-o", out, "-y"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    // Copied audio starts at the packet that holds the start (as ffmpeg copies it): at most a
+    // packet (1024 samples, 0.128 s) early, never after it.
+    const double from = 4 * firstSample(out);
+    EXPECT_LE(from, start + 0.001);
+    EXPECT_GE(from, start - 0.129);
+    // And the video stays in time with it: its first frame (1 s in the input) as far after the
+    // audio's first sample as in the input.
+    const double v = seconds(probeValue(out, "-select_streams v:0", "stream=start_time"));
+    const double a = seconds(probeValue(out, "-select_streams a:0", "stream=start_time"));
+    EXPECT_NEAR(v - a, 1.0 - from, 0.002);
+  }
+}
