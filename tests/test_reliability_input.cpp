@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
@@ -98,6 +99,36 @@ TEST(ReliabilityInput, DamageInAMatroskaFileCountsTheFramesLost) {
             std::string::npos)
       << r.err;
   EXPECT_EQ(probe(out).frames, c.out);
+}
+
+TEST(ReliabilityInput, ADamagedCopiedAudioPacketIsLeftOutNotTheRestOfTheRun) {
+  // MPEG-TS with ADTS AAC into Matroska: the copied packets pass FFmpeg's ADTS-to-AAC filter,
+  // which refuses a header it cannot parse. One such header (the tenth, its sampling rate index
+  // made 15, which names no rate) lost the whole run past it; now that packet alone is left out.
+  TempDir dir("rel_adts");
+  const std::string ts = dir / "in.ts";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25 -f lavfi -i sine=sample_rate=48000 -t 3 -c:v "
+      "libx264 -c:a aac -ac 1 " +
+      q(ts));
+  {
+    std::fstream f(ts, std::ios::in | std::ios::out | std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    // ADTS, AAC LC at 48 kHz (index 3), mono: FF F1 4C 40.
+    const std::string header("\xFF\xF1\x4C\x40", 4);
+    std::size_t at = bytes.find(header);
+    for (int k = 1; k < 10 && at != std::string::npos; ++k) at = bytes.find(header, at + 4);
+    ASSERT_NE(at, std::string::npos) << "no tenth ADTS header";
+    f.seekp(static_cast<std::streamoff>(at + 2));
+    f.put(static_cast<char>(0x7C));  // profile LC, sampling rate index 15
+  }
+  const std::string out = dir / "out.mkv";
+  const auto r = runVidfilter({"-i", ts, "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(out), 75) << r.err;  // every video frame
+  const std::string audio =
+      probeValue(out, "-count_frames -select_streams a:0", "stream=nb_read_frames");
+  EXPECT_GT(std::atol(audio.c_str()), 130) << audio;  // 3 s of 1024-sample frames: 141
 }
 
 TEST(ReliabilityInput, CutShortFileWithoutAFrameCountIsNamed) {

@@ -259,8 +259,27 @@ void Muxer::write(AVPacket* p) {
   checkRoom(bytes);
   ++packets_;
   payloadBytes_ += bytes;
+  const int stream = p->stream_index;
+  const std::int64_t dts = p->dts, pts = p->pts;
   const int err = av_interleaved_write_frame(ctx_.get(), p);
   const int ioErr = ctx_->pb ? ctx_->pb->error : 0;
+  if (err == AVERROR_INVALIDDATA && ioErr >= 0 && stream > 0) {
+    // A damaged packet of a copied stream (an ADTS header the AAC filter cannot read): it is
+    // left out, and the video and the rest of the stream go on, said once per stream.
+    const AVStream* st = ctx_->streams[stream];
+    if (damagedSaid_.insert(stream).second)
+      spdlog::warn(
+          "{}: a damaged packet of the copied {} ({}, the output's stream #{}) at {:.3f} s is "
+          "left out ({}), and any more after it: re-encode it (--audio-codec) to have it "
+          "decoded and written whole, or leave it out (--an)",
+          spec_.path,
+          av_get_media_type_string(st->codecpar->codec_type)
+              ? av_get_media_type_string(st->codecpar->codec_type)
+              : "stream",
+          avcodec_get_name(st->codecpar->codec_id), stream,
+          av_q2d(st->time_base) * double(pts != AV_NOPTS_VALUE ? pts : dts), avError(err));
+    return;
+  }
   if (err < 0 || ioErr < 0)
     throw MediaError("writing " + spec_.path + " failed: " + avError(ioErr < 0 ? ioErr : err));
   countPacketMuxed();

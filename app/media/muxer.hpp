@@ -6,6 +6,7 @@
 // (disk nearly full, or the file size limit of ulimit -f), so what was written plays; at the
 // end the file is read back and must hold every frame written.
 #include <memory>
+#include <set>
 #include <string>
 
 #include "app/media/av.hpp"
@@ -85,6 +86,7 @@ class Muxer {
   std::int64_t videoPackets_ = 0, videoEndUs_ = 0, packets_ = 0, biggestPacket_ = 0;
   std::int64_t lastVideoDts_ = INT64_MIN;  // in the stream's time base
   bool tickMoveSaid_ = false;
+  std::set<int> damagedSaid_;  // streams whose damaged packets were said (left out)
   // The header's bytes and the packets' bytes given to the muxer: what the file holds once
   // FFmpeg's buffers reach it (the I/O buffer, Matroska's open cluster), less the containers'
   // own framing.
