@@ -7,6 +7,7 @@
 #include <exception>
 #include <thread>
 
+#include "app/interrupt.hpp"
 #include "pipeline/engine.hpp"
 
 namespace vf::app {
@@ -23,6 +24,26 @@ class WaitingSource : public FrameSource {
 
  private:
   FrameSource& inner_;
+};
+
+// Remembers whether the source said it had no more frames while no stop was asked for (its end,
+// or its --to): a stop after that takes nothing from the output.
+class EndSeen : public FrameSource {
+ public:
+  explicit EndSeen(FrameSource& inner) : inner_(inner) {}
+  bool live() const override { return inner_.live(); }
+  std::int64_t frameCount() const override { return inner_.frameCount(); }
+  double fps() const override { return inner_.fps(); }
+  bool next(const SlotFn& slot, FrameTime& time) override {
+    const bool more = inner_.next(slot, time);
+    if (!more && !interruptSignal()) ended_ = true;
+    return more;
+  }
+  bool ended() const { return ended_.load(); }
+
+ private:
+  FrameSource& inner_;
+  std::atomic<bool> ended_{false};
 };
 
 // Hands each frame to the output file and/or the preview, and counts what was delivered

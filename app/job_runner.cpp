@@ -179,7 +179,7 @@ std::unique_ptr<FrameSink> openJobOutput(const PlannedJob& job, const FrameDesc&
 // One engine on `ctx`: the input's source through `chain` into `sink`; `stats` at its end,
 // also when it fails.
 void runSingle(Shared& sh, const PlannedJob& job, const std::shared_ptr<ClContext>& ctx,
-               Chain chain, CaptureSource& source, FrameSink& sink, const EngineOptions& eo,
+               Chain chain, FrameSource& source, FrameSink& sink, const EngineOptions& eo,
                EngineStats& stats) {
   Engine engine(ctx, std::move(chain), eo);
   const Settings& s = sh.s;
@@ -235,17 +235,23 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   eo.statsPath = job.spec.statsPath;
   eo.maxFrames = s.frames.value_or(-1);
   eo.timingEvery = sh.watcher ? 1 : 8;
+  EndSeen input(*source);
   if (split) {
     std::vector<std::uint64_t> per;
     r.stats = runSplit(
-        sh.devices, makeChain, source->firstFrameDesc(), *source, sink, eo,
+        sh.devices, makeChain, source->firstFrameDesc(), input, sink, eo,
         [&](Engine* e, bool add) { add ? sh.add(e) : sh.remove(e); },
         [&](FrameSplit* f) { sh.setSplit(f); }, &per);
     for (std::size_t d = 0; d < per.size(); ++d)
       r.framesPerDevice.emplace_back(sh.devices[d]->info().index(), per[d]);
   } else
-    runSingle(sh, job, ctx, std::move(chain), *source, sink, eo, r.stats);
-  if (interruptSignal()) {
+    runSingle(sh, job, ctx, std::move(chain), input, sink, eo, r.stats);
+  // A stop that came once the input had ended (or given its --frames) with every frame written
+  // took nothing away: the output is whole and takes its name.
+  const bool whole =
+      (input.ended() || (eo.maxFrames >= 0 && r.stats.framesIn >= std::uint64_t(eo.maxFrames))) &&
+      r.stats.framesOut == r.stats.framesIn;
+  if (interruptSignal() && !whole) {
     r.status = JobStatus::Stopped;
     return;
   }
@@ -283,8 +289,9 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
     } catch (const std::exception& e) {
       r.status = interruptSignal() ? JobStatus::Stopped : JobStatus::Failed;
       if (r.status == JobStatus::Failed) {
-        r.error = describe(e);
         r.usage = dynamic_cast<const UserError*>(&e) != nullptr;
+        // A value the config file set, named by its option: where the file set it.
+        r.error = r.usage ? sh.s.withOrigin(describe(e)) : describe(e);
         spdlog::error("input {} ({}): {}", job.spec.index, printable(job.spec.input), r.error);
       }
     }

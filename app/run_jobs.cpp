@@ -61,9 +61,13 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
     std::error_code ec;
     if (fs::exists(spec.output, ec) && !s.overwrite.value_or(false)) {
       // Complete: skipped. Else (a killed run's, emptied, cut short) it is redone and replaced.
+      // With -n it is left as it is, and the input fails.
       const std::string why = media::incompleteVideo(spec.output);
       j.skip = why.empty();
-      if (!j.skip)
+      if (!j.skip && s.overwrite.has_value() && j.problem.empty())  // -n (-y comes not here)
+        j.problem = quote(spec.output) + " exists but is not a complete video (" + why +
+                    "), and -n keeps it: remove it, or leave -n out to make it again";
+      else if (!j.skip)
         spdlog::warn("{} exists but is not a complete video ({}); it is made again",
                      quote(spec.output), why);
     }
@@ -151,16 +155,17 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
   }
 }
 
-// `lone`: the run's one input was given as -i (not a list, not batch): when it failed for what
-// the user gave it exits as without --json (2). Else any failed input makes it 1, whatever
-// share of a list a task has.
-int exitStatusOf(const std::vector<JobResult>& results, bool lone) {
+// `given`: the inputs were given as -i (not a list, not batch): when every one failed for what
+// the user gave (an encoder's --preset, a missing file) it exits as one input alone does (2).
+// Else any failed input makes it 1, whatever share of a list a task has.
+int exitStatusOf(const std::vector<JobResult>& results, bool given) {
   if (const int sig = interruptSignal()) return 128 + sig;
-  if (lone && results.size() == 1 && results[0].status == JobStatus::Failed && results[0].usage)
-    return kExitUsage;
-  for (const JobResult& r : results)
-    if (r.status == JobStatus::Failed) return kExitRuntime;
-  return kExitOk;
+  bool failed = false, allUsage = given && !results.empty();
+  for (const JobResult& r : results) {
+    failed = failed || r.status == JobStatus::Failed;
+    allUsage = allUsage && r.status == JobStatus::Failed && r.usage;
+  }
+  return allUsage ? kExitUsage : failed ? kExitRuntime : kExitOk;
 }
 
 }  // namespace
@@ -189,7 +194,8 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   }
   if (cl.batch && s.preview.value_or(false))
     throw UsageError("vidfilter batch runs without a window: leave --preview out");
-  if (s.statsPath) checkStatsPath(expandJobName(*s.statsPath, "x", 0));
+  for (const JobSpec& j : specs)  // each input's own (its {name}, {index})
+    if (!j.statsPath.empty()) checkStatsPath(j.statsPath);
   // Each task of a job array writes its own summary: {shard} is its share's index.
   Settings settings = s;
   std::string jsonPath = s.jsonPath.value_or("");
@@ -262,7 +268,7 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   report.chain = chain.str();
   report.atOnce = std::max(1, std::min<int>(ro.atOnce, static_cast<int>(jobs.size())));
   report.shard = shardText;
-  report.exitStatus = exitStatusOf(report.jobs, !cl.batch && !s.inputsList && !s.inputs);
+  report.exitStatus = exitStatusOf(report.jobs, !cl.batch && !s.inputsList);
   if (!quiet) std::fprintf(stderr, "%s", formatJobTable(report).c_str());
   if (s.jsonPath) writeJobReport(jsonPath, report);
   if (const int sig = interruptSignal())

@@ -1,0 +1,138 @@
+// How a run of several inputs ends, with the real binary: -n keeps an incomplete output a batch
+// would make again; a stop that comes once an input has been read whole keeps its output whole
+// and under its name; each input's own --stats path is checked before anything runs; inputs
+// given as -i that all fail for what the user gave exit as one input does (2). ffprobe counts
+// the frames.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace vf::test;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+long lines(const std::string& path) {
+  std::ifstream in(path);
+  long n = 0;
+  for (std::string line; std::getline(in, line);) n += !line.empty();
+  return n;
+}
+
+nlohmann::json json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace
+
+TEST(AppBatchOutcomes, NoOverwriteKeepsAnIncompleteOutput) {
+  TempDir dir("outcomes_keep");
+  fs::create_directories(dir / "out");
+  const std::string a = dir / "a.mp4", b = dir / "b.mp4";
+  makeClip(a, "testsrc2=size=96x64:rate=25", "-frames:v 20 -c:v libx264");
+  makeClip(b, "testsrc2=size=96x64:rate=25", "-frames:v 20 -c:v libx264");
+  std::ofstream(dir / "list.txt") << a << "\n" << b << "\n";
+  // Not a video at all, and one cut in half.
+  std::ofstream(dir / "out/a.mkv") << "a note of the user's\n";
+  makeClip(dir / "whole.mkv", "testsrc2=size=96x64:rate=25", "-frames:v 50 -c:v ffv1");
+  const std::string whole = contents(dir / "whole.mkv");
+  std::ofstream(dir / "out/b.mkv", std::ios::binary) << whole.substr(0, whole.size() / 2);
+  const std::string before_a = contents(dir / "out/a.mkv"), before_b = contents(dir / "out/b.mkv");
+  const auto r = runVidfilter({"batch", "-n", "--inputs", dir / "list.txt", "--chain", "gray", "-o",
+                               dir / "out/{name}.mkv", "--json", dir / "run.json"});
+  EXPECT_EQ(r.status, 1) << r.err;  // a batch task with a failed input
+  EXPECT_EQ(contents(dir / "out/a.mkv"), before_a);
+  EXPECT_EQ(contents(dir / "out/b.mkv"), before_b);
+  const auto doc = json(dir / "run.json");
+  ASSERT_EQ(doc["inputs"].size(), 2u);
+  for (const auto& job : doc["inputs"]) EXPECT_EQ(job["status"], "failed") << job.dump();
+  // Without -n they are made again.
+  const auto again = runVidfilter(
+      {"batch", "--inputs", dir / "list.txt", "--chain", "gray", "-o", dir / "out/{name}.mkv"});
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(countFrames(dir / "out/a.mkv"), 20);
+  EXPECT_EQ(countFrames(dir / "out/b.mkv"), 20);
+}
+
+TEST(AppBatchOutcomes, AStopOnceAnInputIsReadWholeKeepsItsOutputWhole) {
+  // x264 at veryslow holds its lookahead's frames until the end: every frame has gone through
+  // the chain (its --stats line written) long before the file is done. SIGTERM then.
+  TempDir dir("outcomes_whole");
+  fs::create_directories(dir / "out");
+  const std::string in = dir / "in.mp4";
+  makeClip(in, "testsrc2=size=640x480:rate=25", "-frames:v 80 -c:v libx264 -preset ultrafast");
+  std::ofstream(dir / "list.txt") << in << "\n";
+  const std::string stats = dir / "out/in.jsonl";
+  Child c(vidfilterBinary(),
+          {"batch", "--inputs", dir / "list.txt", "--chain", "gray", "--frames", "60", "--preset",
+           "veryslow", "-o", dir / "out/{name}.mkv", "--stats", dir / "out/{name}.jsonl",
+           "--json", dir / "run.json", "--no-progress"});
+  ASSERT_TRUE(c.readUntil([&](const std::string&) { return lines(stats) >= 60; }, 120))
+      << c.errSoFar();
+  c.signal(SIGTERM);
+  const auto r = c.wait();
+  EXPECT_EQ(r.status, 143) << r.err;
+  const auto doc = json(dir / "run.json");
+  EXPECT_EQ(doc["inputs"][0]["status"], "done") << doc.dump();
+  EXPECT_EQ(countFrames(dir / "out/in.mkv"), 60);
+  EXPECT_FALSE(fs::exists(dir / "out/.in.partial.mkv"));
+}
+
+TEST(AppBatchOutcomes, EachInputsStatsPathIsCheckedFirst) {
+  TempDir dir("outcomes_stats");
+  const std::string a = dir / "a.mp4", b = dir / "b.mp4";
+  makeClip(a, "testsrc2=size=96x64:rate=25", "-frames:v 10 -c:v libx264");
+  makeClip(b, "testsrc2=size=96x64:rate=25", "-frames:v 10 -c:v libx264");
+  // A directory for each input: taken.
+  fs::create_directories(dir / "o/a");
+  fs::create_directories(dir / "o/b");
+  const auto ok = runVidfilter({"-i", a, "-i", b, "--chain", "gray", "-o", dir / "o/{name}/v.mkv",
+                                "--stats", dir / "o/{name}/s.jsonl"});
+  ASSERT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(lines(dir / "o/a/s.jsonl"), 10);
+  EXPECT_EQ(lines(dir / "o/b/s.jsonl"), 10);
+  // Their directories missing: refused before anything is written.
+  fs::create_directories(dir / "p");
+  const auto r = runVidfilter({"-i", a, "-i", b, "--chain", "gray", "-o", dir / "p/{name}.mkv",
+                               "--stats", dir / "o/{name}2/s.jsonl"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(dir / "o/a2"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "p/a.mkv"));
+}
+
+TEST(AppBatchOutcomes, EveryInputFailingForTheUsersSettingIsAUsageError) {
+  TempDir dir("outcomes_usage");
+  const std::string a = dir / "a.mp4", b = dir / "b.mp4";
+  makeClip(a, "testsrc2=size=96x64:rate=25", "-frames:v 10 -c:v libx264");
+  makeClip(b, "testsrc2=size=96x64:rate=25", "-frames:v 10 -c:v libx264");
+  std::ofstream(dir / "c.toml") << "preset = \"bogus\"\n";
+  const auto r = runVidfilter({"--config", dir / "c.toml", "-i", a, "-i", b, "--chain", "gray",
+                               "-o", dir / "{name}.mkv"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("c.toml:1:"), std::string::npos) << r.err;  // where it was set
+  // One input fails for a file that is not a video, the other is written: 1.
+  std::ofstream(dir / "bad.mp4") << "not a video\n";
+  const auto mixed = runVidfilter(
+      {"-i", a, "-i", dir / "bad.mp4", "--chain", "gray", "-o", dir / "out_{name}.mkv"});
+  EXPECT_EQ(mixed.status, 1) << mixed.err;
+  EXPECT_EQ(countFrames(dir / "out_a.mkv"), 10);
+}
