@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "app/camera_mode.hpp"
+#include "app/config_reader.hpp"
 #include "app/media/hwdec_mode.hpp"
 #include "app/option_values.hpp"
 #include "app/toml_guard.hpp"
@@ -18,136 +19,10 @@ namespace vf::app {
 
 namespace {
 
-std::string where(const std::string& file, const toml::source_region& src) {
-  std::string s = printable(file);
-  if (src.begin.line) s += ":" + std::to_string(src.begin.line);
-  if (src.begin.column) s += ":" + std::to_string(src.begin.column);
-  return s;
-}
-
-const char* typeName(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::string:
-      return "a string";
-    case toml::node_type::integer:
-      return "an integer";
-    case toml::node_type::floating_point:
-      return "a number";
-    case toml::node_type::boolean:
-      return "a boolean";
-    case toml::node_type::table:
-      return "a table";
-    case toml::node_type::array:
-      return "an array";
-    default:
-      return "a date/time";
-  }
-}
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
-// Reads one table's keys, each checked for type and value.
-class Reader {
- public:
-  // `keys`: every key this table may hold; anything else is reported at once (a typo in a
-  // config file should never be silently ignored, nor hidden behind a later error).
-  Reader(const std::string& file, const std::string& prefix, const toml::table& table,
-         std::vector<std::string> keys)
-      : file_(file), prefix_(prefix), table_(table), known_(std::move(keys)) {
-    for (auto&& [key, node] : table_) {
-      const std::string k(key.str());
-      if (std::find(known_.begin(), known_.end(), k) == known_.end())
-        throw UsageError(where(file_, key.source()) + ": " + prefix_ + printable(k) +
-                         ": unknown key; keys here are: " + joined(known_));
-    }
-  }
-
-  [[noreturn]] void fail(const toml::node& n, const std::string& key,
-                         const std::string& msg) const {
-    throw UsageError(where(file_, n.source()) + ": " + prefix_ + key + ": " + msg);
-  }
-
-  const toml::node* find(const std::string& key) { return table_.get(key); }
-
-  std::optional<std::string> string(const std::string& key, bool allowEmpty = false) {
-    const toml::node* n = find(key);
-    if (!n) return std::nullopt;
-    if (!n->is_string()) fail(*n, key, std::string("must be a string, got ") + typeName(*n));
-    std::string v = n->as_string()->get();
-    if (v.empty() && !allowEmpty) fail(*n, key, "must not be empty");
-    return v;
-  }
-
-  std::optional<bool> boolean(const std::string& key) {
-    const toml::node* n = find(key);
-    if (!n) return std::nullopt;
-    if (!n->is_boolean()) fail(*n, key, std::string("must be true or false, got ") + typeName(*n));
-    return n->as_boolean()->get();
-  }
-
-  std::optional<std::int64_t> integer(const std::string& key,
-                                      std::string (*check)(std::int64_t) = nullptr) {
-    const toml::node* n = find(key);
-    if (!n) return std::nullopt;
-    if (!n->is_integer()) fail(*n, key, std::string("must be an integer, got ") + typeName(*n));
-    const std::int64_t v = n->as_integer()->get();
-    if (check)
-      if (auto why = check(v); !why.empty()) fail(*n, key, why);
-    return v;
-  }
-
-  // A value written as a string or a number ("1:30" or 90 for a time; "4M" or 4000000 for a
-  // bitrate), checked by `parse` (which explains what is wrong in `why`).
-  template <class T>
-  std::optional<T> parsed(const std::string& key,
-                          std::optional<T> (*parse)(const std::string&, std::string*)) {
-    const toml::node* n = find(key);
-    if (!n) return std::nullopt;
-    std::string text;
-    if (n->is_string()) {
-      text = n->as_string()->get();
-    } else if (n->is_integer()) {
-      text = std::to_string(n->as_integer()->get());
-    } else if (n->is_floating_point()) {
-      char buf[64];
-      auto r = std::to_chars(buf, buf + sizeof buf, n->as_floating_point()->get());
-      text.assign(buf, r.ptr);
-    } else {
-      fail(*n, key, std::string("must be a string or a number, got ") + typeName(*n));
-    }
-    std::string why;
-    auto v = parse(text, &why);
-    if (!v) fail(*n, key, why);
-    return v;
-  }
-
-  // A string checked by `check` ("" when fine).
-  std::optional<std::string> checkedString(const std::string& key,
-                                           std::string (*check)(const std::string&)) {
-    auto v = string(key);
-    if (v)
-      if (auto why = check(*v); !why.empty()) fail(*find(key), key, why);
-    return v;
-  }
-
-  const toml::table* subtable(const std::string& key) {
-    const toml::node* n = find(key);
-    if (!n) return nullptr;
-    if (!n->is_table())
-      fail(*n, key, std::string("must be a table ([") + key + "]), got " + typeName(*n));
-    return n->as_table();
-  }
-
- private:
-  const std::string& file_;
-  std::string prefix_;
-  const toml::table& table_;
-  std::vector<std::string> known_;
-};
+using config::joined;
+using config::Reader;
+using config::typeName;
+using config::where;
 
 // A parameter value as the chain syntax writes it.
 std::string paramText(const std::string& file, const std::string& key, const toml::node& n) {
@@ -402,6 +277,7 @@ Settings parseConfig(const std::string& text, const std::string& name) {
     std::string d(e.description());
     throw UsageError(where(name, e.source()) + ": " + printable(d, 400) + " (not valid TOML)");
   }
+  config::rejectNul(root, name);
   return readSettings(root, name);
 }
 

@@ -85,6 +85,10 @@ void Settings::fillFrom(const Settings& lower) {
   if (duration && to && !lower.to) duration.reset();
   if (crf && bitrate && !lower.crf) bitrate.reset();
   if (crf && bitrate && !lower.bitrate) crf.reset();
+  // So do --quiet (no progress line) and --progress.
+  const bool both = quiet.value_or(false) && progress.value_or(false);
+  if (both && !lower.quiet) progress.reset();
+  if (both && !lower.progress) quiet.reset();
 }
 
 std::string checkFrames(std::int64_t n) {

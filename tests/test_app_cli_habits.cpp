@@ -51,13 +51,25 @@ TEST(AppCliBinary, ExitStatusIsTheSameWithAJsonSummary) {
 
 // quiet in the config file and --progress on the command line (or the other way round) cannot
 // both hold: one error naming where each came from.
-TEST(AppCliBinary, QuietAndProgressFromTheConfigContradict) {
+TEST(AppCliBinary, QuietAndProgressOnTheCommandLineOverrideTheConfigs) {
+  // The command line's --progress or --quiet wins over the file's other, as every option does;
+  // both in the file contradict each other.
   TempDir dir("cli_quiet_progress");
   std::ofstream(dir / "q.toml") << "quiet = true\n";
-  const auto r = runVidfilter({"--config", dir / "q.toml", "-i", kVideo, "--chain", "gray",
-                               "--progress", "-o", dir / "o.mkv"});
-  expectOneError(r, 2, "--progress and quiet = true (no progress line) contradict each other");
-  EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  std::ofstream(dir / "p.toml") << "progress = true\n";
+  std::ofstream(dir / "both.toml") << "progress = true\nquiet = true\n";
+  const auto progress = runVidfilter({"--config", dir / "q.toml", "-i", kVideo, "--chain", "gray",
+                                      "--frames", "5", "--progress", "-o", dir / "a.y4m"});
+  EXPECT_EQ(progress.status, 0) << progress.err;
+  EXPECT_NE(progress.err.find("frame="), std::string::npos) << progress.err;
+  const auto quiet = runVidfilter({"--config", dir / "p.toml", "-i", kVideo, "--chain", "gray",
+                                   "--frames", "5", "--quiet", "-o", dir / "b.y4m"});
+  EXPECT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  const auto both = runVidfilter(
+      {"--config", dir / "both.toml", "-i", kVideo, "--chain", "gray", "-o", dir / "c.y4m"});
+  expectOneError(both, 2, "progress = true and quiet = true (no progress line) contradict");
+  EXPECT_FALSE(std::filesystem::exists(dir / "c.y4m"));
 }
 
 // ffmpeg's single-dash words: one error, exit 2, never help (-hide_banner is not -h) or a device

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "app/config.hpp"
 #include "pipeline/chain.hpp"
@@ -169,4 +170,23 @@ TEST(ReliabilityConfig, BinaryReportsAConfigErrorOnOneLine) {
   EXPECT_EQ(r.status, 2);
   const std::string e = vf::test::errorLines(r.err);
   EXPECT_EQ(e.rfind("vidfilter: " + path + ":2:9: chain: empty chain", 0), 0u) << e;
+}
+
+TEST(ReliabilityConfig, ANulCharacterInAStringIsRefusedWhereItIs) {
+  // TOML allows \u0000 in a string; a path holding one was cut at it (the input "a.mp4\u0000zz"
+  // read as a.mp4, a --json written under the text before it).
+  TempDir dir("rel_cfg_nul");
+  const std::string json = dir / "run.json";
+  for (const std::string& line : std::vector<std::string>{
+           "input = \"" + std::string(vf::test::kVideo) + "\\u0000zz\"",
+           "json = \"" + json + "\\u0000x\"", "chain = \"gray\\u0000,blur\""}) {
+    SCOPED_TRACE(line);
+    const std::string path = dir / "nul.toml";
+    std::ofstream(path) << line << "\n";
+    const auto r = runVidfilter({"--config", path, "-o", dir / "o.mkv"});
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(vf::test::errorLines(r.err).find(path + ":1:"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+    EXPECT_FALSE(std::filesystem::exists(json));
+  }
 }
