@@ -96,15 +96,23 @@ bool hasJobFields(const std::string& pattern) {
          pattern.find("{index}") != std::string::npos;
 }
 
-std::string expandJobName(const std::string& pattern, const std::string& input, int index) {
-  // A field name in braces that is not one of the two (a typo such as {nme}) would otherwise
-  // become part of the file's name.
+namespace {
+
+// A field name in braces that is not one of the two (a typo such as {nme}) would otherwise
+// become part of the file's name.
+void checkJobFields(const std::string& pattern) {
   static const std::regex field(R"(\{([A-Za-z_]+)\})");
   for (std::sregex_iterator it(pattern.begin(), pattern.end(), field), end; it != end; ++it)
     if ((*it)[1] != "name" && (*it)[1] != "index")
       throw UsageError(quote(pattern) + ": " + it->str() +
                        " is not a field; the fields are {name} (the input's name) and {index} "
                        "(its place, from 0)");
+}
+
+}  // namespace
+
+std::string expandJobName(const std::string& pattern, const std::string& input, int index) {
+  checkJobFields(pattern);
   std::string out;
   for (std::size_t i = 0; i < pattern.size();) {
     if (pattern.compare(i, 6, "{name}") == 0) {
@@ -134,6 +142,8 @@ std::vector<JobSpec> planJobs(const Settings& s) {
   for (std::string& i : inputs) i = inputPath(i);
   for (std::string& o : outputs) o = media::outputPath(o);
   const std::size_t n = inputs.size();
+  for (const std::string& o : outputs) checkJobFields(o);  // a typo named as one first
+  if (s.statsPath) checkJobFields(*s.statsPath);
   if (outputs.size() > 1 && outputs.size() != n)
     throw UsageError(std::to_string(outputs.size()) + " outputs (-o) for " + std::to_string(n) +
                      (n == 1 ? " input" : " inputs") +

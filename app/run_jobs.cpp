@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <regex>
 
@@ -192,6 +193,15 @@ int runJobs(const CommandLine& cl, const Settings& s) {
             "vidfilter batch needs outputs: -o 'DIR/{name}.mp4' (one name with "
             "{name} or {index}) or one -o per input");
   }
+  // A task of a job array that runs every input: each task would write the same outputs.
+  for (const char* var : {"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"})
+    if (!cl.batch && specs.size() > 1 && std::getenv(var)) {
+      spdlog::warn(
+          "{} is set (a task of a job array), but this run takes every input: vidfilter batch "
+          "takes the task's share of them",
+          var);
+      break;
+    }
   if (cl.batch && s.preview.value_or(false))
     throw UsageError("vidfilter batch runs without a window: leave --preview out");
   for (const JobSpec& j : specs)  // each input's own (its {name}, {index})

@@ -84,8 +84,8 @@ TEST(AppBatchOutcomes, AStopOnceAnInputIsReadWholeKeepsItsOutputWhole) {
   const std::string stats = dir / "out/in.jsonl";
   Child c(vidfilterBinary(),
           {"batch", "--inputs", dir / "list.txt", "--chain", "gray", "--frames", "60", "--preset",
-           "veryslow", "-o", dir / "out/{name}.mkv", "--stats", dir / "out/{name}.jsonl",
-           "--json", dir / "run.json", "--no-progress"});
+           "veryslow", "-o", dir / "out/{name}.mkv", "--stats", dir / "out/{name}.jsonl", "--json",
+           dir / "run.json", "--no-progress"});
   ASSERT_TRUE(c.readUntil([&](const std::string&) { return lines(stats) >= 60; }, 120))
       << c.errSoFar();
   c.signal(SIGTERM);
@@ -125,8 +125,8 @@ TEST(AppBatchOutcomes, EveryInputFailingForTheUsersSettingIsAUsageError) {
   makeClip(a, "testsrc2=size=96x64:rate=25", "-frames:v 10 -c:v libx264");
   makeClip(b, "testsrc2=size=96x64:rate=25", "-frames:v 10 -c:v libx264");
   std::ofstream(dir / "c.toml") << "preset = \"bogus\"\n";
-  const auto r = runVidfilter({"--config", dir / "c.toml", "-i", a, "-i", b, "--chain", "gray",
-                               "-o", dir / "{name}.mkv"});
+  const auto r = runVidfilter(
+      {"--config", dir / "c.toml", "-i", a, "-i", b, "--chain", "gray", "-o", dir / "{name}.mkv"});
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("c.toml:1:"), std::string::npos) << r.err;  // where it was set
   // One input fails for a file that is not a video, the other is written: 1.
@@ -135,4 +135,24 @@ TEST(AppBatchOutcomes, EveryInputFailingForTheUsersSettingIsAUsageError) {
       {"-i", a, "-i", dir / "bad.mp4", "--chain", "gray", "-o", dir / "out_{name}.mkv"});
   EXPECT_EQ(mixed.status, 1) << mixed.err;
   EXPECT_EQ(countFrames(dir / "out_a.mkv"), 10);
+}
+
+TEST(AppBatchOutcomes, AJobArrayTaskThatIsNoBatchIsToldItTakesEveryInput) {
+  // A plain run of several inputs inside a task of a job array writes every output in every
+  // task: it says so, and names what takes the task's share.
+  TempDir dir("outcomes_array");
+  const std::string a = dir / "a.mp4", b = dir / "b.mp4";
+  makeClip(a, "testsrc2=size=96x64:rate=25", "-frames:v 4 -c:v libx264");
+  makeClip(b, "testsrc2=size=96x64:rate=25", "-frames:v 4 -c:v libx264");
+  for (const char* var : {"SLURM_ARRAY_TASK_ID=1", "JOB_COMPLETION_INDEX=0"}) {
+    SCOPED_TRACE(var);
+    ProcOptions o;
+    o.setEnv = {var};
+    const auto r =
+        runVidfilter({"-i", a, "-i", b, "--chain", "gray", "-o", dir / "o_{name}.mkv", "-y"}, o);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("vidfilter batch takes the task's share"), std::string::npos) << r.err;
+    EXPECT_EQ(countFrames(dir / "o_a.mkv"), 4);
+    EXPECT_EQ(countFrames(dir / "o_b.mkv"), 4);
+  }
 }

@@ -195,6 +195,8 @@ TEST(AppJobs, OutputsThatDoNotMatchTheInputsAreRefusedBeforeAnything) {
       {{"-i", a, "-i", xa, "-o", dir / "o.mkv"}, "put {name}"},
       {{"-i", a, "-i", xa, "-o", dir / "o_{name}.mkv"}, "put {index} in the output name"},
       {{"-i", a, "-o", dir / "o_{nme}.mkv"}, "{nme} is not a field; the fields are {name}"},
+      // With several inputs the typo is named too, not taken for a name without fields.
+      {{"-i", a, "-i", xa, "-o", dir / "o_{nme}.mkv"}, "{nme} is not a field"},
       {{"-i", a, "-i", xa, "-o", dir / "o.mkv", "-o", xa}, "writing it would destroy what is read"},
       {{"-i", a, "-i", xa, "-o", dir / "o.mkv", "-o", dir / "o.mkv"},
        "would both write '" + dir / "o.mkv" + "'; give each input an output of its own"},
