@@ -110,6 +110,7 @@ std::string jobReportJson(const RunReport& r) {
               {"frames_in", j.stats.framesIn},
               {"frames_out", j.stats.framesOut},
               {"frames_written", j.framesWritten < 0 ? json(nullptr) : json(j.framesWritten)},
+              {"warnings", j.warnings},
               {"dropped", j.stats.dropped},
               {"fps", averageFps(j.stats)},
               {"elapsed_s", j.stats.elapsedSec},

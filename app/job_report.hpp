@@ -23,7 +23,8 @@ struct JobResult {
   std::string device;       // "P:D" of the device it ran on ("" when it never ran)
   std::string description;  // the source as opened ("a.mp4 (768x576 bgr, 10 fps, 795 frames)")
   EngineStats stats;        // at its end (empty when it never ran)
-  std::int64_t framesWritten = -1;  // what its output holds (-1: no output, or it never ran)
+  std::int64_t framesWritten = -1;    // what its output holds (-1: no output, or it never ran)
+  std::vector<std::string> warnings;  // what its input's end said (the source's notes())
   // One input over several devices: the frames each delivered, by "P:D".
   std::vector<std::pair<std::string, std::uint64_t>> framesPerDevice;
 };

@@ -246,6 +246,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
       r.framesPerDevice.emplace_back(sh.devices[d]->info().index(), per[d]);
   } else
     runSingle(sh, job, ctx, std::move(chain), input, sink, eo, r.stats);
+  r.warnings = source->notes();
   // A stop that came once the input had ended (or given its --frames) with every frame written
   // took nothing away: the output is whole and takes its name.
   const bool whole =

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "app/camera_mode.hpp"
 #include "pipeline/engine.hpp"
@@ -68,6 +69,9 @@ class CaptureSource : public FrameSource {
   virtual std::string description() const = 0;  // "vtest.avi (768x576 bgr, 10 fps, 795 frames)"
   // Frames that failed to decode and were skipped (files only).
   virtual std::int64_t failedFrames() const { return 0; }
+  // What its end said of it (frames that failed to decode, a file cut short), as warned; read
+  // after the run.
+  virtual std::vector<std::string> notes() const { return {}; }
   // Files that can seek (the preview's seek and frame-step keys). requestSeek is thread-safe:
   // the next frame next() delivers is the first one presented at or after `seconds` (decoded
   // from the keyframe before it, so the position is frame-exact).

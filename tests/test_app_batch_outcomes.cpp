@@ -156,3 +156,29 @@ TEST(AppBatchOutcomes, AJobArrayTaskThatIsNoBatchIsToldItTakesEveryInput) {
     EXPECT_EQ(countFrames(dir / "o_b.mkv"), 4);
   }
 }
+
+TEST(AppBatchOutcomes, TheSummaryCarriesWhatEachInputsEndSaid) {
+  // A file cut short and a whole one: the warning of the first is in its entry, the other's is
+  // empty.
+  TempDir dir("outcomes_warnings");
+  const std::string whole = dir / "whole.mkv", cut = dir / "cut.mkv";
+  makeClip(whole, "testsrc2=size=96x64:rate=25", "-frames:v 100 -c:v ffv1");
+  {
+    const std::string bytes = contents(whole);
+    std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() * 2 / 5);
+  }
+  const auto r = runVidfilter({"-i", whole, "-i", cut, "--chain", "gray", "-o",
+                               dir / "o_{name}.mkv", "--json", dir / "run.json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto doc = json(dir / "run.json");
+  ASSERT_EQ(doc["inputs"].size(), 2u);
+  EXPECT_TRUE(doc["inputs"][0]["warnings"].empty()) << doc.dump();
+  ASSERT_FALSE(doc["inputs"][1]["warnings"].empty()) << doc.dump();
+  bool truncated = false;
+  for (const std::string said : doc["inputs"][1]["warnings"]) {
+    EXPECT_NE(r.err.find(said), std::string::npos) << said << "\n" << r.err;  // as warned
+    truncated = truncated || said.find("truncated") != std::string::npos;
+  }
+  EXPECT_TRUE(truncated) << doc.dump();
+  EXPECT_LT(countFrames(dir / "o_cut.mkv"), 100);
+}

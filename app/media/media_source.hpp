@@ -8,6 +8,8 @@
 #include <atomic>
 #include <deque>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "app/media/decoder.hpp"
 #include "app/media/demuxer.hpp"
@@ -17,6 +19,9 @@
 #include "app/sources.hpp"
 
 namespace vf::media {
+
+// How messages name a source: "stream" (a URL), "pipe" or "file".
+const char* kindOf(app::SourceKind k);
 
 class MediaSource : public app::CaptureSource {
  public:
@@ -31,6 +36,7 @@ class MediaSource : public app::CaptureSource {
   // The hardware decoding in use ("cuvid", "cuda", "vaapi"), "" for software.
   std::string hwDevice() const;
   std::int64_t failedFrames() const override { return decoder_->failedPackets(); }
+  std::vector<std::string> notes() const override { return notes_; }
   bool seekable() const override { return demuxer_.seekable() && !recording_; }
   void requestSeek(double seconds) override;
   bool next(const SlotFn& slot, FrameTime& time) override;
@@ -66,7 +72,8 @@ class MediaSource : public app::CaptureSource {
   std::int64_t frameStep() const;  // one frame at the nominal rate, in the stream's time base
   void relay(AVPacket* p);
   bool endOfStream();
-  void warnIfShort() const;  // warns when the video ends well before its declared length
+  void warnIfShort();                  // warns when the video ends well before its declared length
+  void note(const std::string& text);  // a warning, kept for notes()
   void applySeek();
   void stamp(FrameTime& time);
 
@@ -96,6 +103,7 @@ class MediaSource : public app::CaptureSource {
   double fps_ = 0;
   std::int64_t count_ = -1, delivered_ = 0, lastPts_ = AV_NOPTS_VALUE, lastDuration_ = 0;
   std::atomic<double> seekTo_{-1};
+  std::vector<std::string> notes_;  // the warnings of its end (note())
 };
 
 }  // namespace vf::media
