@@ -223,11 +223,15 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
                job.output.kind == OutputKind::None ? std::string("(no output)")
                                                    : printable(job.spec.output));
   std::unique_ptr<FrameSink> out = openJobOutput(job, chain.output(), *source);
-  struct Written {  // what the output holds, however the run ends
+  struct Written {  // what the output holds and what the input's end said, however it ends
     const FrameSink& out;
+    const CaptureSource& in;
     JobResult& r;
-    ~Written() { r.framesWritten = out.framesWritten(); }
-  } written{*out, r};
+    ~Written() {
+      r.framesWritten = out.framesWritten();
+      r.warnings = in.notes();
+    }
+  } written{*out, *source, r};
   CountingSink counting(*out, sh.frames[k]);
   TeeSink sink(&counting, sh.watcher ? sh.watcher->started(k, *source, chain.output()) : nullptr);
   EngineOptions eo;
@@ -246,12 +250,12 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
       r.framesPerDevice.emplace_back(sh.devices[d]->info().index(), per[d]);
   } else
     runSingle(sh, job, ctx, std::move(chain), input, sink, eo, r.stats);
-  r.warnings = source->notes();
-  // A stop that came once the input had ended (or given its --frames) with every frame written
-  // took nothing away: the output is whole and takes its name.
+  // A stop that came once the input had ended (or given its --frames) with every frame in the
+  // output (through it in order: split over devices, a stop drops frames past a gap) and none
+  // of its repeats left out took nothing away: the output is whole and takes its name.
   const bool whole =
       (input.ended() || (eo.maxFrames >= 0 && r.stats.framesIn >= std::uint64_t(eo.maxFrames))) &&
-      r.stats.framesOut == r.stats.framesIn;
+      std::uint64_t(sh.frames[k].load()) == r.stats.framesIn && !out->cutShort();
   if (interruptSignal() && !whole) {
     r.status = JobStatus::Stopped;
     return;

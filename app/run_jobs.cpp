@@ -68,7 +68,7 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
       if (!j.skip && s.overwrite.has_value() && j.problem.empty())  // -n (-y comes not here)
         j.problem = quote(spec.output) + " exists but is not a complete video (" + why +
                     "), and -n keeps it: remove it, or leave -n out to make it again";
-      else if (!j.skip)
+      else if (!j.skip && j.problem.empty())
         spdlog::warn("{} exists but is not a complete video ({}); it is made again",
                      quote(spec.output), why);
     }

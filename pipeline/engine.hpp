@@ -67,6 +67,9 @@ class FrameSink {
   // The frames the output holds once finish() returned (an encoder's buffered frames are lost
   // when a write fails; a constant-rate output repeats some); -1 where there is no such count.
   virtual std::int64_t framesWritten() const { return -1; }
+  // True when a stop left out what it would have written for the frames it took (a
+  // constant-rate output's repeats across a gap).
+  virtual bool cutShort() const { return false; }
 };
 
 // Rolling statistics over the last frames (for the overlay and the end-of-run summary).

@@ -75,26 +75,46 @@ TEST(AppBatchOutcomes, NoOverwriteKeepsAnIncompleteOutput) {
 
 TEST(AppBatchOutcomes, AStopOnceAnInputIsReadWholeKeepsItsOutputWhole) {
   // x264 at veryslow holds its lookahead's frames until the end: every frame has gone through
-  // the chain (its --stats line written) long before the file is done. SIGTERM then.
+  // the chain (its --stats line written) long before the file is done. SIGTERM then. The input
+  // ends by itself (60 frames), or --frames 60 of 80 ends it.
   TempDir dir("outcomes_whole");
-  fs::create_directories(dir / "out");
-  const std::string in = dir / "in.mp4";
-  makeClip(in, "testsrc2=size=640x480:rate=25", "-frames:v 80 -c:v libx264 -preset ultrafast");
-  std::ofstream(dir / "list.txt") << in << "\n";
-  const std::string stats = dir / "out/in.jsonl";
-  Child c(vidfilterBinary(),
-          {"batch", "--inputs", dir / "list.txt", "--chain", "gray", "--frames", "60", "--preset",
-           "veryslow", "-o", dir / "out/{name}.mkv", "--stats", dir / "out/{name}.jsonl", "--json",
-           dir / "run.json", "--no-progress"});
-  ASSERT_TRUE(c.readUntil([&](const std::string&) { return lines(stats) >= 60; }, 120))
-      << c.errSoFar();
-  c.signal(SIGTERM);
-  const auto r = c.wait();
-  EXPECT_EQ(r.status, 143) << r.err;
-  const auto doc = json(dir / "run.json");
-  EXPECT_EQ(doc["inputs"][0]["status"], "done") << doc.dump();
-  EXPECT_EQ(countFrames(dir / "out/in.mkv"), 60);
-  EXPECT_FALSE(fs::exists(dir / "out/.in.partial.mkv"));
+  for (const int frames : {60, 80}) {
+    SCOPED_TRACE(frames);
+    const std::string out = dir / ("out" + std::to_string(frames));
+    fs::create_directories(out);
+    const std::string in = dir / ("in" + std::to_string(frames) + ".mp4");
+    makeClip(in, "testsrc2=size=640x480:rate=25",
+             "-frames:v " + std::to_string(frames) + " -c:v libx264 -preset ultrafast");
+    const std::string list = dir / ("list" + std::to_string(frames) + ".txt");
+    std::ofstream(list) << in << "\n";
+    std::vector<std::string> args = {"batch",
+                                     "--inputs",
+                                     list,
+                                     "--chain",
+                                     "gray",
+                                     "--preset",
+                                     "veryslow",
+                                     "-o",
+                                     out + "/{name}.mkv",
+                                     "--stats",
+                                     out + "/{name}.jsonl",
+                                     "--json",
+                                     out + "/run.json",
+                                     "--no-progress"};
+    if (frames > 60) args.insert(args.end(), {"--frames", "60"});
+    const std::string name = "in" + std::to_string(frames);
+    Child c(vidfilterBinary(), args);
+    ASSERT_TRUE(c.readUntil(
+        [&](const std::string&) { return lines(out + "/" + name + ".jsonl") >= 60; }, 120))
+        << c.errSoFar();
+    c.signal(SIGTERM);
+    const auto r = c.wait();
+    EXPECT_EQ(r.status, 143) << r.err;
+    const auto doc = json(out + "/run.json");
+    EXPECT_EQ(doc["inputs"][0]["status"], "done") << doc.dump();
+    EXPECT_EQ(countFrames(out + "/" + name + ".mkv"), 60);
+    EXPECT_FALSE(fs::exists(out + "/." + name + ".partial.mkv"));
+  }
 }
 
 TEST(AppBatchOutcomes, EachInputsStatsPathIsCheckedFirst) {

@@ -104,6 +104,14 @@ TEST(MediaTiming, MpegOneAtARateItDoesNotTakeNamesWhatDoes) {
   ASSERT_EQ(runVidfilter({"-i", in, "--chain", "gray", "--codec", "mpeg2video", "-o", out}).status,
             0);
   EXPECT_EQ(countFrames(out), 20);
+  // A rate next to one of MPEG-1's (2997/100 for 30000/1001) is written at that one, as ffmpeg
+  // writes it.
+  const std::string near = dir / "near.mkv", mpg = dir / "near.mpg";
+  makeClip(near, "testsrc2=size=160x120:rate=2997/100", "-frames:v 20 -c:v ffv1");
+  const auto r2 = runVidfilter({"-i", near, "--chain", "gray", "-o", mpg});
+  ASSERT_EQ(r2.status, 0) << r2.err;
+  EXPECT_EQ(countFrames(mpg), 20);
+  EXPECT_EQ(probeValue(mpg, "-select_streams v:0", "stream=r_frame_rate"), "30000/1001");
 }
 
 TEST(MediaTiming, AStartBeforeTheVideosFirstFrameKeepsTheAudioBeforeIt) {
@@ -119,8 +127,8 @@ TEST(MediaTiming, AStartBeforeTheVideosFirstFrameKeepsTheAudioBeforeIt) {
   for (const double start : {0.001, 0.5}) {
     SCOPED_TRACE(start);
     const std::string out = dir / "out.mkv";
-    const auto r = runVidfilter({"-i", in, "--chain", "blur", "--ss", std::to_string(start), "-t",
-                                 "2", "-o", out, "-y"});
+    const auto r = runVidfilter(
+        {"-i", in, "--chain", "blur", "--ss", std::to_string(start), "-t", "2", "-o", out, "-y"});
     ASSERT_EQ(r.status, 0) << r.err;
     // Copied audio starts at the packet that holds the start (as ffmpeg copies it): at most a
     // packet (1024 samples, 0.128 s) early, never after it.

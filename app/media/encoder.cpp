@@ -58,9 +58,10 @@ bool shortTimeBase(AVCodecID id) {
 // nominal rate's; the frames' times are rescaled to it.
 bool rateFromTimeBase(const AVCodec* c) { return is(c, "libtheora"); }
 
-// Where MPEG-1's encoder would not start: the rate as the likely cause, when it is not one of
-// MPEG-1's eight (FFmpeg's table of the codec's rates goes on with MPEG-2's extended ones).
-std::string rateHint(const AVCodec* c, AVRational rate) {
+// Where MPEG-1's encoder would not start: the rate as the likely cause, when the nearest of the
+// codec's table (`rate`) is not one of MPEG-1's eight (FFmpeg's table goes on with MPEG-2's
+// extended ones); `fps`, the input's.
+std::string rateHint(const AVCodec* c, AVRational rate, double fps) {
   if (!is(c, "mpeg1video")) return "";
   static constexpr AVRational kMpeg1[] = {{24000, 1001}, {24, 1}, {25, 1},       {30000, 1001},
                                           {30, 1},       {50, 1}, {60000, 1001}, {60, 1}};
@@ -70,9 +71,9 @@ std::string rateHint(const AVCodec* c, AVRational rate) {
     rates += fmt::format("{}{:.5g}", rates.empty() ? "" : ", ", av_q2d(r));
   }
   return fmt::format(
-      "; MPEG-1 takes these frame rates only: {}, and the input is {:.5g} fps: write MPEG-2 "
+      "; MPEG-1 takes these frame rates only: {}, and the input is {:.6g} fps: write MPEG-2 "
       "(--codec mpeg2video) or another container (.mp4, .mkv)",
-      rates, av_q2d(rate));
+      rates, fps > 0 ? fps : av_q2d(rate));
 }
 
 // Encoders that store frames of any size, their last chroma sample covering what is left, as
@@ -268,7 +269,10 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
         shown, in.desc.width, in.desc.height, ctx_->width, ctx_->height, av_get_pix_fmt_name(pix),
         codec_->name);
   ctx_->pix_fmt = pix;
-  const AVRational rate = in.fps > 0 ? av_d2q(in.fps, 1001000) : AVRational{25, 1};
+  AVRational rate = in.fps > 0 ? av_d2q(in.fps, 1001000) : AVRational{25, 1};
+  // MPEG-1/2 take the rates of their table: the nearest, as ffmpeg picks it (29.97 for 2997/100).
+  if (codec_->supported_framerates)
+    rate = codec_->supported_framerates[av_find_nearest_q_idx(rate, codec_->supported_framerates)];
   AVRational tb = in.timeBase;
   if (constantRate_ || tb.num <= 0 || tb.den <= 0) {
     constantRate_ = true;
@@ -276,9 +280,7 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   }
   rate_ = av_q2d(rate);
   if (in.rateTimeBase || rateFromTimeBase(codec_)) tb = av_inv_q(rate);
-  if (codec_->supported_framerates)  // MPEG-1/2: a standard rate
-    tb = av_inv_q(
-        codec_->supported_framerates[av_find_nearest_q_idx(rate, codec_->supported_framerates)]);
+  if (codec_->supported_framerates) tb = av_inv_q(rate);
   wholeFrames_ = !constantRate_ && (in.rateTimeBase || rateFromTimeBase(codec_) ||
                                     codec_->supported_framerates != nullptr);
   if (shortTimeBase(codec_->id) && tb.den > 65535) tb = {1, 1000};
@@ -327,13 +329,14 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   if (err < 0 && (err == AVERROR(ENOMEM) || !chosen))
     throw MediaError(shown + ": the " + codecName(codec_) + " encoder could not start at " +
                      std::to_string(w) + "x" + std::to_string(h) + " (" + avError(err) + ")" +
-                     large + rateHint(codec_, rate));
+                     large + rateHint(codec_, rate, in.fps));
   if (err < 0)
     throw app::UsageError(shown + ": the " + codecName(codec_) + " encoder refused " +
                           av_get_pix_fmt_name(pix) + " " + std::to_string(w) + "x" +
                           std::to_string(h) +
                           (settings.preset.empty() ? "" : " with --preset " + settings.preset) +
-                          (settings.crf ? " with --crf" : "") + " (" + avError(err) + ")");
+                          (settings.crf ? " with --crf" : "") + " (" + avError(err) + ")" +
+                          rateHint(codec_, rate, in.fps));
 }
 
 FramePtr VideoEncoder::allocFrame() const {

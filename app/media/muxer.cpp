@@ -15,8 +15,10 @@
 #include "pipeline/quote.hpp"
 
 extern "C" {
+#include <libavcodec/adts_parser.h>
 #include <libavutil/display.h>
 #include <libavutil/imgutils.h>
+#include <libavutil/intreadwrite.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -253,33 +255,35 @@ void Muxer::checkRoom(std::int64_t next) {
                     videoPackets_, "free some space or write elsewhere");
 }
 
+bool Muxer::damagedAdts(const AVPacket* p) {
+  const AVStream* st = ctx_->streams[p->stream_index];
+  if (p->stream_index == 0 || st->codecpar->codec_id != AV_CODEC_ID_AAC || p->size < 7 ||
+      (AV_RB16(p->data) >> 4) != 0xFFF)
+    return false;
+  std::uint32_t samples = 0;
+  std::uint8_t frames = 0;
+  if (av_adts_header_parse(p->data, &samples, &frames) >= 0) return false;
+  // A copied ADTS header that does not parse (damage in the input): FFmpeg's ADTS-to-AAC filter
+  // would fail the write, and with it the run. The packet is left out; the stream goes on.
+  if (damaged_[p->stream_index]++ == 0)
+    spdlog::warn(
+        "{}: a damaged packet of the copied audio (aac, the output's stream #{}) at {:.3f} s is "
+        "left out (its ADTS header does not parse), as any more: re-encode it (--audio-codec) "
+        "to have it decoded and written whole, or leave it out (--an)",
+        spec_.path, p->stream_index,
+        av_q2d(st->time_base) * double(p->pts != AV_NOPTS_VALUE ? p->pts : p->dts));
+  return true;
+}
+
 void Muxer::write(AVPacket* p) {
   const std::int64_t bytes =
       wrappedFrameBytes_ > 0 && p->stream_index == 0 ? wrappedFrameBytes_ : p->size;
   checkRoom(bytes);
   ++packets_;
   payloadBytes_ += bytes;
-  const int stream = p->stream_index;
-  const std::int64_t dts = p->dts, pts = p->pts;
+  if (damagedAdts(p)) return;
   const int err = av_interleaved_write_frame(ctx_.get(), p);
   const int ioErr = ctx_->pb ? ctx_->pb->error : 0;
-  if (err == AVERROR_INVALIDDATA && ioErr >= 0 && stream > 0) {
-    // A damaged packet of a copied stream (an ADTS header the AAC filter cannot read): it is
-    // left out, and the video and the rest of the stream go on, said once per stream.
-    const AVStream* st = ctx_->streams[stream];
-    if (damagedSaid_.insert(stream).second)
-      spdlog::warn(
-          "{}: a damaged packet of the copied {} ({}, the output's stream #{}) at {:.3f} s is "
-          "left out ({}), and any more after it: re-encode it (--audio-codec) to have it "
-          "decoded and written whole, or leave it out (--an)",
-          spec_.path,
-          av_get_media_type_string(st->codecpar->codec_type)
-              ? av_get_media_type_string(st->codecpar->codec_type)
-              : "stream",
-          avcodec_get_name(st->codecpar->codec_id), stream,
-          av_q2d(st->time_base) * double(pts != AV_NOPTS_VALUE ? pts : dts), avError(err));
-    return;
-  }
   if (err < 0 || ioErr < 0)
     throw MediaError("writing " + spec_.path + " failed: " + avError(ioErr < 0 ? ioErr : err));
   countPacketMuxed();
@@ -320,6 +324,9 @@ void Muxer::finish(bool flushSide) {
   finished_ = true;
   finishing_ = true;
   if (side_ && flushSide) side_->flush([this](AVPacket* q) { write(q); });
+  for (const auto& [stream, n] : damaged_)
+    if (n > 1)
+      spdlog::warn("{}: {} damaged packets of stream #{} were left out", spec_.path, n, stream);
   int err = av_write_trailer(ctx_.get());
   if (err >= 0 && ctx_->pb && ctx_->pb->error < 0) err = ctx_->pb->error;
   if (ctx_->pb && !(ctx_->oformat->flags & AVFMT_NOFILE)) {

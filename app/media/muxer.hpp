@@ -5,8 +5,8 @@
 // as success. On a file, the run stops while there is still room for the container's index
 // (disk nearly full, or the file size limit of ulimit -f), so what was written plays; at the
 // end the file is read back and must hold every frame written.
+#include <map>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "app/media/av.hpp"
@@ -74,6 +74,8 @@ class Muxer {
   [[noreturn]] void refused(int err);
   void write(AVPacket* p);
   void checkRoom(std::int64_t nextPacketBytes);
+  // A copied AAC packet whose ADTS header does not parse: said, counted, left out (true).
+  bool damagedAdts(const AVPacket* p);
   void copyTags(const MuxerInput& input);
   void verify() const;
   void checkRotation(const AVStream* written) const;  // the video stream read back
@@ -86,7 +88,7 @@ class Muxer {
   std::int64_t videoPackets_ = 0, videoEndUs_ = 0, packets_ = 0, biggestPacket_ = 0;
   std::int64_t lastVideoDts_ = INT64_MIN;  // in the stream's time base
   bool tickMoveSaid_ = false;
-  std::set<int> damagedSaid_;  // streams whose damaged packets were said (left out)
+  std::map<int, std::int64_t> damaged_;  // damaged copied packets left out, by stream
   // The header's bytes and the packets' bytes given to the muxer: what the file holds once
   // FFmpeg's buffers reach it (the I/O buffer, Matroska's open cluster), less the containers'
   // own framing.

@@ -81,13 +81,13 @@ void VideoSink::consume(const FrameResult& frame) {
   const VideoEncoder::Slots slots = encoder_->slotsFor(frame.time);
   if ((slots.repeatPrevious > 0 || !slots.own) && !warnedRate_) {
     const std::string shown = spec_.toStdout ? "stdout" : spec_.path;
-    if (encoder_->timesWholeFrames())
+    if (encoder_->timesWholeFrames())  // by AVI's time base, or the codec's (MPEG-1/2, Theora)
       spdlog::warn(
           "{}: the input's frames come faster than {:g} a second, the rate {} in {} is timed in: "
-          "frames are left out to keep the timing (as ffmpeg does; .mkv or .mp4 keep every "
-          "frame)",
+          "frames are left out to keep the timing (as ffmpeg does; {} keeps every frame)",
           shown, 1 / av_q2d(encoder_->context()->time_base), codecName(encoder_->context()->codec),
-          spec_.muxer);
+          spec_.muxer,
+          spec_.muxer == "avi" ? ".mkv or .mp4" : "another encoder, --codec libx264 (or .mkv),");
     else
       spdlog::warn(
           "{}: the input's frames are not {:g} a second apart, and {} keeps no timestamps: "
@@ -121,7 +121,11 @@ void VideoSink::consume(const FrameResult& frame) {
 
 void VideoSink::repeatPrevious(std::int64_t times) {
   // A stop leaves the rest of a long gap out (the frames before it are whole).
-  for (std::int64_t i = 0; i < times && previous_ && !app::interruptSignal(); ++i) {
+  for (std::int64_t i = 0; i < times && previous_; ++i) {
+    if (app::interruptSignal()) {
+      cutShort_ = true;
+      return;
+    }
     FramePtr r(av_frame_clone(previous_.get()));
     if (!r) outOfMemory("repeating a frame");
     r->pts = encoder_->ptsFor(FrameTime{});

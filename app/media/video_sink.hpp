@@ -36,6 +36,7 @@ class VideoSink : public FrameSink {
   void consume(const FrameResult& frame) override;
   void finish() override;
   std::int64_t framesWritten() const override;
+  bool cutShort() const override { return cutShort_; }
 
  private:
   void encode(AVFrame* frame);  // on the worker thread
@@ -61,6 +62,7 @@ class VideoSink : public FrameSink {
   std::int64_t frames_ = 0;
   bool warnedSize_ = false, warnedRate_ = false, finished_ = false;
   bool closedWhole_ = true;  // the container was finished without an error
+  bool cutShort_ = false;    // a stop left out repeats of a gap (cutShort())
 };
 
 }  // namespace vf::media
