@@ -159,5 +159,4 @@ inline void rejectNul(const toml::node& n, const std::string& file) {
     for (const auto& value : *a) rejectNul(value, file);
 }
 
-
 }  // namespace vf::app::config

@@ -88,10 +88,10 @@ void MediaSource::warnIfShort() {
                               : wraps              ? start
                                                    : std::max<std::int64_t>(start, 0));
   if (declaredUs - endUs > std::max<std::int64_t>(AV_TIME_BASE / 2, 2 * (declaredUs / 100)))
-    note(fmt::format(
-        "{}: the video ends at {:.2f} s of the {:.2f} s its container declares; the "
-        "file may be truncated",
-        spec_.text, double(endUs) / AV_TIME_BASE, double(declaredUs) / AV_TIME_BASE));
+    note(
+        fmt::format("{}: the video ends at {:.2f} s of the {:.2f} s its container declares; the "
+                    "file may be truncated",
+                    spec_.text, double(endUs) / AV_TIME_BASE, double(declaredUs) / AV_TIME_BASE));
 }
 
 }  // namespace vf::media
