@@ -384,4 +384,10 @@ TEST(MediaFidelity, SamplesOfMoreThanEightBitsAreSaidToBeFilteredInEight) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("10 bits (yuv420p10le)"), std::string::npos) << r.err;
   EXPECT_EQ(countFrames(dir / "out.mkv"), 5);
+  // 16-bit PNG images too.
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 3 -pix_fmt rgb48be " +
+         q(dir / "f_%03d.png"));
+  const auto png = runVidfilter({"-i", dir / "f_%03d.png", "--chain", "gray", "-o", dir / "p.mkv"});
+  ASSERT_EQ(png.status, 0) << png.err;
+  EXPECT_NE(png.err.find("16 bits (rgb48be)"), std::string::npos) << png.err;
 }

@@ -1,5 +1,7 @@
 #include "app/media/frame_convert.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -72,6 +74,15 @@ PixelFormat slotFormatFor(AVPixelFormat src, bool grayLuma) {
   if (d->nb_components == 1 || (d->nb_components == 2 && alpha)) return PixelFormat::Gray8;
   if (grayLuma && !isRgbLike(d)) return PixelFormat::Gray8;
   return alpha ? PixelFormat::BGRA8 : PixelFormat::BGR8;
+}
+
+void warnIfDeeperThan8Bits(const std::string& shown, AVPixelFormat src) {
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(src);
+  if (!d || d->comp[0].depth <= 8) return;
+  spdlog::warn(
+      "{}: its samples have {} bits ({}); the chain filters 8-bit samples, so the output has 8 "
+      "bits of precision",
+      shown, d->comp[0].depth, av_get_pix_fmt_name(src));
 }
 
 std::string frameChange(const FrameDesc& from, const FrameDesc& to, bool grayLuma) {

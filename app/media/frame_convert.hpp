@@ -8,6 +8,8 @@
 #include <array>
 #include <vector>
 
+#include <string>
+
 #include "app/media/av.hpp"
 #include "pipeline/frame.hpp"
 
@@ -16,6 +18,10 @@ namespace vf::media {
 // The slot format a decoded frame of `src` is delivered in: Gray8 for gray sources, and for
 // YUV sources when `grayLuma`; BGRA8 when it has alpha; BGR8 otherwise.
 PixelFormat slotFormatFor(AVPixelFormat src, bool grayLuma);
+
+// Says once for an input (`shown`) whose samples have more than 8 bits (10-bit video, 16-bit
+// PNG) that the chain filters them as 8-bit samples.
+void warnIfDeeperThan8Bits(const std::string& shown, AVPixelFormat src);
 
 // What a change of the slots' frames from `from` to `to` is worth a warning for ("frame size
 // changed from 64x48 bgr to 32x24 bgr", "pixel format changed from bgr to bgra"); "" for none.

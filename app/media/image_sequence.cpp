@@ -146,6 +146,7 @@ ImageSequenceSource::ImageSequenceSource(const app::SourceSpec& spec,
   pending_ = true;
   desc_ = {frame_->width, frame_->height,
            slotFormatFor(static_cast<AVPixelFormat>(frame_->format), grayLuma_)};
+  warnIfDeeperThan8Bits(quote(spec.text), static_cast<AVPixelFormat>(frame_->format));
 }
 
 std::string ImageSequenceSource::description() const {

@@ -140,12 +140,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
            slotFormatFor(static_cast<AVPixelFormat>(frame_->format), options.grayLuma)};
   colour_ = tagsOf(frame_.get());
   pixFmt_ = static_cast<AVPixelFormat>(frame_->format);
-  if (const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pixFmt_); d && d->comp[0].depth > 8)
-    spdlog::warn(
-        "{}: its samples have {} bits ({}); the chain filters 8-bit samples, so the output has "
-        "8 bits of precision",
-        spec.kind == app::SourceKind::Pipe ? "stdin" : quote(spec.text), d->comp[0].depth,
-        av_get_pix_fmt_name(pixFmt_));
+  warnIfDeeperThan8Bits(spec.kind == app::SourceKind::Pipe ? "stdin" : quote(spec.text), pixFmt_);
   sampleAspect_ = av_guess_sample_aspect_ratio(demuxer_.context(), demuxer_.video(), frame_.get());
 }
 
