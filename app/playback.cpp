@@ -41,13 +41,20 @@ void PlaybackSource::pace() {
 
 bool PlaybackSource::holdAtEnd() {
   if (!hold_) return false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    seekCame_ = false;
+    atEnd_ = true;
+  }
+  if (changed_) changed_();
   std::unique_lock<std::mutex> lock(mu_);
-  seekCame_ = false;
-  atEnd_ = true;
   // Polled: the reasons to let go (a quit key, a signal) come without a notify.
   while (!seekCame_ && hold_()) cv_.wait_for(lock, std::chrono::milliseconds(40));
   atEnd_ = false;
-  return seekCame_;
+  const bool seek = seekCame_;
+  lock.unlock();
+  if (changed_) changed_();
+  return seek;
 }
 
 bool PlaybackSource::next(const SlotFn& slot, FrameTime& time) {

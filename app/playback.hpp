@@ -22,6 +22,9 @@ class PlaybackControl {
   // The next frame delivered is the first presented at or after `seconds`.
   virtual void seek(double seconds) = 0;
   virtual bool atEnd() const = 0;  // held at the end of the file
+  // Set before the run: called (on the capture thread) when the source comes to be held at the
+  // end and when it leaves it, so what shows the state can draw it again.
+  virtual void onAtEndChanged(std::function<void()> changed) = 0;
 };
 
 class PlaybackSource : public FrameSource, public PlaybackControl {
@@ -45,6 +48,7 @@ class PlaybackSource : public FrameSource, public PlaybackControl {
   bool seekable() const override { return seekable_; }
   void seek(double seconds) override;
   bool atEnd() const override { return atEnd_; }
+  void onAtEndChanged(std::function<void()> changed) override { changed_ = std::move(changed); }
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -54,6 +58,7 @@ class PlaybackSource : public FrameSource, public PlaybackControl {
   CaptureSource& inner_;
   Options opts_;
   std::function<bool()> hold_;
+  std::function<void()> changed_;
   bool seekable_;
   Clock::duration period_{};
   Clock::time_point due_{};

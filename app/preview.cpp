@@ -59,15 +59,19 @@ const ParamSpec* mainParam(const Stage& st) {
 
 std::unique_ptr<FrameSink> makePreviewSink(Engine& engine, const PreviewOptions& opts,
                                            PlaybackControl* playback) {
-  return std::make_unique<PreviewSink>(std::make_unique<EngineHost>(engine, playback),
-                                       engine.chain(), opts);
+  auto sink = std::make_unique<PreviewSink>(std::make_unique<EngineHost>(engine, playback),
+                                            engine.chain(), opts);
+  // The panel's END comes when the file ends, not with the next key.
+  if (playback) playback->onAtEndChanged([s = sink.get()] { s->refreshView(); });
+  return sink;
 }
 
 PreviewSink::PreviewSink(std::unique_ptr<PreviewHost> host, const Chain& chain, PreviewOptions opts)
     : host_(std::move(host)), opts_(std::move(opts)) {
   overlay_ = opts_.overlay;
   compare_ = opts_.compare;
-  fuse_ = chain.fusion() != Chain::Fusion::Off;
+  fuse_ = chain.fusion() == Chain::Fusion::On ||
+          (chain.fusion() == Chain::Fusion::Auto && opts_.fusesByDefault);
   viewSize_ = opts_.window;
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const Stage& st = chain.stage(i);
@@ -205,7 +209,7 @@ cv::Mat PreviewSink::renderFor(cv::Size size) {
     std::lock_guard<std::mutex> l(mu_);
     // Capture to screen: its latency to the preview plus the time since. (Not for the frame
     // that opened the window: it waited for the window, not for the pipeline.)
-    if (!s->painted && !s->opening)
+    if (!s->painted && !s->opening && s->arrived - s->stats.latencyMs / 1e3 >= heldUntil_)
       history_.markShown(s->stats.index, s->stats.latencyMs + (nowSeconds() - s->arrived) * 1e3);
     s->painted = true;
   }
@@ -232,7 +236,9 @@ void PreviewSink::consume(const FrameResult& f) {
       device = f.stats.uploadMs + f.stats.downloadMs;
       for (double ms : f.stats.stageMs) device += ms;
     }
-    history_.add(f.stats.index, now, device, f.stats.latencyMs);
+    // A frame captured before a pause ended waited on it: no latency of the pipeline's.
+    const bool waited = now - f.stats.latencyMs / 1e3 < heldUntil_;
+    history_.add(f.stats.index, now, device, waited ? -1 : f.stats.latencyMs);
     if (f.time.known() && host_->seekable()) {  // for stepping back (bounded)
       if (seenTimes_.size() >= 100000) seenTimes_.clear();
       seenTimes_.insert(f.time.seconds());
@@ -241,11 +247,17 @@ void PreviewSink::consume(const FrameResult& f) {
     if (seeking_) {
       if (!seekArrived(f.time)) return;
       seeking_ = false;
+      if (nextSeek_) {  // keys came meanwhile: on to where they lead, from here
+        const Seek next = *nextSeek_;
+        nextSeek_.reset();
+        startSeek(f.time.known() ? f.time.seconds() : seekAim_, next);
+        return;
+      }
       force = true;
       pauseAfter = seekPause_;
     }
-    if (stepPending_) {
-      stepPending_ = false;
+    if (stepsPending_ > 0) {
+      --stepsPending_;
       force = pauseAfter = true;
     }
     if (!force && shown_ && Clock::now() - lastShownAt_ < minInterval_) return;
@@ -267,7 +279,7 @@ void PreviewSink::consume(const FrameResult& f) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     shown_ = std::move(s);
-    release_ = false;  // a release was for the frame held before this one
+    release_ = stepsPending_ > 0;  // a release was for the frame held before this one
     if (pauseAfter) paused_ = true;
   }
   ++rendered_;
@@ -284,9 +296,16 @@ void PreviewSink::consume(const FrameResult& f) {
   showChanged();
   // Paused: stay inside consume() (the engine holds further frames back) until play, a step or
   // a seek, a quit, or a shutdown.
-  waitWhile([this] { return paused_ && !release_; });
+  bool held = false;
+  waitWhile([this, &held] {
+    const bool wait = paused_ && !release_;
+    held = held || wait;
+    return wait;
+  });
   std::lock_guard<std::mutex> lock(mu_);
   release_ = false;
+  // The frames captured before now waited on the pause: their latency is not the pipeline's.
+  if (held) heldUntil_ = nowSeconds();
 }
 
 // Waits while `keep` holds (mu_ taken for it), a quit, an interrupt or a shutdown ending it.

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <opencv2/core.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,6 +39,7 @@ struct PreviewOptions {
   double sourceFps = 0;    // the source's rate: the frame budget and the timecode (0: unknown)
   std::int64_t frameCount = -1;  // frames in the file (-1: unknown)
   bool live = false;             // a camera or a stream: no position, no seeking
+  bool fusesByDefault = true;    // the device fuses passes unless told not to (GPUs; not CPUs)
 };
 
 // What the preview needs from the engine and the playback (an Engine, or a fake in tests).
@@ -71,6 +73,8 @@ class PreviewSink : public FrameSink {
 
   // Handles a key as if typed in the window (any thread; key codes of app/window.hpp).
   void pressKey(int key);
+  // Draws the panel again (any thread): the playback reached the end of the file, or left it.
+  void refreshView() { showChanged(); }
 
   // Test hooks. interrupt() ends a pause or the wait at the end at once, as a shutdown does.
   void interrupt();
@@ -146,12 +150,22 @@ class PreviewSink : public FrameSink {
   std::shared_ptr<Shown> shown_;
   FrameHistory history_{7};     // seconds: the graph's 5 and some
   std::set<double> seenTimes_;  // presentation times seen (stepping back finds the previous)
-  // A seek under way: frames are skipped until the one sought arrives.
+  // A seek under way: frames are skipped until the one sought arrives. Keys that seek meanwhile
+  // add up into the next one, asked for once it arrived (each seek from where the one before
+  // went, never from a frame in flight).
+  struct Seek {
+    double aim = 0;     // the frame's time, where the next key counts from
+    double target = 0;  // what the playback is asked for (a little before `aim` for a step back)
+    bool pause = false;
+  };
+  void startSeek(double from, const Seek& seek);  // mu_ held
   bool seeking_ = false, seekPause_ = false;
-  double seekTarget_ = 0, seekFrom_ = 0;
+  double seekTarget_ = 0, seekFrom_ = 0, seekAim_ = 0;
+  std::optional<Seek> nextSeek_;
   int seekSkipped_ = 0;
-  bool stepPending_ = false;  // '.': show the next frame, then pause
-  bool release_ = false;      // leave the paused consume() (a step or a seek)
+  int stepsPending_ = 0;  // '.' presses not yet shown: each shows the next frame, then pauses
+  bool release_ = false;  // leave the paused consume() (a step or a seek)
+  double heldUntil_ = 0;  // steady seconds: frames captured before waited in a pause
   std::string message_;
   std::chrono::steady_clock::time_point messageUntil_{};
 

@@ -170,8 +170,8 @@ void PreviewSink::adjust(int direction) {
   setMessage(s.name + ": " + name + " " + text);
 }
 
-// Seeks `delta` seconds from the frame on show; the sought frame is shown, paused if the
-// preview was.
+// Seeks `delta` seconds from the frame on show (or from where a seek under way goes); the
+// sought frame is shown, paused if the preview was.
 void PreviewSink::seekBy(double delta) {
   if (!host_->seekable() || ended_) {
     setMessage(ended_ ? "the input has ended: q quits"
@@ -179,49 +179,58 @@ void PreviewSink::seekBy(double delta) {
     return;
   }
   if (!shown_) return;
-  const double from = secondsOf(*shown_);
+  const double from = seeking_ ? (nextSeek_ ? nextSeek_->aim : seekAim_) : secondsOf(*shown_);
   if (from < 0) return;
   double to = std::max(0.0, from + delta);
   if (opts_.frameCount > 0 && opts_.sourceFps > 0)
     to = std::min(to, (opts_.frameCount - 1) / opts_.sourceFps);
   if (std::abs(to - from) < 1e-6) return;
+  const Seek seek{to, to, seeking_ ? (nextSeek_ ? nextSeek_->pause : seekPause_) : bool(paused_)};
+  if (seeking_)
+    nextSeek_ = seek;
+  else
+    startSeek(secondsOf(*shown_), seek);
+}
+
+void PreviewSink::startSeek(double from, const Seek& seek) {
   seeking_ = true;
-  seekPause_ = paused_;
+  seekPause_ = seek.pause;
   seekFrom_ = from;
-  seekTarget_ = to;
+  seekAim_ = seek.aim;
+  seekTarget_ = seek.target;
   seekSkipped_ = 0;
+  if (seek.pause) paused_ = true;
   release_ = true;
-  host_->seek(to);
+  host_->seek(seek.target);
 }
 
 void PreviewSink::stepForward() {
   if (ended_ || host_->atEnd()) return;
-  stepPending_ = true;
+  ++stepsPending_;  // each press one frame, however fast they come
   release_ = true;
 }
 
-// One frame back: a seek to the frame before the one on show (seen before, else one frame
-// period earlier), shown paused.
+// One frame back: a seek to the frame before the one on show, or before where a seek under way
+// goes (seen before, else one frame period earlier), shown paused.
 void PreviewSink::stepBack() {
   if (!host_->seekable() || ended_ || !shown_) {
     setMessage("this input cannot step back (live, or being written with -o)");
     return;
   }
-  const double from = secondsOf(*shown_);
+  const double from = seeking_ ? (nextSeek_ ? nextSeek_->aim : seekAim_) : secondsOf(*shown_);
   if (from <= 0) return;
   auto it = seenTimes_.lower_bound(from - 1e-6);
   double to = opts_.sourceFps > 0 ? from - 1.0 / opts_.sourceFps : from - 0.04;
   if (it != seenTimes_.begin()) to = std::max(to, *std::prev(it));
-  seeking_ = true;
-  seekPause_ = true;
-  seekFrom_ = from;
+  to = std::max(0.0, to);
   // A little before it: the first frame at or after the target is that frame, however its
   // time rounds.
-  seekTarget_ = std::max(0.0, to - (opts_.sourceFps > 0 ? 0.1 / opts_.sourceFps : 1e-3));
-  seekSkipped_ = 0;
-  paused_ = true;
-  release_ = true;
-  host_->seek(seekTarget_);
+  const Seek seek{to, std::max(0.0, to - (opts_.sourceFps > 0 ? 0.1 / opts_.sourceFps : 1e-3)),
+                  true};
+  if (seeking_)
+    nextSeek_ = seek;
+  else
+    startSeek(from, seek);
 }
 
 void PreviewSink::snapshot() {

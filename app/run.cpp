@@ -123,6 +123,7 @@ std::unique_ptr<FrameSink> previewFor(const Settings& s, Engine& engine, const C
   po.sourceFps = source.fps();
   po.live = source.live();
   po.frameCount = po.live ? -1 : source.frameCount();
+  po.fusesByDefault = !ctx.facts().cpu;
   return makePreviewSink(engine, po, &playback);
 }
 

@@ -266,28 +266,6 @@ TEST(PreviewSink, CompareShowsTheOriginalAndTheFilteredFrame) {
 
 // ---- files: position, seeks, frame steps -------------------------------------------------------
 
-namespace {
-
-// Frames of a 10 fps file: frame n at n/10 s (time base 1/10), its pixels telling it apart.
-TestFrame fileFrame(int n) {
-  cv::Mat img = test::realFrame(n % 8, CV_8UC1, 160, 120);
-  TestFrame f(img, img.clone(), std::uint64_t(n));
-  f.result.time.pts = n;
-  f.result.time.duration = 1;
-  f.result.time.num = 1;
-  f.result.time.den = 10;
-  return f;
-}
-
-PreviewOptions fileOptions() {
-  PreviewOptions o;
-  o.sourceFps = 10;
-  o.frameCount = 100;
-  return o;
-}
-
-}  // namespace
-
 TEST(PreviewSink, FilePositionAndBudgetComeFromTheFrameTime) {
   Chain chain = Chain::parse("gray");
   auto sink = makeSink(chain, fileOptions());

@@ -136,6 +136,25 @@ struct TestFrame {
   }
 };
 
+// Frames of a 10 fps file: frame n at n/10 s (time base 1/10), its pixels telling it apart.
+inline TestFrame fileFrame(int n) {
+  cv::Mat img = test::realFrame(n % 8, CV_8UC1, 160, 120);
+  TestFrame f(img, img.clone(), std::uint64_t(n));
+  f.result.time.pts = n;
+  f.result.time.duration = 1;
+  f.result.time.num = 1;
+  f.result.time.den = 10;
+  return f;
+}
+
+// The preview's options for that file: 100 frames at 10 fps.
+inline app::PreviewOptions fileOptions() {
+  app::PreviewOptions o;
+  o.sourceFps = 10;
+  o.frameCount = 100;
+  return o;
+}
+
 // A preview sink without a window, drawing every frame at a fixed size.
 inline std::unique_ptr<app::PreviewSink> makeSink(Chain& chain, app::PreviewOptions opts = {},
                                                   FakeHost::Shared* shared = nullptr,

@@ -1,0 +1,202 @@
+// The preview's keys pressed faster than frames come, driven through its hooks without a window:
+// every frame step shows a frame, seeks add up (each from where the one before went, never from
+// a frame in flight), the end of the file is drawn when it comes, the time a pause held frames
+// back is no latency, and 'u' on a device that does not fuse by default fuses at once.
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "app/playback.hpp"
+#include "app/preview.hpp"
+#include "tests/test_preview_util.hpp"
+
+using namespace vf;
+using namespace vf::app;
+using namespace std::chrono_literals;
+using namespace vf::test;
+
+namespace {
+
+// Feeds frames[n] on a thread of its own (consume() holds a paused frame until released).
+std::future<void> feed(PreviewSink& sink, const std::vector<TestFrame>& frames, int n) {
+  return std::async(std::launch::async, [&sink, &frames, n] { sink.consume(frames[n].result); });
+}
+
+std::vector<TestFrame> fileFrames() {
+  std::vector<TestFrame> frames;
+  for (int n = 0; n < 100; ++n) frames.push_back(fileFrame(n));
+  return frames;
+}
+
+}  // namespace
+
+TEST(PreviewBursts, EveryFrameStepShowsAFrame) {
+  Chain chain = Chain::parse("gray");
+  FakeHost::Shared shared;
+  shared.seekable = true;
+  auto sink = makeSink(chain, fileOptions(), &shared);
+  const auto frames = fileFrames();
+  sink->consume(frames[10].result);
+  sink->pressKey(' ');  // paused on frame 10
+  auto held = feed(*sink, frames, 11);
+  EXPECT_EQ(held.wait_for(200ms), std::future_status::timeout);
+  // Five steps before any frame comes: frames 11 to 15 are shown, and 16 is held.
+  for (int i = 0; i < 5; ++i) sink->pressKey('.');
+  ASSERT_EQ(held.wait_for(5s), std::future_status::ready);
+  for (int n = 12; n <= 15; ++n) {
+    held = feed(*sink, frames, n);
+    ASSERT_EQ(held.wait_for(5s), std::future_status::ready) << "frame " << n << " held";
+  }
+  EXPECT_DOUBLE_EQ(sink->currentPanel().seconds, 1.5);
+  held = feed(*sink, frames, 16);
+  EXPECT_EQ(held.wait_for(200ms), std::future_status::timeout) << "the sixth frame went on";
+  EXPECT_TRUE(sink->paused());
+  sink->pressKey(' ');
+  ASSERT_EQ(held.wait_for(5s), std::future_status::ready);
+}
+
+TEST(PreviewBursts, SeeksPressedFasterThanTheyArriveAddUp) {
+  Chain chain = Chain::parse("gray");
+  FakeHost::Shared shared;
+  shared.seekable = true;
+  auto sink = makeSink(chain, fileOptions(), &shared);
+  const auto frames = fileFrames();
+  sink->consume(frames[90].result);  // 9.0 s
+  // Left three times at once: 9 s back to 4, then on to 0 (not 4 three times).
+  for (int i = 0; i < 3; ++i) sink->pressKey(key::kLeft);
+  ASSERT_EQ(shared.seeks.size(), 1u);  // one seek under way at a time
+  EXPECT_DOUBLE_EQ(shared.seeks[0], 4.0);
+  const auto shown = sink->framesRendered();
+  sink->consume(frames[91].result);  // in flight: skipped
+  sink->consume(frames[40].result);  // the first seek's: on to the next, not shown
+  ASSERT_EQ(shared.seeks.size(), 2u);
+  EXPECT_DOUBLE_EQ(shared.seeks[1], 0.0);
+  EXPECT_EQ(sink->framesRendered(), shown);
+  sink->consume(frames[41].result);  // the first seek's, in flight: skipped
+  sink->consume(frames[0].result);
+  EXPECT_EQ(sink->framesRendered(), shown + 1);
+  EXPECT_DOUBLE_EQ(sink->currentPanel().seconds, 0.0);
+  EXPECT_FALSE(sink->paused());
+  // Three steps back at once from 0.5 s: the first to 0.4 s, the two after it add up into one
+  // from there to 0.2 s, which is shown paused.
+  for (int n = 1; n <= 5; ++n) sink->consume(frames[n].result);
+  for (int i = 0; i < 3; ++i) sink->pressKey(',');
+  ASSERT_EQ(shared.seeks.size(), 3u);
+  EXPECT_NEAR(shared.seeks[2], 0.4, 0.011);
+  sink->consume(frames[6].result);  // in flight: skipped
+  sink->consume(frames[4].result);  // 0.4 s: on to the next
+  ASSERT_EQ(shared.seeks.size(), 4u);
+  EXPECT_NEAR(shared.seeks[3], 0.2, 0.011);
+  auto held = feed(*sink, frames, 2);
+  EXPECT_EQ(held.wait_for(200ms), std::future_status::timeout) << "not held paused";
+  EXPECT_DOUBLE_EQ(sink->currentPanel().seconds, 0.2);
+  EXPECT_TRUE(sink->paused());
+  sink->pressKey(' ');
+  ASSERT_EQ(held.wait_for(5s), std::future_status::ready);
+}
+
+TEST(PreviewBursts, TheEndIsDrawnWhenTheFileEnds) {
+  // The playback tells the preview it holds the end: the panel is drawn again then, with END,
+  // without a key or a frame.
+  Chain chain = Chain::parse("gray");
+  FakeHost::Shared shared;
+  shared.seekable = true;
+  auto sink = makeSink(chain, fileOptions(), &shared);
+  const auto frames = fileFrames();
+  sink->consume(frames[99].result);
+  const auto drawn = sink->lastRendered().clone();
+  shared.atEnd = true;
+  sink->refreshView();  // as PlaybackSource's onAtEndChanged calls it
+  EXPECT_EQ(sink->currentPanel().state, PlayState::Ended);
+  cv::Mat diff;
+  cv::absdiff(sink->lastRendered(), drawn, diff);
+  EXPECT_GT(cv::countNonZero(diff.reshape(1)), 0) << "the view was not drawn again";
+  sink->finish();
+}
+
+namespace {
+
+// Two frames of 8x8 gray, then the end.
+class TwoFrames : public CaptureSource {
+ public:
+  bool live() const override { return false; }
+  bool next(const SlotFn& slot, FrameTime&) override {
+    if (left_ == 0) return false;
+    --left_;
+    slot(FrameDesc{8, 8, PixelFormat::Gray8});
+    return true;
+  }
+  FrameDesc firstFrameDesc() const override { return {8, 8, PixelFormat::Gray8}; }
+  std::string description() const override { return "two frames"; }
+
+ private:
+  int left_ = 2;
+};
+
+}  // namespace
+
+TEST(PreviewBursts, ThePlaybackSaysWhenItHoldsTheEndAndWhenItLeavesIt) {
+  TwoFrames frames;
+  PlaybackSource playback(frames, {});
+  std::atomic<bool> hold{true};
+  std::atomic<int> changes{0};
+  playback.holdAtEnd([&] { return hold.load(); });
+  playback.onAtEndChanged([&] { ++changes; });
+  std::vector<std::uint8_t> bytes(64);
+  const FrameSource::SlotFn slot = [&](const FrameDesc& d) {
+    return FrameView{bytes.data(), d.width, d.height, std::size_t(d.width), d.format};
+  };
+  FrameTime t;
+  ASSERT_TRUE(playback.next(slot, t));
+  ASSERT_TRUE(playback.next(slot, t));
+  auto end = std::async(std::launch::async, [&] { return playback.next(slot, t); });
+  for (int i = 0; i < 100 && changes == 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(changes, 1) << "the end was not said when it came";
+  EXPECT_TRUE(playback.atEnd());
+  hold = false;
+  ASSERT_EQ(end.wait_for(5s), std::future_status::ready);
+  EXPECT_FALSE(end.get());
+  EXPECT_EQ(changes, 2);
+  EXPECT_FALSE(playback.atEnd());
+}
+
+TEST(PreviewBursts, TimeAPauseHeldFramesBackIsNoLatency) {
+  Chain chain = Chain::parse("gray");
+  auto sink = makeSink(chain, fileOptions());
+  auto frames = fileFrames();
+  for (int n = 0; n < 5; ++n) sink->consume(frames[n].result);
+  sink->pressKey(' ');
+  auto held = feed(*sink, frames, 5);
+  std::this_thread::sleep_for(700ms);
+  sink->pressKey(' ');
+  ASSERT_EQ(held.wait_for(5s), std::future_status::ready);
+  // The frames after it were captured before the pause ended: their latency (0.7 s and more,
+  // as the engine would count it) is not drawn nor counted.
+  for (int n = 6; n < 10; ++n) {
+    frames[n].result.stats.latencyMs = 750;
+    sink->consume(frames[n].result);
+  }
+  EXPECT_LT(sink->currentPanel().latencyP99, 100) << "a pause counted as latency";
+  // Frames captured after it count as ever.
+  frames[10].result.stats.latencyMs = 750;
+  std::this_thread::sleep_for(800ms);
+  for (int n = 10; n < 40; ++n) {
+    frames[n % 100].result.stats.latencyMs = 750;
+    sink->consume(frames[n].result);
+  }
+  EXPECT_GT(sink->currentPanel().latencyP50, 700);
+}
+
+TEST(PreviewBursts, FusionKeyOnADeviceThatDoesNotFuseByDefault) {
+  // On a CPU device the chain runs unfused by default: the first 'u' fuses.
+  Chain chain = Chain::parse("gray,hist");
+  PreviewOptions o = fileOptions();
+  o.fusesByDefault = false;
+  auto sink = makeSink(chain, o);
+  sink->consume(fileFrame(1).result);
+  sink->pressKey('u');
+  EXPECT_EQ(chain.fusion(), Chain::Fusion::On);
+  sink->pressKey('u');
+  EXPECT_EQ(chain.fusion(), Chain::Fusion::Off);
+}
