@@ -1,7 +1,15 @@
-// Network inputs that end: a stream that vanishes (no end ever comes) ends on the read timeout with
-// a warning; one whose sender closes it, or the span asked for (-t), ends it without one. Each
-// file written plays and holds the frames counted.
+// Network inputs and outputs: a stream that vanishes (no end ever comes) ends on the read timeout
+// with a warning, a live HLS playlist that stops growing too; one whose sender closes it, or the
+// span asked for (-t), ends it without one; a listener waits for its sender past the 10 s an
+// open gets; a signal ends an output's open that waits; an address in use is named. Each file
+// written plays and holds the frames counted.
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
 
 #include <regex>
 #include <string>
@@ -76,4 +84,99 @@ TEST(ReliabilityNetwork, StreamItsSenderClosesOrASpanEndsIsNoWarning) {
     EXPECT_EQ(probe(out).frames, c.out);
     EXPECT_EQ(decodeErrors(out), "");
   }
+}
+
+TEST(ReliabilityNetwork, AListenerWaitsForItsSenderPastTheOpenTimeout) {
+  // The sender comes 12 s after vidfilter listens: a listener is no stream that failed to open.
+  TempDir dir("rel_listen");
+  const std::string url = "tcp://127.0.0.1:" + std::to_string(testPort(2));
+  Child sender("/bin/sh", {"-c",
+                           "sleep 12; for i in $(seq 100); do ffmpeg -nostdin -v quiet -f lavfi -i "
+                           "testsrc2=size=160x120:rate=25 -t 1 -c:v mpeg4 -f mpegts " +
+                               url + " && break; sleep 0.1; done"});
+  vf::test::ProcOptions opt;
+  opt.timeoutSec = 60;
+  const std::string out = dir / "late.mkv";
+  const auto r = runVidfilter({"-i", url + "?listen=1", "--chain", "gray", "-o", out}, opt);
+  sender.wait();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_GT(r.seconds, 11);
+  EXPECT_EQ(probe(out).frames, 25);
+}
+
+TEST(ReliabilityNetwork, ASignalEndsAnOutputsOpenThatWaits) {
+  // An output that listens for its reader, which never connects: SIGTERM ends the run.
+  TempDir dir("rel_out_listen");
+  const std::string url = "tcp://127.0.0.1:" + std::to_string(testPort(3)) + "?listen=1";
+  Child c(vidfilterBinary(), {"-i", kVideo, "--chain", "gray", "-f", "mpegts", "-o", url});
+  ASSERT_TRUE(c.readUntil(
+      [](const std::string& err) { return err.find("chain:") != std::string::npos; }, 60))
+      << c.errSoFar();
+  ::usleep(500 * 1000);
+  c.signal(SIGTERM);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = c.wait();
+  EXPECT_EQ(r.status, 143) << r.err;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
+}
+
+TEST(ReliabilityNetwork, AnAddressInUseIsNamed) {
+  // This process listens on the port first.
+  const int port = testPort(4);
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<std::uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  TempDir dir("rel_in_use");
+  const auto r = runVidfilter({"-i", "tcp://127.0.0.1:" + std::to_string(port) + "?listen=1",
+                               "--chain", "gray", "-o", dir / "o.mkv"});
+  ::close(fd);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("another program listens there"), std::string::npos) << r.err;
+}
+
+TEST(ReliabilityNetwork, ALivePlaylistThatStopsGrowingEndsOnTheReadTimeout) {
+  // Two 1 s segments of a live HLS playlist (no end tag) that is never updated, served over
+  // loopback HTTP: the run ends about 5 s after the last segment, not when FFmpeg's HLS reader
+  // gives up on its own (a minute of reloading the playlist).
+  TempDir dir("rel_hls");
+  std::filesystem::create_directories(dir / "all");
+  std::filesystem::create_directories(dir / "live");
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25 -t 4 -c:v libx264 -g 25 -f hls -hls_time 1 "
+      "-hls_list_size 0 -hls_segment_filename " +
+      q(dir / "all/s%d.ts") + " " + q(dir / "all/index.m3u8"));
+  std::ofstream(dir / "live/index.m3u8") << "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:1\n"
+                                            "#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:1.0,\ns0.ts\n"
+                                            "#EXTINF:1.0,\ns1.ts\n";
+  std::filesystem::copy(dir / "all/s0.ts", dir / "live/s0.ts");
+  std::filesystem::copy(dir / "all/s1.ts", dir / "live/s1.ts");
+  const int port = testPort(5);
+  Child server("/usr/bin/env", {"python3", "-m", "http.server", "--bind", "127.0.0.1",
+                                std::to_string(port), "--directory", dir / "live"});
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/index.m3u8";
+  // The server answers once it is up.
+  ASSERT_EQ(shell("python3 -c " + q("import time, urllib.request as u\n"
+                                    "for i in range(100):\n"
+                                    "    try:\n"
+                                    "        u.urlopen('" +
+                                    url +
+                                    "'); break\n"
+                                    "    except Exception: time.sleep(0.1)\n"
+                                    "else: raise SystemExit(1)\n"))
+                .status,
+            0);
+  vf::test::ProcOptions opt;
+  opt.timeoutSec = 90;
+  const std::string out = dir / "live.mkv";
+  const auto r = runVidfilter({"-i", url, "--chain", "gray", "-o", out}, opt);
+  server.signal(SIGTERM);
+  server.wait();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_LT(r.seconds, 25) << "the stalled playlist was reloaded on and on";
+  EXPECT_EQ(probe(out).frames, 50);
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "app/interrupt.hpp"
+#include "app/media/network_error.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
 
@@ -27,8 +28,11 @@ using app::UsageError;
 
 std::string openFailure(const DemuxRequest& r, int err) {
   if (r.network)
-    return "stream " + quote(r.shown) + " could not be opened: " + avError(err) +
-           " (nothing is sending there, wrong address, or FFmpeg cannot read that protocol)";
+    return "stream " + quote(r.shown) + " could not be opened: " + avError(err) + " (" +
+           networkCause(r.url, err,
+                        "nothing is sending there, wrong address, or FFmpeg cannot read that "
+                        "protocol") +
+           ")";
   if (r.url == "pipe:0")
     return "stdin (-i -) holds no video FFmpeg can read (" + avError(err) +
            "); send y4m (ffmpeg ... -f yuv4mpegpipe -) or raw video with --size and "
@@ -108,6 +112,20 @@ int Demuxer::readPipe(void* opaque, std::uint8_t* buf, int size) {
   }
 }
 
+bool waitsForASender(const std::string& url) {
+  const auto q = url.find('?');
+  if (q == std::string::npos) return false;
+  std::string query = "&" + url.substr(q + 1) + "&";
+  const auto has = [&](const char* key) {
+    const std::string k = std::string("&") + key;
+    const auto at = query.find(k);
+    return at != std::string::npos && (query[at + k.size()] == '=' || query[at + k.size()] == '&');
+  };
+  const bool listens = (has("listen") && query.find("&listen=0&") == std::string::npos) ||
+                       query.find("&mode=listener&") != std::string::npos;
+  return listens || has("timeout") || has("listen_timeout");
+}
+
 Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   AVFormatContext* raw = avformat_alloc_context();
   if (!raw) outOfMemory("opening the input");
@@ -163,7 +181,12 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   }
   if (request.network) {
     opts.set("rw_timeout", kReadTimeoutUs);
-    interrupter_.arm(kOpenTimeout);
+    // A listener waits for its sender as long as it takes (a signal ends the wait), or as long
+    // as the URL's own timeout says; anything else gets 10 s.
+    if (!waitsForASender(request.url))
+      interrupter_.arm(kOpenTimeout);
+    else
+      spdlog::info("{}: waiting for a sender to connect (Ctrl-C stops)", request.shown);
   }
   int err = avformat_open_input(&raw, request.url.c_str(), format, opts.ptr());
   if (err < 0) {  // avformat_open_input freed the context
@@ -207,7 +230,9 @@ bool Demuxer::read(AVPacket* packet) {
   // A network read that gets nothing for 5 s ends (the interrupt callback's deadline works for
   // every protocol; their own timeouts do not all apply to reads). Once it fired, the input
   // stays ended (the demuxer may still hand out what it had buffered first).
-  if (request_.network && !stalled_) interrupter_.arm(kReadTimeout);
+  // Once stalled, I/O is cut at once: what the demuxer holds still comes out (HLS would go on
+  // reloading its playlist for a minute).
+  if (request_.network) interrupter_.arm(stalled_ ? std::chrono::milliseconds(0) : kReadTimeout);
   const int err = av_read_frame(ctx_.get(), packet);
   if (request_.network) interrupter_.disarm();
   if (request_.network && interrupter_.expired() && !stalled_) {

@@ -19,6 +19,10 @@ struct DemuxRequest {
   double rawRate = 0;
 };
 
+// Whether a network input's URL waits for its sender to connect (tcp and rtmp with listen, srt
+// in listener mode) or sets a timeout of its own: the open then gets no 10 s limit.
+bool waitsForASender(const std::string& url);
+
 class Demuxer {
  public:
   // Throws UsageError when the input cannot be opened or holds no video stream.

@@ -10,6 +10,8 @@
 #include <cmath>
 #include <optional>
 
+#include "app/interrupt.hpp"
+#include "app/media/network_error.hpp"
 #include "app/media/written_file.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
@@ -129,10 +131,24 @@ void Muxer::copyTags(const MuxerInput& input) {
 
 void Muxer::open() {
   if (!(ctx_->oformat->flags & AVFMT_NOFILE)) {
-    const int err = avio_open2(&ctx_->pb, spec_.url.c_str(), AVIO_FLAG_WRITE, nullptr, nullptr);
-    if (err < 0)
-      throw MediaError("cannot open " + std::string(spec_.network ? "" : "'") + spec_.path +
-                       (spec_.network ? "" : "'") + " for writing: " + avError(err));
+    // A stop ends an open that waits (a listener no client connects to, a server that never
+    // answers); later writes are not cut by it: the frames in flight go out (as ffmpeg, where
+    // only a second signal cuts them; a reader that stopped reading is the watchers' to end).
+    opening_ = true;
+    const AVIOInterruptCB stop{[](void* self) -> int {
+                                 return static_cast<Muxer*>(self)->opening_.load() &&
+                                        app::interruptSignal() != 0;
+                               },
+                               this};
+    const int err = avio_open2(&ctx_->pb, spec_.url.c_str(), AVIO_FLAG_WRITE, &stop, nullptr);
+    opening_ = false;
+    if (err < 0 && app::interruptSignal() != 0)
+      throw MediaError("interrupted while opening " + spec_.path);
+    if (err < 0 && spec_.network)
+      throw MediaError("cannot open " + spec_.path + " for writing: " + avError(err) + " (" +
+                       networkCause(spec_.url, err, "nothing listens there, or a wrong address") +
+                       ")");
+    if (err < 0) throw MediaError("cannot open '" + spec_.path + "' for writing: " + avError(err));
   }
   Options opts;
   const bool seekable = ctx_->pb && (ctx_->pb->seekable & AVIO_SEEKABLE_NORMAL);

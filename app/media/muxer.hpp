@@ -5,6 +5,7 @@
 // as success. On a file, the run stops while there is still room for the container's index
 // (disk nearly full, or the file size limit of ulimit -f), so what was written plays; at the
 // end the file is read back and must hold every frame written.
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -89,6 +90,7 @@ class Muxer {
   std::int64_t lastVideoDts_ = INT64_MIN;  // in the stream's time base
   bool tickMoveSaid_ = false;
   std::map<int, std::int64_t> damaged_;  // damaged copied packets left out, by stream
+  std::atomic<bool> opening_{false};     // avio_open2 under way: a stop may cut it
   // The header's bytes and the packets' bytes given to the muxer: what the file holds once
   // FFmpeg's buffers reach it (the I/O buffer, Matroska's open cluster), less the containers'
   // own framing.
