@@ -165,6 +165,17 @@ TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
                    "--enqueue-cost times single OpenCL calls, no chain");
   expectUsageError(runBench({"--chain", "blur", "--sizes", "64x48,32x16"}),
                    "--chains, --sizes and --formats are lists for --table");
+  // One value beside its list was dropped without a word; an empty --json, a --cv-threads of
+  // -1 too.
+  expectUsageError(
+      runBench({"--table", "--chains", "blur", "--chain", "sobel", "--sizes", "32x32"}),
+      "--chain and --chains both given");
+  expectUsageError(runBench({"--table", "--chains", "blur", "--size", "64x48", "--sizes", "32x32"}),
+                   "--size and --sizes both given");
+  expectUsageError(runBench({"--chain", "gray", "--size", "64x48", "--json", ""}),
+                   "--json is empty");
+  expectUsageError(runBench({"--chain", "gray", "--size", "64x48", "--cv-threads", "-1"}),
+                   "--cv-threads must be in [0, 1024]");
   // --check runs with one chain on one size only; elsewhere it would pass without checking.
   expectUsageError(runBench({"--table", "--check", "--chains", "blur", "--sizes", "32x32"}),
                    "--check checks one chain on one frame size");

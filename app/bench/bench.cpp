@@ -17,6 +17,7 @@
 #include <opencv2/core/utility.hpp>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "app/bench/check.hpp"
 #include "app/bench/cv_peer.hpp"
@@ -63,6 +64,8 @@ struct Options {
   bool table = false;
   TableOptions tableOptions;
   std::vector<std::string> chains, sizes, formats;  // --table's lists as written
+  bool sizeGiven = false, formatGiven = false;      // --size, --format on the command line
+  bool cvThreadsGiven = false, jsonGiven = false;
 };
 
 PixelFormat parseFormat(const std::string& f) {
@@ -88,8 +91,10 @@ FrameDesc checkedFrame(const Options& o) {
     throw UserError("--distinct must be at least 1 and hold at most 4 GiB of frames (" +
                     std::to_string((4ull << 30) / d.bytes()) + " of " + o.size + "), got " +
                     std::to_string(o.distinct));
-  if (o.cvThreads < -1 || o.cvThreads > 1024)  // -1: not given, OpenCV's choice
+  if (o.cvThreadsGiven && (o.cvThreads < 0 || o.cvThreads > 1024))
     throw UserError("--cv-threads must be in [0, 1024], got " + std::to_string(o.cvThreads));
+  if (o.jsonGiven && o.json.empty())
+    throw UserError("--json is empty; give a file name, or leave the option out");
   return d;
 }
 
@@ -218,7 +223,7 @@ int run(const Options& o) {
       o.json, {},
       o.chains.empty() ? std::vector<std::string>{o.chain} : listOf(o.chains, ';', "--chains"),
       o.overwrite);
-  if (o.cvThreads >= 0) cv::setNumThreads(o.cvThreads);
+  if (o.cvThreadsGiven) cv::setNumThreads(o.cvThreads);
   // What the user wrote is checked before the device opens (exit 2).
   // Options another mode would silently ignore.
   if (o.enqueueCost && (!o.chain.empty() || o.table || !o.chains.empty()))
@@ -230,6 +235,14 @@ int run(const Options& o) {
         std::string("--check checks one chain on one frame size (--chain, --size); ") +
         (o.enqueueCost ? "--enqueue-cost runs no chain" : "--table times many and checks none") +
         ": leave out --check, or check each chain with --chain and --size");
+  // One of each given with its list: the list alone would be timed.
+  for (const auto& [one, list, given] :
+       {std::tuple{"--chain", "--chains", !o.chain.empty() && !o.chains.empty()},
+        std::tuple{"--size", "--sizes", o.sizeGiven && !o.sizes.empty()},
+        std::tuple{"--format", "--formats", o.formatGiven && !o.formats.empty()}})
+    if (given)
+      throw UserError(std::string(one) + " and " + list + " both given; put every value in " +
+                      list + " (--table times the lists)");
   if (!o.table && (!o.chains.empty() || !o.sizes.empty() || !o.formats.empty()))
     throw UserError(
         "--chains, --sizes and --formats are lists for --table; add --table, or give one "
@@ -342,6 +355,10 @@ int benchMain(int argc, char** argv) {
                  app::describeParseError(app, e, {"vidfilter bench --help", ""}).c_str());
     return 2;
   }
+  o.sizeGiven = app.count("--size") > 0;
+  o.formatGiven = app.count("--format") > 0;
+  o.cvThreadsGiven = app.count("--cv-threads") > 0;
+  o.jsonGiven = app.count("--json") > 0;
   try {
     return run(o);
   } catch (const UserError& e) {  // options, the chain (ChainError keeps its caret lines)

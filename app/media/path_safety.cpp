@@ -308,7 +308,7 @@ void PathGuard::checkOverwrite(Overwrite policy, bool canAsk) const {
   for (const std::string& what : existing) {
     if (policy == Overwrite::Never)
       throw UsageError(what + ", and -n says never overwrite; nothing was written");
-    if (!canAsk) throw UsageError(what + "; give -y to overwrite, or -n to never overwrite");
+    if (!canAsk) throw UsageError(what + "; give -y to overwrite it, or another name");
     if (!askYes("vidfilter: " + what + ". Overwrite? [y/N] "))
       throw UsageError("not overwriting: " + what + "; give another name, or -y");
   }
