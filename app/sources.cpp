@@ -69,8 +69,10 @@ std::string elementBefore(const std::string& t, std::size_t bang) {
 }
 
 // The pipeline with its last element replaced by appsink, through videoconvert (unless the
-// element before already is one).
+// element before already is one); one with an appsink before its end, cut after it.
 std::string withAppsink(const std::string& t) {
+  for (std::size_t from = 0, bang; (bang = t.find('!', from)) != std::string::npos; from = bang + 1)
+    if (elementBefore(t, bang).rfind("appsink", 0) == 0) return trim(t.substr(0, bang));
   const std::size_t last = t.rfind('!');
   const std::string head = trim(t.substr(0, last));
   return head + (elementBefore(t, last).rfind("videoconvert", 0) == 0

@@ -361,7 +361,12 @@ TEST(AppCliBinary, PreviewWithoutADisplay) {
 
 TEST(AppCliBinary, GStreamerPipelineMustEndInAppsink) {
   expectOneError(runVidfilter({"-i", "videotestsrc ! videoconvert", "--chain", "gray"}), 2,
-                 "GStreamer pipeline must end in appsink");
+                 "GStreamer pipeline must end in appsink, e.g. 'videotestsrc ! videoconvert ! "
+                 "appsink'");
+  // An appsink before the end: the example ends there (it was "... ! appsink ! appsink").
+  expectOneError(runVidfilter({"-i", "videotestsrc num-buffers=5 ! appsink ! videoconvert",
+                               "--chain", "gray"}),
+                 2, "e.g. 'videotestsrc num-buffers=5 ! appsink'");
 }
 
 TEST(AppCliBinary, StatsFileInAMissingDirectory) {
