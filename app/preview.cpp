@@ -165,6 +165,20 @@ void PreviewSink::showChanged() {
   if (any) renderFor(viewSize_);
 }
 
+void PreviewSink::refreshView() {
+  {
+    // Under the lock: finish() takes the window away under it, so it is never gone meanwhile
+    // (refresh() only marks a paint wanted).
+    std::lock_guard<std::mutex> lock(mu_);
+    if (window_) {
+      window_->refresh();
+      return;
+    }
+    if (!shown_ || ended_) return;
+  }
+  renderFor(viewSize_);
+}
+
 void PreviewSink::openWindow(cv::Size frame) {
   PreviewWindow::Handlers h;
   h.firstSize = [this, frame](cv::Size work) {

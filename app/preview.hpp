@@ -73,8 +73,9 @@ class PreviewSink : public FrameSink {
 
   // Handles a key as if typed in the window (any thread; key codes of app/window.hpp).
   void pressKey(int key);
-  // Draws the panel again (any thread): the playback reached the end of the file, or left it.
-  void refreshView() { showChanged(); }
+  // Draws the panel again (any thread, finish() included): the playback reached the end of the
+  // file, or left it.
+  void refreshView();
 
   // Test hooks. interrupt() ends a pause or the wait at the end at once, as a shutdown does.
   void interrupt();
