@@ -159,6 +159,8 @@ class PreviewSink : public FrameSink {
     double target = 0;  // what the playback is asked for (a little before `aim` for a step back)
     bool pause = false;
   };
+  double seekBase() const;                        // where the next seek counts from; mu_ held
+  void askSeek(const Seek& seek);                 // now, or after the one under way; mu_ held
   void startSeek(double from, const Seek& seek);  // mu_ held
   bool seeking_ = false, seekPause_ = false;
   double seekTarget_ = 0, seekFrom_ = 0, seekAim_ = 0;

@@ -179,15 +179,22 @@ void PreviewSink::seekBy(double delta) {
     return;
   }
   if (!shown_) return;
-  const double from = seeking_ ? (nextSeek_ ? nextSeek_->aim : seekAim_) : secondsOf(*shown_);
+  const double from = seekBase();
   if (from < 0) return;
   double to = std::max(0.0, from + delta);
   if (opts_.frameCount > 0 && opts_.sourceFps > 0)
     to = std::min(to, (opts_.frameCount - 1) / opts_.sourceFps);
   if (std::abs(to - from) < 1e-6) return;
-  const Seek seek{to, to, seeking_ ? (nextSeek_ ? nextSeek_->pause : seekPause_) : bool(paused_)};
+  askSeek({to, to, seeking_ ? (nextSeek_ ? nextSeek_->pause : seekPause_) : bool(paused_)});
+}
+
+double PreviewSink::seekBase() const {
+  return seeking_ ? (nextSeek_ ? nextSeek_->aim : seekAim_) : secondsOf(*shown_);
+}
+
+void PreviewSink::askSeek(const Seek& seek) {
   if (seeking_)
-    nextSeek_ = seek;
+    nextSeek_ = seek;  // asked for once the seek under way arrives
   else
     startSeek(secondsOf(*shown_), seek);
 }
@@ -217,7 +224,7 @@ void PreviewSink::stepBack() {
     setMessage("this input cannot step back (live, or being written with -o)");
     return;
   }
-  const double from = seeking_ ? (nextSeek_ ? nextSeek_->aim : seekAim_) : secondsOf(*shown_);
+  const double from = seekBase();
   if (from <= 0) return;
   auto it = seenTimes_.lower_bound(from - 1e-6);
   double to = opts_.sourceFps > 0 ? from - 1.0 / opts_.sourceFps : from - 0.04;
@@ -225,12 +232,7 @@ void PreviewSink::stepBack() {
   to = std::max(0.0, to);
   // A little before it: the first frame at or after the target is that frame, however its
   // time rounds.
-  const Seek seek{to, std::max(0.0, to - (opts_.sourceFps > 0 ? 0.1 / opts_.sourceFps : 1e-3)),
-                  true};
-  if (seeking_)
-    nextSeek_ = seek;
-  else
-    startSeek(from, seek);
+  askSeek({to, std::max(0.0, to - (opts_.sourceFps > 0 ? 0.1 / opts_.sourceFps : 1e-3)), true});
 }
 
 void PreviewSink::snapshot() {

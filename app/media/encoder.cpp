@@ -279,10 +279,12 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
     tb = av_inv_q(rate);
   }
   rate_ = av_q2d(rate);
-  if (in.rateTimeBase || rateFromTimeBase(codec_)) tb = av_inv_q(rate);
-  if (codec_->supported_framerates) tb = av_inv_q(rate);
-  wholeFrames_ = !constantRate_ && (in.rateTimeBase || rateFromTimeBase(codec_) ||
-                                    codec_->supported_framerates != nullptr);
+  // The container's time base (AVI) or the codec's (Theora, MPEG-1/2) is the rate: where the
+  // frames keep their own times, they are timed in its whole frames.
+  const bool rateTimeBase =
+      in.rateTimeBase || rateFromTimeBase(codec_) || codec_->supported_framerates != nullptr;
+  if (rateTimeBase) tb = av_inv_q(rate);
+  wholeFrames_ = rateTimeBase && !constantRate_;
   if (shortTimeBase(codec_->id) && tb.den > 65535) tb = {1, 1000};
   ctx_->time_base = tb;
   ctx_->framerate = rate;

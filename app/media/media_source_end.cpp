@@ -24,8 +24,8 @@ bool MediaSource::endOfStream() {
     // The span asked for is done, or the stream ended as streams end (the sender closed it);
     // a warning only where it failed or went silent.
     if (demuxer_.stalled())
-      spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
-                   kindOf(spec_.kind), spec_.text, delivered_);
+      note(fmt::format("{} '{}' stopped delivering frames after {} frames; ending the stream",
+                       kindOf(spec_.kind), spec_.text, delivered_));
     else if (!atEnd_)
       spdlog::info("{} '{}' ended after {} frames", kindOf(spec_.kind), spec_.text, delivered_);
     return false;

@@ -292,12 +292,12 @@ bool Muxer::damagedAdts(const AVPacket* p) {
 }
 
 void Muxer::write(AVPacket* p) {
+  if (damagedAdts(p)) return;  // left out: it takes no room
   const std::int64_t bytes =
       wrappedFrameBytes_ > 0 && p->stream_index == 0 ? wrappedFrameBytes_ : p->size;
   checkRoom(bytes);
   ++packets_;
   payloadBytes_ += bytes;
-  if (damagedAdts(p)) return;
   const int err = av_interleaved_write_frame(ctx_.get(), p);
   const int ioErr = ctx_->pb ? ctx_->pb->error : 0;
   if (err < 0 || ioErr < 0)

@@ -8,6 +8,7 @@
 #include "pipeline/quote.hpp"
 
 extern "C" {
+#include <libavformat/avformat.h>
 #include <libavutil/error.h>
 }
 
@@ -15,16 +16,13 @@ namespace vf::media {
 
 namespace {
 
-// The host of scheme://[user@]host[:port][/path][?query], or "" (none, or a bracketed IPv6
-// literal, which needs no lookup).
+// The host of a URL, as FFmpeg's protocols read it ("" for none).
 std::string hostOf(const std::string& url) {
-  const auto scheme = url.find("://");
-  if (scheme == std::string::npos) return "";
-  std::string rest = url.substr(scheme + 3);
-  rest = rest.substr(0, rest.find_first_of("/?"));
-  if (const auto at = rest.rfind('@'); at != std::string::npos) rest = rest.substr(at + 1);
-  if (rest.empty() || rest[0] == '[') return "";
-  return rest.substr(0, rest.find(':'));
+  char proto[64], auth[256], host[1024], path[1024];
+  int port = -1;
+  av_url_split(proto, sizeof proto, auth, sizeof auth, host, sizeof host, &port, path, sizeof path,
+               url.c_str());
+  return host;
 }
 
 }  // namespace
