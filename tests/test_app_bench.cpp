@@ -86,6 +86,7 @@ void expectGoodReport(const std::string& label, const ProcResult& r, const Json&
   for (const char* side : {"fused", "unfused"}) {
     EXPECT_GT(fusion.at(side).at("device_span_median_ms").get<double>(), 0.0) << side;
     EXPECT_GT(fusion.at(side).at("untimed_span_median_ms").get<double>(), 0.0) << side;
+    EXPECT_GT(fusion.at(side).at("streamed_ms_per_frame").get<double>(), 0.0) << side;
   }
   const Json& engine = json.at("engine");
   EXPECT_GT(engine.at("engine_fps").get<double>(), 0.0);
@@ -194,6 +195,31 @@ TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
                 "--sizes", "64x48", "--formats", "gray", "--frames", "2", "--warmup", "1"});
   EXPECT_EQ(table.status, 0) << table.err;
   EXPECT_NE(table.out.find("invert.cl"), std::string::npos) << table.out;
+}
+
+// --table --json: a JSON object per row, each with the chain's and the copy's device time, a frame
+// alone and streamed (frames back to back), and for a width not a multiple of 64 its aligned peer.
+TEST(BenchCommand, TableRowsCarryTheirTimesAloneAndStreamed) {
+  TempDir dir("bench_table_json");
+  const ProcResult r =
+      runBench({"--table", "--chains", "blur=ksize=3", "--sizes", "64x48,67x33", "--formats", "bgr",
+                "--frames", "3", "--warmup", "1", "--json", dir / "t.jsonl"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream f(dir / "t.jsonl");
+  std::vector<Json> rows;
+  for (std::string line; std::getline(f, line);) rows.push_back(Json::parse(line));
+  ASSERT_EQ(rows.size(), 2u) << r.out;
+  for (const Json& row : rows) {
+    for (const char* key : {"us", "copy_us", "streamed_us", "streamed_copy_us"})
+      EXPECT_GT(row.at(key).get<double>(), 0.0) << key << " " << row;
+    EXPECT_EQ(row.at("chain"), "blur=ksize=3");
+    EXPECT_EQ(row.at("format"), "bgr");
+  }
+  EXPECT_EQ(rows[0].at("width"), 64);
+  EXPECT_FALSE(rows[0].contains("peer_us"));
+  EXPECT_EQ(rows[1].at("width"), 67);
+  EXPECT_EQ(rows[1].at("peer_width"), 64);
+  EXPECT_GT(rows[1].at("peer_us").get<double>(), 0.0);
 }
 
 // --table's lists: each element is required (an empty one is named before the device opens, not

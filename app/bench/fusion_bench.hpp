@@ -1,7 +1,8 @@
 #pragma once
 // The chain fused and unfused in the same run (pipeline/fusion.hpp): per frame, its device time
 // (first command's START to last END, with every kernel timed, and as the engine's untimed
-// frames run) and host wall time, and the kernels it launches.
+// frames run; and per frame when frames run back to back) and host wall time, and the kernels it
+// launches.
 #include <opencv2/core.hpp>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct FusionSide {
   // the per-kernel events of the timed runs, whose profiling widens the gaps between launches
   // on some drivers.
   double untimedSpanMs = 0;
+  // The runs enqueued back to back, untimed, as the engine streams frames: the device span of all
+  // of them over their count (0 if unavailable).
+  double streamedMs = 0;
 };
 
 struct FusionComparison {

@@ -24,6 +24,9 @@ struct Row {
   int w = 0, h = 0;
   int pitch = 0;  // the device's row pitch, in pixels
   double ms = 0, copyMs = 0;
+  // Per frame with the frames enqueued back to back (no wait between them): the launch latency a
+  // lone frame pays passes under the frames before.
+  double streamMs = 0, streamCopyMs = 0;
 };
 
 double medianOf(std::vector<double> v) {
@@ -87,6 +90,21 @@ Row timeRow(ClContext& cl, const std::string& chainText, int w, int h, const std
   }
   r.ms = medianOf(span);
   r.copyMs = medianOf(copy);
+  std::vector<cl::Event> copies(std::size_t(o.frames));
+  for (int k = 0; k < o.frames; ++k)
+    clCall("clEnqueueCopyBuffer(table)", [&] {
+      q.enqueueCopyBuffer(in[std::size_t(k) % in.size()], out, 0, 0,
+                          std::min(desc.bytes(), chain.output().bytes()), nullptr,
+                          &copies[std::size_t(k)]);
+    });
+  std::vector<ChainRun> runs;
+  for (int k = 0; k < o.frames; ++k)
+    runs.push_back(chain.enqueue(q, in[std::size_t(k) % in.size()], out, {}, nullptr, false));
+  clCall("clFinish(table)", [&] { q.finish(); });
+  if (o.frames > 0) {
+    r.streamCopyMs = spanMs(copies.front(), copies.back()) / o.frames;
+    r.streamMs = framesSpanMs(runs.front().stages, runs.back().stages) / o.frames;
+  }
   return r;
 }
 
@@ -99,6 +117,8 @@ nlohmann::ordered_json rowJson(const Row& r, const Row* peer) {
                            {"pitch", r.pitch},
                            {"us", r.ms * 1e3},
                            {"copy_us", r.copyMs * 1e3},
+                           {"streamed_us", r.streamMs * 1e3},
+                           {"streamed_copy_us", r.streamCopyMs * 1e3},
                            {"schedule", r.schedule}};
   if (peer) {
     j["peer_width"] = peer->w;
@@ -153,10 +173,12 @@ int runTable(ClContext& cl, const TableOptions& o) {
       "vidfilter bench --table on %s: device time per frame (median of %d runs after %d "
       "warm-up, %d distinct random frames), the copy of the same frame, %% of the copy's "
       "bandwidth (copy time / chain time), and for widths not a multiple of 64 the "
-      "aligned peer of about the same area (its time, and this row's time over it)\n",
+      "aligned peer of about the same area (its time, and this row's time over it); then the "
+      "same per frame with the frames enqueued back to back (streamed)\n",
       cl.info().name.c_str(), o.frames, o.warmup, o.distinct);
-  std::printf("%-26s %-11s %-5s %9s %9s %6s   %-11s %9s %6s\n", "chain", "size", "fmt", "us",
-              "copy us", "%copy", "peer", "peer us", "ratio");
+  std::printf("%-26s %-11s %-5s %9s %9s %6s   %-11s %9s %6s   %9s %9s %6s\n", "chain", "size",
+              "fmt", "us", "copy us", "%copy", "peer", "peer us", "ratio", "str us", "str copy",
+              "%copy");
   int rc = 0;
   for (const std::string& chain : o.chains)
     for (const std::string& format : o.formats)
@@ -185,7 +207,11 @@ int runTable(ClContext& cl, const TableOptions& o) {
           std::printf("   %-11s %9s %6.2f",
                       (std::to_string(p.w) + "x" + std::to_string(p.h)).c_str(),
                       fmtUs(p.ms).c_str(), p.ms > 0 ? r.ms / p.ms : 0.0);
-        std::printf("\n");
+        else
+          std::printf("   %-11s %9s %6s", "-", "-", "-");
+        std::printf("   %9s %9s %5.0f%%\n", fmtUs(r.streamMs).c_str(),
+                    fmtUs(r.streamCopyMs).c_str(),
+                    r.streamMs > 0 ? 100 * r.streamCopyMs / r.streamMs : 0);
         std::fflush(stdout);
         if (json.isOpen()) json.writeLine(rowJson(r, peer ? &p : nullptr).dump());
       }

@@ -17,23 +17,33 @@ double spanMs(const cl::Event& first, const cl::Event& last);
 // Device time of a completed event in ms (END - START); 0 if unavailable.
 inline double eventMs(const cl::Event& e) { return spanMs(e, e); }
 
-// Device time of one frame through a chain in ms: from the earliest START of the stages' first
-// commands to the latest END of their last ones (`stages`: items with `first` and `last` events,
-// as StageEvents). Stages without a time are left out; 0 when none has one.
+// Device time of frames through a chain in ms: from the earliest START of `from`'s first
+// commands to the latest END of `to`'s last ones (`from`, `to`: one frame's items with `first` and
+// `last` events, as StageEvents; the same frame for its own time). Stages without a time are left
+// out; 0 when either side has none.
+template <class Stages>
+double framesSpanMs(const Stages& from, const Stages& to) {
+  cl_ulong first = 0, last = 0;
+  bool haveFirst = false, haveLast = false;
+  for (const auto& ev : from) {
+    cl_ulong t = 0;
+    if (!profilingTime(ev.first, CL_PROFILING_COMMAND_START, t)) continue;
+    first = haveFirst ? std::min(first, t) : t;
+    haveFirst = true;
+  }
+  for (const auto& ev : to) {
+    cl_ulong t = 0;
+    if (!profilingTime(ev.last, CL_PROFILING_COMMAND_END, t)) continue;
+    last = haveLast ? std::max(last, t) : t;
+    haveLast = true;
+  }
+  return haveFirst && haveLast && last > first ? double(last - first) * 1e-6 : 0.0;
+}
+
+// Device time of one frame through a chain in ms (framesSpanMs of the frame alone).
 template <class Stages>
 double stagesSpanMs(const Stages& stages) {
-  cl_ulong first = 0, last = 0;
-  bool any = false;
-  for (const auto& ev : stages) {
-    cl_ulong s = 0, e = 0;
-    if (!profilingTime(ev.first, CL_PROFILING_COMMAND_START, s) ||
-        !profilingTime(ev.last, CL_PROFILING_COMMAND_END, e))
-      continue;
-    first = any ? std::min(first, s) : s;
-    last = any ? std::max(last, e) : e;
-    any = true;
-  }
-  return any && last > first ? double(last - first) * 1e-6 : 0.0;
+  return framesSpanMs(stages, stages);
 }
 
 }  // namespace vf
