@@ -25,8 +25,11 @@ class GrayStage : public Stage {
     const std::string px = params().text("px");
     px_ = px == "auto" ? (cpu ? kCpuPx : kGpuPx) : std::stoi(px);
     wg_ = cpu ? 16 : 256;
-    const std::string opts =
-        BuildOptions().define("CHANNELS", in.channels()).define("PX", px_).str();
+    const std::string opts = BuildOptions()
+                                 .define("CHANNELS", in.channels())
+                                 .define("PX", px_)
+                                 .define("WORDS", !cpu)
+                                 .str();
     kernel_ = clCall("clCreateKernel(bgr_to_gray)", [&] {
       return cl::Kernel(ctx.cl.programs().build("gray.cl", opts), "bgr_to_gray");
     });
