@@ -23,6 +23,7 @@ extern "C" {
 #include "app/interrupt.hpp"
 #include "app/media/av.hpp"
 #include "app/media/frame_convert.hpp"
+#include "app/media/output_claim.hpp"
 #include "app/report.hpp"
 #include "app/run_setup.hpp"
 #include "app/watcher.hpp"
@@ -166,12 +167,11 @@ std::unique_ptr<FrameSink> openJobOutput(const PlannedJob& job, const FrameDesc&
   if (!job.writePath.empty()) {
     spec.path = job.writePath;
     spec.url = "file:" + job.writePath;
-    // The temporary name is this task's own: what a stopped task left there goes, and a link
-    // found there (planted in a shared directory) is removed, never written through.
+    // The temporary name is this task's own (claimed, runOne): what a stopped task left there
+    // is written over, and a link found there (planted in a shared directory) is removed, never
+    // written through.
     std::error_code ec;
-    if (fs::is_symlink(fs::symlink_status(job.writePath, ec)) ||
-        fs::is_regular_file(fs::symlink_status(job.writePath, ec)))
-      fs::remove(job.writePath, ec);
+    if (fs::is_symlink(fs::symlink_status(job.writePath, ec))) fs::remove(job.writePath, ec);
   }
   return openInterruptibly([&] { return openOutput(spec, desc, source); });
 }
@@ -201,6 +201,10 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   const PlannedJob& job = sh.jobs[k];
   JobResult& r = sh.results[k];
   r.device = ctx->info().index();
+  // Before the input is read: another task making this output fails this one.
+  const media::OutputClaim claim = job.writePath.empty()
+                                       ? media::OutputClaim()
+                                       : media::OutputClaim(job.writePath, job.spec.output);
   const Settings& s = sh.s;
   auto makeChain = [&] { return chainOf(s); };
   Chain chain = makeChain();

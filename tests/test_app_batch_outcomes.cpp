@@ -1,9 +1,13 @@
 // How a run of several inputs ends, with the real binary: -n keeps an incomplete output a batch
 // would make again; a stop that comes once an input has been read whole keeps its output whole
 // and under its name; each input's own --stats path is checked before anything runs; inputs
-// given as -i that all fail for what the user gave exit as one input does (2). ffprobe counts
-// the frames.
+// given as -i that all fail for what the user gave exit as one input does (2); a second task
+// given an input another task is making fails it without reading it. ffprobe counts the frames.
 #include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
@@ -11,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/media.hpp"
@@ -201,4 +206,50 @@ TEST(AppBatchOutcomes, TheSummaryCarriesWhatEachInputsEndSaid) {
   }
   EXPECT_TRUE(truncated) << doc.dump();
   EXPECT_LT(countFrames(dir / "o_cut.mkv"), 100);
+}
+
+// Two tasks given the same input at once (an index run twice): the one that comes second fails
+// that input, naming the output and the temporary name the first holds, and reads nothing of
+// it (the input is a FIFO: a frame it took would be missing from the first's output); the first
+// finishes with every frame.
+TEST(AppBatchOutcomes, ASecondTaskMakingTheSameOutputFailsAndLeavesItToTheFirst) {
+  TempDir dir("outcomes_claim");
+  fs::create_directories(dir / "out");
+  const std::string whole = dir / "whole.y4m", fifo = dir / "in.y4m";
+  makeClip(whole, "testsrc2=size=96x64:rate=25", "-frames:v 40 -f yuv4mpegpipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::ofstream(dir / "list.txt") << fifo << "\n";
+  const std::vector<std::string> args = {
+      "batch", "--inputs", dir / "list.txt",       "--chain",
+      "gray",  "-o",       dir / "out/{name}.mkv", "--no-progress"};
+  vf::test::Child first(vf::test::vidfilterBinary(), args);
+  // The first task reads the first half, and waits for the rest while the second runs.
+  const std::string bytes = contents(whole);
+  const int fd = ::open(fifo.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  const auto put = [&](std::size_t from, std::size_t n) {
+    for (std::size_t done = 0; done < n;) {
+      const ssize_t w = ::write(fd, bytes.data() + from + done, n - done);
+      ASSERT_GT(w, 0);
+      done += std::size_t(w);
+    }
+  };
+  put(0, bytes.size() / 2);
+  ASSERT_TRUE(first.readUntil(
+      [](const std::string& err) { return err.find("writing ") != std::string::npos; }, 60))
+      << first.wait().err;
+  ProcOptions briefly;
+  briefly.timeoutSec = 30;  // a second task that reads the FIFO would wait for the rest forever
+  const auto second = runVidfilter(args, briefly);
+  put(bytes.size() / 2, bytes.size() - bytes.size() / 2);
+  ::close(fd);
+  const auto r = first.wait();
+  EXPECT_EQ(second.status, 1) << second.err;
+  EXPECT_NE(second.err.find("'" + std::string(dir / "out/in.mkv") + "' is being made by another"),
+            std::string::npos)
+      << second.err;
+  EXPECT_NE(second.err.find(".in.partial.mkv"), std::string::npos) << second.err;
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(dir / "out/in.mkv"), 40);
+  EXPECT_FALSE(fs::exists(dir / "out/.in.partial.mkv"));
 }

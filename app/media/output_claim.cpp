@@ -1,0 +1,50 @@
+#include "app/media/output_claim.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "pipeline/error.hpp"
+#include "pipeline/quote.hpp"
+
+namespace vf::media {
+
+namespace fs = std::filesystem;
+
+OutputClaim::OutputClaim(const std::string& partialPath, const std::string& output)
+    : path_(partialPath) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(partialPath, ec))) fs::remove(partialPath, ec);
+  fd_ = ::open(partialPath.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0)
+    throw osError("cannot write " + quote(partialPath) + ", the temporary name of " +
+                      quote(output),
+                  errno);
+  if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+  const int err = errno;
+  if (err != EWOULDBLOCK) return;  // no locks here (ENOLCK, EINVAL): nothing to claim with
+  ::close(fd_);
+  fd_ = -1;
+  throw RuntimeError(
+      quote(output) + " is being made by another vidfilter now (it holds " + quote(partialPath) +
+      "): each input belongs to one task; check that no two tasks run the same index, or wait "
+      "for that one to end");
+}
+
+OutputClaim::~OutputClaim() {
+  if (fd_ < 0) return;
+  // Nothing written (the input failed before its output opened): the empty file goes.
+  struct stat st{};
+  if (::fstat(fd_, &st) == 0 && st.st_size == 0 && st.st_nlink > 0) {
+    struct stat at{};
+    if (::lstat(path_.c_str(), &at) == 0 && at.st_ino == st.st_ino && at.st_dev == st.st_dev)
+      ::unlink(path_.c_str());
+  }
+  ::close(fd_);
+}
+
+}  // namespace vf::media
