@@ -48,14 +48,15 @@ TEST(GrayStage, GrayInputPassesThrough) {
 }
 
 // Every schedule on whatever device runs the tests (CI: PoCL): the CPU one (16 pixels per
-// work-item, groups of 16) and a GPU's (groups of 256) at its default 4 pixels and at 1 and 16
-// pixels, on sizes whose pixel count is and is not a multiple of 4 and 16 (the last partial
-// group goes pixel by pixel), real and random frames.
+// work-item, groups of 16) and a GPU's (groups of 256: 16 pixels from whole words, BGR's default)
+// at its default and at 1, 4 and 16 pixels, on sizes whose pixel count is and is not a multiple of
+// 4 and 16 (the last partial group goes pixel by pixel), real and random frames.
 TEST(GrayStage, EveryScheduleEqualsOpenCV) {
   unsigned seed = 100;
   const std::pair<Facts, const char*> schedules[] = {{Facts::Device, "gray"},
                                                      {Facts::Gpu, "gray"},
                                                      {Facts::Gpu, "gray=px=1"},
+                                                     {Facts::Gpu, "gray=px=4"},
                                                      {Facts::Gpu, "gray=px=16"}};
   for (const auto& [facts, chain] : schedules) {
     for (const cv::Size sz :
@@ -82,5 +83,8 @@ TEST(GrayStage, DefaultScheduleFollowsTheDevice) {
   if (context().facts().cpu) {
     EXPECT_EQ(cpu.stage(0).schedule(), "px=16 wg=16");
   }
-  EXPECT_EQ(gpu.stage(0).schedule(), "px=4 wg=256");
+  EXPECT_EQ(gpu.stage(0).schedule(), "px=16 wg=256");
+  Chain bgra = Chain::parse("gray");
+  runChecked(bgra, randomFrame(64, 48, CV_8UC4, 8), nullptr, Facts::Gpu);
+  EXPECT_EQ(bgra.stage(0).schedule(), "px=4 wg=256");
 }

@@ -44,12 +44,16 @@ FusionSide timeSide(ClContext& cl, const std::string& chainText, bool fuse, cons
     if (r >= warmup) untimed.push_back(stagesSpanMs(run.stages));
   }
   // Streamed: the runs enqueued back to back as the engine's frames are (side outputs read on
-  // the same queue), no wait between them; the device span from the first frame's first START to
-  // the last frame's last END, per frame. Launch latencies that a lone frame pays pass under the
-  // frames before.
+  // the same queue), held behind a user event until all are enqueued, so that the device runs
+  // them one after another rather than at the pace the host enqueues; the device span from the
+  // first frame's first START to the last frame's last END, per frame.
   std::vector<ChainRun> stream;
+  cl::UserEvent gate(cl.context());
   for (int r = 0; r < runs; ++r)
-    stream.push_back(chain.enqueue(q, inputs[r % inputs.size()], out, {}, &sideOut, false));
+    stream.push_back(chain.enqueue(q, inputs[r % inputs.size()], out,
+                                   r == 0 ? std::vector<cl::Event>{gate} : std::vector<cl::Event>{},
+                                   &sideOut, false));
+  clCall("clSetUserEventStatus(bench fusion)", [&] { gate.setStatus(CL_COMPLETE); });
   clCall("clFinish(bench fusion)", [&] { q.finish(); });
   if (!stream.empty())
     side.streamedMs =

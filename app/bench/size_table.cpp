@@ -90,16 +90,26 @@ Row timeRow(ClContext& cl, const std::string& chainText, int w, int h, const std
   }
   r.ms = medianOf(span);
   r.copyMs = medianOf(copy);
+  // Streamed: each series enqueued whole behind a user event, then let go (the device runs the
+  // commands one after another, not at the pace the host enqueues them).
   std::vector<cl::Event> copies(std::size_t(o.frames));
+  cl::UserEvent copyGate(cl.context());
+  const std::vector<cl::Event> copyWait{copyGate};
   for (int k = 0; k < o.frames; ++k)
     clCall("clEnqueueCopyBuffer(table)", [&] {
       q.enqueueCopyBuffer(in[std::size_t(k) % in.size()], out, 0, 0,
-                          std::min(desc.bytes(), chain.output().bytes()), nullptr,
-                          &copies[std::size_t(k)]);
+                          std::min(desc.bytes(), chain.output().bytes()),
+                          k == 0 ? &copyWait : nullptr, &copies[std::size_t(k)]);
     });
+  clCall("clSetUserEventStatus(table)", [&] { copyGate.setStatus(CL_COMPLETE); });
+  clCall("clFinish(table)", [&] { q.finish(); });
   std::vector<ChainRun> runs;
+  cl::UserEvent gate(cl.context());
   for (int k = 0; k < o.frames; ++k)
-    runs.push_back(chain.enqueue(q, in[std::size_t(k) % in.size()], out, {}, nullptr, false));
+    runs.push_back(chain.enqueue(q, in[std::size_t(k) % in.size()], out,
+                                 k == 0 ? std::vector<cl::Event>{gate} : std::vector<cl::Event>{},
+                                 nullptr, false));
+  clCall("clSetUserEventStatus(table)", [&] { gate.setStatus(CL_COMPLETE); });
   clCall("clFinish(table)", [&] { q.finish(); });
   if (o.frames > 0) {
     r.streamCopyMs = spanMs(copies.front(), copies.back()) / o.frames;

@@ -21,8 +21,7 @@ OutputClaim::OutputClaim(const std::string& partialPath, const std::string& outp
   if (fs::is_symlink(fs::symlink_status(partialPath, ec))) fs::remove(partialPath, ec);
   fd_ = ::open(partialPath.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd_ < 0)
-    throw osError("cannot write " + quote(partialPath) + ", the temporary name of " +
-                      quote(output),
+    throw osError("cannot write " + quote(partialPath) + ", the temporary name of " + quote(output),
                   errno);
   if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
   const int err = errno;
@@ -38,9 +37,9 @@ OutputClaim::OutputClaim(const std::string& partialPath, const std::string& outp
 OutputClaim::~OutputClaim() {
   if (fd_ < 0) return;
   // Nothing written (the input failed before its output opened): the empty file goes.
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd_, &st) == 0 && st.st_size == 0 && st.st_nlink > 0) {
-    struct stat at{};
+    struct stat at {};
     if (::lstat(path_.c_str(), &at) == 0 && at.st_ino == st.st_ino && at.st_dev == st.st_dev)
       ::unlink(path_.c_str());
   }

@@ -9,9 +9,11 @@ namespace vf {
 namespace {
 
 // Pixels per work-item (see kernels/gray.cl): 16 on CPUs, whose SIMD lanes take a 16-byte
-// vector's pixels at once; 4 on GPUs, three 32-bit loads and one 32-bit store per work-item,
-// which keeps the loads whole words without the registers 16 pixels take.
-constexpr int kCpuPx = 16, kGpuPx = 4;
+// vector's pixels at once. On GPUs 16 from BGR (three 16-byte loads, one 16-byte store) and 4
+// from BGRA (one 16-byte load, one 32-bit store). H100, 2026-12-06, us, px=16 / px=4: BGR
+// 1920x1080 6.2 / 6.9, 3840x2160 14.4 / 14.9, 7680x4320 48.0 / 50.1; BGRA 7.1 / 6.9, 18.0 /
+// 17.7, 58.3 / 58.4 (docs/PERFORMANCE.md, "gray").
+constexpr int kCpuPx = 16, kGpuBgrPx = 16, kGpuBgraPx = 4;
 
 class GrayStage : public Stage {
  public:
@@ -23,7 +25,7 @@ class GrayStage : public Stage {
     if (in.format == PixelFormat::Gray8) return in;
     const bool cpu = ctx.cl.facts().cpu;
     const std::string px = params().text("px");
-    px_ = px == "auto" ? (cpu ? kCpuPx : kGpuPx) : std::stoi(px);
+    px_ = px != "auto" ? std::stoi(px) : cpu ? kCpuPx : in.channels() == 3 ? kGpuBgrPx : kGpuBgraPx;
     wg_ = cpu ? 16 : 256;
     const std::string opts = BuildOptions()
                                  .define("CHANNELS", in.channels())
@@ -82,13 +84,14 @@ class GrayStage : public Stage {
 }  // namespace
 
 const StageInfo& grayStageInfo() {
-  static const StageInfo info{"gray",
-                              "BGR/BGRA to 8-bit gray (as cv::cvtColor COLOR_BGR2GRAY)",
-                              "bgr, bgra -> gray; gray passes through",
-                              {enumParam("px", "auto", {"auto", "1", "4", "16"},
-                                         "pixels per work-item (auto: 16 on CPUs, 4 on GPUs)")
-                                   .asSchedule()},
-                              [] { return std::make_unique<GrayStage>(); }};
+  static const StageInfo info{
+      "gray",
+      "BGR/BGRA to 8-bit gray (as cv::cvtColor COLOR_BGR2GRAY)",
+      "bgr, bgra -> gray; gray passes through",
+      {enumParam("px", "auto", {"auto", "1", "4", "16"},
+                 "pixels per work-item (auto: 16 on CPUs; on GPUs 16 from BGR, 4 from BGRA)")
+           .asSchedule()},
+      [] { return std::make_unique<GrayStage>(); }};
   return info;
 }
 
