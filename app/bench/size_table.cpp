@@ -24,9 +24,8 @@ struct Row {
   int w = 0, h = 0;
   int pitch = 0;  // the device's row pitch, in pixels
   double ms = 0, copyMs = 0;
-  // Per frame with the frames enqueued back to back (no wait between them): the launch latency a
-  // lone frame pays passes under the frames before.
-  double streamMs = 0, streamCopyMs = 0;
+  // Per frame with the frames enqueued back to back (no wait between them).
+  double streamMs = 0;
 };
 
 double medianOf(std::vector<double> v) {
@@ -90,19 +89,8 @@ Row timeRow(ClContext& cl, const std::string& chainText, int w, int h, const std
   }
   r.ms = medianOf(span);
   r.copyMs = medianOf(copy);
-  // Streamed: each series enqueued whole behind a user event, then let go (the device runs the
-  // commands one after another, not at the pace the host enqueues them).
-  std::vector<cl::Event> copies(std::size_t(o.frames));
-  cl::UserEvent copyGate(cl.context());
-  const std::vector<cl::Event> copyWait{copyGate};
-  for (int k = 0; k < o.frames; ++k)
-    clCall("clEnqueueCopyBuffer(table)", [&] {
-      q.enqueueCopyBuffer(in[std::size_t(k) % in.size()], out, 0, 0,
-                          std::min(desc.bytes(), chain.output().bytes()),
-                          k == 0 ? &copyWait : nullptr, &copies[std::size_t(k)]);
-    });
-  clCall("clSetUserEventStatus(table)", [&] { copyGate.setStatus(CL_COMPLETE); });
-  clCall("clFinish(table)", [&] { q.finish(); });
+  // Streamed: the frames enqueued whole behind a user event, then let go (the device runs them
+  // one after another, not at the pace the host enqueues them).
   std::vector<ChainRun> runs;
   cl::UserEvent gate(cl.context());
   for (int k = 0; k < o.frames; ++k)
@@ -111,10 +99,7 @@ Row timeRow(ClContext& cl, const std::string& chainText, int w, int h, const std
                                  nullptr, false));
   clCall("clSetUserEventStatus(table)", [&] { gate.setStatus(CL_COMPLETE); });
   clCall("clFinish(table)", [&] { q.finish(); });
-  if (o.frames > 0) {
-    r.streamCopyMs = spanMs(copies.front(), copies.back()) / o.frames;
-    r.streamMs = framesSpanMs(runs.front().stages, runs.back().stages) / o.frames;
-  }
+  if (o.frames > 0) r.streamMs = framesSpanMs(runs.front().stages, runs.back().stages) / o.frames;
   return r;
 }
 
@@ -128,7 +113,6 @@ nlohmann::ordered_json rowJson(const Row& r, const Row* peer) {
                            {"us", r.ms * 1e3},
                            {"copy_us", r.copyMs * 1e3},
                            {"streamed_us", r.streamMs * 1e3},
-                           {"streamed_copy_us", r.streamCopyMs * 1e3},
                            {"schedule", r.schedule}};
   if (peer) {
     j["peer_width"] = peer->w;
@@ -184,11 +168,10 @@ int runTable(ClContext& cl, const TableOptions& o) {
       "warm-up, %d distinct random frames), the copy of the same frame, %% of the copy's "
       "bandwidth (copy time / chain time), and for widths not a multiple of 64 the "
       "aligned peer of about the same area (its time, and this row's time over it); then the "
-      "same per frame with the frames enqueued back to back (streamed)\n",
+      "chain's time per frame with the frames enqueued back to back (streamed)\n",
       cl.info().name.c_str(), o.frames, o.warmup, o.distinct);
-  std::printf("%-26s %-11s %-5s %9s %9s %6s   %-11s %9s %6s   %9s %9s %6s\n", "chain", "size",
-              "fmt", "us", "copy us", "%copy", "peer", "peer us", "ratio", "str us", "str copy",
-              "%copy");
+  std::printf("%-26s %-11s %-5s %9s %9s %6s   %-11s %9s %6s   %9s\n", "chain", "size", "fmt", "us",
+              "copy us", "%copy", "peer", "peer us", "ratio", "str us");
   int rc = 0;
   for (const std::string& chain : o.chains)
     for (const std::string& format : o.formats)
@@ -219,9 +202,7 @@ int runTable(ClContext& cl, const TableOptions& o) {
                       fmtUs(p.ms).c_str(), p.ms > 0 ? r.ms / p.ms : 0.0);
         else
           std::printf("   %-11s %9s %6s", "-", "-", "-");
-        std::printf("   %9s %9s %5.0f%%\n", fmtUs(r.streamMs).c_str(),
-                    fmtUs(r.streamCopyMs).c_str(),
-                    r.streamMs > 0 ? 100 * r.streamCopyMs / r.streamMs : 0);
+        std::printf("   %9s\n", fmtUs(r.streamMs).c_str());
         std::fflush(stdout);
         if (json.isOpen()) json.writeLine(rowJson(r, peer ? &p : nullptr).dump());
       }
