@@ -2,10 +2,13 @@
 // to a pipe (whose header cannot be written again at the end) has the cut's length, not its
 // input's, and keeps no statistics of the input's streams; inputs whose end is where their
 // container says are not called truncated, whatever their timestamps do on the way (a wrap of
-// MPEG-TS's 33-bit clock, a video of a frame or two under a long audio). Inputs are made by the
-// ffmpeg command at test time; ffprobe reads the results back.
+// MPEG-TS's 33-bit clock, a video of a frame or two under a long audio); an input whose source
+// delivered no video for a while (an HLS segment missing) says where, and the output keeps that
+// time without frames. Inputs are made by the ffmpeg command at test time; ffprobe reads the
+// results back.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -110,4 +113,53 @@ TEST(MediaLengths, WholeInputsWhoseTimestampsDoOddThingsAreNotCalledTruncated) {
     EXPECT_EQ(r.err.find("truncated"), std::string::npos) << in << "\n" << r.err;
     EXPECT_EQ(probe(out).frames, frames) << in;
   }
+}
+
+// An HLS playlist of 1 s segments (25 frames each) with segments missing: the run goes on (exit
+// 0), the frames around the holes keep their times, and the end says where the video was
+// missing; the whole playlist says nothing of the kind.
+TEST(MediaLengths, HolesWhereTheSourceDeliveredNoVideoAreSaid) {
+  TempDir dir("lengths_holes");
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25 -f lavfi -i sine=frequency=440 -t 6 "
+      "-c:v libx264 -preset ultrafast -g 25 -c:a aac -f hls -hls_time 1 -hls_list_size 0 "
+      "-hls_playlist_type vod " +
+      q(dir / "pl.m3u8"));
+  const std::string said = "the source delivered no frames there";
+  const auto whole = runVidfilter(
+      {"-i", dir / "pl.m3u8", "--chain", "gray", "-o", dir / "whole.mp4", "--no-progress"});
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  EXPECT_EQ(whole.err.find(said), std::string::npos) << whole.err;
+  EXPECT_EQ(probe(dir / "whole.mp4").frames, 150);
+
+  std::filesystem::remove(dir / "pl2.ts");
+  const auto one = runVidfilter(
+      {"-i", dir / "pl.m3u8", "--chain", "gray", "-o", dir / "one.mp4", "--no-progress"});
+  ASSERT_EQ(one.status, 0) << one.err;
+  EXPECT_NE(one.err.find("no video from 2.00 s to 3.00 s (1.00 s): " + said), std::string::npos)
+      << one.err;
+  EXPECT_EQ(probe(dir / "one.mp4").frames, 125);
+  // The frame after the hole is shown 3 s after the first.
+  const std::string times = shellOutput(
+      "ffprobe -v error -select_streams v:0 -show_entries "
+      "frame=pts_time -of csv=p=0 " +
+      q(dir / "one.mp4"));
+  std::vector<double> t;
+  for (std::size_t at = 0, nl; at < times.size(); at = nl + 1) {
+    nl = times.find('\n', at);
+    if (nl == std::string::npos) nl = times.size();
+    if (nl > at) t.push_back(std::stod(times.substr(at, nl - at)));
+  }
+  ASSERT_EQ(t.size(), 125u) << times;
+  EXPECT_NEAR(t[50] - t[0], 3.0, 0.005);
+  EXPECT_NEAR(t[49] - t[0], 1.96, 0.005);
+
+  std::filesystem::remove(dir / "pl4.ts");
+  const auto two = runVidfilter(
+      {"-i", dir / "pl.m3u8", "--chain", "gray", "-o", dir / "two.mp4", "--no-progress"});
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_NE(two.err.find("2 holes in the video, 2.00 s in all (the first from 2.00 s to 3.00 s)"),
+            std::string::npos)
+      << two.err;
+  EXPECT_EQ(probe(dir / "two.mp4").frames, 100);
 }

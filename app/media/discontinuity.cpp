@@ -1,5 +1,6 @@
 #include "app/media/discontinuity.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -11,6 +12,15 @@ namespace {
 
 constexpr std::int64_t kBackUs = AV_TIME_BASE / 10;  // ffmpeg's: a tenth of a second back
 constexpr std::int64_t kAheadUs = 10 * std::int64_t{AV_TIME_BASE};  // -dts_delta_threshold 10
+constexpr std::int64_t kGapUs = AV_TIME_BASE / 4;  // a hole in the video: at least this long
+
+// One frame's time: the packet's duration, else the stream's frame rate's (0 if neither).
+std::int64_t frameUs(const AVPacket* p, const AVStream* st) {
+  if (p->duration > 0) return av_rescale_q(p->duration, st->time_base, AV_TIME_BASE_Q);
+  if (st->avg_frame_rate.num > 0 && st->avg_frame_rate.den > 0)
+    return av_rescale_q(1, av_inv_q(st->avg_frame_rate), AV_TIME_BASE_Q);
+  return 0;
+}
 
 }  // namespace
 
@@ -34,8 +44,17 @@ void Discontinuities::apply(AVPacket* p) {
   if (ts != AV_NOPTS_VALUE && (type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO)) {
     std::int64_t at = av_rescale_q(ts, st->time_base, AV_TIME_BASE_Q) + offsetUs_;
     std::int64_t& end = endUs_[p->stream_index];
+    if (type == AVMEDIA_TYPE_VIDEO && videoStartUs_ == AV_NOPTS_VALUE) videoStartUs_ = at;
     if (end != AV_NOPTS_VALUE) {
       const std::int64_t delta = at - end;
+      if (type == AVMEDIA_TYPE_VIDEO && delta <= kAheadUs &&
+          delta > std::max<std::int64_t>(kGapUs, 4 * frameUs(p, st))) {
+        if (gaps_++ == 0) {  // from the video's first packet, as a player shows the times
+          firstGapFromUs_ = end - videoStartUs_;
+          firstGapToUs_ = at - videoStartUs_;
+        }
+        gapsUs_ += delta;
+      }
       if (delta < -kBackUs || delta > kAheadUs) {
         offsetUs_ -= delta;
         at -= delta;
@@ -52,6 +71,21 @@ void Discontinuities::apply(AVPacket* p) {
   const std::int64_t shift = av_rescale_q(offsetUs_, AV_TIME_BASE_Q, st->time_base);
   if (p->pts != AV_NOPTS_VALUE) p->pts += shift;
   if (p->dts != AV_NOPTS_VALUE) p->dts += shift;
+}
+
+std::string Discontinuities::gapNote() const {
+  if (gaps_ == 0) return "";
+  const auto sec = [](std::int64_t us) { return double(us) / AV_TIME_BASE; };
+  const std::string first =
+      fmt::format("from {:.2f} s to {:.2f} s", sec(firstGapFromUs_), sec(firstGapToUs_));
+  const std::string where =
+      gaps_ == 1 ? fmt::format("no video {} ({:.2f} s)", first, double(gapsUs_) / AV_TIME_BASE)
+                 : fmt::format("{} holes in the video, {:.2f} s in all (the first {})", gaps_,
+                               double(gapsUs_) / AV_TIME_BASE, first);
+  return fmt::format(
+      "{}: {}: the source delivered no frames there (a segment that could not be read, or "
+      "packets lost); the output keeps the time, without those frames",
+      shown_, where);
 }
 
 }  // namespace vf::media

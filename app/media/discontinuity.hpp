@@ -4,7 +4,9 @@
 // back (more than 0.1 s) or ahead (more than 10 s) of where its last packet ended, every
 // stream's timestamps from there on are shifted so that the stream goes on where it was, as
 // ffmpeg does (its -dts_delta_threshold), rather than squeezing the frames after the jump one
-// tick apart at the end of the first part.
+// tick apart at the end of the first part. Shorter jumps ahead of the video (over a quarter of
+// a second and four frames) are holes where the source delivered nothing (an HLS segment that
+// could not be read, packets lost on the way): they keep their time and are counted for gapNote.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,13 +22,18 @@ class Discontinuities {
   void apply(AVPacket* p);
   // After a seek: the timestamps read next are the file's own.
   void reset();
+  // The holes in the video so far, said for the input's end ("" when none).
+  std::string gapNote() const;
 
  private:
   const AVFormatContext* format_;
   std::string shown_;
   bool enabled_ = false;
-  std::int64_t offsetUs_ = 0;        // added to every timestamp (AV_TIME_BASE)
-  std::vector<std::int64_t> endUs_;  // per stream: where its last packet ended, shifted
+  std::int64_t offsetUs_ = 0;                   // added to every timestamp (AV_TIME_BASE)
+  std::vector<std::int64_t> endUs_;             // per stream: where its last packet ended, shifted
+  std::int64_t videoStartUs_ = AV_NOPTS_VALUE;  // the video's first packet, shifted
+  int gaps_ = 0;  // holes in the video, their length, the first's bounds
+  std::int64_t gapsUs_ = 0, firstGapFromUs_ = 0, firstGapToUs_ = 0;
 };
 
 }  // namespace vf::media

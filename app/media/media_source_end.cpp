@@ -1,6 +1,6 @@
 // What a file's end says about it (MediaSource, app/media/media_source.hpp): frames the
-// decoder could not read, a file cut short; each said as a warning and kept as a note for the
-// run's summary.
+// decoder could not read, a file cut short, holes where the source delivered no video; each said as
+// a warning and kept as a note for the run's summary.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
@@ -20,6 +20,7 @@ void MediaSource::note(const std::string& text) {
 bool MediaSource::endOfStream() {
   if (demuxer_.interrupted()) return false;  // stopped early: the output trims at its end
   if (relay_) relay_->markComplete();
+  if (const std::string gaps = discont_.gapNote(); !gaps.empty()) note(gaps);
   if (live_) {
     // The span asked for is done, or the stream ended as streams end (the sender closed it);
     // a warning only where it failed or went silent.
