@@ -50,7 +50,8 @@ inline uint load_word_row(__global const uchar* src, int by, int e, int n, int p
                           int height, int value PRO_DECL) {
   // Past what the taps of the row's last output reach: read by no output stored.
   if (e >= n + RADIUS * CHANNELS) return 0u;
-  if (by >= 0 && e >= 0 && e + 4 <= n && (ALIGNED || by + 1 < height)) {
+  // The build-time flag first: a constant right of && or || draws compilers' warnings.
+  if ((ALIGNED || by + 1 < height) && by >= 0 && e >= 0 && e + 4 <= n) {
     const size_t at = (size_t)by * pitch + e;
     const uint o = (uint)at & 3u;
     const size_t b = (at - o) >> 2;

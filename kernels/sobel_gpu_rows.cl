@@ -76,8 +76,9 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
   // lie in the row and the words within its pitch (the rest of them is padding, never used).
   // fold: the right halo from the vector's own bytes (tail_halo).
   const bool left = x0 >= 4 * HW;
-  const bool right = x0 + VX + 4 * HW <= rowBytes ||
-                     (TAIL_SHIFT && x0 + VX + HB <= rowBytes && x0 + VX + 4 * HW + 4 <= pitch);
+  // (The build-time flags first: a constant right of && or || draws compilers' warnings.)
+  const bool right = (TAIL_SHIFT && x0 + VX + HB <= rowBytes && x0 + VX + 4 * HW + 4 <= pitch) ||
+                     x0 + VX + 4 * HW <= rowBytes;
   const bool fold = TAIL_FOLD && left && x0 + VX == rowBytes && width >= TAIL_N;
   if (sy < 0) {
 #pragma unroll
@@ -112,7 +113,7 @@ inline void load_row(__global const uchar* src, uint* w, int x0, int sy, int wid
     } else {
       halo_words(src, w, x0, false, sy, width, pitch, value PRO_PASS);
     }
-  } else if (vec && (sy + 1 < height || (TAIL_SHIFT && x0 + VX + 4 * HW + 4 <= pitch))) {
+  } else if (vec && ((TAIL_SHIFT && x0 + VX + 4 * HW + 4 <= pitch) || sy + 1 < height)) {
     const uint o = (uint)at & 3u;
     const int b = (int)((uint)(at - o) >> 2) - HW;  // word of byte -4 HW
     if (left) {
