@@ -8,6 +8,7 @@
 // results back.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -140,17 +141,8 @@ TEST(MediaLengths, HolesWhereTheSourceDeliveredNoVideoAreSaid) {
       << one.err;
   EXPECT_EQ(probe(dir / "one.mp4").frames, 125);
   // The frame after the hole is shown 3 s after the first.
-  const std::string times = shellOutput(
-      "ffprobe -v error -select_streams v:0 -show_entries "
-      "frame=pts_time -of csv=p=0 " +
-      q(dir / "one.mp4"));
-  std::vector<double> t;
-  for (std::size_t at = 0, nl; at < times.size(); at = nl + 1) {
-    nl = times.find('\n', at);
-    if (nl == std::string::npos) nl = times.size();
-    if (nl > at) t.push_back(std::stod(times.substr(at, nl - at)));
-  }
-  ASSERT_EQ(t.size(), 125u) << times;
+  const std::vector<double> t = frameTimes(dir / "one.mp4");
+  ASSERT_EQ(t.size(), 125u);
   EXPECT_NEAR(t[50] - t[0], 3.0, 0.005);
   EXPECT_NEAR(t[49] - t[0], 1.96, 0.005);
 
@@ -162,4 +154,30 @@ TEST(MediaLengths, HolesWhereTheSourceDeliveredNoVideoAreSaid) {
             std::string::npos)
       << two.err;
   EXPECT_EQ(probe(dir / "two.mp4").frames, 100);
+}
+
+// With B-frames a packet is decoded before it is shown: an MPEG-TS with a third of its bytes cut
+// out of the middle says the hole where the output shows it, from the end of the last frame
+// before it to the first frame after it.
+TEST(MediaLengths, AHoleInAStreamWithBFramesIsSaidInDisplayTimes) {
+  TempDir dir("lengths_hole_b");
+  const std::string whole = dir / "b.ts", cut = dir / "cut.ts";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 4 -c:v libx264 -bf 3 " + q(whole));
+  const auto size = std::filesystem::file_size(whole);
+  ASSERT_EQ(shell("head -c " + std::to_string(size / 3) + " " + q(whole) + " > " + q(cut) +
+                  " && tail -c " + std::to_string(size / 3) + " " + q(whole) + " >> " + q(cut))
+                .status,
+            0);
+  const auto r = runVidfilter({"-i", cut, "--chain", "gray", "-o", dir / "o.mkv", "--no-progress"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<double> t = frameTimes(dir / "o.mkv");
+  ASSERT_GT(t.size(), 10u);
+  std::size_t k = 1;  // the first frame after the largest step
+  for (std::size_t i = 2; i < t.size(); ++i)
+    if (t[i] - t[i - 1] > t[k] - t[k - 1]) k = i;
+  ASSERT_GT(t[k] - t[k - 1], 0.5);
+  char said[96];
+  std::snprintf(said, sizeof said, "no video from %.2f s to %.2f s (%.2f s)",
+                t[k - 1] + 0.04 - t[0], t[k] - t[0], t[k] - t[k - 1] - 0.04);
+  EXPECT_NE(r.err.find(said), std::string::npos) << said << "\n" << r.err;
 }

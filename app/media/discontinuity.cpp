@@ -33,6 +33,7 @@ Discontinuities::Discontinuities(const AVFormatContext* format, std::string show
 void Discontinuities::reset() {
   offsetUs_ = 0;
   std::fill(endUs_.begin(), endUs_.end(), AV_NOPTS_VALUE);
+  videoShownEndUs_ = AV_NOPTS_VALUE;
 }
 
 void Discontinuities::apply(AVPacket* p) {
@@ -44,16 +45,26 @@ void Discontinuities::apply(AVPacket* p) {
   if (ts != AV_NOPTS_VALUE && (type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO)) {
     std::int64_t at = av_rescale_q(ts, st->time_base, AV_TIME_BASE_Q) + offsetUs_;
     std::int64_t& end = endUs_[p->stream_index];
-    if (type == AVMEDIA_TYPE_VIDEO && videoStartUs_ == AV_NOPTS_VALUE) videoStartUs_ = at;
+    // The holes are the first video stream's; found by its decoding times, said by its display
+    // times (with B-frames a packet's decoding time is not when it shows).
+    if (type == AVMEDIA_TYPE_VIDEO && videoIndex_ < 0) videoIndex_ = p->stream_index;
+    const bool video = p->stream_index == videoIndex_;
+    const auto shownUs = [&] {
+      return p->pts != AV_NOPTS_VALUE
+                 ? av_rescale_q(p->pts, st->time_base, AV_TIME_BASE_Q) + offsetUs_
+                 : at;
+    };
     if (end != AV_NOPTS_VALUE) {
       const std::int64_t delta = at - end;
-      if (type == AVMEDIA_TYPE_VIDEO && delta <= kAheadUs &&
+      if (video && delta <= kAheadUs &&
           delta > std::max<std::int64_t>(kGapUs, 4 * frameUs(p, st))) {
-        if (gaps_++ == 0) {  // from the video's first packet, as a player shows the times
-          firstGapFromUs_ = end - videoStartUs_;
-          firstGapToUs_ = at - videoStartUs_;
+        // From the end of the last frame shown before it to the first shown after it.
+        const std::int64_t from = videoShownEndUs_, to = shownUs();
+        if (gaps_++ == 0) {
+          firstGapFromUs_ = from - videoFirstUs_;
+          firstGapToUs_ = to - videoFirstUs_;
         }
-        gapsUs_ += delta;
+        gapsUs_ += to > from ? to - from : delta;
       }
       if (delta < -kBackUs || delta > kAheadUs) {
         offsetUs_ -= delta;
@@ -66,6 +77,13 @@ void Discontinuities::apply(AVPacket* p) {
     const std::int64_t duration =
         p->duration > 0 ? av_rescale_q(p->duration, st->time_base, AV_TIME_BASE_Q) : 0;
     end = at + duration;
+    if (video) {
+      const std::int64_t shown = shownUs();
+      videoFirstUs_ = videoFirstUs_ == AV_NOPTS_VALUE ? shown : std::min(videoFirstUs_, shown);
+      videoShownEndUs_ = videoShownEndUs_ == AV_NOPTS_VALUE
+                             ? shown + duration
+                             : std::max(videoShownEndUs_, shown + duration);
+    }
   }
   if (offsetUs_ == 0) return;
   const std::int64_t shift = av_rescale_q(offsetUs_, AV_TIME_BASE_Q, st->time_base);

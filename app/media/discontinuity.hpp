@@ -29,9 +29,10 @@ class Discontinuities {
   const AVFormatContext* format_;
   std::string shown_;
   bool enabled_ = false;
-  std::int64_t offsetUs_ = 0;                   // added to every timestamp (AV_TIME_BASE)
-  std::vector<std::int64_t> endUs_;             // per stream: where its last packet ended, shifted
-  std::int64_t videoStartUs_ = AV_NOPTS_VALUE;  // the video's first packet, shifted
+  std::int64_t offsetUs_ = 0;        // added to every timestamp (AV_TIME_BASE)
+  std::vector<std::int64_t> endUs_;  // per stream: where its last packet ended, shifted
+  int videoIndex_ = -1;  // the first video stream: its first shown time, where its frames end
+  std::int64_t videoFirstUs_ = AV_NOPTS_VALUE, videoShownEndUs_ = AV_NOPTS_VALUE;
   int gaps_ = 0;  // holes in the video, their length, the first's bounds
   std::int64_t gapsUs_ = 0, firstGapFromUs_ = 0, firstGapToUs_ = 0;
 };
