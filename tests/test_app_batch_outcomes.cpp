@@ -236,10 +236,10 @@ TEST(AppBatchOutcomes, ASecondTaskMakingTheSameOutputFailsAndLeavesItToTheFirst)
   };
   put(0, bytes.size() / 2);
   ASSERT_TRUE(first.readUntil(
-      [](const std::string& err) { return err.find("writing ") != std::string::npos; }, 60))
+      [](const std::string& err) { return err.find("writing ") != std::string::npos; }, 120))
       << first.wait().err;
   ProcOptions briefly;
-  briefly.timeoutSec = 30;  // a second task that reads the FIFO would wait for the rest forever
+  briefly.timeoutSec = 90;  // a second task that reads the FIFO would wait for the rest forever
   const auto second = runVidfilter(args, briefly);
   put(bytes.size() / 2, bytes.size() - bytes.size() / 2);
   ::close(fd);
