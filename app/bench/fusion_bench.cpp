@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "app/bench/timing.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/event_timing.hpp"
 #include "pipeline/error.hpp"
@@ -43,21 +44,8 @@ FusionSide timeSide(ClContext& cl, const std::string& chainText, bool fuse, cons
     clCall("clWaitForEvents(bench fusion)", [&] { run.done.wait(); });
     if (r >= warmup) untimed.push_back(stagesSpanMs(run.stages));
   }
-  // Streamed: the runs enqueued back to back as the engine's frames are (side outputs read on
-  // the same queue), held behind a user event until all are enqueued, so that the device runs
-  // them one after another rather than at the pace the host enqueues; the device span from the
-  // first frame's first START to the last frame's last END, per frame.
-  std::vector<ChainRun> stream;
-  cl::UserEvent gate(cl.context());
-  for (int r = 0; r < runs; ++r)
-    stream.push_back(chain.enqueue(q, inputs[r % inputs.size()], out,
-                                   r == 0 ? std::vector<cl::Event>{gate} : std::vector<cl::Event>{},
-                                   &sideOut, false));
-  clCall("clSetUserEventStatus(bench fusion)", [&] { gate.setStatus(CL_COMPLETE); });
   clCall("clFinish(bench fusion)", [&] { q.finish(); });
-  if (!stream.empty())
-    side.streamedMs =
-        framesSpanMs(stream.front().stages, stream.back().stages) / double(stream.size());
+  side.streamedMs = streamedFrameMs(cl, q, chain, inputs, out, runs, &sideOut);
   for (auto* v : {&launches, &span, &wall, &untimed}) std::sort(v->begin(), v->end());
   side.launches = median(launches);
   side.spanMs = median(span);

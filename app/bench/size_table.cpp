@@ -9,6 +9,7 @@
 #include <charconv>
 #include <sstream>
 
+#include "app/bench/timing.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/cl/error.hpp"
 #include "pipeline/cl/event_timing.hpp"
@@ -89,17 +90,7 @@ Row timeRow(ClContext& cl, const std::string& chainText, int w, int h, const std
   }
   r.ms = medianOf(span);
   r.copyMs = medianOf(copy);
-  // Streamed: the frames enqueued whole behind a user event, then let go (the device runs them
-  // one after another, not at the pace the host enqueues them).
-  std::vector<ChainRun> runs;
-  cl::UserEvent gate(cl.context());
-  for (int k = 0; k < o.frames; ++k)
-    runs.push_back(chain.enqueue(q, in[std::size_t(k) % in.size()], out,
-                                 k == 0 ? std::vector<cl::Event>{gate} : std::vector<cl::Event>{},
-                                 nullptr, false));
-  clCall("clSetUserEventStatus(table)", [&] { gate.setStatus(CL_COMPLETE); });
-  clCall("clFinish(table)", [&] { q.finish(); });
-  if (o.frames > 0) r.streamMs = framesSpanMs(runs.front().stages, runs.back().stages) / o.frames;
+  r.streamMs = streamedFrameMs(cl, q, chain, in, out, o.frames);
   return r;
 }
 

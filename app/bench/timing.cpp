@@ -85,4 +85,19 @@ VfTimes timeVidfilter(ClContext& cl, Chain& chain, const std::vector<cv::Mat>& f
   return t;
 }
 
+double streamedFrameMs(ClContext& cl, cl::CommandQueue& q, Chain& chain,
+                       const std::vector<cl::Buffer>& inputs, const cl::Buffer& out, int frames,
+                       std::vector<std::vector<std::uint8_t>>* side) {
+  if (frames <= 0 || inputs.empty()) return 0;
+  std::vector<ChainRun> runs;
+  cl::UserEvent gate(cl.context());
+  for (int k = 0; k < frames; ++k)
+    runs.push_back(chain.enqueue(q, inputs[std::size_t(k) % inputs.size()], out,
+                                 k == 0 ? std::vector<cl::Event>{gate} : std::vector<cl::Event>{},
+                                 side, false));
+  clCall("clSetUserEventStatus(bench streamed)", [&] { gate.setStatus(CL_COMPLETE); });
+  clCall("clFinish(bench streamed)", [&] { q.finish(); });
+  return framesSpanMs(runs.front().stages, runs.back().stages) / frames;
+}
+
 }  // namespace vf::bench

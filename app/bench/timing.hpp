@@ -4,6 +4,7 @@
 // ceiling; and the statistic every figure of the benchmark reports.
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <opencv2/core.hpp>
 #include <vector>
 
@@ -42,6 +43,15 @@ struct VfTimes {
 
 // `frames` (the chain's input size and format) uploaded once, then copied and run through the
 // configured `chain` in turn.
+// Device time per frame with `frames` runs of `chain` enqueued back to back on `q` (inputs
+// rotated, events on the first and last pass as the engine's untimed frames, side outputs read
+// into `side` when given), held behind a user event until all are enqueued so that the device
+// runs them one after another, not at the pace the host enqueues them: the span from the first
+// frame's first START to the last frame's last END over `frames` (0 if unavailable).
+double streamedFrameMs(ClContext& cl, cl::CommandQueue& q, Chain& chain,
+                       const std::vector<cl::Buffer>& inputs, const cl::Buffer& out, int frames,
+                       std::vector<std::vector<std::uint8_t>>* side = nullptr);
+
 VfTimes timeVidfilter(ClContext& cl, Chain& chain, const std::vector<cv::Mat>& frames,
                       const Runs& runs);
 
