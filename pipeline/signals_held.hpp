@@ -17,6 +17,25 @@
 
 namespace vf {
 
+// Puts back, as it ends, the alternate signal stack that the thread had when it began. Driver
+// work may leave the thread one of its own: LLVM, which PoCL compiles with, gives one (from
+// malloc) to the first thread that asks it to remove a file on a signal. A runtime that frees the
+// thread's stack as the thread ends must find its own there: AddressSanitizer unmaps it, and
+// aborts the process when the stack is not one it mapped.
+class AltStackKept {
+ public:
+  AltStackKept() : kept_(sigaltstack(nullptr, &own_) == 0) {}
+  ~AltStackKept() {
+    if (kept_) sigaltstack(&own_, nullptr);
+  }
+  AltStackKept(const AltStackKept&) = delete;
+  AltStackKept& operator=(const AltStackKept&) = delete;
+
+ private:
+  stack_t own_{};
+  bool kept_;
+};
+
 // Runs `work` so, and returns what it returns or throws what it throws.
 template <typename F>
 auto withStopSignalsHeld(F&& work) -> decltype(work()) {
@@ -27,6 +46,7 @@ auto withStopSignalsHeld(F&& work) -> decltype(work()) {
     sigemptyset(&stops);
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stops, sig);
     pthread_sigmask(SIG_BLOCK, &stops, nullptr);
+    const AltStackKept altStack;
     try {
       result.emplace(work());
     } catch (...) {
