@@ -203,7 +203,11 @@ Settings readSettings(const toml::table& root, const std::string& file) {
                                                                   {"preset", "--preset"},
                                                                   {"crf", "--crf"},
                                                                   {"bitrate", "-b:v"},
-                                                                  {"audio_codec", "-c:a"}})
+                                                                  {"audio_codec", "-c:a"},
+                                                                  {"input", "input"},
+                                                                  {"inputs", "--inputs"},
+                                                                  {"output", "output"},
+                                                                  {"json", "--json"}})
     if (const toml::node* n = root.get(key))
       s.origins[option] = where(file, n->source()) + ": " + key;
 
@@ -261,6 +265,8 @@ Settings readSettings(const toml::table& root, const std::string& file) {
     Reader r(file, "engine.", *en, {"slots", "stats", "fuse"});
     if (auto v = r.integer("slots", checkSlots)) s.slots = static_cast<int>(*v);
     s.statsPath = r.string("stats");
+    if (const toml::node* n = en->get("stats"))
+      s.origins["--stats"] = where(file, n->source()) + ": engine.stats";
     s.fuse = r.boolean("fuse");
   }
   return s;

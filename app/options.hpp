@@ -51,7 +51,7 @@ struct Settings {
   std::optional<std::string> cameraSize, cameraFormat;  // "1280x720"; "mjpeg" or "yuyv"
   std::optional<double> cameraFps;
 
-  // Where a config file set the values checked only when the run starts (encoder, container,
+  // Where a config file set the values checked only when the run starts (paths, encoder, container,
   // device, ...): the option's spelling ("--codec") -> "file.toml:5:9: codec".
   std::map<std::string, std::string> origins;
 

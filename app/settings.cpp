@@ -37,6 +37,11 @@ void Settings::fillFrom(const Settings& lower) {
   origin("--crf", !crf && lower.crf);
   origin("-b:v", !bitrate && lower.bitrate);
   origin("-c:a", !audioCodec && lower.audioCodec);
+  origin("--stats", !statsPath && lower.statsPath);
+  origin("--json", !jsonPath && lower.jsonPath);
+  origin("input", !inputs && !inputsList && !input && lower.input);
+  origin("--inputs", !input && !inputs && !inputsList && lower.inputsList);
+  origin("output", !outputs && !output && lower.output);
   take(chain, lower.chain);
   take(device, lower.device);
   take(statsPath, lower.statsPath);

@@ -363,3 +363,34 @@ TEST(AppConfigBinary, ValuesCheckedAtTheStartNameTheirLine) {
   EXPECT_EQ(cli.status, 2) << cli.err;
   EXPECT_EQ(cli.err.find(path + ":"), std::string::npos) << cli.err;
 }
+
+// Paths are checked when the run starts as well: one the file set that does not work names its
+// line; the command line's own path over it names no line.
+TEST(AppConfigBinary, PathsThatDoNotWorkNameTheirLine) {
+  TempDir dir("cfg_path_origin");
+  const std::string path = dir / "p.toml";
+  const std::string missing = dir / "no_such_input.mkv";
+  const std::string noDir = dir / "no_such_dir/o.mkv";
+  for (const auto& [body, start, key, line] : std::vector<std::array<std::string, 4>>{
+           {"chain = \"gray\"\ninput = \"" + missing + "\"\noutput = \"" + (dir / "o.mkv") + "\"\n",
+            "input file", "input", "2"},
+           {"chain = \"gray\"\ninput = \"" + std::string(kVideo) + "\"\n\noutput = \"" + noDir +
+                "\"\n",
+            "output directory", "output", "4"},
+           {"chain = \"gray\"\ninputs = \"" + missing + "\"\n", "--inputs", "inputs", "2"}}) {
+    std::ofstream(path) << body;
+    const auto r = runVidfilter({"--config", path, "--frames", "2"});
+    EXPECT_EQ(r.status, 2) << r.err;
+    const std::string err = errorLines(r.err);
+    EXPECT_EQ(err.rfind("vidfilter: " + start, 0), 0u) << err;
+    EXPECT_NE(err.find("(" + key + " at " + path + ":" + line + ":"), std::string::npos) << err;
+  }
+  // The output given on the command line over the file's missing directory: no line named.
+  std::ofstream(path) << "chain = \"gray\"\ninput = \"" << missing << "\"\n";
+  const auto cli =
+      runVidfilter({"--config", path, "-i", dir / "also_missing.mkv", "-o", dir / "o.mkv"});
+  EXPECT_EQ(cli.status, 2) << cli.err;
+  EXPECT_NE(errorLines(cli.err).find("also_missing.mkv"), std::string::npos) << cli.err;
+  EXPECT_EQ(cli.err.find(path + ":"), std::string::npos) << cli.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+}

@@ -63,7 +63,7 @@ void checkWritablePath(const std::string& path, const std::string& option) {
   if (dir.empty()) dir = ".";
   if (!fs::is_directory(dir, ec))
     throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
-                     " does not exist");
+                     " does not exist; create it first (mkdir -p " + printable(dir.string()) + ")");
   if (::access(dir.c_str(), W_OK) != 0)
     throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
                      " is not writable (" + whyNotWritable(dir.string()) + ")");
