@@ -6,7 +6,6 @@
 #include <pthread.h>
 #include <signal.h>
 
-#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 #include <vector>

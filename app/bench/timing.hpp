@@ -41,8 +41,6 @@ struct VfTimes {
   std::vector<double> wallMs;  // host: enqueue .. done event complete
 };
 
-// `frames` (the chain's input size and format) uploaded once, then copied and run through the
-// configured `chain` in turn.
 // Device time per frame with `frames` runs of `chain` enqueued back to back on `q` (inputs
 // rotated, events on the first and last pass as the engine's untimed frames, side outputs read
 // into `side` when given), held behind a user event until all are enqueued so that the device
@@ -52,6 +50,8 @@ double streamedFrameMs(ClContext& cl, cl::CommandQueue& q, Chain& chain,
                        const std::vector<cl::Buffer>& inputs, const cl::Buffer& out, int frames,
                        std::vector<std::vector<std::uint8_t>>* side = nullptr);
 
+// `frames` (the chain's input size and format) uploaded once, then copied and run through the
+// configured `chain` in turn.
 VfTimes timeVidfilter(ClContext& cl, Chain& chain, const std::vector<cv::Mat>& frames,
                       const Runs& runs);
 
