@@ -157,27 +157,6 @@ inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int 
 #error "blur_slab: RADIUS >= 1, NS >= 1"
 #endif
 
-// wa[j], wb[j] = W[j] of source rows y + g and y + 8 + g (the lane's rows of the two slabs from
-// row y). Strips clear of every edge (`inside`, the same for the whole warp) issue them as plain
-// loads, the others through the border rule.
-#define LOAD_SLABS(wa, wb, y)                                                                     \
-  do {                                                                                            \
-    if (inside) {                                                                                 \
-      const size_t at = (size_t)((y) + g) * pitch + xs + 4 * q;                                   \
-      LOAD_WORDS16(wa, NW, src, at);                                                              \
-      LOAD_WORDS16(wb, NW, src, at + 8 * (size_t)pitch);                                          \
-    } else {                                                                                      \
-      const int ba = border_index((y) + g, height), bb = border_index((y) + 8 + g, height);       \
-      UNROLL                                                                                      \
-      for (int j = 0; j < NW; ++j) {                                                              \
-        wa[j] =                                                                                   \
-            load_word_row(src, ba, xs + 16 * j + 4 * q, n, pitch, width, height, value PRO_PASS); \
-        wb[j] =                                                                                   \
-            load_word_row(src, bb, xs + 16 * j + 4 * q, n, pitch, width, height, value PRO_PASS); \
-      }                                                                                           \
-    }                                                                                             \
-  } while (0)
-
 // d = the row products of set u on the slab whose words are w.
 #define ROW_SUMS(d, w, u)                                                                    \
   do {                                                                                       \
@@ -209,22 +188,8 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   const int lane = get_local_id(0), warp = get_local_id(1);
   const int g = lane >> 2, q = lane & 3;
   const int n = width * CHANNELS;
-  // The work-groups of the strip columns at the rows' ends run first (their loads go through the
-  // border rule and take longest: run last, they would be the launch's tail), then the rest row
-  // by row. Edge columns: those whose loads (COL_LEFT bytes before the column's first, COL_RIGHT
-  // past it) do not lie inside the row; at the right end, where the row's length is not a
-  // multiple of the column, two columns can be.
-  const int nbx = get_num_groups(0), nby = get_num_groups(1);
-  const int gl = get_group_id(1) * nbx + get_group_id(0);
-  const int el = min((COL_LEFT + COL_W - 1) / COL_W, nbx);                   // left edge columns
-  const int er = max(el, n >= COL_RIGHT ? (n - COL_RIGHT) / COL_W + 1 : 0);  // first right one
-  const int ne = el + max(nbx - er, 0), nm = nbx - ne;                       // edge, middle columns
-  const int ge = nm > 0 ? ne * nby : 0;
-  const int gi = gl < ge ? gl % ne : 0;
-  const int strip_x = gl < ge  ? (gi < el ? gi : er + gi - el)
-                      : nm > 0 ? el + (gl - ge) % nm
-                               : gl % nbx;
-  const int strip_g = gl < ge ? gl / ne : nm > 0 ? (gl - ge) / nm : gl / nbx;
+  const int2 strip = slab_group_strip(COL_LEFT, COL_RIGHT, COL_W, n);
+  const int strip_x = strip.x, strip_g = strip.y;
   // Every row read (y0 - HR .. y0 + TH - 16 - HR + 16 NP - 1) inside the frame and above its
   // last row.
 #define ROWS_INSIDE (y0 >= HR && y0 + TH - 16 - HR + 16 * NP < height)
@@ -338,17 +303,7 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
     // The band's 16 rows x NS words of 16 bytes, lane by lane (rows a multiple of 16 bytes), or
     // as the aligned words of the destination each row covers (any other rows).
     WARP_SYNC();
-#if ALIGNED16
-    UNROLL
-    for (int k = 0; k < (16 * NS + 31) / 32; ++k) {
-      const int i = lane + 32 * k, r = i / NS, c = i % NS;
-      const int y = yb + r, x = x0 + 16 * c;
-      if (live && i < 16 * NS && y < height && x < n)
-        *(__global uint4*)(dst + (size_t)y * pitch + x) = vload4(0, os + r * OS + 4 * c);
-    }
-#else
-    if (live) store_band_words(dst, os, yb, x0, n, pitch, height, lane);
-#endif
+    store_band(dst, os, yb, x0, n, pitch, height, lane, live);
     WARP_SYNC();
   }
 }

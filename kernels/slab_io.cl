@@ -1,6 +1,7 @@
-// Memory side of the tensor-core blur (blur_slab.cl): a lane's words of a source row and a
-// band's outputs, for rows of any length. Needs perm (byte_perm.cl) and ALIGNED, ALIGNED16
-// (rows a multiple of 4, 16 bytes), NS, OS (words per staged row) from the includer.
+// Memory side of the tensor-core kernels (blur_slab.cl, sobel_slab.cl): which strips a
+// work-group takes, a lane's words of a source row and a band's outputs, for rows of any length.
+// Needs perm (byte_perm.cl) and ALIGNED, ALIGNED16 (rows a multiple of 4, 16 bytes), NS, OS (words
+// per staged row), UNROLL from the includer.
 //
 // A frame whose rows are not a multiple of 4 bytes starts each row at another byte of a word,
 // and OpenCL loads and stores words only at multiples of 4. Neither path goes byte by byte:
@@ -66,6 +67,47 @@ inline uint load_word_row(__global const uchar* src, int by, int e, int n, int p
   return w;
 }
 
+// The strip column (.x) and row of strips (.y) work-group gl of the launch takes: the groups of
+// the strip columns at the rows' ends first (their loads go through the border rule and take
+// longest: run last, they would be the launch's tail), then the rest row by row. Edge columns:
+// those whose loads (col_left bytes before the column's first, col_right past it) do not lie
+// inside the row of n bytes; at the right end, where n is not a multiple of the column's col_w
+// bytes, two columns can be.
+inline int2 slab_group_strip(int col_left, int col_right, int col_w, int n) {
+  const int nbx = get_num_groups(0), nby = get_num_groups(1);
+  const int gl = get_group_id(1) * nbx + get_group_id(0);
+  const int el = min((col_left + col_w - 1) / col_w, nbx);                   // left edge columns
+  const int er = max(el, n >= col_right ? (n - col_right) / col_w + 1 : 0);  // first right one
+  const int ne = el + max(nbx - er, 0), nm = nbx - ne;                       // edge, middle columns
+  const int ge = nm > 0 ? ne * nby : 0;
+  const int gi = gl < ge ? gl % ne : 0;
+  const int x = gl < ge ? (gi < el ? gi : er + gi - el) : nm > 0 ? el + (gl - ge) % nm : gl % nbx;
+  const int y = gl < ge ? gl / ne : nm > 0 ? (gl - ge) / nm : gl / nbx;
+  return (int2)(x, y);
+}
+
+// wa[j], wb[j] = the words at xs + 16 j + 4 q, j < NW, of source rows y + g and y + 8 + g (the
+// lane's rows of the two slabs from row y). Strips clear of every edge (`inside`, the same for
+// the whole warp) issue them as plain loads, the others through the border rule. Needs NW and,
+// in scope, inside, xs, g, q, src, pitch, n, width, height, value.
+#define LOAD_SLABS(wa, wb, y)                                                                     \
+  do {                                                                                            \
+    if (inside) {                                                                                 \
+      const size_t at = (size_t)((y) + g) * pitch + xs + 4 * q;                                   \
+      LOAD_WORDS16(wa, NW, src, at);                                                              \
+      LOAD_WORDS16(wb, NW, src, at + 8 * (size_t)pitch);                                          \
+    } else {                                                                                      \
+      const int ba = border_index((y) + g, height), bb = border_index((y) + 8 + g, height);       \
+      UNROLL                                                                                      \
+      for (int j = 0; j < NW; ++j) {                                                              \
+        wa[j] =                                                                                   \
+            load_word_row(src, ba, xs + 16 * j + 4 * q, n, pitch, width, height, value PRO_PASS); \
+        wb[j] =                                                                                   \
+            load_word_row(src, bb, xs + 16 * j + 4 * q, n, pitch, width, height, value PRO_PASS); \
+      }                                                                                           \
+    }                                                                                             \
+  } while (0)
+
 // The byte at offset t of a staged row (s: its first word).
 inline uchar staged_byte(__local const uint* s, int t) {
   return (uchar)(s[t >> 2] >> (8 * (t & 3)));
@@ -102,6 +144,24 @@ inline void store_band_words(__global uchar* dst, __local const uint* os, int yb
     for (int b = 0; b < 4; ++b)
       if (at + b >= g0 && at + b < g1) dst[at + b] = staged_byte(s, (int)(at + b - g0));
   }
+}
+
+// A band from the warp's staging (as store_band_words): rows of whole 16-byte vectors lane by
+// lane, 16-byte stores; any other rows as the aligned words of the destination each row covers.
+// `live`: the warp's strip lies in the frame (else it stores nothing; it still takes part).
+inline void store_band(__global uchar* dst, __local const uint* os, int yb, int x0, int n,
+                       int pitch, int height, int lane, bool live) {
+#if ALIGNED16
+  UNROLL
+  for (int k = 0; k < (16 * NS + 31) / 32; ++k) {
+    const int i = lane + 32 * k, r = i / NS, c = i % NS;
+    const int y = yb + r, x = x0 + 16 * c;
+    if (live && i < 16 * NS && y < height && x < n)
+      *(__global uint4*)(dst + (size_t)y * pitch + x) = vload4(0, os + r * OS + 4 * c);
+  }
+#else
+  if (live) store_band_words(dst, os, yb, x0, n, pitch, height, lane);
+#endif
 }
 
 #endif

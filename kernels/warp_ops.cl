@@ -5,7 +5,8 @@
 // mma_u8(c, a, b): c += A * B for one warp, A 16x32 and B 32x8 8-bit unsigned, c 16x8 32-bit,
 // in the fragments of PTX's mma.m16n8k32 (lane = 4 g + q; A: a.x row g, bytes k = 4q..4q+3, a.y
 // row g+8, a.z and a.w the same rows at k + 16; B: b.x column g, k = 4q..4q+3, b.y k + 16; c.x
-// (row g, column 2q), c.y (g, 2q+1), c.z (g+8, 2q), c.w (g+8, 2q+1)). MMA_PTX 1: mma.sync in
+// (row g, column 2q), c.y (g, 2q+1), c.z (g+8, 2q), c.w (g+8, 2q+1)); mma_s8(c, a, b) the same
+// with A's bytes signed (MMA_S). MMA_PTX 1: mma.sync in
 // inline PTX (NVIDIA, compute capability 8.0+). 0: emulated in OpenCL C through local memory;
 // then MMA() needs `scratch` (192 words per warp), `warp` and `lane` in scope, and every
 // work-item of the group must reach each call (it holds two barriers).
@@ -39,11 +40,22 @@ inline void mma_u8(uint4* c, uint4 a, uint2 b) {
         "r"(c->w));
   *c = (uint4)(d0, d1, d2, d3);
 }
+inline void mma_s8(uint4* c, uint4 a, uint2 b) {
+  uint d0, d1, d2, d3;
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%10, %11, %12, %13};"
+      : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
+      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "r"(c->x), "r"(c->y), "r"(c->z),
+        "r"(c->w));
+  *c = (uint4)(d0, d1, d2, d3);
+}
 #define MMA(c, a, b) mma_u8(&(c), (a), (b))
+#define MMA_S(c, a, b) mma_s8(&(c), (a), (b))
 #else
-// The warp's A and B through local memory `s` (192 words per warp), then each lane's four sums.
-// Every work-item of the group calls it equally often (the unit loops below are uniform).
-inline void mma_u8(uint4* c, uint4 a, uint2 b, __local uint* s, int lane) {
+// The warp's A and B through local memory `s` (192 words per warp), then each lane's four sums;
+// A's bytes signed where `sa`. Every work-item of the group calls it equally often (the unit
+// loops below are uniform).
+inline void mma_emulated(uint4* c, uint4 a, uint2 b, __local uint* s, int lane, bool sa) {
   const int g = lane >> 2, q = lane & 3;
   __local uint* A = s;        // 16 rows x 8 words
   __local uint* B = s + 128;  // 8 columns x 8 words
@@ -59,24 +71,29 @@ inline void mma_u8(uint4* c, uint4 a, uint2 b, __local uint* s, int lane) {
     const int m = i < 2 ? g : g + 8, n = 2 * q + (i & 1);
     for (int w = 0; w < 8; ++w) {
       const uint x = A[m * 8 + w], y = B[n * 8 + w];
-      for (int j = 0; j < 32; j += 8) r[i] += ((x >> j) & 0xFFu) * ((y >> j) & 0xFFu);
+      for (int j = 0; j < 32; j += 8) {
+        const uint ab = (x >> j) & 0xFFu;
+        r[i] += (sa ? (uint)(int)(char)ab : ab) * ((y >> j) & 0xFFu);
+      }
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   *c = (uint4)(r[0], r[1], r[2], r[3]);
 }
-#define MMA(c, a, b) mma_u8(&(c), (a), (b), scratch + warp * 192, lane)
+#define MMA(c, a, b) mma_emulated(&(c), (a), (b), scratch + warp * 192, lane, false)
+#define MMA_S(c, a, b) mma_emulated(&(c), (a), (b), scratch + warp * 192, lane, true)
 #endif
 
-// d0..d3 += A * (lo.k, hi.k) for k = x, y, z, w: four products with one A, the two halves of
-// each B operand taken from two uint4s (the column products).
-#define MMA4(d0, d1, d2, d3, a, lo, hi)  \
-  do {                                   \
-    MMA(d0, a, (uint2)((lo).x, (hi).x)); \
-    MMA(d1, a, (uint2)((lo).y, (hi).y)); \
-    MMA(d2, a, (uint2)((lo).z, (hi).z)); \
-    MMA(d3, a, (uint2)((lo).w, (hi).w)); \
+// d0..d3 += A * (lo.k, hi.k) for k = x, y, z, w: four products (op: MMA or MMA_S) with one A,
+// the two halves of each B operand taken from two uint4s (the column products).
+#define MMA4_OP(op, d0, d1, d2, d3, a, lo, hi) \
+  do {                                         \
+    op(d0, a, (uint2)((lo).x, (hi).x));        \
+    op(d1, a, (uint2)((lo).y, (hi).y));        \
+    op(d2, a, (uint2)((lo).z, (hi).z));        \
+    op(d3, a, (uint2)((lo).w, (hi).w));        \
   } while (0)
+#define MMA4(d0, d1, d2, d3, a, lo, hi) MMA4_OP(MMA, d0, d1, d2, d3, a, lo, hi)
 
 // WARP_SYNC(): the warp's local-memory writes before it are seen by its lanes' reads after it
 // (every lane of the warp calls it together). MMA_PTX 1: bar.warp.sync; 0: a barrier of the

@@ -2,6 +2,7 @@
 // The slab kernel's constant tensor-core operands (kernels/blur_slab.cl): the taps laid out as
 // the A fragments of mma.m16n8k32, one table per product, so the kernel loads each lane's words
 // once and multiplies.
+#include <functional>
 #include <vector>
 
 #include "pipeline/cl/opencl.hpp"
@@ -30,5 +31,13 @@ constexpr const char* kSlabReach =
 // `channels` into frag (TapsBlock::frag): operand j (j < KR: the column products' chunk j,
 // KR + c: the row products' chunk c) of lane l at words (j * 32 + l) * 4 .. + 3.
 void slabFragments(const std::vector<int>& taps, int channels, cl_uint* frag);
+
+// One operand, chunk j of a column product (`column`: the taps step a row, the window starting
+// `halo` rows above the band) or of a row product (the taps step `channels` elements, the words
+// starting `halo` elements before the set), tap(d) the weight at the signed offset d (0 past the
+// taps; each must fit a signed or an unsigned byte, as the product reads it), into frag's 32
+// lanes x 4 words (lane l's at l * 4 .. + 3).
+void slabOperand(const std::function<int(int)>& tap, bool column, int halo, int channels, int j,
+                 cl_uint* frag);
 
 }  // namespace vf

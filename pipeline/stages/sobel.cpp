@@ -9,7 +9,10 @@
 // instructions, which are 8x slower than an FMA on NVIDIA GPUs, rows of any length loaded and
 // stored by whole aligned words; for ksize 3 at scale 1 in modes mag, x and y, pairs of
 // 16-bit floats, two samples per instruction, `half`). Both take every ksize and give
-// the same bytes for every mode, scale and border.
+// the same bytes for every mode, scale and border. A third, "slab" (kernels/sobel_slab.cl,
+// pipeline/stages/sobel_slab.hpp: the gradients as 8-bit matrix products on NVIDIA's tensor
+// cores), runs the stage's own pass at scale 1 in modes mag, x and y; by default ksize 5 and 7 on
+// NVIDIA GPUs of compute capability 8+.
 //
 // Schedule (Halide's split: the algorithm lives in the kernel, the shape here): a work-item
 // computes `vec` bytes x `rows` rows, a work-group `wg` work-items, and the tile kernel loads
@@ -46,6 +49,7 @@
 #include "pipeline/stages/histogram_kernel.hpp"
 #include "pipeline/stages/sobel_params.hpp"
 #include "pipeline/stages/sobel_plan.hpp"
+#include "pipeline/stages/sobel_slab.hpp"
 #include "pipeline/stages/stage_infos.hpp"
 
 namespace vf {
@@ -73,7 +77,8 @@ class SobelStage : public Stage {
     const DeviceFacts& facts = ctx.cl.facts();
     plan_ = planSobel(params(), facts, in, params().size("wg"));
     wg_ = plan_.wg;
-    for (const std::string& note : sobelParamsWithoutEffect(params(), plan_))
+    SobelSlabPlan slab = planSobelSlab(params(), facts, in, pitch_);
+    for (const std::string& note : sobelParamsWithoutEffect(params(), plan_, slab.use))
       if (warned_.insert(note).second) spdlog::warn("sobel: {}", note);
     const std::size_t items = std::size_t(wg_.w) * std::size_t(wg_.h);
     if (items > facts.maxWorkGroupSize)
@@ -111,6 +116,9 @@ class SobelStage : public Stage {
     if (std::size_t(wg_.w) * std::size_t(wg_.h) > fits())
       throw UserError("sobel: wg=" + wgText() + " exceeds the " + std::to_string(fits()) +
                       " work-items per group this device runs the kernel with");
+    slab_ = slab.use
+                ? std::make_unique<SobelSlabPass>(ctx.cl, params(), in, pitch_, std::move(slab))
+                : nullptr;
     return in;
   }
 
@@ -192,6 +200,7 @@ class SobelStage : public Stage {
   }
 
   std::string schedule() const override {
+    if (slabRuns()) return slab_->plan().text;
     if (blurred_)
       return blurred_->schedule() +
              (epi_.counters.empty() ? "" : " copies=" + std::to_string(epi_.copies));
@@ -227,10 +236,20 @@ class SobelStage : public Stage {
     if (blurred_ && blurred_->takesRadius(pro_, epi_))
       return blurred_->enqueue(q, in, out, taps_, params().integer("value"), pro_, epi_, wait);
     if (blurred_) return enqueueApart(q, in, out, wait);
+    if (slabRuns()) {
+      cl::Event e = slab_->enqueue(q, in, out, params().integer("value"), wait);
+      return {e, e};
+    }
     return launchOwn(q, in, out, wait);
   }
 
  private:
+  // The slab kernel where it is planned, the pass is this stage's alone and the scale is 1.
+  bool slabRuns() const {
+    return slab_ && !blurred_ && pro_.empty() && epi_.empty() &&
+           static_cast<float>(params().number("scale")) == 1.0f;
+  }
+
   // This stage's own kernels on `in`, storing through the epilogue.
   StageEvents launchOwn(cl::CommandQueue& q, const cl::Buffer& in, const cl::Buffer& out,
                         const std::vector<cl::Event>& wait) {
@@ -315,6 +334,7 @@ class SobelStage : public Stage {
   Prologue pro_;  // the functions this stage reads through (setPrologue)
   Epilogue epi_;  // the functions and counters it stores through (setEpilogue)
   std::unique_ptr<BlurSobelPass> blurred_;  // the blur before it in its pass (setFilter)
+  std::unique_ptr<SobelSlabPass> slab_;     // kernel=slab on its own pass (sobel_slab.hpp)
   bool ownReady_ = true;  // with the blur in its pass: its own kernels store through the epilogue
   std::unique_ptr<FusedPass> proPass_;  // enqueueApart: the prologue's functions, their frame
   cl::Buffer proFrame_, blurFrame_;     // ... and the blur's

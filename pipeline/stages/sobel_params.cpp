@@ -39,9 +39,22 @@ std::vector<ParamSpec> sobelParams() {
                 "into local memory once and its work-items read them there (auto on GPUs for "
                 "ksize 5 and 7)")
           .asSchedule(),
-      enumParam("kernel", "auto", {"auto", "tile", "direct"},
+      enumParam("kernel", "auto", {"auto", "tile", "direct", "slab"},
                 "tile: local-memory tile (auto on CPUs); direct: rows slide through registers "
-                "(auto on GPUs)")
+                "(auto on GPUs); slab: 8-bit matrix products, a strip per warp, modes mag, x "
+                "and y at scale 1 on a pass of its own, else kernel=auto's (auto for ksize 5 "
+                "and 7 on NVIDIA GPUs of compute capability 8+, mma.sync; emulated elsewhere: "
+                "slow, for tests)")
+          .asSchedule(),
+      sizeParam("strip", "0x0", 0, 1024,
+                "kernel=slab: a warp's strip, W sets of 16 bytes (up to 16) x H rows (a "
+                "multiple of 16); 0: 2 sets, the rows chosen per frame")
+          .asSchedule(),
+      intParam("warps", "0", 0, 32, "kernel=slab: warps per work-group (0: 2)").asSchedule(),
+      enumParam("prefetch", "auto", {"auto", "on", "off"},
+                "kernel=slab: each band's rows loaded during the band before (auto: where the "
+                "row halo, ksize/2 x channels bytes, is at most 8 and the strip has a next "
+                "band)")
           .asSchedule(),
       enumParam("slide", "auto", {"auto", "pixels", "taps"},
                 "kernel=direct: what slides down the rows in registers, the source pixels "
@@ -90,15 +103,27 @@ void checkSobelParams(const Params& p) {
     throw ParamError("wg", "wg must be 0x0 (auto) or at least 1x1, got " + p.text("wg"));
   if (wg.w * wg.h > 1024)
     throw ParamError("wg", "wg must have at most 1024 work-items, got " + p.text("wg"));
+  const Size2 strip = p.size("strip");
+  if (strip.w > 16 || strip.h % 16 != 0)
+    throw ParamError("strip",
+                     "strip must be up to 16 sets x a multiple of 16 rows (0x0: auto), "
+                     "got " +
+                         p.text("strip"));
 }
 
-std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPlan& plan) {
+std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPlan& plan,
+                                                  bool slab) {
   std::vector<std::string> notes;
   const auto given = [&](const char* name) { return p.text(name) != "auto"; };
   const auto note = [&](const char* name, const std::string& why) {
     notes.push_back(std::string(name) + "=" + p.text(name) + ": " + why);
   };
   const std::string load = p.text("load");
+  if (p.text("kernel") == "slab" && p.text("mode") == "l2")
+    notes.push_back("kernel=slab: takes modes mag, x and y; mode=l2 runs kernel=auto's");
+  for (const char* name : {"strip", "warps", "prefetch"})
+    if (!slab && p.text(name) != "0" && p.text(name) != "0x0" && p.text(name) != "auto")
+      note(name, "applies to kernel=slab");
   if (!plan.direct) {
     const std::string onTile = "applies to kernel=direct; this sobel runs kernel=tile";
     if (load == "local") note("load", onTile + " (its loads: rows or items)");

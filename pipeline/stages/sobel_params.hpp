@@ -16,7 +16,9 @@ std::vector<ParamSpec> sobelParams();
 void checkSobelParams(const Params& p);
 
 // One line per schedule value given (not auto) that `plan` runs without, naming what it
-// applies to: "load=local: ..." ; empty when every given value takes effect.
-std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPlan& plan);
+// applies to: "load=local: ..." ; empty when every given value takes effect. `slab`: the slab
+// kernel is planned too (SobelSlabPlan::use).
+std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPlan& plan,
+                                                  bool slab = false);
 
 }  // namespace vf

@@ -86,7 +86,9 @@ SobelPlan planSobel(const Params& p, const DeviceFacts& facts, const FrameDesc& 
   const int ksize = p.integer("ksize");
   const Schedule def = facts.cpu ? kCpuSchedule : kGpuSchedule;
   const std::string kernel = p.text("kernel");
-  s.direct = kernel == "direct" || (kernel == "auto" && std::string(def.kernel) == "direct");
+  // kernel=slab runs the kernel planned here wherever the slab kernel does not (sobel_slab.hpp).
+  const bool automatic = kernel == "auto" || kernel == "slab";
+  s.direct = kernel == "direct" || (automatic && std::string(def.kernel) == "direct");
   const std::string mode = p.text("mode"), half = p.text("half");
   // The f16x2 instructions are inline PTX; min.f16x2 needs compute capability 8.0 or later.
   const bool nvHalf = s.direct && facts.nvidiaCc >= 8;
