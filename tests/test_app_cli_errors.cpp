@@ -372,7 +372,7 @@ TEST(AppCliBinary, GStreamerPipelineMustEndInAppsink) {
 TEST(AppCliBinary, StatsFileInAMissingDirectory) {
   expectOneError(
       runVidfilter({"-i", kVideo, "--chain", "gray", "--stats", "/nonexistent/dir/s.jsonl"}), 2,
-      "--stats /nonexistent/dir/s.jsonl: directory '/nonexistent/dir' does not exist; create it "
+      "--stats '/nonexistent/dir/s.jsonl': directory '/nonexistent/dir' does not exist; create it "
       "first (mkdir -p /nonexistent/dir)");
 }
 

@@ -83,7 +83,7 @@ TEST(ReliabilityExitStatus, StatsPathThatIsADirectoryIsAUsageError) {
   // device opens.
   TempDir dir("exit_statsdir");
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--stats", dir.path().string()}), 2,
-                 "--stats " + dir.path().string() + " is a directory; give a file name");
+                 "--stats '" + dir.path().string() + "' is a directory; give a file name");
 }
 
 // Names no file can be made under (longer than the file system takes, a link to itself), names of

@@ -62,17 +62,17 @@ void checkWritablePath(const std::string& path, const std::string& option) {
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   if (!fs::is_directory(dir, ec))
-    throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
+    throw UsageError(option + " " + quote(path) + ": directory " + quote(dir.string()) +
                      " does not exist; create it first (mkdir -p " + printable(dir.string()) + ")");
   if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError(option + " " + printable(path) + ": directory " + quote(dir.string()) +
+    throw UsageError(option + " " + quote(path) + ": directory " + quote(dir.string()) +
                      " is not writable (" + whyNotWritable(dir.string()) + ")");
   if (const std::string why = fileNameProblem(path); !why.empty())
-    throw UsageError(option + " " + printable(path) + ": " + why);
+    throw UsageError(option + " " + quote(path) + ": " + why);
   if (fs::is_directory(path, ec))
-    throw UsageError(option + " " + printable(path) + " is a directory; give a file name");
+    throw UsageError(option + " " + quote(path) + " is a directory; give a file name");
   if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
-    throw UsageError(option + " " + printable(path) + " exists and is not writable (" +
+    throw UsageError(option + " " + quote(path) + " exists and is not writable (" +
                      whyNotWritable(path) + ")");
 }
 
