@@ -107,7 +107,8 @@ SobelSlabPlan planSobelSlab(const Params& p, const DeviceFacts& facts, const Fra
       .define("MMA_PTX", !emulated)
       .define("PF", s.prefetch);
   const std::size_t ow = 16 * std::size_t(s.sets), w = std::size_t(s.warps);
-  const std::size_t strips = (std::size_t(in.height) + std::size_t(s.rows) - 1) / std::size_t(s.rows);
+  const std::size_t strips =
+      (std::size_t(in.height) + std::size_t(s.rows) - 1) / std::size_t(s.rows);
   s.global = cl::NDRange((n + ow - 1) / ow * 32, (strips + w - 1) / w * w);
   s.local = cl::NDRange(32, w);
   s.text = "kernel=slab strip=" + std::to_string(s.sets) + "x" + std::to_string(s.rows) +
@@ -122,7 +123,10 @@ SobelSlabPass::SobelSlabPass(ClContext& cl, const Params& sobel, const FrameDesc
   const int ksize = sobel.integer("ksize"), cn = in.channels(), r = ksize == 1 ? 1 : ksize / 2;
   const std::vector<int> s = smoothingTaps(ksize), d = derivativeTaps(ksize);
   const auto at = [r](const std::vector<int>& taps) {
-    return [&taps, r](int k) { return std::abs(k) <= r ? taps[std::size_t(k + r)] : 0; };
+    return [&taps, r](int k) {
+      const int i = k + r;  // the offset's place in the taps, from -r
+      return std::abs(k) <= r ? taps[std::size_t(i)] : 0;
+    };
   };
   const int kc = rowChunks(r, cn), ha = rowHalo(r, cn);
   std::vector<cl_uint> frag(std::size_t(2 + 2 * kc) * 128);
