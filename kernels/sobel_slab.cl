@@ -54,15 +54,15 @@
 
 #define RADIUS (KSIZE == 1 ? 1 : KSIZE / 2)
 #define CHANNELS CH
-#define HALO (RADIUS * CHANNELS)          // at most 12
-#define HA (HALO <= 8 ? 8 : 24)           // row halo
-#define KC ((HA + 8) / 16)                // 32-element chunks per row product
-#define NW (NS + 2 * KC - 1)              // words a lane loads per row
-#define HR 8                              // column halo: the window is rows yb - 8 .. yb + 23
-#define OW (16 * NS)                      // a strip's bytes
-#define TH (16 * BANDS)                   // a strip's rows
-#define OS (4 * NS + 4)                   // words per row of a warp's output staging
-#define BH (KSIZE == 7 ? 10 : KSIZE == 5 ? 3 : 1)         // D's bias over 256
+#define HALO (RADIUS * CHANNELS)  // at most 12
+#define HA (HALO <= 8 ? 8 : 24)   // row halo
+#define KC ((HA + 8) / 16)        // 32-element chunks per row product
+#define NW (NS + 2 * KC - 1)      // words a lane loads per row
+#define HR 8                      // column halo: the window is rows yb - 8 .. yb + 23
+#define OW (16 * NS)              // a strip's bytes
+#define TH (16 * BANDS)           // a strip's rows
+#define OS (4 * NS + 4)           // words per row of a warp's output staging
+#define BH (KSIZE == 7 ? 10 : KSIZE == 5 ? 3 : 1)                      // D's bias over 256
 #define SSUM (KSIZE == 7 ? 64 : KSIZE == 5 ? 16 : KSIZE == 3 ? 4 : 1)  // sum of s
 #include "slab_io.cl"
 
@@ -95,12 +95,12 @@ inline uint avg_even4(uint a, uint b) {
 // for k = x, y, z, w.
 inline uint result4(uint4 hx, uint4 lx, uint4 hy, uint4 ly) {
 #if NEED_GX
-  const uint ax = sat_abs4((int4)(grad(hx.x, lx.x), grad(hx.y, lx.y), grad(hx.z, lx.z),
-                                  grad(hx.w, lx.w)));
+  const uint ax =
+      sat_abs4((int4)(grad(hx.x, lx.x), grad(hx.y, lx.y), grad(hx.z, lx.z), grad(hx.w, lx.w)));
 #endif
 #if NEED_GY
-  const uint ay = sat_abs4((int4)(grad(hy.x, ly.x), grad(hy.y, ly.y), grad(hy.z, ly.z),
-                                  grad(hy.w, ly.w)));
+  const uint ay =
+      sat_abs4((int4)(grad(hy.x, ly.x), grad(hy.y, ly.y), grad(hy.z, ly.z), grad(hy.w, ly.w)));
 #endif
 #if defined(MODE_X)
   return ax;
@@ -197,12 +197,10 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void sobel_slab(
         if (NEED_GY) MMA4_OP(MMA_S, hy0, ly0, hy1, ly1, acd, ps[u], ns);
         // Rows g (.x, .y) and g + 8 (.z, .w): elements 4q, 4q+1 from the first pair of
         // products, 4q+2, 4q+3 from the second.
-        os[g * OS + 4 * u + q] =
-            result4((uint4)(hx0.xy, hx1.xy), (uint4)(lx0.xy, lx1.xy), (uint4)(hy0.xy, hy1.xy),
-                    (uint4)(ly0.xy, ly1.xy));
-        os[(8 + g) * OS + 4 * u + q] =
-            result4((uint4)(hx0.zw, hx1.zw), (uint4)(lx0.zw, lx1.zw), (uint4)(hy0.zw, hy1.zw),
-                    (uint4)(ly0.zw, ly1.zw));
+        os[g * OS + 4 * u + q] = result4((uint4)(hx0.xy, hx1.xy), (uint4)(lx0.xy, lx1.xy),
+                                         (uint4)(hy0.xy, hy1.xy), (uint4)(ly0.xy, ly1.xy));
+        os[(8 + g) * OS + 4 * u + q] = result4((uint4)(hx0.zw, hx1.zw), (uint4)(lx0.zw, lx1.zw),
+                                               (uint4)(hy0.zw, hy1.zw), (uint4)(ly0.zw, ly1.zw));
       }
       ps[u] = ns;
       pd[u] = nd;

@@ -27,11 +27,11 @@ Config slab(const std::string& mode, int ksize, const std::string& border = "ref
 }
 
 // The products are integers: every mode the kernel takes is exact.
-#define EXPECT_EXACT(in, cfg)                                                       \
-  do {                                                                              \
-    const cv::Mat& in_ = (in);                                                      \
-    const Config& c_ = (cfg);                                                       \
-    EXPECT_EQ(diffToOpenCV(in_, c_), 0) << where(in_, c_);                          \
+#define EXPECT_EXACT(in, cfg)                                                             \
+  do {                                                                                    \
+    const cv::Mat& in_ = (in);                                                            \
+    const Config& c_ = (cfg);                                                             \
+    EXPECT_EQ(diffToOpenCV(in_, c_), 0) << where(in_, c_);                                \
     EXPECT_EQ(scheduleOf(c_.chain(), in_).rfind("kernel=slab", 0), 0u) << where(in_, c_); \
   } while (0)
 
@@ -69,8 +69,7 @@ TEST(SobelSlab, MatchesOpenCVForEveryKsizeModeAndBorder) {
       const Border& b = borders[t % borders.size()];
       check(slab(mode, ksize, b.name, b.value), types[t++ % types.size()]);
     }
-  for (const Border& b : borders)
-    check(slab("mag", 7, b.name, b.value), types[t++ % 2]);
+  for (const Border& b : borders) check(slab("mag", 7, b.name, b.value), types[t++ % 2]);
 }
 
 // Strips of several bands (the next band's words loaded ahead where the halo is at most 8
@@ -127,8 +126,9 @@ TEST(SobelSlab, OtherKernelWhereTheSlabDoesNotRun) {
 
 // The plan, from the device's facts alone: kernel=auto takes the slab kernel for ksize 5 and 7
 // in modes mag, x and y on NVIDIA GPUs of compute capability 8+ (mma.sync), strips of 2 sets
-// whose rows the frame sets, 2 warps a group; kernel=slab elsewhere emulates the products. The
-// slab's schedule values are named where no slab kernel runs.
+// whose rows the frame sets, 2 warps a group, a pass of its own on large frames; kernel=slab
+// elsewhere emulates the products. The slab's schedule values are named where no slab kernel
+// runs.
 TEST(SobelSlab, PlannedForKsize5And7OnTensorCoreGpus) {
   DeviceFacts nv;
   nv.vendor = Vendor::Nvidia;
@@ -169,6 +169,22 @@ TEST(SobelSlab, PlannedForKsize5And7OnTensorCoreGpus) {
   EXPECT_THROW(plan("ksize=7:kernel=slab:warps=16", small, bgr4k), UserError);
   small.localMemBytes = 16 * 1024;
   EXPECT_THROW(plan("ksize=7:kernel=slab:warps=8:strip=8x16", small, bgr4k), UserError);
+
+  // Past 2560x1440 (ksize 7) and 3840x2160 (ksize 5) the slab kernel keeps a pass of its own, the
+  // histograms and point-wise stages after it theirs, unless epilogue=on.
+  const auto declines = [&](const std::string& given, int w, int h) {
+    const Chain chain = Chain::parse("sobel=" + given);
+    const FrameDesc in{w, h, PixelFormat::Gray8};
+    const Params& p = chain.stage(0).params();
+    return slabDeclinesEpilogue(planSobelSlab(p, nv, in, in.rowBytes()), p, in);
+  };
+  EXPECT_FALSE(declines("ksize=7", 2560, 1440));
+  EXPECT_TRUE(declines("ksize=7", 3840, 2160));
+  EXPECT_FALSE(declines("ksize=5", 3840, 2160));
+  EXPECT_TRUE(declines("ksize=5", 7680, 4320));
+  EXPECT_FALSE(declines("ksize=7:epilogue=on", 7680, 4320));
+  EXPECT_FALSE(declines("ksize=7:kernel=direct", 7680, 4320));
+  EXPECT_FALSE(declines("ksize=3", 7680, 4320));
 
   const auto unused = [](const std::string& given, const DeviceFacts& f) {
     const Chain chain = Chain::parse("sobel=" + given);

@@ -165,7 +165,10 @@ class SobelStage : public Stage {
   }
 
   bool takesEpilogue() const override {
-    return blurred_ ? in_.channels() == 1 && params().text("epilogue") != "off" : plan_.epilogue;
+    if (blurred_) return in_.channels() == 1 && params().text("epilogue") != "off";
+    const bool slab = slab_ && static_cast<float>(params().number("scale")) == 1.0f &&
+                      slabDeclinesEpilogue(slab_->plan(), params(), in_);
+    return plan_.epilogue && !slab;
   }
 
   void setEpilogue(const std::vector<Stage*>& stages) override {

@@ -63,6 +63,12 @@ constexpr int kColumnHalo = 8;
 
 bool sobelSlabTakes(const Params& p) { return p.text("mode") != "l2"; }
 
+bool slabDeclinesEpilogue(const SobelSlabPlan& slab, const Params& p, const FrameDesc& in) {
+  const std::size_t pixels = std::size_t(in.width) * std::size_t(in.height);
+  const std::size_t past = p.integer("ksize") == 5 ? kSlabOwnPassPixelsKsize5 : kSlabOwnPassPixels;
+  return slab.use && p.text("epilogue") == "auto" && pixels > past;
+}
+
 SobelSlabPlan planSobelSlab(const Params& p, const DeviceFacts& facts, const FrameDesc& in,
                             std::size_t pitch) {
   SobelSlabPlan s;

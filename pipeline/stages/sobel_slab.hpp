@@ -30,6 +30,17 @@ struct SobelSlabPlan {
   std::string text;  // the schedule, "kernel=slab strip=2x32 warps=4 prefetch=on ..."
 };
 
+// Whether the sobel declines the histograms and point-wise stages after it (Stage::takesEpilogue)
+// so that the slab kernel runs its pass: with `slab` planned, epilogue=auto and frames past
+// kSlabOwnPassPixels (ksize 7) or kSlabOwnPassPixelsKsize5, where the slab kernel and a pass of
+// their own are faster than the direct kernel storing through them.
+bool slabDeclinesEpilogue(const SobelSlabPlan& slab, const Params& sobel, const FrameDesc& in);
+// H100, 2026-12-06, us, gray,blur,sobel=ksize=K,hist,brightness on BGR, the sobel storing through
+// hist and brightness / the slab kernel and their pass: ksize 7 2560x1440 47.6 / 53.7, 3840x2160
+// 74.8 / 64.5, 7680x4320 223.4 / 175.1; ksize 5 3840x2160 62.8 / 65.7, 7680x4320 183.8 / 175.6
+// (docs/PERFORMANCE.md, "Sobel 5 and 7 on the tensor cores").
+constexpr std::size_t kSlabOwnPassPixels = 2560 * 1440, kSlabOwnPassPixelsKsize5 = 3840 * 2160;
+
 // The plan for the sobel's parameters on frames `in` whose rows lie `pitch` bytes apart.
 // UserError when the device's limits rule the strip or warps given out.
 SobelSlabPlan planSobelSlab(const Params& sobel, const DeviceFacts& facts, const FrameDesc& in,
@@ -42,8 +53,8 @@ class SobelSlabPass {
                 SobelSlabPlan plan);
 
   // One frame from `in` to `out`; value: BORDER_CONSTANT's.
-  cl::Event enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out,
-                    int value, const std::vector<cl::Event>& wait);
+  cl::Event enqueue(cl::CommandQueue& queue, const cl::Buffer& in, const cl::Buffer& out, int value,
+                    const std::vector<cl::Event>& wait);
 
   const SobelSlabPlan& plan() const { return plan_; }
 
