@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/bench/check.hpp"
 #include "tests/support/cli_errors.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -454,4 +456,21 @@ TEST(BenchCommand, FileJobStoppedBySignalRemovesItsScratchFiles) {
   EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
   EXPECT_TRUE(std::filesystem::is_empty(tmp)) << r.err;
   EXPECT_FALSE(std::filesystem::exists("/proc/" + child + "/exe")) << "ffmpeg " << child;
+}
+
+// --check's histogram comparison: OpenCV's calcHist counts are floats, so a bin past 2^24 (one
+// bin of a 7680x4320 frame can hold 33 million) reads as the nearest float; the device's exact
+// count is compared as that float, and any other difference still counts.
+TEST(BenchCheck, HistogramCountsCompareAsOpenCVStoresThem) {
+  const auto side = [](std::vector<std::uint32_t> counts) {
+    std::vector<std::uint8_t> bytes(counts.size() * 4);
+    std::memcpy(bytes.data(), counts.data(), bytes.size());
+    return std::vector<std::vector<std::uint8_t>>{bytes};
+  };
+  const std::uint32_t odd = (1u << 24) + 1;  // float: 2^24 (ties to even)
+  EXPECT_EQ(vf::bench::maxCountDiff(side({odd, 7, 0}), {1u << 24, 7, 0}), 0);
+  EXPECT_EQ(vf::bench::maxCountDiff(side({33177599, 7, 0}), {33177600, 7, 0}), 0);
+  EXPECT_EQ(vf::bench::maxCountDiff(side({odd, 8, 0}), {1u << 24, 7, 0}), 1);
+  EXPECT_EQ(vf::bench::maxCountDiff(side({(1u << 24) + 4, 7, 0}), {1u << 24, 7, 0}), 4);
+  EXPECT_EQ(vf::bench::maxCountDiff(side({5, 7}), {5, 7, 0}), 1 << 30);
 }

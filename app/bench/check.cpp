@@ -39,16 +39,6 @@ int maxAbsDiff(const cv::Mat& a, const cv::Mat& b) {
   return static_cast<int>(mx);
 }
 
-int maxCountDiff(const std::vector<std::vector<std::uint8_t>>& side,
-                 const std::vector<std::uint32_t>& want) {
-  if (side.empty() || side[0].size() != want.size() * 4) return 1 << 30;
-  const auto* have = reinterpret_cast<const std::uint32_t*>(side[0].data());
-  long long d = 0;
-  for (std::size_t b = 0; b < want.size(); ++b)
-    d = std::max(d, std::llabs(static_cast<long long>(have[b]) - want[b]));
-  return static_cast<int>(std::min<long long>(d, 1 << 30));
-}
-
 // `chainText` with only stage `only` enabled (all of them for -1) on `in`; the output poisoned
 // first, so a pixel never written shows up.
 cv::Mat runChain(ClContext& cl, cl::CommandQueue& q, const std::string& chainText, int only,
@@ -64,6 +54,18 @@ cv::Mat runChain(ClContext& cl, cl::CommandQueue& q, const std::string& chainTex
 }
 
 }  // namespace
+
+int maxCountDiff(const std::vector<std::vector<std::uint8_t>>& side,
+                 const std::vector<std::uint32_t>& want) {
+  if (side.empty() || side[0].size() != want.size() * 4) return 1 << 30;
+  const auto* have = reinterpret_cast<const std::uint32_t*>(side[0].data());
+  long long d = 0;
+  for (std::size_t b = 0; b < want.size(); ++b) {
+    const auto asFloat = static_cast<long long>(static_cast<float>(have[b]));
+    d = std::max(d, std::llabs(asFloat - static_cast<long long>(want[b])));
+  }
+  return static_cast<int>(std::min<long long>(d, 1 << 30));
+}
 
 CheckResult runCheck(ClContext& cl, const std::string& chainText,
                      const std::vector<CvStageSpec>& specs, const std::vector<cv::Mat>& frames) {

@@ -2,6 +2,7 @@
 // `vidfilter bench --check`: each stage alone against its OpenCV equivalent on the benchmark's
 // frames (the stage's input is the OpenCV chain's output before it, so differences do not
 // compound), and the whole chain against the whole OpenCV chain as information.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,13 @@ struct CheckResult {
   int chainDiff = 0;  // whole chain vs the whole OpenCV chain (differences may compound)
   bool passed() const;
 };
+
+// The largest difference between the device's histogram (side[0]: 32-bit counts) and OpenCV's
+// counts `want`. calcHist gives floats, exact up to 2^24 and past that (one bin of a 7680x4320
+// frame can hold more) rounded to the nearest float, so each count is compared as that float.
+// 2^30 when the side output is not a histogram of want's bins.
+int maxCountDiff(const std::vector<std::vector<std::uint8_t>>& side,
+                 const std::vector<std::uint32_t>& want);
 
 CheckResult runCheck(ClContext& cl, const std::string& chainText,
                      const std::vector<CvStageSpec>& specs, const std::vector<cv::Mat>& frames);
