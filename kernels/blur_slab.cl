@@ -267,15 +267,8 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
         wb[j] = sa[8 * SS + 4 * j];
       }
     }
-#elif PF
-    UNROLL
-    for (int j = 0; j < NW; ++j) {
-      wa[j] = nxa[j];
-      wb[j] = nxb[j];
-    }
-    if (p + 1 < BANDS) LOAD_SLABS(nxa, nxb, yn + 16);
 #else
-    LOAD_SLABS(wa, wb, yn);
+    BAND_SLABS(wa, wb, nxa, nxb, yn, p + 1 < BANDS);
 #endif
     UNROLL
     for (int u = 0; u < NS; ++u) {

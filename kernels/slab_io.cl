@@ -1,7 +1,7 @@
 // Memory side of the tensor-core kernels (blur_slab.cl, sobel_slab.cl): which strips a
 // work-group takes, a lane's words of a source row and a band's outputs, for rows of any length.
 // Needs perm (byte_perm.cl) and ALIGNED, ALIGNED16 (rows a multiple of 4, 16 bytes), NS, OS (words
-// per staged row), UNROLL from the includer.
+// per staged row), PF, UNROLL from the includer.
 //
 // A frame whose rows are not a multiple of 4 bytes starts each row at another byte of a word,
 // and OpenCL loads and stores words only at multiples of 4. Neither path goes byte by byte:
@@ -107,6 +107,23 @@ inline int2 slab_group_strip(int col_left, int col_right, int col_w, int n) {
       }                                                                                           \
     }                                                                                             \
   } while (0)
+
+// wa, wb = a band's words, rows from yn (as LOAD_SLABS). With PF they were loaded during the band
+// before into nxa, nxb, which now take the next band's (rows from yn + 16) where `more` (there
+// is a next band); without, they are loaded now.
+#if PF
+#define BAND_SLABS(wa, wb, nxa, nxb, yn, more) \
+  do {                                         \
+    UNROLL                                     \
+    for (int j_ = 0; j_ < NW; ++j_) {          \
+      wa[j_] = nxa[j_];                        \
+      wb[j_] = nxb[j_];                        \
+    }                                          \
+    if (more) LOAD_SLABS(nxa, nxb, (yn) + 16); \
+  } while (0)
+#else
+#define BAND_SLABS(wa, wb, nxa, nxb, yn, more) LOAD_SLABS(wa, wb, yn)
+#endif
 
 // The byte at offset t of a staged row (s: its first word).
 inline uchar staged_byte(__local const uint* s, int t) {

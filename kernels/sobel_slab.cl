@@ -175,16 +175,7 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void sobel_slab(
   for (int p = -1; p < BANDS; ++p) {
     const int yb = y0 + 16 * p;  // the band's first output row
     const int yn = yb + 8;       // the first row of its new pair
-#if PF
-    UNROLL
-    for (int j = 0; j < NW; ++j) {
-      wa[j] = nxa[j];
-      wb[j] = nxb[j];
-    }
-    if (p + 1 < BANDS) LOAD_SLABS(nxa, nxb, yn + 16);
-#else
-    LOAD_SLABS(wa, wb, yn);
-#endif
+    BAND_SLABS(wa, wb, nxa, nxb, yn, p + 1 < BANDS);
     UNROLL
     for (int u = 0; u < NS; ++u) {
       uint4 ns, nd;

@@ -31,24 +31,20 @@
 #endif
 
 #if MMA_PTX
-inline void mma_u8(uint4* c, uint4 a, uint2 b) {
-  uint d0, d1, d2, d3;
-  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%10, %11, %12, %13};"
-      : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
-      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "r"(c->x), "r"(c->y), "r"(c->z),
-        "r"(c->w));
-  *c = (uint4)(d0, d1, d2, d3);
-}
-inline void mma_s8(uint4* c, uint4 a, uint2 b) {
-  uint d0, d1, d2, d3;
-  asm("mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%10, %11, %12, %13};"
-      : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)
-      : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "r"(c->x), "r"(c->y), "r"(c->z),
-        "r"(c->w));
-  *c = (uint4)(d0, d1, d2, d3);
-}
+// One mma.sync with A's bytes of type `atype` ("u8" or "s8").
+#define VF_MMA_FN(name, atype)                                                              \
+  inline void name(uint4* c, uint4 a, uint2 b) {                                            \
+    uint d0, d1, d2, d3;                                                                    \
+    asm("mma.sync.aligned.m16n8k32.row.col.s32." atype                                      \
+        ".u8.s32 {%0, %1, %2, %3}, "                                                        \
+        "{%4, %5, %6, %7}, {%8, %9}, {%10, %11, %12, %13};"                                 \
+        : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3)                                            \
+        : "r"(a.x), "r"(a.y), "r"(a.z), "r"(a.w), "r"(b.x), "r"(b.y), "r"(c->x), "r"(c->y), \
+          "r"(c->z), "r"(c->w));                                                            \
+    *c = (uint4)(d0, d1, d2, d3);                                                           \
+  }
+VF_MMA_FN(mma_u8, "u8")
+VF_MMA_FN(mma_s8, "s8")
 #define MMA(c, a, b) mma_u8(&(c), (a), (b))
 #define MMA_S(c, a, b) mma_s8(&(c), (a), (b))
 #else

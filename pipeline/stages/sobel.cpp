@@ -166,9 +166,8 @@ class SobelStage : public Stage {
 
   bool takesEpilogue() const override {
     if (blurred_) return in_.channels() == 1 && params().text("epilogue") != "off";
-    const bool slab = slab_ && static_cast<float>(params().number("scale")) == 1.0f &&
-                      slabDeclinesEpilogue(slab_->plan(), params(), in_);
-    return plan_.epilogue && !slab;
+    const bool own = slabAtThisScale() && slabDeclinesEpilogue(slab_->plan(), params(), in_);
+    return plan_.epilogue && !own;
   }
 
   void setEpilogue(const std::vector<Stage*>& stages) override {
@@ -248,9 +247,10 @@ class SobelStage : public Stage {
 
  private:
   // The slab kernel where it is planned, the pass is this stage's alone and the scale is 1.
-  bool slabRuns() const {
-    return slab_ && !blurred_ && pro_.empty() && epi_.empty() &&
-           static_cast<float>(params().number("scale")) == 1.0f;
+  bool slabRuns() const { return slabAtThisScale() && !blurred_ && pro_.empty() && epi_.empty(); }
+  // The slab kernel is planned and takes the current scale (1; the scale is live).
+  bool slabAtThisScale() const {
+    return slab_ && static_cast<float>(params().number("scale")) == 1.0f;
   }
 
   // This stage's own kernels on `in`, storing through the epilogue.

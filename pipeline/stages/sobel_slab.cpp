@@ -55,13 +55,11 @@ std::vector<int> derivativeTaps(int ksize) {
   }
 }
 
-int rowHalo(int radius, int channels) { return radius * channels <= 8 ? 8 : 24; }
-int rowChunks(int radius, int channels) { return (rowHalo(radius, channels) + 8) / 16; }
-constexpr int kColumnHalo = 8;
+// What the slab kernel computes: ksize 1 to 7, modes mag, x and y (scale 1 is checked per frame:
+// the scale is live).
+bool sobelSlabTakes(const Params& p) { return p.text("mode") != "l2"; }
 
 }  // namespace
-
-bool sobelSlabTakes(const Params& p) { return p.text("mode") != "l2"; }
 
 bool slabDeclinesEpilogue(const SobelSlabPlan& slab, const Params& p, const FrameDesc& in) {
   const std::size_t pixels = std::size_t(in.width) * std::size_t(in.height);
@@ -94,14 +92,14 @@ SobelSlabPlan planSobelSlab(const Params& p, const DeviceFacts& facts, const Fra
   const std::string pf = p.text("prefetch");
   s.prefetch = pf == "on" || (pf == "auto" && r * cn <= 8 && s.rows > 16);
   const bool emulated = facts.nvidiaCc < 8;
-  s.localBytes = std::size_t(s.warps) * 16 * (4 * std::size_t(s.sets) + 4) * 4 +
-                 (emulated ? std::size_t(s.warps) * 192 * 4 : 0);
+  const std::size_t bytes = std::size_t(s.warps) * 16 * (4 * std::size_t(s.sets) + 4) * 4 +
+                            (emulated ? std::size_t(s.warps) * 192 * 4 : 0);
   // A kernel's own local arrays: at most 48 KB on NVIDIA's OpenCL, whatever the device has.
   const std::size_t local = std::min<std::size_t>(48 * 1024, facts.localMemBytes);
-  if (s.localBytes > local)
+  if (bytes > local)
     throw UserError("sobel: kernel=slab with strip " + std::to_string(s.sets) + "x" +
                     std::to_string(s.rows) + " and " + std::to_string(s.warps) + " warps needs " +
-                    std::to_string(s.localBytes) + " bytes of local memory, the limit is " +
+                    std::to_string(bytes) + " bytes of local memory, the limit is " +
                     std::to_string(local) + ": use a narrower strip or fewer warps");
   s.options.define("KSIZE", ksize)
       .define("CH", cn)
@@ -136,10 +134,12 @@ SobelSlabPass::SobelSlabPass(ClContext& cl, const Params& sobel, const FrameDesc
       return std::abs(k) <= r ? taps[std::size_t(i)] : 0;
     };
   };
-  const int kc = rowChunks(r, cn), ha = rowHalo(r, cn);
+  // The row and column halos as kernels/sobel_slab.cl defines them: the blur's slab kernel's at
+  // radius <= 3 (one column chunk).
+  const int kc = slabChunks(r, cn), ha = slabHalo(r, cn), hr = slabColumnHalo(r);
   std::vector<cl_uint> frag(std::size_t(2 + 2 * kc) * 128);
-  slabOperand(at(s), true, kColumnHalo, cn, 0, frag.data());
-  slabOperand(at(d), true, kColumnHalo, cn, 0, frag.data() + 128);
+  slabOperand(at(s), true, hr, cn, 0, frag.data());
+  slabOperand(at(d), true, hr, cn, 0, frag.data() + 128);
   for (int c = 0; c < kc; ++c) {
     slabOperand(at(s), false, ha, cn, c, frag.data() + (2 + c) * 128);
     slabOperand(at(d), false, ha, cn, c, frag.data() + (2 + kc + c) * 128);

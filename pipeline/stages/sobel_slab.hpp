@@ -16,17 +16,12 @@
 
 namespace vf {
 
-// What the slab kernel computes: ksize 1 to 7, modes mag, x and y (scale 1 is checked per
-// frame: the scale is live).
-bool sobelSlabTakes(const Params& sobel);
-
 struct SobelSlabPlan {
   bool use = false;  // kernel=slab (or auto's choice) and the parameters are the kernel's
   int sets = 0, rows = 0, warps = 0;  // a warp's strip: sets of 16 bytes x rows; per group
   bool prefetch = false;
   BuildOptions options;
   cl::NDRange global, local;
-  std::size_t localBytes = 0;
   std::string text;  // the schedule, "kernel=slab strip=2x32 warps=4 prefetch=on ..."
 };
 
