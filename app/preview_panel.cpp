@@ -53,7 +53,10 @@ PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
   in.formats = s.outDesc.str();
   if (!s.original.empty() && s.inDesc != s.outDesc)
     in.formats = s.inDesc.str() + " -> " + in.formats;
-  in.fps = es.fps;
+  const bool atEnd = ended_ || host_->atEnd();
+  // At the end, the whole run's rate; the rolling window's would be its last frames'.
+  in.fpsOfRun = atEnd && es.runFps > 0;
+  in.fps = in.fpsOfRun ? es.runFps : es.fps;
   in.sourceFps = opts_.sourceFps;
   // Capture to screen, as the graph shows it; until a frame was painted, capture to preview.
   if (!history_.screenLatency(&in.latencyP50, &in.latencyP99)) {
@@ -61,7 +64,6 @@ PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
     in.latencyP99 = rolling ? es.latencyMs.p99 : s.stats.latencyMs;
   }
   in.dropped = es.dropped;
-  const bool atEnd = ended_ || host_->atEnd();
   in.state = atEnd ? PlayState::Ended : paused_ ? PlayState::Paused : PlayState::Playing;
   in.seekable = host_->seekable() && !ended_;
   if (!opts_.live) {  // a file: where in it (a live source's clock says nothing of the kind)

@@ -80,8 +80,9 @@ struct EngineStats {
   std::vector<std::string> stageNames;
   std::vector<Dist> stageMs;
   Dist uploadMs, downloadMs, latencyMs;
-  Dist submitMs;   // host time to enqueue one frame (upload, chain, download): the host's limit
-  double fps = 0;  // frames out per second over the window
+  Dist submitMs;      // host time to enqueue one frame (upload, chain, download): the host's limit
+  double fps = 0;     // frames out per second over the window
+  double runFps = 0;  // frames out per second from the first frame out to the last
   std::uint64_t framesIn = 0, framesOut = 0, dropped = 0;
   double elapsedSec = 0;
 };

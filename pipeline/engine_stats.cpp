@@ -49,7 +49,8 @@ void RollingStats::countDropped() {
 void RollingStats::add(const FrameStats& frame, double submitMs) {
   const auto now = Clock::now();
   std::lock_guard<std::mutex> lock(mutex_);
-  ++out_;
+  if (++out_ == 1) firstOut_ = now;
+  lastOut_ = now;
   frames_.push_back(frame);
   submitMs_.push_back(submitMs);
   times_.push_back(now);
@@ -87,6 +88,8 @@ EngineStats RollingStats::snapshot() const {
     const double sec = std::chrono::duration<double>(times_.back() - times_.front()).count();
     if (sec > 0) s.fps = double(times_.size() - 1) / sec;
   }
+  const double run = std::chrono::duration<double>(lastOut_ - firstOut_).count();
+  if (out_ >= 2 && run > 0) s.runFps = double(out_ - 1) / run;
   return s;
 }
 

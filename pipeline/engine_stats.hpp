@@ -37,6 +37,7 @@ class RollingStats {
   std::deque<FrameStats> frames_;
   std::deque<double> submitMs_;
   std::deque<Clock::time_point> times_;
+  Clock::time_point firstOut_, lastOut_;
   std::uint64_t in_ = 0, out_ = 0, dropped_ = 0;
   Clock::time_point start_ = Clock::now();
 };

@@ -1,10 +1,11 @@
 // The streaming engine's statistics: the --stats file (one JSON line per frame, every frame
 // even when the stages are timed on fewer), the rolling statistics of a run, a fused pass
-// timed as one, timing one frame in N, and the statistics' arithmetic (nearest-rank
-// percentiles, JSON escaping).
+// timed as one, timing one frame in N, and the statistics' arithmetic (the run's rate,
+// nearest-rank percentiles, JSON escaping).
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "pipeline/engine_stats.hpp"
 #include "tests/test_engine_util.hpp"
@@ -163,6 +164,25 @@ TEST(Engine, TimingOneFrameInThreeChangesOnlyTheStats) {
   EngineOptions bad = engineOptions(2);
   bad.timingEvery = 0;
   EXPECT_THROW(Engine(sharedContext(), Chain::parse(kChain), bad), UserError);
+}
+
+// The run's rate counts every frame from the first out to the last, not the window's last few,
+// and stays put once frames stop (the preview shows it at the end of the input): five frames 20
+// ms apart and five at once make at most 9 / 0.08 s frames a second, whatever the window says.
+TEST(EngineStatsMath, RunFpsIsTheWholeRunsAndStaysAfterTheEnd) {
+  RollingStats stats(4);
+  stats.start({"gray"});
+  EXPECT_EQ(stats.snapshot().runFps, 0.0);
+  for (int i = 0; i < 10; ++i) {
+    if (i > 0 && i < 5) std::this_thread::sleep_for(20ms);
+    stats.add(FrameStats{});
+  }
+  const EngineStats a = stats.snapshot();
+  EXPECT_EQ(a.framesOut, 10u);
+  EXPECT_GT(a.runFps, 0.0);
+  EXPECT_LE(a.runFps, 9 / 0.08);
+  std::this_thread::sleep_for(30ms);
+  EXPECT_EQ(stats.snapshot().runFps, a.runFps);
 }
 
 TEST(EngineStatsMath, DistributionIsNearestRank) {
