@@ -8,6 +8,7 @@
 #include <QPainter>
 #include <QRasterWindow>
 #include <QScreen>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <clocale>
@@ -219,7 +220,13 @@ void PreviewWindow::Gui::run() {
   const qreal dpr = screen->devicePixelRatio();
   const cv::Size work(std::max(160, int((avail.width() - 16) * dpr)),
                       std::max(120, int((avail.height() - 40) * dpr)));
-  const cv::Size first = handlers.firstSize(work);
+  cv::Size first = handlers.firstSize(work);
+  if (first.width > work.width || first.height > work.height) {  // --window past the screen
+    const cv::Size asked = first;
+    first = {std::min(first.width, work.width), std::min(first.height, work.height)};
+    spdlog::info("preview: {}x{} does not fit the screen's work area; the window opens at {}x{}",
+                 asked.width, asked.height, first.width, first.height);
+  }
   Window w(*this);
   w.setTitle(QString::fromStdString(title));
   w.setMinimumSize(QSize(240, 160));

@@ -267,6 +267,30 @@ TEST(PreviewWindow, ProgramCompareOf1080pFitsA1280x800Screen) {
               win);
 }
 
+// A --window larger than the screen opens at the screen's work area, all of it on the screen.
+TEST(PreviewWindow, ProgramWindowLargerThanTheScreenFitsIt) {
+  REQUIRE_TOOLS();
+  TempDir dir("preview_window");
+  Xvfb x("1024x768x24");
+  ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
+  const std::string env = x.env();
+  Child program(vidfilterBinary(),
+                {"-i", kVideo, "--chain", "gray", "--window", "4000x3000", "--preview"},
+                x.options(60));
+  const std::string id = findWindow(env, "^vidfilter");
+  ASSERT_FALSE(id.empty()) << "no window";
+  std::this_thread::sleep_for(1500ms);
+  Geometry g;
+  screenshot(env, id, dir / "screen.png", &g);
+  shell(env + "xdotool key q");
+  const ProcResult r = program.wait();
+  SCOPED_TRACE(r.err);
+  EXPECT_EQ(r.status, 0);
+  ASSERT_EQ(g.screen, cv::Size(1024, 768));
+  EXPECT_GT(g.window.area(), 0);
+  EXPECT_TRUE((g.window & cv::Rect(0, 0, 1024, 768)) == g.window) << g.window << " off the screen";
+}
+
 // At the end of a file the window stays, showing the last frame, until q; --exit-at-end
 // closes it there.
 TEST(PreviewWindow, ProgramStaysOpenAtTheEndUntilQ) {
