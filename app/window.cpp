@@ -1,7 +1,9 @@
 #include "app/window.hpp"
 
 #include <spdlog/spdlog.h>
+#include <xcb/xcb.h>
 
+#include <QAbstractNativeEventFilter>
 #include <QGuiApplication>
 #include <QImage>
 #include <QKeyEvent>
@@ -193,6 +195,29 @@ class Window : public QRasterWindow {
   PreviewWindow::Gui& gui_;
 };
 
+// The window destroyed by another program (xdotool windowclose, a window manager's "destroy"):
+// X tells its owner by DestroyNotify, which Qt passes by; without this the run would wait for
+// a q that no window can take. Taken as the window closed.
+class DestroyWatch : public QAbstractNativeEventFilter {
+ public:
+  DestroyWatch(WId id, std::function<void()> closed) : id_(id), closed_(std::move(closed)) {}
+  bool nativeEventFilter(const QByteArray& type, void* message, long*) override {
+    if (type != "xcb_generic_event_t" || !closed_) return false;
+    const auto* e = static_cast<const xcb_generic_event_t*>(message);
+    if ((e->response_type & 0x7F) == XCB_DESTROY_NOTIFY &&
+        reinterpret_cast<const xcb_destroy_notify_event_t*>(e)->window == id_) {
+      spdlog::info("preview: the window was destroyed by another program; stopping");
+      closed_();
+      closed_ = nullptr;  // once
+    }
+    return false;
+  }
+
+ private:
+  WId id_;
+  std::function<void()> closed_;
+};
+
 }  // namespace
 
 void PreviewWindow::Gui::run() {
@@ -235,6 +260,8 @@ void PreviewWindow::Gui::run() {
   w.setPosition(avail.x() + std::max(0, (avail.width() - logical.width()) / 2),
                 avail.y() + std::max(0, (avail.height() - logical.height() - 24) / 2));
   w.show();
+  DestroyWatch watch(w.winId(), handlers.closed);
+  if (QGuiApplication::platformName() == "xcb") qapp.installNativeEventFilter(&watch);
   {
     std::lock_guard<std::mutex> lock(mu);
     window = &w;

@@ -291,6 +291,23 @@ TEST(PreviewWindow, ProgramWindowLargerThanTheScreenFitsIt) {
   EXPECT_TRUE((g.window & cv::Rect(0, 0, 1024, 768)) == g.window) << g.window << " off the screen";
 }
 
+// The window destroyed by another program ends the run as closing it does (it would otherwise
+// wait for a q that no window can take).
+TEST(PreviewWindow, ProgramWindowDestroyedByAnotherProgramEndsTheRun) {
+  REQUIRE_TOOLS();
+  Xvfb x("1024x768x24");
+  ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
+  const std::string env = x.env();
+  Child program(vidfilterBinary(), {"-i", kVideo, "--chain", "gray", "--preview"}, x.options(60));
+  const std::string id = findWindow(env, "^vidfilter");
+  ASSERT_FALSE(id.empty()) << "no window";
+  std::this_thread::sleep_for(1s);
+  shell(env + "xdotool windowclose " + id);
+  const ProcResult r = program.wait();
+  SCOPED_TRACE(r.err);
+  EXPECT_EQ(r.status, 0);
+}
+
 // At the end of a file the window stays, showing the last frame, until q; --exit-at-end
 // closes it there.
 TEST(PreviewWindow, ProgramStaysOpenAtTheEndUntilQ) {
