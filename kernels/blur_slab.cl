@@ -68,7 +68,14 @@
 #include "byte_perm.cl"
 #include "warp_ops.cl"
 
-#include "blur_slab_band.cl"
+#define HALO (RADIUS * CHANNELS)
+#define HA (HALO <= 8 ? 8 : 8 + (HALO - 8 + 15) / 16 * 16)      // row halo: 8, 24, 40, ...
+#define KC ((HA + 8) / 16)                                      // 32-element chunks per row product
+#define NW (NS + 2 * KC - 1)                                    // words a lane loads per row
+#define HR (RADIUS <= 8 ? 8 : 8 + (RADIUS - 8 + 15) / 16 * 16)  // column halo: 8, 24, 40, ...
+#define NP (((HR + 16 + RADIUS + 15) / 16 + 1) / 2 * 2)         // pairs of slabs per window
+#define KR (NP / 2)                                             // 32-row chunks per column product
+#define OW (16 * NS)
 // A strip column's bytes and the reach of its loads (the kernel's ginside and inside below).
 #if SHARE
 #define COL_W (WARPS * OW)
@@ -146,6 +153,31 @@ inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int 
 #define SHARE_PF 0
 #endif
 
+#if NS < 1 || RADIUS < 1
+#error "blur_slab: RADIUS >= 1, NS >= 1"
+#endif
+
+// d = the row products of set u on the slab whose words are w.
+#define ROW_SUMS(d, w, u)                                                                    \
+  do {                                                                                       \
+    d = (uint4)(0u);                                                                         \
+    UNROLL                                                                                   \
+    for (int c = 0; c < KC; ++c) MMA(d, AH(c), (uint2)(w[(u) + 2 * c], w[(u) + 2 * c + 1])); \
+  } while (0)
+
+// pair = set u's B words for 16 window rows (the slabs whose words are wa and wb): the high and
+// low bytes of the row sums at elements e(g) (.x, .y) and e(g + 8) (.z, .w).
+#define ROW_PAIR(pair, u)                                                                     \
+  do {                                                                                        \
+    uint4 da, db;                                                                             \
+    ROW_SUMS(da, wa, u);                                                                      \
+    ROW_SUMS(db, wb, u);                                                                      \
+    pair = (uint4)(split_bytes(da.x, da.y, db.x, db.y), split_bytes(da.z, da.w, db.z, db.w)); \
+  } while (0)
+
+// Window pair i of set u: the NP - 1 pairs held from earlier bands, then this band's new one.
+#define WINDOW_PAIR(u, i, nx) ((i) < NP - 1 ? pr[u][(i) < NP - 1 ? (i) : 0] : (nx))
+
 __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
     __global const uchar* src, __global uchar* dst, int width, int height, int pitch,
     __global const uint* taps, int value PRO_DECL) {
@@ -179,7 +211,22 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   const bool inside = xs >= 0 && xs + 16 * NW <= n && ROWS_INSIDE;
 #endif
 
-  SLAB_OPERANDS((const __global uint4*)(taps + FRAG_OFF));
+  const __global uint4* frag = (const __global uint4*)(taps + FRAG_OFF);
+  uint4 av[KR];
+  UNROLL
+  for (int c = 0; c < KR; ++c) av[c] = frag[c * 32 + lane];
+#if FRAG_LOCAL
+  // The row operands in local memory, read at each use (registers go to the window instead).
+  __local uint4 ah_local[KC * 32];
+  for (int i = warp * 32 + lane; i < KC * 32; i += WARPS * 32) ah_local[i] = frag[KR * 32 + i];
+  barrier(CLK_LOCAL_MEM_FENCE);
+#define AH(c) ah_local[(c)*32 + lane]
+#else
+  uint4 ah[KC];
+  UNROLL
+  for (int c = 0; c < KC; ++c) ah[c] = frag[(KR + c) * 32 + lane];
+#define AH(c) ah[c]
+#endif
 
   __local uint* os = out_stage + warp * 16 * OS;
 
@@ -223,7 +270,28 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
 #else
     BAND_SLABS(wa, wb, nxa, nxb, yn, p + 1 < BANDS);
 #endif
-    BLUR_BAND(p, os, OS);
+    UNROLL
+    for (int u = 0; u < NS; ++u) {
+      uint4 nx;
+      ROW_PAIR(nx, u);
+      if (p >= 0) {
+        uint4 h0 = (uint4)(0u), l0 = (uint4)(0u), h1 = (uint4)(0u), l1 = (uint4)(0u);
+        UNROLL
+        for (int c = 0; c < KR; ++c)
+          MMA4(h0, l0, h1, l1, av[c], WINDOW_PAIR(u, 2 * c, nx), WINDOW_PAIR(u, 2 * c + 1, nx));
+        // Rows g (.x, .y) and g + 8 (.z, .w): elements 4q, 4q+1 from the first pair of
+        // products, 4q+2, 4q+3 from the second.
+        const uint o0 =
+            perm(round_pair(h0.x, h0.y, l0.x, l0.y), round_pair(h1.x, h1.y, l1.x, l1.y), 0x7531u);
+        const uint o1 =
+            perm(round_pair(h0.z, h0.w, l0.z, l0.w), round_pair(h1.z, h1.w, l1.z, l1.w), 0x7531u);
+        os[g * OS + 4 * u + q] = o0;
+        os[(8 + g) * OS + 4 * u + q] = o1;
+      }
+      UNROLL
+      for (int i = 0; i + 1 < NP - 1; ++i) pr[u][i] = pr[u][i + 1];
+      pr[u][NP - 2] = nx;
+    }
     if (p < 0) continue;
     // The band's 16 rows x NS words of 16 bytes, lane by lane (rows a multiple of 16 bytes), or
     // as the aligned words of the destination each row covers (any other rows).

@@ -12,7 +12,10 @@
 //      tile;
 //   2. row sums of that tile: the blurred byte of every tile position, 4 per work-item;
 //   3. in groups at the frame's edges only: the positions outside the frame as the sobel's
-//      border rule reads the blurred frame (sobel_tile.cl's sobel_border);
+//      border rule reads the blurred frame (the constant, or the blurred byte at the folded
+//      position, which lies in the tile: folding moves a position at most R pixels back inside,
+//      and the tile holds R pixels and PAD >= R * CH + CH - 1 bytes beyond its own; positions
+//      past that, beyond the frame's last rows, feed no output stored);
 //   4. the sobel over the tile (sobel_tile.cl), stored through the epilogue where there is one.
 //
 // Every number is the blur's and the sobel's own: the same integer sums as the blur's kernels
@@ -122,6 +125,29 @@ inline void blurred_rows(__local const float4* ct, __local uchar* tile, __consta
   }
 }
 
+// Phase 3: the tile positions the sobel reads outside the frame (rows y0 - R ..., bytes x0 - HB
+// ... x0 + TW + HB - 1), as its border rule reads the blurred frame.
+inline void sobel_border(__local uchar* tile, int x0, int y0, int width, int height, int value,
+                         int lid) {
+  const int n = width * CH;
+  for (int u = lid; u < LH * (TW + 2 * HB); u += WG) {
+    const int r = u / (TW + 2 * HB), c = u - r * (TW + 2 * HB);
+    const int y = y0 - R + r, x = x0 - HB + c;
+    if (y >= 0 && y < height && x >= 0 && x < n) continue;
+    const int px = x >= 0 ? x / CH : -((-x + CH - 1) / CH);  // floor(x / CH)
+    const int sy = border_fold(y, height, SOBEL_BORDER), spx = border_fold(px, width, SOBEL_BORDER);
+    uchar v = (uchar)value;
+    if (sy >= 0 && spx >= 0) {
+      // A position folded from outside the tile (rows far past the frame's last, in a tile that
+      // reaches beyond it) is read by no output stored: left as it is.
+      const int tr = sy - y0 + R, tc = PAD + spx * CH + (x - px * CH) - x0;
+      if (tr < 0 || tr >= LH || tc < 0 || tc >= LP) continue;
+      v = tile[tr * LP + tc];
+    }
+    tile[r * LP + PAD - HB + c] = v;
+  }
+}
+
 __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_sobel(
     __global const uchar* restrict src, __global uchar* restrict dst, int width, int height,
     int pitch, ScaledTaps taps, int value, __constant float* btaps, int bvalue PRO_DECL EPI_KDECL) {
@@ -149,9 +175,9 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void blur_sobel(
   blurred_rows(ct, tile, btaps, lid);
   barrier(CLK_LOCAL_MEM_FENCE);
   if (x0 < HB || x0 + TW + HB > n || y0 < R || y0 + TH + R > height) {
-    sobel_border(tile, x0, y0, width, height, value, lid, WG);
+    sobel_border(tile, x0, y0, width, height, value, lid);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  sobel_tile_outputs(tile, dst, width, height, pitch, taps, lx, ly, x0, y0, 0 EPI_PASS);
+  sobel_tile_outputs(tile, dst, width, height, pitch, taps, lx, ly, x0, y0 EPI_PASS);
   EPI_END
 }

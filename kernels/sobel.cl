@@ -103,6 +103,6 @@ __kernel __attribute__((reqd_work_group_size(WGX, WGY, 1))) void sobel(
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
 
-  sobel_tile_outputs(tile, dst, width, height, pitch, taps, lx, ly, x0, y0, 0 EPI_PASS);
+  sobel_tile_outputs(tile, dst, width, height, pitch, taps, lx, ly, x0, y0 EPI_PASS);
   EPI_END
 }

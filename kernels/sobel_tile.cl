@@ -47,9 +47,7 @@ __constant int DV[7] = {-1, -4, -5, 0, 5, 4, 1};
 #define TH (WGY * PY)  // tile height in rows
 #define HB (R * CH)    // halo bytes on each side (at most 12)
 #define PAD 16         // the tile interior starts 16 bytes into a local row: room for HB
-#ifndef LP             // an includer may pad the rows further (a multiple of 16)
 #define LP (TW + 2 * PAD)
-#endif
 #define LH (TH + 2 * R)
 
 // The smoothing taps (ksize 3: 1 2 1; 5: 1 4 6 4 1; 7: 1 6 15 20 15 6 1) times scale, rounded
@@ -181,10 +179,10 @@ inline UCHARV vertical_taps_and_mode(const FLOATV* d, const FLOATV* s, ScaledTap
 }
 
 // Stores the work-item's VX bytes of PY rows from the tile (lx, ly: its place in the group;
-// x0, y0: the group's first byte column and row in the frame), those of rows ylo .. height - 1.
+// x0, y0: the group's first byte column and row in the frame).
 inline void sobel_tile_outputs(__local const uchar* tile, __global uchar* dst, int width,
                                int height, int pitch, ScaledTaps taps, int lx, int ly, int x0,
-                               int y0, int ylo EPI_DECL) {
+                               int y0 EPI_DECL) {
   const int rowBytes = width * CH;
   // Down the work-item's column: a window of the horizontal taps of 2R+1 consecutive rows,
   // d (derivative, exact integers) for gx and s (smoothing times scale, OpenCV's FMA chain from
@@ -205,7 +203,7 @@ inline void sobel_tile_outputs(__local const uchar* tile, __global uchar* dst, i
       s[k] = s[k + 1];
     }
     horizontal_taps(row, taps, &d[2 * R], &s[2 * R]);
-    if (step < 2 * R || y < ylo || y >= height) continue;
+    if (step < 2 * R || y >= height) continue;
     UCHARV out = vertical_taps_and_mode(d, s, taps);
 #if EPILOGUE
     uint w[VX / 4];
@@ -225,35 +223,5 @@ inline void sobel_tile_outputs(__local const uchar* tile, __global uchar* dst, i
     }
   }
 }
-
-#ifdef SOBEL_BORDER
-// The tile positions the sobel reads outside the frame (rows y0 - R ..., bytes x0 - HB ... x0 +
-// TW + HB - 1) as its border rule (SOBEL_BORDER, a VF_BORDER_* number; not wrap) reads a frame
-// the includer made in the tile (blur_sobel.cl, blur_sobel_slab.cl): the constant, or the byte
-// at the folded position, which lies in the tile (folding moves a position at most R pixels
-// back inside, and the tile holds R pixels and PAD >= HB + CH - 1 bytes beyond its own; the
-// positions past that, beyond the frame's last rows, feed no output stored). The work-item lid
-// of `items` takes every items-th position.
-inline void sobel_border(__local uchar* tile, int x0, int y0, int width, int height, int value,
-                         int lid, int items) {
-  const int n = width * CH;
-  for (int u = lid; u < LH * (TW + 2 * HB); u += items) {
-    const int r = u / (TW + 2 * HB), c = u - r * (TW + 2 * HB);
-    const int y = y0 - R + r, x = x0 - HB + c;
-    if (y >= 0 && y < height && x >= 0 && x < n) continue;
-    const int px = x >= 0 ? x / CH : -((-x + CH - 1) / CH);  // floor(x / CH)
-    const int sy = border_fold(y, height, SOBEL_BORDER), spx = border_fold(px, width, SOBEL_BORDER);
-    uchar v = (uchar)value;
-    if (sy >= 0 && spx >= 0) {
-      // A position folded from outside the tile is read by no output stored (those of rows
-      // below `height` fold within R rows and HB bytes of their own): left as it is.
-      const int tr = sy - y0 + R, tc = PAD + spx * CH + (x - px * CH) - x0;
-      if (tr < 0 || tr >= LH || tc < 0 || tc >= LP) continue;
-      v = tile[tr * LP + tc];
-    }
-    tile[r * LP + PAD - HB + c] = v;
-  }
-}
-#endif
 
 #endif

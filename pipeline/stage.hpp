@@ -102,9 +102,6 @@ class SeparableFilter {
   virtual int radius() const = 0;  // taps on each side of the centre, for the next frame
   virtual BorderMode border() const = 0;
   virtual int borderValue() const = 0;  // border=constant: the outside value
-  // Whether taps() holds the slab kernel's operands for the next frame (TapsBlock::frag): the
-  // taps fit its products (slabTakes).
-  virtual bool slabOperands() const = 0;
   // The taps for the frame about to be enqueued on `queue`: a change not yet on the device is
   // written first, and `deps` gets that write's event.
   virtual const cl::Buffer& taps(cl::CommandQueue& queue, std::vector<cl::Event>& deps) = 0;

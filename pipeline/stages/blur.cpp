@@ -105,7 +105,6 @@ class BlurStage : public Stage, public SeparableFilter {
   int radius() const override { return radius_; }
   BorderMode border() const override { return parseBorder(params().text("border")); }
   int borderValue() const override { return params().integer("value"); }
-  bool slabOperands() const override { return slabOperands_; }
   const cl::Buffer& taps(cl::CommandQueue& q, std::vector<cl::Event>& deps) override {
     if (tapsDirty_) deps.push_back(writeTaps(q));
     return taps_;
@@ -235,10 +234,7 @@ class BlurStage : public Stage, public SeparableFilter {
     plan_ = plan;
     radius_ = static_cast<int>(taps.size()) - 1;
     hostTaps_ = tapsBlock(taps);
-    // The slab kernel's operands wherever they fit: its own plan, or the sobel's pass computing
-    // this blur on the tensor cores (setFilter) reads them.
-    slabOperands_ = slabTakes(taps, in_.channels());
-    if (slabOperands_) slabFragments(taps, in_.channels(), hostTaps_.frag);
+    if (plan_.kernel == BlurKernel::Slab) slabFragments(taps, in_.channels(), hostTaps_.frag);
   }
 
   struct Built {
@@ -312,7 +308,6 @@ class BlurStage : public Stage, public SeparableFilter {
   cl::Buffer mid_, taps_;
   std::size_t midBytes_ = 0;
   TapsBlock hostTaps_;
-  bool slabOperands_ = false;  // hostTaps_ holds the slab kernel's operands
   bool tapsDirty_ = false;
   std::array<TapsBlock, 2> staging_;
   std::array<cl::Event, 2> stagingWrite_;

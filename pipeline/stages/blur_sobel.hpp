@@ -36,26 +36,15 @@ constexpr std::size_t kBlurSobelAutoBytes = 1920 * 1080, kBlurSobelAutoBytesWide
 constexpr int kBlurSobelMaxRadius = 16;
 
 // The work of one work-item and group: `vec` bytes x `rows` rows of the sobel's output, `wg`
-// work-items, `cpy` rows per work-item in the blur's column sums. With `slab` (the sobel's
-// filter=slab) the blur is the tensor-core products of kernels/blur_sobel_slab.cl: `warps`
-// warps side by side a group, each `sets` sets of 16 bytes of `bands` bands of 16 rows, and the
-// sobel `vec` bytes x `rows` rows a work-item in turn.
+// work-items, `cpy` rows per work-item in the blur's column sums.
 struct BlurSobelShape {
   int vec = 4, rows = 4, cpy = 4;
   Size2 wg{32, 8};
-  bool slab = false;
-  int sets = 2, warps = 8, bands = 4;
 
   // The default, with the sobel's vec, rows and wg where they are set.
   static BlurSobelShape of(const Params& sobel);
-  // Local memory per work-group for a blur of `radius` over `channels` and a sobel of `ksize`
-  // (`emulated`: the slab's products emulated, through local memory).
-  std::size_t localBytes(int radius, int channels, int ksize, bool emulated = false) const;
-  std::size_t items() const;  // work-items per group
-  // The slab form's output columns and rows per work-group (kernels/blur_sobel_slab.cl).
-  int slabColumns() const { return 16 * sets * warps - 32; }
-  int slabRows(int ksize) const;
-  std::string text() const;  // "wg=32x8 vec=4 rows=4 cpy=4", "strip=2x64 warps=8 vec=8 rows=2"
+  // Local memory per work-group for a blur of `radius` over `channels` and a sobel of `ksize`.
+  std::size_t localBytes(int radius, int channels, int ksize) const;
   // Whether the sobel with `sobel` computes `filter` of frames `in` (rows `pitch` bytes apart)
   // in its pass on `facts`.
   static bool fits(const Params& sobel, const DeviceFacts& facts, const SeparableFilter& filter,
@@ -94,7 +83,6 @@ class BlurSobelPass {
   // build's work: 0 when built, else the work-items per group the device runs it with (the
   // kernel in hand is kept).
   std::size_t tryBuild(const Prologue& pro, const Epilogue& epi);
-  bool prefetch() const;  // the slab form loads each band's rows during the band before
 
   ClContext& cl_;
   const Params& sobel_;

@@ -70,14 +70,12 @@ std::vector<ParamSpec> sobelParams() {
                 "NVIDIA GPUs of compute capability 8+ (f16x2 instructions); on: also "
                 "elsewhere, emulated in float (slow; for tests); off: never")
           .asSchedule(),
-      enumParam("filter", "auto", {"auto", "on", "off", "slab"},
+      enumParam("filter", "auto", {"auto", "on", "off"},
                 "fused chains: compute the blur just before it in its own pass, the blurred "
                 "frame never written (auto: on GPUs, gray frames up to 1920x1080 (2560x1440 "
                 "for ksize 5 and 7) with rows of whole 4-byte words, blur radius up to 8; "
-                "on: wherever it fits, CPUs too; slab: the blur as 8-bit matrix products, "
-                "band by band, with strip, warps and prefetch as kernel=slab's (mma.sync on "
-                "NVIDIA GPUs of compute capability 8+; emulated elsewhere: slow, for tests); "
-                "off: the blur runs as its own pass); never with border=wrap")
+                "on: wherever it fits, CPUs too; off: the blur runs as its own pass); never "
+                "with border=wrap")
           .asSchedule(),
       enumParam("prologue", "auto", {"auto", "on", "off"},
                 "kernel=direct or filter on gray frames, fused chains: read the point-wise "
@@ -126,9 +124,8 @@ std::vector<std::string> sobelParamsWithoutEffect(const Params& p, const SobelPl
   if (p.text("kernel") == "slab" && p.text("mode") == "l2")
     notes.push_back("kernel=slab: takes modes mag, x and y; mode=l2 runs kernel=auto's");
   for (const char* name : {"strip", "warps", "prefetch"})
-    if (!slab && p.text("filter") != "slab" && p.text(name) != "0" && p.text(name) != "0x0" &&
-        p.text(name) != "auto")
-      note(name, "applies to kernel=slab and filter=slab");
+    if (!slab && p.text(name) != "0" && p.text(name) != "0x0" && p.text(name) != "auto")
+      note(name, "applies to kernel=slab");
   if (!plan.direct) {
     const std::string onTile = "applies to kernel=direct; this sobel runs kernel=tile";
     if (load == "local") note("load", onTile + " (its loads: rows or items)");
