@@ -126,6 +126,9 @@ class PreviewSink : public FrameSink {
   bool waitWhile(const std::function<bool()>& keep);
   bool seekArrived(const FrameTime& t);  // mu_ held
   double secondsOf(const Shown& s) const;
+  // The frame's number in the source from 1 (its time at the source's rate), as the panel
+  // shows it; live sources and frames of unknown time: the frames taken before it, plus one.
+  std::int64_t frameNumber(const Shown& s) const;
 
   // preview_keys.cpp
   void handleKey(int key);  // mu_ held

@@ -239,7 +239,9 @@ void PreviewSink::snapshot() {
   if (!shown_) return;
   // A new name each time (a -N suffix when taken): a snapshot never replaces a file, so it can
   // never write over an input either; the image is written whole or not at all.
-  std::string number = std::to_string(shown_->stats.index);
+  // Named by the frame's number in the source, as the panel shows it ("frame 42"): a seek or a
+  // step back names the frame on the screen, not how many frames were taken.
+  std::string number = std::to_string(frameNumber(*shown_));
   if (number.size() < 6) number.insert(0, 6 - number.size(), '0');
   const std::string stem =
       (std::filesystem::path(opts_.snapshotDir) / ("vidfilter-" + number)).string();

@@ -45,6 +45,12 @@ double PreviewSink::secondsOf(const Shown& s) const {
   return -1;
 }
 
+std::int64_t PreviewSink::frameNumber(const Shown& s) const {
+  const double at = opts_.live ? -1 : secondsOf(s);
+  return at >= 0 && opts_.sourceFps > 0 ? std::llround(at * opts_.sourceFps) + 1
+                                        : std::int64_t(s.stats.index) + 1;
+}
+
 PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
   const EngineStats es = host_->stats();
   const bool rolling = es.framesOut > 0;
@@ -70,9 +76,7 @@ PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
     in.seconds = secondsOf(s);
     if (opts_.frameCount > 0 && opts_.sourceFps > 0)
       in.duration = double(opts_.frameCount) / opts_.sourceFps;
-    in.frame = in.seconds >= 0 && opts_.sourceFps > 0
-                   ? std::llround(in.seconds * opts_.sourceFps) + 1
-                   : std::int64_t(s.stats.index) + 1;
+    in.frame = frameNumber(s);
     in.frameCount = opts_.frameCount;
   }
 

@@ -158,10 +158,10 @@ TEST(PreviewSink, SnapshotWritesTheFilteredFrameAsPng) {
   PreviewOptions opts;
   opts.snapshotDir = dir.path().string();
   auto sink = makeSink(chain, opts);
-  TestFrame f(test::realFrame(3, CV_8UC3), test::realFrame(3, CV_8UC1), 42);
+  TestFrame f(test::realFrame(3, CV_8UC3), test::realFrame(3, CV_8UC1), 41);
   sink->consume(f.result);
   sink->pressKey('s');
-  const auto path = dir.path() / "vidfilter-000042.png";
+  const auto path = dir.path() / "vidfilter-000042.png";  // the 42nd frame (no time known)
   ASSERT_TRUE(std::filesystem::exists(path));
   const cv::Mat back = cv::imread(path.string(), cv::IMREAD_UNCHANGED);
   ASSERT_EQ(back.type(), CV_8UC1);

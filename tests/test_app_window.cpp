@@ -399,7 +399,13 @@ TEST(PreviewWindow, ProgramSeekAndStepShowTheFramesFfmpegDecodes) {
     shell(env + "xdotool key s");
     std::this_thread::sleep_for(800ms);
     for (const auto& e : std::filesystem::directory_iterator(dir / "snaps")) {
-      if (seen.insert(e.path().string()).second) return which(cv::imread(e.path().string()));
+      if (!seen.insert(e.path().string()).second) continue;
+      const int w = which(cv::imread(e.path().string()));
+      // Named by the frame's number in the source from 1, as the panel shows it.
+      char want[32];
+      std::snprintf(want, sizeof want, "vidfilter-%06d.png", w + 1);
+      EXPECT_EQ(e.path().filename().string(), want);
+      return w;
     }
     return -2;
   };
