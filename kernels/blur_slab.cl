@@ -33,13 +33,16 @@
 //            halves.
 //
 // A warp owns a strip of NS sets of 16 output elements x TH rows (from x0, y0) and walks down it
-// in bands of 16 rows. Set u's row windows start at x0 + 16u - HA (HA: the row halo R * CH
-// rounded up to 8 + 16 i), chunk c 32 elements on, so the words a lane loads from a row are
-// W[j] at x0 - HA + 16j + 4q, j < NS + 2 KC - 1, set u chunk c taking W[u + 2c] and
-// W[u + 2c + 1]. A band's column window is NP pairs of slabs (16 rows each) from row yb - HR
-// (HR: the radius rounded up to 8 + 16 i): all but its last pair are the previous band's, so
-// each band computes the row products of 16 new rows. At radius <= 8 the window is rows
-// yb - 8 .. yb + 23 (NP 2, KR 1); larger radii (the "wide" reach) hold more pairs in registers.
+// in bands of 16 rows. Set u's row windows, 16 + 2 HA elements (HA: the row halo R * CH rounded
+// up to a multiple of 8), start at x0 + 16u - HA, chunk c 32 elements on, so the words a lane
+// loads from a row are W[j] at x0 - HA + 16j + 4q, j < NW = NS + WPS - 1 (WPS = 1 + HA / 8: the
+// window's 16-element words), set u chunk c taking W[u + 2c] and W[u + 2c + 1]. Where WPS is odd
+// the last chunk's upper 16 elements lie past the window, where its taps are 0: it takes
+// W[u + 2c] twice, and the window costs no word beyond it. A band's column window is NP pairs of
+// slabs (16 rows each) from row yb - HR (HR: the radius rounded up to 8 + 16 i): all but its last
+// pair are the previous band's, so each band computes the row products of 16 new rows. At radius <=
+// 8 the window is rows yb - 8 .. yb + 23 (NP 2, KR 1); larger radii (the "wide" reach) hold more
+// pairs in registers.
 //
 // SHARE 0: a work-group's warps own strips one above the other and each lane loads its words
 // from the source: a row's words of the window 16 NW bytes wide, for 16 NS bytes of output, a
@@ -69,9 +72,13 @@
 #include "warp_ops.cl"
 
 #define HALO (RADIUS * CHANNELS)
-#define HA (HALO <= 8 ? 8 : 8 + (HALO - 8 + 15) / 16 * 16)      // row halo: 8, 24, 40, ...
-#define KC ((HA + 8) / 16)                                      // 32-element chunks per row product
-#define NW (NS + 2 * KC - 1)                                    // words a lane loads per row
+#define HA (HALO <= 8 ? 8 : (HALO + 7) / 8 * 8)  // row halo: 8, 16, 24, ...
+#define WPS (1 + HA / 8)                         // words of a set's row window
+#define KC ((WPS + 1) / 2)                       // 32-element chunks per row product
+#define NW (NS + WPS - 1)                        // words a lane loads per row
+// The second word of chunk c's B operand: set u's window word 2c + 1, or where that lies past
+// the window (its taps 0) word 2c again.
+#define CHUNK_HI(c) (2 * (c) + 1 < WPS ? 2 * (c) + 1 : 2 * (c))
 #define HR (RADIUS <= 8 ? 8 : 8 + (RADIUS - 8 + 15) / 16 * 16)  // column halo: 8, 24, 40, ...
 #define NP (((HR + 16 + RADIUS + 15) / 16 + 1) / 2 * 2)         // pairs of slabs per window
 #define KR (NP / 2)                                             // 32-row chunks per column product
@@ -79,8 +86,8 @@
 // A strip column's bytes and the reach of its loads (the kernel's ginside and inside below).
 #if SHARE
 #define COL_W (WARPS * OW)
-#define COL_LEFT (HA + 8)
-#define COL_RIGHT (16 * SV - HA - 8)
+#define COL_LEFT (HA + SPAD)
+#define COL_RIGHT (16 * SV - HA - SPAD)
 #else
 #define COL_W OW
 #define COL_LEFT HA
@@ -91,26 +98,27 @@
 #include "slab_io.cl"
 
 #if SHARE
-#define SW (4 * WARPS * NS + HA / 2)  // words of a staged row: the group's outputs and both halos
-#define SV ((8 + 4 * SW + 15) / 16)   // its 16-byte vectors from 8 bytes before its first word
-#define SS (4 * (SV | 1))             // words per staged row: 4 mod 8, rows apart in the banks
+#define SW (4 * WARPS * NS + HA / 2)    // words of a staged row: the group's outputs and both halos
+#define SPAD (HA % 16)                  // bytes before its first word to the 16-byte vector's start
+#define SV ((SPAD + 4 * SW + 15) / 16)  // its 16-byte vectors from SPAD bytes before its first word
+#define SS (4 * (SV | 1))               // words per staged row: 4 mod 8, rows apart in the banks
 
 // Groups clear of every edge on rows of whole vectors (and no prologue) stage 16 rows as 16-byte
 // vectors: STAGE_FETCH loads each work-item's SPV of them into v (v[t] the vector
-// i = tid + 32 WARPS t, row i / SV, vector i % SV, from 8 bytes before the row's first word),
+// i = tid + 32 WARPS t, row i / SV, vector i % SV, from SPAD bytes before the row's first word),
 // STAGE_PUT stores them. With PF (SHARE_PF) the next band's are fetched during this band and
 // stored as it starts.
 #define SHARE_PF (PF && ALIGNED16 && !PROLOGUE)
 #define SPV ((16 * SV + 32 * WARPS - 1) / (32 * WARPS))
-#define STAGE_FETCH(v, ya)                                                               \
-  do {                                                                                   \
-    UNROLL                                                                               \
-    for (int t_ = 0; t_ < SPV; ++t_) {                                                   \
-      const int i_ = tid + 32 * WARPS * t_, r_ = i_ / SV;                                \
-      if (i_ < 16 * SV)                                                                  \
-        (v)[t_] = *(const __global uint4*)(src + (size_t)((ya) + r_) * pitch + gxs - 8 + \
-                                           16 * (i_ - r_ * SV));                         \
-    }                                                                                    \
+#define STAGE_FETCH(v, ya)                                                                  \
+  do {                                                                                      \
+    UNROLL                                                                                  \
+    for (int t_ = 0; t_ < SPV; ++t_) {                                                      \
+      const int i_ = tid + 32 * WARPS * t_, r_ = i_ / SV;                                   \
+      if (i_ < 16 * SV)                                                                     \
+        (v)[t_] = *(const __global uint4*)(src + (size_t)((ya) + r_) * pitch + gxs - SPAD + \
+                                           16 * (i_ - r_ * SV));                            \
+    }                                                                                       \
   } while (0)
 #define STAGE_PUT(st, v)                                                                  \
   do {                                                                                    \
@@ -122,7 +130,7 @@
   } while (0)
 
 // Rows ya .. ya + 15 of the group's window (from byte gxs of each row) into st: word k of row r
-// at st[r * SS + 2 + k]. Groups clear of every edge (ginside) load whole 16-byte vectors of
+// at st[r * SS + SPAD / 4 + k]. Groups clear of every edge (ginside) load whole 16-byte vectors of
 // rows of whole vectors, else words; the others go through the border rule.
 inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int gxs, int n,
                        int pitch, int width, int height, bool ginside, int tid,
@@ -137,14 +145,14 @@ inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int 
       const int r = i / SW, k = i - r * SW;
       uint w[1];
       LOAD_WORDS16(w, 1, src, (size_t)(ya + r) * pitch + gxs + 4 * k);
-      st[r * SS + 2 + k] = w[0];
+      st[r * SS + SPAD / 4 + k] = w[0];
     }
 #endif
   } else {
     for (int i = tid; i < 16 * SW; i += 32 * WARPS) {
       const int r = i / SW, k = i - r * SW;
-      st[r * SS + 2 + k] = load_word_row(src, border_index(ya + r, height), gxs + 4 * k, n, pitch,
-                                         width, height, value PRO_PASS);
+      st[r * SS + SPAD / 4 + k] = load_word_row(src, border_index(ya + r, height), gxs + 4 * k, n,
+                                                pitch, width, height, value PRO_PASS);
     }
   }
 }
@@ -158,11 +166,11 @@ inline void stage_rows(__local uint* st, __global const uchar* src, int ya, int 
 #endif
 
 // d = the row products of set u on the slab whose words are w.
-#define ROW_SUMS(d, w, u)                                                                    \
-  do {                                                                                       \
-    d = (uint4)(0u);                                                                         \
-    UNROLL                                                                                   \
-    for (int c = 0; c < KC; ++c) MMA(d, AH(c), (uint2)(w[(u) + 2 * c], w[(u) + 2 * c + 1])); \
+#define ROW_SUMS(d, w, u)                                                                      \
+  do {                                                                                         \
+    d = (uint4)(0u);                                                                           \
+    UNROLL                                                                                     \
+    for (int c = 0; c < KC; ++c) MMA(d, AH(c), (uint2)(w[(u) + 2 * c], w[(u) + CHUNK_HI(c)])); \
   } while (0)
 
 // pair = set u's B words for 16 window rows (the slabs whose words are wa and wb): the high and
@@ -198,9 +206,9 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
   // store nothing.
   const bool live = true;
   const int gxs = strip_x * WARPS * OW - HA, x0 = gxs + HA + warp * OW, y0 = strip_g * TH;
-  // Every staged vector inside its row (8 bytes before the first word, the last ends at most 8
-  // bytes after the last word).
-  const bool ginside = gxs >= 8 && gxs - 8 + 16 * SV <= n && ROWS_INSIDE;
+  // Every staged vector inside its row (SPAD bytes before the first word, the last ends less than
+  // 16 bytes after the last word).
+  const bool ginside = gxs >= SPAD && gxs - SPAD + 16 * SV <= n && ROWS_INSIDE;
   __local uint4 stage4[2 * 16 * SS / 4];
 #else
   const int syn = (height + TH - 1) / TH, sy0 = strip_g * WARPS + warp;
@@ -260,7 +268,7 @@ __kernel __attribute__((reqd_work_group_size(32, WARPS, 1))) void blur_slab(
         stage_rows(st, src, yn, gxs, n, pitch, width, height, ginside, warp * 32 + lane,
                    value PRO_PASS);
       barrier(CLK_LOCAL_MEM_FENCE);
-      __local const uint* sa = st + g * SS + 2 + 4 * NS * warp + q;
+      __local const uint* sa = st + g * SS + SPAD / 4 + 4 * NS * warp + q;
       UNROLL
       for (int j = 0; j < NW; ++j) {
         wa[j] = sa[4 * j];

@@ -55,15 +55,19 @@
 #define RADIUS (KSIZE == 1 ? 1 : KSIZE / 2)
 #define CHANNELS CH
 #define HALO (RADIUS * CHANNELS)  // at most 12
-#define HA (HALO <= 8 ? 8 : 24)   // row halo
-#define KC ((HA + 8) / 16)        // 32-element chunks per row product
-#define NW (NS + 2 * KC - 1)      // words a lane loads per row
+#define HA (HALO <= 8 ? 8 : 16)   // row halo (blur_slab.cl's)
+#define WPS (1 + HA / 8)          // words of a set's row window
+#define KC ((WPS + 1) / 2)        // 32-element chunks per row product
+#define NW (NS + WPS - 1)         // words a lane loads per row
 #define HR 8                      // column halo: the window is rows yb - 8 .. yb + 23
 #define OW (16 * NS)              // a strip's bytes
 #define TH (16 * BANDS)           // a strip's rows
 #define OS (4 * NS + 4)           // words per row of a warp's output staging
 #define BH (KSIZE == 7 ? 10 : KSIZE == 5 ? 3 : 1)                      // D's bias over 256
 #define SSUM (KSIZE == 7 ? 64 : KSIZE == 5 ? 16 : KSIZE == 3 ? 4 : 1)  // sum of s
+// The second word of chunk c's B operand, as in blur_slab.cl: word 2c again where 2c + 1 lies
+// past the set's window (HA 16: its taps there are 0).
+#define CHUNK_HI(c) (2 * (c) + 1 < WPS ? 2 * (c) + 1 : 2 * (c))
 #include "slab_io.cl"
 
 // gx, gy of an output from its high and low products' sums.
@@ -113,16 +117,16 @@ inline uint result4(uint4 hx, uint4 lx, uint4 hy, uint4 ly) {
 
 // The row products of set u on the slab whose words are w: ds the smoothing's, dd the
 // derivative's (from BD); each only where the mode needs it.
-#define ROW_SUMS2(ds, dd, w, u)                                     \
-  do {                                                              \
-    ds = (uint4)(0u);                                               \
-    dd = (uint4)(256u * BH);                                        \
-    UNROLL                                                          \
-    for (int c = 0; c < KC; ++c) {                                  \
-      const uint2 b_ = (uint2)(w[(u) + 2 * c], w[(u) + 2 * c + 1]); \
-      if (NEED_GY) MMA_S(ds, ars[c], b_);                           \
-      if (NEED_GX) MMA_S(dd, ard[c], b_);                           \
-    }                                                               \
+#define ROW_SUMS2(ds, dd, w, u)                                       \
+  do {                                                                \
+    ds = (uint4)(0u);                                                 \
+    dd = (uint4)(256u * BH);                                          \
+    UNROLL                                                            \
+    for (int c = 0; c < KC; ++c) {                                    \
+      const uint2 b_ = (uint2)(w[(u) + 2 * c], w[(u) + CHUNK_HI(c)]); \
+      if (NEED_GY) MMA_S(ds, ars[c], b_);                             \
+      if (NEED_GX) MMA_S(dd, ard[c], b_);                             \
+    }                                                                 \
   } while (0)
 
 // ps, pd: set u's B words for 16 window rows (the slabs whose words are wa and wb), of S and of

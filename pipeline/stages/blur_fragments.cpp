@@ -10,8 +10,9 @@ namespace {
 int roundHalo(int h) { return h <= 8 ? 8 : 8 + (h - 8 + 15) / 16 * 16; }
 }  // namespace
 
-int slabHalo(int r, int cn) { return roundHalo(r * cn); }
-int slabChunks(int r, int cn) { return (slabHalo(r, cn) + 8) / 16; }
+int slabHalo(int r, int cn) { return std::max(8, (r * cn + 7) / 8 * 8); }
+int slabWindowWords(int r, int cn) { return 1 + slabHalo(r, cn) / 8; }
+int slabChunks(int r, int cn) { return (slabWindowWords(r, cn) + 1) / 2; }
 int slabColumnHalo(int r) { return roundHalo(r); }
 int slabColumnChunks(int r) { return ((slabColumnHalo(r) + 16 + r + 15) / 16 + 1) / 2; }
 int slabOperands(int r, int cn) { return slabColumnChunks(r) + slabChunks(r, cn); }

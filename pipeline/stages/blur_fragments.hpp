@@ -10,10 +10,13 @@
 
 namespace vf {
 
-// The slab kernel's row halo HA (R * CH rounded up to 8 + 16 i elements) and the 32-element
-// chunks KC of a row product; its column halo HR (R rounded up to 8 + 16 i rows) and the 32-row
-// chunks KR of a column product; KR + KC operands in all. As kernels/blur_slab.cl defines them.
+// The slab kernel's row halo HA (R * CH rounded up to a multiple of 8 elements, at least 8), the
+// 16-byte words of a set's row window (16 + 2 HA elements) and the 32-element chunks KC of a row
+// product (the last one's upper half unused where the words are odd); its column halo HR (R
+// rounded up to 8 + 16 i rows) and the 32-row chunks KR of a column product; KR + KC operands in
+// all. As kernels/blur_slab.cl defines them.
 int slabHalo(int radius, int channels);
+int slabWindowWords(int radius, int channels);
 int slabChunks(int radius, int channels);
 int slabColumnHalo(int radius);
 int slabColumnChunks(int radius);

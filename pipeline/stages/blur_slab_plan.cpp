@@ -62,10 +62,11 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r, std::si
   };
   SlabShape shape = shapeOf(q.strip.w > 0 ? q.strip.w : -1);
   // Shared where a warp would load at least 4.5 words of a row per word of its output (the
-  // window, NS + 2 KC - 1 words, over NS) in a strip of at most kSlabSharedSets sets, the
-  // shared strips' width (gray: one set).
+  // window, NS + slabWindowWords - 1 words, over NS) in a strip of at most kSlabSharedSets sets,
+  // the shared strips' width (gray: one set).
   const int sets = std::min(shape.nb, kSlabSharedSets);
-  const bool share = q.share == "on" || (q.share == "auto" && 2 * (sets + 2 * kc - 1) >= 9 * sets);
+  const int words = sets + slabWindowWords(r, cn) - 1;
+  const bool share = q.share == "on" || (q.share == "auto" && 2 * words >= 9 * sets);
   if (share && q.strip.w <= 0) shape = shapeOf(cn == 1 ? 1 : sets);
   int warps = q.warps > 0 ? q.warps : share ? kSlabSharedWarps : kSlabWarps;
   if (q.warps <= 0 && limit > 0) warps = std::max(1, std::min(warps, int(limit / 32)));
@@ -89,8 +90,8 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r, std::si
   // Local memory: each warp's output staging (16 rows of 4 NS + 4 words), with SHARE two
   // buffers of 16 staged rows (SS words each, blur_slab.cl), the row operands with FRAG_LOCAL,
   // and the emulation's products.
-  const int stagedWords = 4 * warps * shape.nb + (16 * kc - 8) / 2;
-  const std::size_t stagedRow = 4 * std::size_t(((8 + 4 * stagedWords + 15) / 16) | 1);
+  const int ha = slabHalo(r, cn), stagedWords = 4 * warps * shape.nb + ha / 2;
+  const std::size_t stagedRow = 4 * std::size_t(((ha % 16 + 4 * stagedWords + 15) / 16) | 1);
   const std::size_t bytes = std::size_t(warps) * 16 * (4 * shape.nb + 4) * 4 +
                             (share ? 2 * 16 * stagedRow * 4 : 0) +
                             (fragLocal ? std::size_t(kc) * 32 * 16 : 0) +
