@@ -364,7 +364,7 @@ const StageInfo& blurStageInfo() {
           enumParam("prefetch", "auto", {"auto", "on", "off"},
                     "kernel=slab: load each band's rows during the band before (with share: "
                     "its vectors into registers, on rows of whole 16-byte vectors; auto: with "
-                    "share there, without share where the row halo is at most 8 elements and a "
+                    "share there, without share where the row halo is at most 16 elements and a "
                     "strip has several bands)")
               .asSchedule(),
           enumParam("prologue", "auto", {"auto", "on", "off"},

@@ -75,13 +75,16 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r, std::si
     throw UserError("blur: warps=" + std::to_string(warps) + " is " + std::to_string(wg) +
                     " work-items; the device allows at most " +
                     std::to_string(facts.maxWorkGroupSize));
-  // Loading the next band during this one holds its words in registers as well: that pays with
-  // the one-chunk row products (halo <= 8 elements) of a strip with a next band; with two chunks
-  // the registers it takes cost more occupancy than the early loads gain. Shared loads take a
-  // few vectors a work-item for it, and pay everywhere measured (the figures above planSlab).
+  // Loading the next band during this one holds its words in registers as well: that pays where
+  // a set's window is at most 3 words (halo <= 16 elements) in a strip with a next band; with 4
+  // or more the registers it takes cost more occupancy than the early loads gain. H100,
+  // 2026-12-06, median of 30, us, 11x11 BGR with / without: 3840x2160 36.2 / 38.7, 7680x4320
+  // 105.2 / 114.5; 9x9 BGRA 3840x2160 44.2 / 47.6; 11x11 BGRA (4 words) 7680x4320 156.7 / 150.0.
+  // Shared loads take a few vectors a work-item for it, and pay everywhere measured (the figures
+  // above planSlab).
   const bool pf =
       q.prefetch == "on" ||
-      (q.prefetch == "auto" && (share ? q.rowPitch() % 16 == 0 : r * cn <= 8 && shape.th > 16));
+      (q.prefetch == "auto" && (share ? q.rowPitch() % 16 == 0 : r * cn <= 16 && shape.th > 16));
   const bool emulated = facts.nvidiaCc < 8;
   const bool aligned = q.rowPitch() % 4 == 0;  // rows start at whole words
   const int registerOperands = aligned ? kSlabRegisterOperands : kSlabRegisterOperandsUnaligned;
