@@ -107,8 +107,9 @@ constexpr PixelFormat kGray = PixelFormat::Gray8, kBgr = PixelFormat::BGR8,
 
 }  // namespace
 
-// On the H200 the slab kernel takes radii up to 8, its strip chosen per frame, the next band
-// loaded ahead where the row halo is at most 16 elements and a strip has several bands; rows
+// On the H200 the slab kernel takes radii up to 8, its strip chosen per frame (groups of 2 warps
+// where strips are 64 rows tall, else 4), the next band loaded ahead where the row halo is at most
+// 16 elements and a strip has several bands; rows
 // not a multiple of 4 bytes load byte by byte (ALIGNED=0).
 TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius8) {
   const DeviceFacts f = h200();
@@ -127,12 +128,12 @@ TEST(BlurSchedule, H200RunsTheSlabKernelUpToRadius8) {
   EXPECT_EQ(plan(f, 1920, 1080, kBgra, 5, 1.1),
             "slab WARPS=4 NS=4 BANDS=2 SHARE=0 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
             "blur_slab=3840x36/32x4");
-  EXPECT_EQ(plan(f, 3840, 2160, kBgr),  // the row halo 15: ahead
-            "slab WARPS=4 NS=4 BANDS=4 SHARE=0 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
-            "blur_slab=5760x36/32x4");
+  EXPECT_EQ(plan(f, 3840, 2160, kBgr),  // the row halo 15: ahead; strips of 64 rows: 2 warps
+            "slab WARPS=2 NS=4 BANDS=4 SHARE=0 PF=1 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=5760x34/32x2");
   EXPECT_EQ(plan(f, 7680, 4320, kBgra),  // the row halo 20: not ahead
-            "slab WARPS=4 NS=4 BANDS=4 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
-            "blur_slab=15360x68/32x4");
+            "slab WARPS=2 NS=4 BANDS=4 SHARE=0 PF=0 ALIGNED=1 ALIGNED16=1 MMA_PTX=1 "
+            "blur_slab=15360x68/32x2");
   EXPECT_EQ(plan(f, 1921, 1081, kBgr),
             "slab WARPS=4 NS=4 BANDS=1 SHARE=0 PF=0 ALIGNED=0 ALIGNED16=0 MMA_PTX=1 "
             "blur_slab=2912x68/32x4");

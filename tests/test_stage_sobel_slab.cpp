@@ -125,8 +125,9 @@ TEST(SobelSlab, OtherKernelWhereTheSlabDoesNotRun) {
 }
 
 // The plan, from the device's facts alone: kernel=auto takes the slab kernel for ksize 5 and 7
-// in modes mag, x and y on NVIDIA GPUs of compute capability 8+ (mma.sync), strips of 2 sets
-// whose rows the frame sets, 2 warps a group, a pass of its own on large frames; kernel=slab
+// in modes mag, x and y on NVIDIA GPUs of compute capability 8+ (mma.sync), strips of 4 sets x
+// 64 rows where the frame still gives every compute unit 40 warps so, else of 2 sets whose rows
+// the frame sets, 2 warps a group, a pass of its own on large frames; kernel=slab
 // elsewhere emulates the products. The slab's schedule values are named where no slab kernel
 // runs.
 TEST(SobelSlab, PlannedForKsize5And7OnTensorCoreGpus) {
@@ -154,9 +155,13 @@ TEST(SobelSlab, PlannedForKsize5And7OnTensorCoreGpus) {
   EXPECT_FALSE(plan("ksize=7:mode=l2", nv, bgr4k).use);
   EXPECT_FALSE(plan("ksize=7:kernel=direct", nv, bgr4k).use);
   EXPECT_EQ(plan("ksize=7", nv, bgr4k).text,
-            "kernel=slab strip=2x64 warps=2 prefetch=off products=mma.sync");
+            "kernel=slab strip=4x64 warps=2 prefetch=off products=mma.sync");
   EXPECT_EQ(plan("ksize=5", nv, bgr4k).text,
-            "kernel=slab strip=2x64 warps=2 prefetch=on products=mma.sync");
+            "kernel=slab strip=4x64 warps=2 prefetch=on products=mma.sync");
+  EXPECT_EQ(plan("ksize=5", nv, FrameDesc{1920, 1080, PixelFormat::BGR8}).text,
+            "kernel=slab strip=2x32 warps=2 prefetch=on products=mma.sync");
+  EXPECT_EQ(plan("ksize=7:strip=2x0", nv, bgr4k).text,
+            "kernel=slab strip=2x64 warps=2 prefetch=off products=mma.sync");
   EXPECT_EQ(plan("ksize=5", nv, gray1080).text,
             "kernel=slab strip=2x16 warps=2 prefetch=off products=mma.sync");
   EXPECT_EQ(plan("ksize=7:strip=1x32:warps=4:prefetch=on", nv, gray1080).text,

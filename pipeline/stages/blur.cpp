@@ -348,7 +348,8 @@ const StageInfo& blurStageInfo() {
                     "multiple of 16); 0: chosen per frame")
               .asSchedule(),
           intParam("warps", "0", 0, 32,
-                   "kernel=slab: warps per work-group (0: 8 with share, else 4)")
+                   "kernel=slab: warps per work-group (0: 8 with share, else 2 in strips of 64 "
+                   "rows at radius <= 8, else 4)")
               .asSchedule(),
           enumParam("operands", "auto", {"auto", "registers", "local"},
                     "kernel=slab: where the row products' constant operands live (auto: "

@@ -14,8 +14,12 @@ namespace vf {
 namespace {
 
 // Four warps per work-group, and strips sized so every compute unit gets 24 warps
-// (slabShape).
-constexpr int kSlabWarps = 4, kSlabWarpsPerUnit = 24;
+// (slabShape); two where the strips are 64 rows tall at radius <= 8 (from about 3840x2160 in
+// colour up). H100, 2026-12-06, median of 20, us, 2 / 4 warps: 11x11 BGR 3840x2160 32.3 / 36.4
+// (the next band ahead), 7680x4320 101.9 / 105.0; BGRA 3840x2160 45.0 / 48.2; 9x9 BGRA 3840x2160
+// 40.4 / 44.2 (ahead), 7680x4320 132.8 / 135.9; shorter strips: 11x11 BGR 1920x1080 (4x16) 15.6 /
+// 14.9 (docs/PERFORMANCE.md).
+constexpr int kSlabWarps = 4, kSlabTallWarps = 2, kSlabWarpsPerUnit = 24;
 // Row operands held in registers up to this many operands in all (rows that start at whole
 // words; other rows, whose loads take more registers, up to the second figure); past it they are
 // read from local memory at each use, leaving the registers to the column window (FRAG_LOCAL).
@@ -68,7 +72,8 @@ BlurPlan planSlab(const BlurRequest& q, const DeviceFacts& facts, int r, std::si
   const int words = sets + slabWindowWords(r, cn) - 1;
   const bool share = q.share == "on" || (q.share == "auto" && 2 * words >= 9 * sets);
   if (share && q.strip.w <= 0) shape = shapeOf(cn == 1 ? 1 : sets);
-  int warps = q.warps > 0 ? q.warps : share ? kSlabSharedWarps : kSlabWarps;
+  const bool tall = pairs == 2 && shape.th >= 64;
+  int warps = q.warps > 0 ? q.warps : share ? kSlabSharedWarps : tall ? kSlabTallWarps : kSlabWarps;
   if (q.warps <= 0 && limit > 0) warps = std::max(1, std::min(warps, int(limit / 32)));
   const std::size_t wg = std::size_t(warps) * 32;
   if (wg > facts.maxWorkGroupSize)

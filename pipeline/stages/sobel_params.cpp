@@ -48,7 +48,8 @@ std::vector<ParamSpec> sobelParams() {
           .asSchedule(),
       sizeParam("strip", "0x0", 0, 1024,
                 "kernel=slab: a warp's strip, W sets of 16 bytes (up to 16) x H rows (a "
-                "multiple of 16); 0: 2 sets, the rows chosen per frame")
+                "multiple of 16); 0: chosen per frame, 4 sets where strips of 4x64 still give "
+                "every compute unit 40 warps, else 2")
           .asSchedule(),
       intParam("warps", "0", 0, 32, "kernel=slab: warps per work-group (0: 2)").asSchedule(),
       enumParam("prefetch", "auto", {"auto", "on", "off"},

@@ -23,6 +23,12 @@ namespace {
 // 66.2; 7680x4320 BGR 143.3 / 139.0, 176.7 / 174.2. Four sets of 64 rows in groups of 4 warps,
 // the blur's choice there, took 64.9 at 3840x2160 BGR ksize 7 (docs/PERFORMANCE.md).
 constexpr int kSets = 2, kWarps = 2, kWarpsPerUnit = 40;
+// Four sets where strips of 4 x 64 rows still give every compute unit 40 warps (from about
+// 3840x2160 in colour up): H100, 2026-12-06, median of 20, us, 4x64 / the 2-set rule: ksize 5
+// 3840x2160 BGR 38.4 / 40.2, BGRA 49.1 / 51.2, 7680x4320 BGR 123.0 / 141.2, BGRA 158.7 / 183.2;
+// ksize 7 3840x2160 BGR 46.6 / 47.4, 7680x4320 BGR 154.2 / 166.1, BGRA 201.5 / 219.3; at
+// 1920x1080 BGR, where the rule gives 2x32, 4x64 took 23.3 against 17.1.
+constexpr int kWideSets = 4;
 // ksize 5 and 7 take the slab kernel by default on NVIDIA GPUs of compute capability 8+ (where
 // mma.sync runs): H100, 2026-12-06, us, slab / direct: ksize 7 3840x2160 BGR 52.4 / 80.0, gray
 // 19.6 / 30.0, 7680x4320 BGRA 232.7 / 384.2; ksize 5 3840x2160 BGR 42.2 / 56.7, 1920x1080 BGR
@@ -77,8 +83,12 @@ SobelSlabPlan planSobelSlab(const Params& p, const DeviceFacts& facts, const Fra
   if (!s.use) return s;
   const std::size_t n = in.rowBytes();
   const Size2 strip = p.size("strip");
-  const SlabShape shape = slabShape(n, in.height, facts.computeUnits, kWarpsPerUnit, 2,
-                                    strip.w > 0 ? strip.w : kSets, strip.h > 0 ? strip.h : -1);
+  const auto shapeOf = [&](int sets) {
+    return slabShape(n, in.height, facts.computeUnits, kWarpsPerUnit, 2,
+                     strip.w > 0 ? strip.w : sets, strip.h > 0 ? strip.h : -1);
+  };
+  SlabShape shape = shapeOf(kWideSets);
+  if (strip.w <= 0 && shape.th < 64) shape = shapeOf(kSets);
   s.sets = shape.nb;
   s.rows = shape.th;
   s.warps = p.integer("warps") > 0 ? p.integer("warps") : kWarps;
