@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
+#include <sstream>
 #include <thread>
 
 #include "app/sinks.hpp"
@@ -210,8 +211,8 @@ TEST(ReliabilityMedia, WriteFailuresAreNeverReportedAsSuccess) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(
       r.err, m,
-      std::regex("File too large: the file size limit \\(ulimit -f, 300 KiB\\) is "
-                 "reached; stopped after ([0-9]+) frames")))
+      std::regex("the file size limit \\(ulimit -f, 300 KiB\\) leaves too little room for "
+                 "more frames and the file's index; stopped after ([0-9]+) frames")))
       << r.err;
   EXPECT_EQ(countFrames(out), std::stol(m[1]));
   EXPECT_EQ(decodeErrors(out), "");
@@ -223,8 +224,8 @@ TEST(ReliabilityMedia, WriteFailuresAreNeverReportedAsSuccess) {
     r = runVidfilter({"-i", input, "--chain", chain, "-o", output}, lim);
     EXPECT_EQ(r.status, 1) << r.err;
     std::smatch said;
-    const bool found =
-        std::regex_search(r.err, said, std::regex("is reached; stopped after ([0-9]+) frames"));
+    const bool found = std::regex_search(
+        r.err, said, std::regex("the file's index; stopped after ([0-9]+) frames"));
     EXPECT_TRUE(found) << r.err;
     return found ? std::stol(said[1]) : -1L;
   };
@@ -256,12 +257,35 @@ TEST(ReliabilityMedia, WriteFailuresAreNeverReportedAsSuccess) {
   EXPECT_GT(videoEnd, 0.5);
   EXPECT_LT(videoEnd, 7.5);
   EXPECT_NEAR(audioEnd, videoEnd, 0.1);  // within a few AAC frames (23 ms each at 44.1 kHz)
+  // A file that fits under the limit with the room its index is given (16 KiB, 48 bytes a
+  // packet, twice the largest packet, and this one) is written whole: exit 0, every frame and
+  // the whole audio, not stopped short for a limit it never met.
+  const std::string whole = dir / "whole.mp4";
+  ASSERT_EQ(runVidfilter({"-i", av, "--chain", "brightness=gain=1", "-o", whole}).status, 0);
+  const std::string sizes =
+      shellOutput("ffprobe -v error -show_entries packet=size -of csv=p=0 " + q(whole));
+  long packets = 0, largest = 0;
+  std::istringstream lines(sizes);
+  for (std::string l; std::getline(lines, l);)
+    if (!l.empty()) ++packets, largest = std::max(largest, std::stol(l));
+  ASSERT_GT(packets, 200);  // 200 frames and the audio's
+  const long fits =
+      long(std::filesystem::file_size(whole)) + 16 * 1024 + 3 * largest + 48 * packets + 8192;
+  lim.fileSizeLimit = fits;
+  const std::string underLimit = dir / "under_limit.mp4";
+  r = runVidfilter({"-i", av, "--chain", "brightness=gain=1", "-o", underLimit}, lim);
+  EXPECT_EQ(r.status, 0) << "limit " << fits << " for a file of "
+                         << std::filesystem::file_size(whole) << ": " << r.err;
+  EXPECT_EQ(countFrames(underLimit), countFrames(whole));
+  EXPECT_NEAR(std::stod(probeValue(underLimit, "-select_streams a", "stream=duration")),
+              std::stod(probeValue(whole, "-select_streams a", "stream=duration")), 0.03);
   // A limit below the room the index needs: nothing kept, and said so (no file "which plays").
-  lim.fileSizeLimit = 60 * 1024;
+  lim.fileSizeLimit = 20 * 1024;
   const std::string none = dir / "none.mp4";
   r = runVidfilter({"-i", in, "--chain", "sobel", "-o", none}, lim);
   EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_NE(errorLine(r.err).find("is reached; stopped before the first frame"), std::string::npos)
+  EXPECT_NE(errorLine(r.err).find("the file's index; stopped before the first frame"),
+            std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("which plays"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(none));

@@ -244,18 +244,21 @@ void Muxer::checkRoom(std::int64_t next) {
   struct stat st {};
   struct statvfs fs {};
   if (::stat(spec_.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
-  // After this packet there must still be room for the container's index (mp4's moov: up to
-  // about 48 bytes a packet), what the interleaver holds back, and the I/O buffer.
+  // After this packet there must still be room for the container's index: per packet up to
+  // about 48 bytes (mp4's moov), and a fixed part (its boxes for each stream, metadata and
+  // chapters: 1-6 KiB in mp4, mov and Matroska files of a few streams) with a margin.
   biggestPacket_ = std::max(biggestPacket_, next);
-  const std::int64_t need = next + (96 << 10) + 2 * biggestPacket_ + 48 * (packets_ + 1);
+  const std::int64_t need = next + 2 * biggestPacket_ + 48 * (packets_ + 1);
   // What the packets given so far make of the file: avio_tell leaves out what a muxer holds in
   // memory (Matroska's open cluster: up to 5 s or 5 MiB), so the packets' bytes count too.
   const std::int64_t written = std::max(avio_tell(ctx_->pb), headerBytes_ + payloadBytes_);
+  // The file size limit is exact: no write has failed, the next ones would.
   struct rlimit lim {};
   if (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
-      written + need > static_cast<std::int64_t>(lim.rlim_cur))
-    throw OutOfRoom("writing " + spec_.path + ": File too large: the file size limit (ulimit -f, " +
-                        std::to_string(lim.rlim_cur / 1024) + " KiB) is reached",
+      written + need + (16 << 10) > static_cast<std::int64_t>(lim.rlim_cur))
+    throw OutOfRoom("writing " + spec_.path + ": the file size limit (ulimit -f, " +
+                        std::to_string(lim.rlim_cur / 1024) +
+                        " KiB) leaves too little room for more frames and the file's index",
                     videoPackets_, "raise the limit or write less");
   // The file system that holds the file (through a link, the target's); one that reports no
   // size at all (procfs, sysfs) has no free space to count.
@@ -263,11 +266,12 @@ void Muxer::checkRoom(std::int64_t next) {
   const double avail = double(fs.f_bavail) * double(fs.f_frsize);
   // The free space counts only what reached the file: what is still in FFmpeg's buffers (the
   // file's 256 KiB I/O buffer, Matroska's open cluster) takes its share of it too.
+  // The free space is less exact (the file system's own blocks, other writers): a wider margin.
   const std::int64_t pending = std::max<std::int64_t>(0, written - st.st_size);
-  if (avail < double(pending + need))
-    throw OutOfRoom("the disk holding " + spec_.path + " is full (" +
+  if (avail < double(pending + need + (96 << 10)))
+    throw OutOfRoom("the disk holding " + spec_.path + " has " +
                         std::to_string(static_cast<long long>(avail / 1024)) +
-                        " KiB left): No space left on device",
+                        " KiB free, too little for more frames and the file's index",
                     videoPackets_, "free some space or write elsewhere");
 }
 
