@@ -87,6 +87,12 @@ TEST(SobelSlab, MatchesOpenCVOverStripsWarpsAndRowLengths) {
                slab("mag", 5, "reflect101", 0, "kernel=slab:strip=1x64:warps=4"));
   EXPECT_EXACT(realFrame(5, CV_8UC3, 61, 97), slab("mag", 3, "wrap", 0, "kernel=slab:strip=2x32"));
   EXPECT_EXACT(realFrame(6, CV_8UC1, 250, 130), slab("mag", 5, "constant", 255));
+  // Four sets x 64 rows in 2 warps, the default on large colour frames: ksize 7 (a window of 3
+  // words a set) and ksize 5 with the next band's words loaded ahead.
+  EXPECT_EXACT(realFrame(7, CV_8UC3, 133, 90),
+               slab("mag", 7, "reflect101", 0, "kernel=slab:strip=4x64:warps=2"));
+  EXPECT_EXACT(randomFrame(97, 80, CV_8UC4, seed++),
+               slab("mag", 5, "replicate", 0, "kernel=slab:strip=4x64:warps=2:prefetch=on"));
 }
 
 // Where the slab kernel does not run, the stage's other kernel does and gives OpenCV's bytes:
