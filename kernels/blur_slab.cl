@@ -72,13 +72,7 @@
 #include "warp_ops.cl"
 
 #define HALO (RADIUS * CHANNELS)
-#define HA (HALO <= 8 ? 8 : (HALO + 7) / 8 * 8)  // row halo: 8, 16, 24, ...
-#define WPS (1 + HA / 8)                         // words of a set's row window
-#define KC ((WPS + 1) / 2)                       // 32-element chunks per row product
-#define NW (NS + WPS - 1)                        // words a lane loads per row
-// The second word of chunk c's B operand: set u's window word 2c + 1, or where that lies past
-// the window (its taps 0) word 2c again.
-#define CHUNK_HI(c) (2 * (c) + 1 < WPS ? 2 * (c) + 1 : 2 * (c))
+// HA, WPS, KC, NW, CHUNK_HI: the row window (slab_io.cl).
 #define HR (RADIUS <= 8 ? 8 : 8 + (RADIUS - 8 + 15) / 16 * 16)  // column halo: 8, 24, 40, ...
 #define NP (((HR + 16 + RADIUS + 15) / 16 + 1) / 2 * 2)         // pairs of slabs per window
 #define KR (NP / 2)                                             // 32-row chunks per column product

@@ -1,7 +1,7 @@
 // Memory side of the tensor-core kernels (blur_slab.cl, sobel_slab.cl): which strips a
 // work-group takes, a lane's words of a source row and a band's outputs, for rows of any length.
-// Needs perm (byte_perm.cl) and ALIGNED, ALIGNED16 (rows a multiple of 4, 16 bytes), NS, OS (words
-// per staged row), PF, UNROLL from the includer.
+// Needs perm (byte_perm.cl) and ALIGNED, ALIGNED16 (rows a multiple of 4, 16 bytes), HALO, NS, OS
+// (words per staged row), PF, UNROLL from the includer.
 //
 // A frame whose rows are not a multiple of 4 bytes starts each row at another byte of a word,
 // and OpenCL loads and stores words only at multiples of 4. Neither path goes byte by byte:
@@ -18,6 +18,17 @@
 
 #ifndef VF_SLAB_IO_CL
 #define VF_SLAB_IO_CL
+
+// The row window (from HALO, the row halo in elements, and NS): a set's 16 outputs take 16 + 2 HA
+// elements, HA the halo rounded up to a multiple of 8, as WPS 16-byte words; a row product takes
+// KC chunks of 32 elements, and a lane loads NW words a row. Where WPS is odd the last chunk's
+// upper 16 elements lie past the window, where its taps are 0: its B operand takes word 2c again
+// (CHUNK_HI), and the window costs no word beyond it.
+#define HA (HALO <= 8 ? 8 : (HALO + 7) / 8 * 8)
+#define WPS (1 + HA / 8)
+#define KC ((WPS + 1) / 2)
+#define NW (NS + WPS - 1)
+#define CHUNK_HI(c) (2 * (c) + 1 < WPS ? 2 * (c) + 1 : 2 * (c))
 
 #include "prologue.cl"
 

@@ -55,20 +55,13 @@
 #define RADIUS (KSIZE == 1 ? 1 : KSIZE / 2)
 #define CHANNELS CH
 #define HALO (RADIUS * CHANNELS)  // at most 12
-#define HA (HALO <= 8 ? 8 : 16)   // row halo (blur_slab.cl's)
-#define WPS (1 + HA / 8)          // words of a set's row window
-#define KC ((WPS + 1) / 2)        // 32-element chunks per row product
-#define NW (NS + WPS - 1)         // words a lane loads per row
 #define HR 8                      // column halo: the window is rows yb - 8 .. yb + 23
 #define OW (16 * NS)              // a strip's bytes
 #define TH (16 * BANDS)           // a strip's rows
 #define OS (4 * NS + 4)           // words per row of a warp's output staging
 #define BH (KSIZE == 7 ? 10 : KSIZE == 5 ? 3 : 1)                      // D's bias over 256
 #define SSUM (KSIZE == 7 ? 64 : KSIZE == 5 ? 16 : KSIZE == 3 ? 4 : 1)  // sum of s
-// The second word of chunk c's B operand, as in blur_slab.cl: word 2c again where 2c + 1 lies
-// past the set's window (HA 16: its taps there are 0).
-#define CHUNK_HI(c) (2 * (c) + 1 < WPS ? 2 * (c) + 1 : 2 * (c))
-#include "slab_io.cl"
+#include "slab_io.cl"  // the row window: HA, WPS, KC, NW, CHUNK_HI
 
 // gx, gy of an output from its high and low products' sums.
 inline int grad(uint h, uint l) { return (int)(h << 8) + (int)l; }
