@@ -260,6 +260,28 @@ TEST(ReliabilityInput, RawOptionsOnAContainerFileAreIgnoredWithAWarning) {
   EXPECT_NEAR(durationOf(raw), 1.0, 0.03);
 }
 
+TEST(ReliabilityInput, AnMp4OnAPipeWithItsIndexAtTheEndIsNamed) {
+  // An MP4 whose index (moov) follows its frames cannot be read from a pipe: it failed with
+  // FFmpeg's bare "Invalid data found when processing input". One error names the cause and the
+  // ways out, and nothing is written; the same frames made streamable (faststart) go through.
+  TempDir dir("rel_moov");
+  const std::string mp4 = dir / "late_index.mp4", fast = dir / "faststart.mp4";
+  makeClip(mp4, "testsrc2=size=640x360:rate=25:duration=6",
+           "-f lavfi -i sine=d=6 -c:v libx264 -preset ultrafast -pix_fmt yuv420p -c:a aac");
+  ASSERT_GT(std::filesystem::file_size(mp4), 1u << 20);  // more than the demuxer buffers
+  ffmpeg("-i " + q(mp4) + " -c copy -movflags +faststart " + q(fast));
+  ProcOptions late;
+  late.stdinPath = mp4;
+  expectOneError(runVidfilter({"-i", "-", "--chain", "gray", "-o", dir / "o.mkv"}, late), 2,
+                 "stdin (-i -) holds an MP4/MOV whose index (moov) follows its frames");
+  EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  ProcOptions streamable;
+  streamable.stdinPath = fast;
+  const auto r = runVidfilter({"-i", "-", "--chain", "gray", "-o", dir / "o.mkv"}, streamable);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(dir / "o.mkv"), 150);
+}
+
 TEST(ReliabilityInput, ImageSequenceStopsAtADamagedImage) {
   // Policy for image sequences: the run stops at the first image that cannot be read, with an
   // error naming the frame, the file and why (exit 1); every image before it is processed and

@@ -83,10 +83,25 @@ void Demuxer::IoDeleter::operator()(AVIOContext* io) const {
   avio_context_free(&io);
 }
 
+bool Demuxer::movOnAPipe() const {
+  return stdinIo_ && ctx_ && ctx_->iformat &&
+         std::string(ctx_->iformat->name).find("mp4") != std::string::npos;
+}
+
+std::string Demuxer::movOnAPipeHint() const {
+  return pipeName() +
+         " holds an MP4/MOV whose index (moov) follows its frames, and a pipe cannot go back to "
+         "them: give the file itself (-i FILE), make it streamable first (ffmpeg -i IN -c copy "
+         "-movflags +faststart OUT.mp4), or pipe Matroska or MPEG-TS (-f matroska -)";
+}
+
+std::string Demuxer::pipeName() const {
+  return request_.url == "pipe:0" ? std::string("stdin (-i -)")
+                                  : "the FIFO " + quote(request_.shown);
+}
+
 std::string Demuxer::nothingSent() const {
-  return (request_.url == "pipe:0" ? std::string("stdin (-i -)")
-                                   : "the FIFO " + quote(request_.shown)) +
-         " closed without sending any data; did the command writing into it fail?";
+  return pipeName() + " closed without sending any data; did the command writing into it fail?";
 }
 
 Demuxer::Fd::~Fd() {
@@ -203,7 +218,9 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   interrupter_.disarm();
   if (err < 0 && app::interruptSignal())
     throw MediaError("interrupted while opening " + request.shown);
-  if (err < 0) throw UsageError(pipeSentNothing() ? nothingSent() : openFailure(request, err));
+  if (err < 0 && pipeSentNothing()) throw UsageError(nothingSent());
+  if (err == AVERROR_INVALIDDATA && movOnAPipe()) throw UsageError(movOnAPipeHint());
+  if (err < 0) throw UsageError(openFailure(request, err));
   videoIndex_ = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   if (videoIndex_ < 0) {
     if (request.network || request.url == "pipe:0")
@@ -246,7 +263,10 @@ bool Demuxer::read(AVPacket* packet) {
     interrupted_ = true;
     return false;
   }
-  if (err >= 0) return true;
+  if (err >= 0) {
+    ++packets_;
+    return true;
+  }
   if (app::interruptSignal()) {  // the run is stopping
     interrupted_ = true;
     return false;
@@ -261,6 +281,8 @@ bool Demuxer::read(AVPacket* packet) {
     interrupted_ = true;
     return false;
   }
+  if (err == AVERROR_INVALIDDATA && packets_ == 0 && movOnAPipe())
+    throw UsageError(movOnAPipeHint());
   throw MediaError("reading " + request_.shown + " failed: " + avError(err));
 }
 

@@ -45,7 +45,8 @@ class Demuxer {
 
   // The next packet (any stream). False at the end, when a signal ended the read, or when a
   // network stream failed or sent nothing for 5 s (then `stalled()`). Throws MediaError for a
-  // read error on a file or pipe (the OS's reason).
+  // read error on a file or pipe (the OS's reason), UsageError for an MP4 on a pipe whose index
+  // follows its frames.
   bool read(AVPacket* packet);
   bool stalled() const { return stalled_; }
   bool interrupted() const { return interrupted_; }  // a signal ended the reading
@@ -61,6 +62,12 @@ class Demuxer {
   // blocked read whatever the handler's flags and whichever thread the signal reached (FFmpeg's
   // file protocol blocks in read() until a silent writer writes or closes).
   static int readPipe(void* opaque, std::uint8_t* buf, int size);
+  // "stdin (-i -)" or "the FIFO 'path'".
+  std::string pipeName() const;
+  // An MP4/MOV read from a pipe: one whose index follows its frames fails there with
+  // AVERROR_INVALIDDATA, and the hint says how to give it.
+  bool movOnAPipe() const;
+  std::string movOnAPipeHint() const;
   struct IoDeleter {
     void operator()(AVIOContext* io) const;
   };
@@ -79,6 +86,7 @@ class Demuxer {
   InputPtr ctx_;
   std::unique_ptr<LoggedErrors> errors_;  // of ctx_ (declared after it: ends first)
   int videoIndex_ = -1;
+  std::int64_t packets_ = 0;  // read so far
   bool stalled_ = false, interrupted_ = false;
 };
 
