@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/cli_errors.hpp"
 #include "tests/support/media.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -327,6 +328,32 @@ TEST(MediaMetadata, AGapInAnImageSequenceIsNamed) {
   const std::size_t warning = r.err.find("f_0008.png");
   ASSERT_NE(warning, std::string::npos) << r.err;
   EXPECT_NE(r.err.find("f_0009.png", warning), std::string::npos) << r.err;
+}
+
+// A sequence numbered from past 4 (a camera's, a cut from a longer one) starts at its lowest
+// number, where ffmpeg's image2 needs -start_number; files of other names beside it do not count,
+// and a pattern nothing matches names where it looked.
+TEST(MediaMetadata, AnImageSequenceNumberedFromPastFourStartsAtItsLowestNumber) {
+  TempDir dir("media_seq_start");
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 6 -start_number 120 " +
+         q(dir / "f_%04d.png"));
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 6 -start_number 120 " +
+         q(dir / "ref_%04d.png"));
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 1 " + q(dir / "f_12.png"));
+  std::filesystem::create_directory(dir / "f_0007.png");  // a directory is no member
+  const ProcResult r = runVidfilter({"-y", "-i", dir / "f_%04d.png", "--chain", "brightness=gain=1",
+                                     "--codec", "ffv1", "-o", dir / "o.mkv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(dir / "o.mkv"), 6);
+  // The same images read by a glob, in name order.
+  const ProcResult g = runVidfilter({"-y", "-i", dir / "ref_*.png", "--chain", "brightness=gain=1",
+                                     "--codec", "ffv1", "-o", dir / "ref.mkv"});
+  ASSERT_EQ(g.status, 0) << g.err;
+  EXPECT_EQ(frameHashes(dir / "o.mkv"), frameHashes(dir / "ref.mkv"));
+  expectOneError(
+      runVidfilter({"-y", "-i", dir / "g_%04d.png", "--chain", "gray", "-o", dir / "g.mkv"}), 2,
+      "no image found (looked for " + (dir / "g_0000.png") + " to " + (dir / "g_0004.png") +
+          ", and for any number in '" + dir.path().string() + "/')");
 }
 
 // A subtitle shown across --ss is shown from the cut on: the output starts at zero and lasts as

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <optional>
 
 #include "app/media/pattern.hpp"
 #include "app/options.hpp"
@@ -39,6 +41,29 @@ std::vector<std::string> globMembers(const std::string& text) {
   return files;
 }
 
+// The directory a pattern's members lie in, as their names start ("" for bare names).
+std::string directoryOf(const FramePattern& p) {
+  const auto slash = p.prefix.rfind('/');
+  return slash == std::string::npos ? "" : p.prefix.substr(0, slash + 1);
+}
+
+// The lowest frame number of the files in the pattern's directory that are its members;
+// nothing when there is none, the directory cannot be read, or the number lies in a directory's
+// name.
+std::optional<std::int64_t> lowestMember(const FramePattern& p) {
+  if (p.suffix.find('/') != std::string::npos) return std::nullopt;
+  const std::string dir = directoryOf(p);
+  std::optional<std::int64_t> lowest;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = dir + it->path().filename().string();
+    const std::optional<std::int64_t> k = p.match(name);
+    if (k && (!lowest || *k < *lowest) && isFile(name)) lowest = k;
+  }
+  return lowest;
+}
+
 std::vector<std::string> numberedMembers(const std::string& text) {
   PatternProblem problem;
   const auto p = parseFramePattern(text, &problem);
@@ -47,12 +72,18 @@ std::vector<std::string> numberedMembers(const std::string& text) {
                           (problem.what.empty() ? "no frame number (%d) in it"
                                                 : problem.what + " (at column " +
                                                       std::to_string(problem.column) + ")"));
-  // The first of 0..4 that exists, as ffmpeg's image2 (start_number_range 5).
+  // The first of 0..4 that exists, as ffmpeg's image2 (start_number_range 5); else the lowest
+  // number in the directory (ffmpeg would need -start_number for it).
   std::int64_t n = 0;
   while (n < 5 && !isFile(p->name(n))) ++n;
-  if (n == 5)
-    throw app::UsageError("input " + quote(text) + ": no image found (looked for " + p->name(0) +
-                          " to " + p->name(4) + ")");
+  if (n == 5) {
+    const std::optional<std::int64_t> lowest = lowestMember(*p);
+    if (!lowest)
+      throw app::UsageError("input " + quote(text) + ": no image found (looked for " + p->name(0) +
+                            " to " + p->name(4) + ", and for any number in " +
+                            quote(directoryOf(*p).empty() ? "." : directoryOf(*p)) + ")");
+    n = *lowest;
+  }
   std::vector<std::string> files;
   for (; isFile(p->name(n)); ++n) files.push_back(p->name(n));
   return files;

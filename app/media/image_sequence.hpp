@@ -1,6 +1,7 @@
 #pragma once
 // Image sequences as input: a frame-number pattern ("in/img_%04d.png": the first of numbers 0
-// to 4 that exists, then every number until one is missing, as ffmpeg's image2) or a glob
+// to 4 that exists, as ffmpeg's image2, else the lowest number in the directory; then every
+// number until one is missing) or a glob
 // ("in/*.png", in name order). Each image is decoded with FFmpeg; frames are presented at
 // --rate (default 25). An image that is empty or does not decode stops the run with an error
 // naming it (exit 1); the frames before it are kept.
