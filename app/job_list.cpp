@@ -58,6 +58,33 @@ std::optional<long> envNumber(const char* name) {
   return n;
 }
 
+// The next line of an input list into `line` (without its '\n'); false at the end. A NUL byte
+// or a line past kMaxListLine ends the reading at once with an error (a video or /dev/zero given
+// as the list is never read whole).
+constexpr std::size_t kMaxListLine = 64 * 1024;
+
+bool nextListLine(std::istream& in, std::string& line, const std::string& path, int n) {
+  line.clear();
+  std::streambuf* buf = in.rdbuf();
+  for (;;) {
+    const int c = buf->sbumpc();
+    if (c == std::char_traits<char>::eof()) {
+      in.setstate(std::ios::eofbit);
+      return !line.empty();
+    }
+    if (c == '\n') return true;
+    if (c == '\0')
+      throw UsageError("--inputs " + printable(path) + ": line " + std::to_string(n) +
+                       " holds a NUL byte: this is not a text list of inputs (a video? give it "
+                       "with -i)");
+    if (line.size() == kMaxListLine)
+      throw UsageError("--inputs " + printable(path) + ": line " + std::to_string(n) +
+                       " is longer than 64 KiB: this is not a text list of inputs (one path or "
+                       "URL a line)");
+    line.push_back(static_cast<char>(c));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> readInputList(const std::string& path) {
@@ -74,12 +101,8 @@ std::vector<std::string> readInputList(const std::string& path) {
                      "); give a file listing inputs, one a line");
   std::vector<std::string> inputs;
   std::string line;
-  for (int n = 1; std::getline(in, line); ++n) {
+  for (int n = 1; nextListLine(in, line, path, n); ++n) {
     if (n == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // a UTF-8 BOM
-    if (line.find('\0') != std::string::npos)
-      throw UsageError("--inputs " + printable(path) + ": line " + std::to_string(n) +
-                       " holds a NUL byte: this is not a text list of inputs (a video? give it "
-                       "with -i)");
     const std::string t = trim(line);
     if (t.empty() || t[0] == '#') continue;
     inputs.push_back(t);

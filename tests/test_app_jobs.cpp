@@ -410,7 +410,11 @@ TEST(AppJobs, InputListsFromAFileOrStdinWithCommentsBlankLinesAndCrlf) {
       {{"--inputs", dir / "none.txt"}, "No such file or directory"},
       {{"--inputs", "-", "-i", "-"}, "stdin carries the list of inputs"},
       {{"--inputs", dir / "a.mkv"}, "holds a NUL byte: this is not a text list of inputs"},
+      // Never read whole: /dev/zero, and a line of 100 KB with no end.
+      {{"--inputs", "/dev/zero"}, "line 1 holds a NUL byte"},
+      {{"--inputs", dir / "long.txt"}, "line 2 is longer than 64 KiB"},
   };
+  std::ofstream(dir / "long.txt") << "a.mkv\n" << std::string(100000, 'x');
   for (const auto& c : cases) {
     auto args = c.args;
     args.insert(args.end(), {"--chain", "sobel", "-o", dir / "out/{index}.mkv"});
