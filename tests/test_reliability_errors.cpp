@@ -147,6 +147,35 @@ TEST(ReliabilityExitStatus, ConfigFileThatCannotBeReadIsAUsageError) {
 
 // --- command-line errors ----------------------------------------------------------------------
 
+// A good file the OS will not open (too many open files here) is never "not a video": the OS's
+// reason, a run that could not go on (exit 1). Several limits, as how many descriptors the
+// OpenCL driver holds varies: each run fails, none blames a file, and some input says why.
+TEST(ReliabilityExitStatus, AnInputTheOsWillNotOpenIsNamedWithItsReason) {
+  TempDir dir("rel_nofile");
+  makeClip(dir / "a.mkv", "testsrc2=size=64x48:rate=25", "-frames:v 3 -c:v ffv1");
+  std::ofstream list(dir / "list.txt");
+  for (int i = 0; i < 12; ++i) {
+    std::filesystem::copy_file(dir / "a.mkv", dir / ("in" + std::to_string(i) + ".mkv"));
+    list << (dir / ("in" + std::to_string(i) + ".mkv")) << "\n";
+  }
+  list.close();
+  std::filesystem::create_directory(dir / "out");
+  int named = 0;
+  for (int limit : {8, 10, 12}) {
+    ProcOptions few;
+    few.openFilesLimit = limit;
+    const ProcResult r = runVidfilter({"--inputs", dir / "list.txt", "--chain", "gray", "--jobs",
+                                       "8", "-y", "-o", dir / "out/{name}.mkv"},
+                                      few);
+    EXPECT_EQ(r.status, 1) << limit << "\n" << r.err;
+    EXPECT_EQ(r.err.find("is not a video"), std::string::npos) << limit << "\n" << r.err;
+    if (r.err.find("could not be opened: Too many open files (allow more with ulimit -n") !=
+        std::string::npos)
+      ++named;
+  }
+  EXPECT_GT(named, 0);
+}
+
 TEST(ReliabilityCli, TwoInputsAndOneOutputWithoutANameField) {
   // Two -i are two inputs; one plain -o cannot name both outputs.
   const auto r = runVidfilter({"-i", "a.mp4", "-i", "b.mp4", "--chain", "gray", "-o", "o.mp4"});

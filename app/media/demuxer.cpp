@@ -26,6 +26,20 @@ constexpr auto kReadTimeout = std::chrono::milliseconds(5000);
 
 using app::UsageError;
 
+// An input file the OS would not open for a reason of its own (too many open files, an I/O
+// error, no memory): its reason, and the run's fault rather than the file's. Empty for the
+// reasons that are the file's or the user's (missing, not readable, not a video), and for
+// pipes and streams.
+std::string systemFailure(const DemuxRequest& r, int err) {
+  if (r.network || r.url == "pipe:0" || err >= 0 || err <= -4096) return "";
+  const int e = AVUNERROR(err);
+  if (e == ENOENT || e == EACCES || e == EINVAL) return "";
+  std::string m = "input file " + quote(r.shown) + " could not be opened: " + std::strerror(e);
+  if (e == EMFILE || e == ENFILE)
+    m += " (allow more with ulimit -n, or run fewer inputs at once with --jobs)";
+  return m;
+}
+
 std::string openFailure(const DemuxRequest& r, int err) {
   if (r.network)
     return "stream " + quote(r.shown) + " could not be opened: " + avError(err) + " (" +
@@ -210,6 +224,7 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
       throw UsageError("stream " + quote(request.shown) +
                        " could not be opened within 10 s (nothing is sending there, or the "
                        "address is wrong)");
+    if (const std::string m = systemFailure(request, err); !m.empty()) throw MediaError(m);
     throw UsageError(pipeSentNothing() ? nothingSent() : openFailure(request, err));
   }
   ctx_.reset(raw);
@@ -219,6 +234,7 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   if (err < 0 && app::interruptSignal())
     throw MediaError("interrupted while opening " + request.shown);
   if (err < 0 && pipeSentNothing()) throw UsageError(nothingSent());
+  if (const std::string m = systemFailure(request, err); !m.empty()) throw MediaError(m);
   if (err == AVERROR_INVALIDDATA && movOnAPipe()) throw UsageError(movOnAPipeHint());
   if (err < 0) throw UsageError(openFailure(request, err));
   videoIndex_ = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);

@@ -60,6 +60,7 @@ struct ProcOptions {
   double timeoutSec = 180;              // killed (SIGKILL) after this
   std::string stdinPath = "/dev/null";  // never the test's terminal (no question is answered)
   long long fileSizeLimit = -1;         // RLIMIT_FSIZE in bytes (ulimit -f), -1: unchanged
+  int openFilesLimit = -1;              // RLIMIT_NOFILE (ulimit -n), -1: unchanged
   bool ownProcessGroup = false;         // leads a process group, as a shell's foreground job
 };
 
@@ -105,6 +106,11 @@ class Child {
         struct rlimit lim;
         lim.rlim_cur = lim.rlim_max = static_cast<rlim_t>(opt.fileSizeLimit);
         setrlimit(RLIMIT_FSIZE, &lim);
+      }
+      if (opt.openFilesLimit >= 0) {
+        struct rlimit lim;
+        lim.rlim_cur = lim.rlim_max = static_cast<rlim_t>(opt.openFilesLimit);
+        setrlimit(RLIMIT_NOFILE, &lim);
       }
       dup2(out[1], STDOUT_FILENO);
       dup2(err[1], STDERR_FILENO);
