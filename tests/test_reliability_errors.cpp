@@ -219,6 +219,16 @@ TEST(ReliabilityCli, BenchErrorsAreOneLineWithExitStatus2) {
   expectBenchUsage({"--chain", "gray", "--size", "12"}, "--size must be WxH");
   expectBenchUsage({"--chain", "gray", "--size", "64x48", "--frames", "99999999999"},
                    "--frames: 99999999999 is too large");
+  // Options the mode would leave unused, and a JSON that would mix into the tables on stdout.
+  expectBenchUsage({"--enqueue-cost", "--json", "ec.json"},
+                   "--enqueue-cost times single OpenCL calls (2000 of each) and prints a table; "
+                   "leave out --json, --size, --format and --frames");
+  expectBenchUsage({"--enqueue-cost", "--frames", "5"}, "leave out --json, --size");
+  expectBenchUsage(
+      {"--chain", "gray", "--size", "64x48", "--json", "-"},
+      "--json -: the benchmark prints its tables on stdout; give the JSON a file name");
+  EXPECT_FALSE(std::filesystem::exists("-"));
+  EXPECT_FALSE(std::filesystem::exists("ec.json"));
 }
 
 // --- the user's values in messages ------------------------------------------------------------

@@ -65,7 +65,7 @@ struct Options {
   TableOptions tableOptions;
   std::vector<std::string> chains, sizes, formats;  // --table's lists as written
   bool sizeGiven = false, formatGiven = false;      // --size, --format on the command line
-  bool cvThreadsGiven = false, jsonGiven = false;
+  bool cvThreadsGiven = false, jsonGiven = false, framesGiven = false;
 };
 
 PixelFormat parseFormat(const std::string& f) {
@@ -230,6 +230,10 @@ int run(const Options& o) {
     throw UserError(
         "--enqueue-cost times single OpenCL calls, no chain; leave out --chain, --chains and "
         "--table, or time the chain without --enqueue-cost");
+  if (o.enqueueCost && (o.jsonGiven || o.sizeGiven || o.formatGiven || o.framesGiven))
+    throw UserError(
+        "--enqueue-cost times single OpenCL calls (2000 of each) and prints a table; leave out "
+        "--json, --size, --format and --frames");
   if (o.check && (o.enqueueCost || o.table))
     throw UserError(
         std::string("--check checks one chain on one frame size (--chain, --size); ") +
@@ -359,6 +363,7 @@ int benchMain(int argc, char** argv) {
   o.formatGiven = app.count("--format") > 0;
   o.cvThreadsGiven = app.count("--cv-threads") > 0;
   o.jsonGiven = app.count("--json") > 0;
+  o.framesGiven = app.count("--frames") > 0;
   try {
     return run(o);
   } catch (const UserError& e) {  // options, the chain (ChainError keeps its caret lines)

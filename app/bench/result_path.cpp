@@ -10,6 +10,10 @@ namespace vf::bench {
 void checkResultPath(const std::string& json, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& chains, bool overwrite) {
   if (json.empty()) return;
+  if (json == "-")
+    throw UserError(
+        "--json -: the benchmark prints its tables on stdout; give the JSON a file name "
+        "(--json result.json)");
   media::checkWritablePath(json, "--json");
   media::PathGuard g;
   for (const std::string& r : inputs) g.reads(r, "the input");
