@@ -92,6 +92,23 @@ std::string formatJobTable(const RunReport& r) {
   return s;
 }
 
+RunReport unstartedReport(const std::vector<JobSpec>& jobs, const std::string& chain,
+                          const std::string& shard, const std::exception& why) {
+  RunReport r;
+  r.chain = chain;
+  r.shard = shard;
+  r.exitStatus = dynamic_cast<const UserError*>(&why) ? 2 : 1;
+  for (const JobSpec& spec : jobs) {
+    JobResult j;
+    j.spec = spec;
+    j.status = JobStatus::Failed;
+    j.error = why.what();
+    j.usage = r.exitStatus == 2;
+    r.jobs.push_back(std::move(j));
+  }
+  return r;
+}
+
 std::string jobReportJson(const RunReport& r) {
   using json = nlohmann::ordered_json;
   json inputs = json::array();

@@ -3,6 +3,7 @@
 // fps, device time, what happened) on stderr, and the same as a JSON document (--json) for
 // batch tools.
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,11 @@ struct RunReport {
   // once: DeviceActivity) over the run's wall time.
   std::vector<std::pair<std::string, double>> deviceBusy;
 };
+
+// The report of a run that failed before any input started (no device opened): every input
+// failed with `why`; exit status 2 for what the user gave (a UserError), else 1.
+RunReport unstartedReport(const std::vector<JobSpec>& jobs, const std::string& chain,
+                          const std::string& shard, const std::exception& why);
 
 // The table, for stderr.
 std::string formatJobTable(const RunReport& r);

@@ -248,7 +248,16 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   const std::unique_ptr<InputsPreview> tiles =
       !cl.batch && decidePreview(s.preview, writes) ? makeTilePreview(s, jobs) : nullptr;
 
-  const auto devices = withStopSignalsHeld([&] { return openDevices(s.device.value_or("")); });
+  const auto devices = withStopSignalsHeld([&] {
+    try {
+      return openDevices(s.device.value_or(""));
+    } catch (const std::exception& e) {
+      // No input ran: the report says so (a report left by an earlier run would say it passed).
+      if (s.jsonPath && !interruptSignal())
+        writeJobReport(jsonPath, unstartedReport(specs, chain.str(), shardText, e));
+      throw;
+    }
+  });
   if (s.statsPath && jobs.size() == 1 && devices.size() > 1)
     throw UsageError("--stats writes one engine's frames; one input over " +
                      std::to_string(devices.size()) +

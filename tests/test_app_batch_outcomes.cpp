@@ -162,6 +162,33 @@ TEST(AppBatchOutcomes, EveryInputFailingForTheUsersSettingIsAUsageError) {
   EXPECT_EQ(countFrames(dir / "out_a.mkv"), 10);
 }
 
+// A task run again that fails before any input starts (no OpenCL device here) replaces the
+// report the first run left: a job array's script reading it must not see that run's success.
+TEST(AppBatchOutcomes, ARunThatFailsBeforeAnyInputReplacesTheLastReport) {
+  TempDir dir("outcomes_unstarted");
+  TempDir icd("outcomes_noicd");  // an empty vendor directory: the ICD loader finds no platform
+  const std::string a = dir / "a.mkv", b = dir / "b.mkv";
+  makeClip(a, "testsrc2=size=96x64:rate=25", "-frames:v 5 -c:v ffv1");
+  makeClip(b, "testsrc2=size=96x64:rate=25", "-frames:v 5 -c:v ffv1");
+  fs::create_directory(dir / "out");
+  const std::vector<std::string> args = {
+      "-i",           a,   "-i", b, "--chain", "gray", "-o", dir / "out/{name}.mkv", "--json",
+      dir / "r.json", "-y"};
+  ASSERT_EQ(runVidfilter(args).status, 0);
+  EXPECT_EQ(json(dir / "r.json")["exit_status"], 0);
+  ProcOptions noDevice;
+  noDevice.setEnv = {"OCL_ICD_VENDORS=" + icd.path().string()};
+  const auto r = runVidfilter(args, noDevice);
+  EXPECT_EQ(r.status, 1) << r.err;
+  const nlohmann::json report = json(dir / "r.json");
+  EXPECT_EQ(report["exit_status"], 1);
+  ASSERT_EQ(report["inputs"].size(), 2u);
+  for (const auto& input : report["inputs"]) {
+    EXPECT_EQ(input["status"], "failed");
+    EXPECT_NE(input["error"].get<std::string>().find("no OpenCL device found"), std::string::npos);
+  }
+}
+
 TEST(AppBatchOutcomes, AJobArrayTaskThatIsNoBatchIsToldItTakesEveryInput) {
   // A plain run of several inputs inside a task of a job array writes every output in every
   // task: it says so, and names what takes the task's share.
