@@ -31,6 +31,7 @@ std::string trim(const std::string& s) {
 // directory, a frame-number pattern, a space or a shell character); the bytes of other
 // characters (UTF-8: "日本語", "é") are kept.
 std::string nameOf(const std::string& input) {
+  if (input == "-") return "stdin";
   std::string t = input;
   if (const auto scheme = t.find("://"); scheme != std::string::npos)
     if (const auto q = t.find_first_of("?#", scheme); q != std::string::npos) t.resize(q);
@@ -130,6 +131,12 @@ void checkJobFields(const std::string& pattern) {
       throw UsageError(quote(pattern) + ": " + it->str() +
                        " is not a field; the fields are {name} (the input's name) and {index} "
                        "(its place, from 0)");
+  // A field with more in its braces ({index:03d}, { name }) would be taken for literal text.
+  static const std::regex dressed(R"(\{\s*(name|index)\b[^{}]*\})");
+  for (std::sregex_iterator it(pattern.begin(), pattern.end(), dressed), end; it != end; ++it)
+    if (it->str() != "{name}" && it->str() != "{index}")
+      throw UsageError(quote(pattern) + ": " + it->str() + " is not a field; write {" +
+                       (*it)[1].str() + "} alone (the fields take no spaces or format)");
 }
 
 }  // namespace

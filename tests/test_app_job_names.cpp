@@ -1,61 +1,46 @@
-// What the inputs and outputs of several-input runs are named, with the real binary: {name} never
-// names a directory, and ffmpeg's spellings (file:NAME, pipe:1) are the names they stand for
-// before any output is checked against the inputs or expanded.
+// The output names of several inputs: {name} and {index} in an -o or --stats pattern
+// (app/job_list.cpp).
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 
-#include "tests/support/media.hpp"
-#include "tests/support/process.hpp"
-#include "tests/support/temp_dir.hpp"
+#include "app/job_list.hpp"
+#include "pipeline/error.hpp"
 
-using namespace vf::test;
+using vf::app::expandJobName;
 
-namespace fs = std::filesystem;
+namespace {
 
-TEST(AppJobNames, ANameOfDotsStaysInItsDirectory) {
-  // {name} of "...mkv" was "..": -o 'deep/{name}/{index}.mkv' wrote deep/../0.mkv, outside the
-  // directory the pattern names. A name of dots only becomes underscores.
-  TempDir dir("jobs_dots");
-  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 3 -c:v ffv1 " + q(dir / "...mkv"));
-  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 3 -c:v ffv1 " + q(dir / "b.mkv"));
-  fs::create_directories(dir / "deep/__");
-  fs::create_directories(dir / "deep/b");
-  const auto r = runVidfilter({"-i", dir / "...mkv", "-i", dir / "b.mkv", "--chain", "sobel", "-o",
-                               dir / "deep/{name}/{index}.mkv"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(countFrames(dir / "deep/__/0.mkv"), 3);
-  EXPECT_EQ(countFrames(dir / "deep/b/1.mkv"), 3);
-  EXPECT_FALSE(fs::exists(dir / "0.mkv"));
+// The message expandJobName refuses `pattern` with, or "" when it takes it.
+std::string refusal(const std::string& pattern) {
+  try {
+    expandJobName(pattern, "in/clip.mp4", 3);
+  } catch (const vf::UserError& e) {
+    return e.what();
+  }
+  return "";
 }
 
-TEST(AppJobNames, FfmpegsSpellingsAreCheckedAsTheNamesTheyStandFor) {
-  // With several inputs (or one with --json: the same runner) "file:NAME" outputs were checked
-  // as the names "file:NAME" while NAME was written: an input taken for an output was not
-  // refused, and batch renamed its temporary file to "file:NAME".
-  TempDir dir("jobs_spellings");
-  const std::string a = dir / "a.mkv", b = dir / "b.mkv";
-  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 3 -c:v ffv1 " + q(a));
-  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25 -frames:v 3 -c:v ffv1 " + q(b));
-  const std::string pattern = "file:" + (dir / "{name}.mkv");  // the inputs themselves
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {"-i", a, "-i", b, "-o", pattern},
-           {"-i", "file:" + a, "-o", "file:" + a, "--json", dir / "one.json"},
-           {"batch", "-i", a, "-i", b, "-o", pattern}}) {
-    SCOPED_TRACE(args.back());
-    auto all = args;
-    all.insert(all.end(), {"--chain", "sobel", "-y"});
-    const auto r = runVidfilter(all);
-    EXPECT_EQ(r.status, 2) << r.err;
-    EXPECT_NE(r.err.find("would destroy what is read"), std::string::npos) << r.err;
-    EXPECT_EQ(countFrames(a), 3);
-    EXPECT_EQ(countFrames(b), 3);
-  }
-  const auto ok = runVidfilter(
-      {"batch", "-i", a, "-i", b, "--chain", "sobel", "-o", "file:" + (dir / "{name}_e.mkv")});
-  ASSERT_EQ(ok.status, 0) << ok.err;
-  EXPECT_EQ(countFrames(dir / "a_e.mkv"), 3);
-  EXPECT_EQ(countFrames(dir / "b_e.mkv"), 3);
-  EXPECT_FALSE(fs::exists(dir / "file:a_e.mkv"));
+}  // namespace
+
+TEST(AppJobNames, FieldsAreTheInputsNameAndPlace) {
+  EXPECT_EQ(expandJobName("out/{name}_{index}.mkv", "in/clip.mp4", 3), "out/clip_3.mkv");
+  EXPECT_EQ(expandJobName("{name}.mkv", "rtsp://cam/live/stream?user=a", 0), "stream.mkv");
+  EXPECT_EQ(expandJobName("{name}.mkv", "a b+c.mov", 0), "a_b_c.mkv");
+  // stdin is named so, never "-" (which, as an output, is stdout).
+  EXPECT_EQ(expandJobName("{name}", "-", 0), "stdin");
+  EXPECT_EQ(expandJobName("{name}.mkv", "-", 0), "stdin.mkv");
+}
+
+TEST(AppJobNames, AFieldWrittenOtherwiseIsRefusedNotTakenAsText) {
+  EXPECT_EQ(refusal("o_{index}.mp4"), "");
+  EXPECT_EQ(refusal("o_{index:03d}.mp4"),
+            "'o_{index:03d}.mp4': {index:03d} is not a field; write {index} alone (the fields "
+            "take no spaces or format)");
+  EXPECT_NE(refusal("{name}_{ index }.mp4").find("{ index } is not a field; write {index}"),
+            std::string::npos);
+  EXPECT_NE(refusal("{nme}.mp4").find("{nme} is not a field; the fields are {name}"),
+            std::string::npos);
+  // Braces around other text stay part of the name.
+  EXPECT_EQ(expandJobName("{take 2}_{name}.mkv", "a.mp4", 0), "{take 2}_a.mkv");
 }
