@@ -71,10 +71,11 @@ std::string formatJobTable(const RunReport& r) {
     s += line;
     s += what + "\n";
   }
-  std::snprintf(line, sizeof line, "%zu inputs (%d at once%s%s) on %s: %llu frames in %s, %.1f fps",
-                r.jobs.size(), r.atOnce, r.shard.empty() ? "" : ", share ", r.shard.c_str(),
-                r.device.c_str(), static_cast<unsigned long long>(frames),
-                formatDuration(r.elapsedSec).c_str(),
+  std::snprintf(line, sizeof line,
+                "%zu input%s (%d at once%s%s) on %s: %llu frame%s in %s, %.1f fps", r.jobs.size(),
+                r.jobs.size() == 1 ? "" : "s", r.atOnce, r.shard.empty() ? "" : ", share ",
+                r.shard.c_str(), r.device.c_str(), static_cast<unsigned long long>(frames),
+                frames == 1 ? "" : "s", formatDuration(r.elapsedSec).c_str(),
                 r.elapsedSec > 0 ? static_cast<double>(frames) / r.elapsedSec : 0.0);
   s += line;
   for (JobStatus st : {JobStatus::Done, JobStatus::Skipped, JobStatus::Failed, JobStatus::Stopped,
