@@ -147,7 +147,30 @@ Chain Chain::parse(const std::string& text) {
     chain.spans_.back() = {item.pos, item.text.size()};
   }
   chain.text_ = text;
+  chain.checkColourSpaces();
   return chain;
+}
+
+void Chain::checkColourSpaces() const {
+  // hsv, lab and yuv frames travel as 3-channel frames, so their format cannot tell a later
+  // stage that reads them as BGR: the conversions from BGR would take their channels for B, G, R.
+  std::string space;  // the colour space color=to= made of the frames, "" for BGR or gray
+  for (std::size_t i = 0; i < stages_.size(); ++i) {
+    const std::string& name = stages_[i]->name();
+    const std::string to = name == "color" ? stages_[i]->params().text("to") : "";
+    const bool fromBgr =
+        name == "gray" || to == "gray" || to == "bgr" || to == "hsv" || to == "lab" || to == "yuv";
+    if (fromBgr && !space.empty() && spans_[i].first != std::string::npos)
+      throw ChainError(name + (to.empty() ? "" : "=to=" + to) + " reads BGR, but the frames here " +
+                           "are " + space + " (from color=to=" + space + ", in BGR's layout): " +
+                           "it cannot convert them; put it before color=to=" + space +
+                           ", or leave it out to keep the " + space + " channels",
+                       text_, spans_[i].first, spans_[i].second);
+    if (to == "hsv" || to == "lab" || to == "yuv")
+      space = to;
+    else if (fromBgr)
+      space.clear();
+  }
 }
 
 void Chain::add(std::unique_ptr<Stage> stage) {

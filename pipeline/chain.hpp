@@ -173,6 +173,9 @@ class Chain {
                    const FrameView& out, std::vector<std::vector<std::uint8_t>>* side = nullptr);
 
  private:
+  // Throws ChainError under a stage that reads BGR where color=to= made hsv, lab or yuv frames.
+  void checkColourSpaces() const;
+
   std::vector<std::unique_ptr<Stage>> stages_;
   std::vector<bool> enabled_;
   // Parsed from text: the text and each stage's place in it, for a caret under a stage that

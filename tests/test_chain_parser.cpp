@@ -53,6 +53,26 @@ TEST(ChainParser, OutOfRangeNamesStageParameterAndPointsAtIt) {
       << full;
 }
 
+// hsv, lab and yuv frames travel in BGR's layout: a stage converting from BGR after them would
+// take their channels for B, G, R (color=to=yuv,color=to=bgr passed the YUV through as BGR).
+TEST(ChainParser, AConversionFromBgrOfFramesColorMadeOtherwiseIsRefused) {
+  const ChainError e = parseError("color=to=yuv,color=to=bgr");
+  EXPECT_EQ(e.message(),
+            "color=to=bgr reads BGR, but the frames here are yuv (from color=to=yuv, in BGR's "
+            "layout): it cannot convert them; put it before color=to=yuv, or leave it out to "
+            "keep the yuv channels");
+  EXPECT_EQ(e.position(), 13u);
+  EXPECT_EQ(e.length(), 12u);
+  EXPECT_EQ(parseError("color=hsv,blur,gray").position(), 15u);
+  EXPECT_NE(parseError("color=to=lab, sobel ,color=to=hsv").message().find("frames here are lab"),
+            std::string::npos);
+  // Stages that read any three channels take them; gray frames convert to BGR again.
+  for (const char* ok :
+       {"color=to=yuv,blur,sobel,hist", "color=to=hsv,threshold", "gray,color=to=bgr,color=to=hsv",
+        "color=to=gray,color=to=bgr,gray", "color=to=hsv,brightness=gain=2"})
+    EXPECT_NO_THROW(Chain::parse(ok)) << ok;
+}
+
 TEST(ChainParser, UnknownStageListsStages) {
   const ChainError e = parseError("gray,blurr");
   EXPECT_NE(e.message().find("unknown stage 'blurr'"), std::string::npos) << e.message();

@@ -139,7 +139,8 @@ const StageInfo& colorStageInfo() {
   static const StageInfo info{
       "color",
       "colour conversion (as cv::cvtColor 8-bit): hsv, lab, yuv, gray, bgr",
-      "bgr, bgra -> hsv|lab|yuv|bgr (3 channels), gray; gray -> bgr; bgr to=bgr passes through",
+      "bgr, bgra -> hsv|lab|yuv|bgr (3 channels), gray; gray -> bgr; bgr to=bgr passes "
+      "through; hsv, lab and yuv frames convert no further (a later gray or color is refused)",
       {enumParam("to", "gray", {"hsv", "lab", "yuv", "gray", "bgr"},
                  "target: hsv (H 0-179, S, V), lab (L*255/100, a+128, b+128), yuv (Y, U, V), gray, "
                  "bgr")},
