@@ -26,6 +26,7 @@
 #include "app/sinks.hpp"
 #include "app/sources.hpp"
 #include "app/std_streams.hpp"
+#include "app/unused_options.hpp"
 #include "app/version.hpp"
 #include "app/watcher.hpp"
 #include "pipeline/chain.hpp"
@@ -200,6 +201,7 @@ int runOneInput(const CommandLine& cl, const Settings& s) {
   if (s.statsPath) checkStatsPath(*s.statsPath);
   checkPaths(s, cl.configPath, chain, sourceSpec, output);
   const bool preview = decidePreview(s.preview, output.kind != OutputKind::None);
+  warnUnusedOptions(cl.settings, {sourceSpec}, preview);
 
   const std::shared_ptr<ClContext> ctx =
       withStopSignalsHeld([&] { return ClContext::open(s.device.value_or("")); });

@@ -20,6 +20,7 @@
 #include "app/run_setup.hpp"
 #include "app/std_streams.hpp"
 #include "app/tile_preview.hpp"
+#include "app/unused_options.hpp"
 #include "pipeline/chain.hpp"
 #include "pipeline/quote.hpp"
 #include "pipeline/signals_held.hpp"
@@ -247,6 +248,9 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   });
   const std::unique_ptr<InputsPreview> tiles =
       !cl.batch && decidePreview(s.preview, writes) ? makeTilePreview(s, jobs) : nullptr;
+  std::vector<SourceSpec> sources;
+  for (const PlannedJob& j : jobs) sources.push_back(j.source);
+  warnUnusedOptions(cl.settings, sources, tiles != nullptr);
 
   const auto devices = withStopSignalsHeld([&] {
     try {

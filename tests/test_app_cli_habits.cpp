@@ -118,3 +118,31 @@ TEST(AppCliBinary, FfmpegsFileAndPipeSpellingsAreTheFilesAndPipesTheyName) {
   EXPECT_EQ(over.status, 2) << over.err;
   EXPECT_EQ(countFrames(in), 4);
 }
+
+// Options this run has no use for are named in one warning each, the run goes on: a camera's
+// mode for a file, the preview's options when no window opens, --drop for a file. From a config
+// file they pass silently (a user's standing choices).
+TEST(AppCliBinary, OptionsThisRunDoesNotUseAreNamed) {
+  TempDir dir("cli_unused");
+  const auto r =
+      runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "3", "-o", dir / "o.mkv",
+                    "--camera-size", "640x480", "--camera-fps", "30", "--window", "800x600",
+                    "--compare", "--no-overlay", "--drop", "oldest"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(dir / "o.mkv"), 3);
+  EXPECT_NE(r.err.find("warning: --camera-size and --camera-fps are for cameras (cam0, cam1, "
+                       "...); the input '" +
+                       std::string(kVideo) + "' is a file: not used"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("warning: --drop is for live sources"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("warning: --window, --compare and --no-overlay are for the preview "
+                       "window, which this run does not open"),
+            std::string::npos)
+      << r.err;
+  std::ofstream(dir / "c.toml") << "[preview]\nwindow = \"800x600\"\ncompare = true\n";
+  const auto c = runVidfilter({"--config", dir / "c.toml", "-i", kVideo, "--chain", "gray",
+                               "--frames", "3", "-y", "-o", dir / "o.mkv"});
+  ASSERT_EQ(c.status, 0) << c.err;
+  EXPECT_EQ(c.err.find("not used"), std::string::npos) << c.err;
+}
