@@ -20,8 +20,9 @@ namespace {
 constexpr std::size_t kMaxConfigBytes = 1 << 20;
 
 std::string readConfigText(const std::string& path) {
-  const std::string name = "config file " + quote(path);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const std::string name =
+      path == "-" ? std::string("the config on stdin (--config -)") : "config file " + quote(path);
+  const int fd = ::open(path == "-" ? "/dev/stdin" : path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     const int err = errno;
     if (err == ENOENT) throw UsageError(name + " not found; see config/*.toml for examples");
@@ -52,6 +53,8 @@ std::string readConfigText(const std::string& path) {
 
 }  // namespace
 
-Settings loadConfigFile(const std::string& path) { return parseConfig(readConfigText(path), path); }
+Settings loadConfigFile(const std::string& path) {
+  return parseConfig(readConfigText(path), path == "-" ? "stdin" : path);
+}
 
 }  // namespace vf::app

@@ -68,7 +68,8 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
       "vidfilter batch: N shares, the index from JOB_COMPLETION_INDEX or SLURM_ARRAY_TASK_ID "
       "itself",
       "N");
-  opt("--config", o.config, "TOML config file; command-line options override it", "FILE");
+  opt("--config", o.config, "TOML config file (- reads stdin); command-line options override it",
+      "FILE");
   opt("-d,--device", o.device,
       "OpenCL device: P:D, gpu, cpu, part of a name (2+ characters); several: all, or a list "
       "(0:0,0:1)",

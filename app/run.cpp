@@ -78,7 +78,7 @@ Settings resolveSettings(const CommandLine& cl) {
     auto isStdin = [](const std::string& input) { return inputPath(input) == "-"; };
     const bool stdinTaken = (s.input && isStdin(*s.input)) || s.inputsList == "-" ||
                             (s.inputs && std::any_of(s.inputs->begin(), s.inputs->end(), isStdin));
-    if (stdinTaken && namesStdinStream(cl.configPath))
+    if (stdinTaken && (cl.configPath == "-" || namesStdinStream(cl.configPath)))
       throw UsageError("--config " + quote(cl.configPath) + " reads stdin, which " +
                        (s.inputsList == "-" ? "--inputs -" : "-i -") +
                        " reads too: a pipe carries one of them; give the config a file");

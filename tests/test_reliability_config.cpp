@@ -190,3 +190,22 @@ TEST(ReliabilityConfig, ANulCharacterInAStringIsRefusedWhereItIs) {
     EXPECT_FALSE(std::filesystem::exists(json));
   }
 }
+
+// --config - reads the config from stdin, as --inputs - and -i - read theirs; its errors say
+// stdin, and a run whose video comes on stdin too is refused.
+TEST(ReliabilityConfig, AConfigOnStdin) {
+  TempDir dir("rel_config_stdin");
+  std::ofstream(dir / "good.toml") << "chain = \"gray\"\nframes = 3\n";
+  std::ofstream(dir / "bad.toml") << "chain = 3\n";
+  ProcOptions good;
+  good.stdinPath = dir / "good.toml";
+  const auto r = runVidfilter({"--config", "-", "-i", kVideo, "-o", dir / "o.mkv"}, good);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(dir / "o.mkv"), 3);
+  ProcOptions bad;
+  bad.stdinPath = dir / "bad.toml";
+  expectOneError(runVidfilter({"--config", "-", "-i", kVideo, "-o", dir / "b.mkv"}, bad), 2,
+                 "stdin:1:9: chain: must be a string");
+  expectOneError(runVidfilter({"--config", "-", "-i", "-", "-o", dir / "c.mkv"}, good), 2,
+                 "--config '-' reads stdin, which -i - reads too");
+}
