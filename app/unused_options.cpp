@@ -29,9 +29,9 @@ void warnUnusedOptions(const Settings& given, const std::vector<SourceSpec>& sou
                        bool preview) {
   const auto any = [&](auto pred) { return std::any_of(sources.begin(), sources.end(), pred); };
   const auto what = [&] {
-    return sources.size() == 1 ? "the input " + quote(sources[0].text) + " is a " +
-                                     kindName(sources[0].kind)
-                               : std::string("no input is one");
+    return sources.size() == 1
+               ? "the input " + quote(sources[0].text) + " is a " + kindName(sources[0].kind)
+               : std::string("no input is one");
   };
   std::vector<std::string> camera;
   if (given.cameraSize) camera.emplace_back("--camera-size");

@@ -11,7 +11,6 @@ namespace vf::app {
 
 // `given`: the command line's settings; `sources`: the run's inputs; `preview`: whether a
 // preview window opens.
-void warnUnusedOptions(const Settings& given, const std::vector<SourceSpec>& sources,
-                       bool preview);
+void warnUnusedOptions(const Settings& given, const std::vector<SourceSpec>& sources, bool preview);
 
 }  // namespace vf::app
