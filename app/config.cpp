@@ -166,15 +166,32 @@ void readMedia(Reader& top, Settings& s) {
     top.fail(*top.find("bitrate"), "bitrate", "crf and bitrate contradict each other; give one");
 }
 
+// The keys of each table.
+const std::vector<std::string> kTopKeys = {
+    "input",       "output",     "device",        "chain",   "stage",         "frames",  "codec",
+    "log_level",   "progress",   "preview",       "engine",  "overwrite",     "format",  "start",
+    "to",          "duration",   "rate",          "size",    "input_pix_fmt", "pix_fmt", "crf",
+    "preset",      "bitrate",    "audio_codec",   "audio",   "hwdec",         "drop",    "quiet",
+    "camera_size", "camera_fps", "camera_format", "threads", "inputs",        "jobs",    "json"};
+const std::vector<std::string> kPreviewKeys = {"enabled", "compare", "overlay",    "snapshot_dir",
+                                               "title",   "window",  "exit_at_end"};
+const std::vector<std::string> kEngineKeys = {"slots", "stats", "fuse"};
+
+// Where `key`, unknown in one table, belongs: " (the top level holds it)", " ([engine] holds
+// it)"; "" when no table does.
+std::string belongs(const std::string& key) {
+  const auto holds = [&](const std::vector<std::string>& keys) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+  };
+  if (holds(kEngineKeys)) return " ([engine] holds " + key + ")";
+  if (holds(kPreviewKeys)) return " ([preview] holds " + key + ")";
+  if (holds(kTopKeys)) return " (the top level holds " + key + ", before any [table])";
+  return "";
+}
+
 Settings readSettings(const toml::table& root, const std::string& file) {
   Settings s;
-  Reader top(file, "", root,
-             {"input",         "output",    "device",   "chain",    "stage",       "frames",
-              "codec",         "log_level", "progress", "preview",  "engine",      "overwrite",
-              "format",        "start",     "to",       "duration", "rate",        "size",
-              "input_pix_fmt", "pix_fmt",   "crf",      "preset",   "bitrate",     "audio_codec",
-              "audio",         "hwdec",     "drop",     "quiet",    "camera_size", "camera_fps",
-              "camera_format", "threads",   "inputs",   "jobs",     "json"});
+  Reader top(file, "", root, kTopKeys, belongs);
   readMedia(top, s);
   s.input = top.string("input");
   s.inputsList = top.string("inputs");  // the file listing inputs, as --inputs
@@ -248,8 +265,7 @@ Settings readSettings(const toml::table& root, const std::string& file) {
   }
 
   if (const toml::table* pv = top.subtable("preview")) {
-    Reader r(file, "preview.", *pv,
-             {"enabled", "compare", "overlay", "snapshot_dir", "title", "window", "exit_at_end"});
+    Reader r(file, "preview.", *pv, kPreviewKeys, belongs);
     s.preview = r.boolean("enabled");
     s.compare = r.boolean("compare");
     s.overlay = r.boolean("overlay");
@@ -262,7 +278,7 @@ Settings readSettings(const toml::table& root, const std::string& file) {
     s.exitAtEnd = r.boolean("exit_at_end");
   }
   if (const toml::table* en = top.subtable("engine")) {
-    Reader r(file, "engine.", *en, {"slots", "stats", "fuse"});
+    Reader r(file, "engine.", *en, kEngineKeys, belongs);
     if (auto v = r.integer("slots", checkSlots)) s.slots = static_cast<int>(*v);
     s.statsPath = r.string("stats");
     if (const toml::node* n = en->get("stats"))

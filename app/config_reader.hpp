@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,14 +53,17 @@ class Reader {
  public:
   // `keys`: every key this table may hold; anything else is reported at once (a typo in a
   // config file should never be silently ignored, nor hidden behind a later error).
+  // `elsewhere`: for a key another table holds, where it belongs (" ([engine] holds slots)").
   Reader(const std::string& file, const std::string& prefix, const toml::table& table,
-         std::vector<std::string> keys)
+         std::vector<std::string> keys,
+         const std::function<std::string(const std::string&)>& elsewhere = {})
       : file_(file), prefix_(prefix), table_(table), known_(std::move(keys)) {
     for (auto&& [key, node] : table_) {
       const std::string k(key.str());
       if (std::find(known_.begin(), known_.end(), k) == known_.end())
         throw UsageError(where(file_, key.source()) + ": " + prefix_ + printable(k) +
-                         ": unknown key; keys here are: " + joined(known_));
+                         ": unknown key" + (elsewhere ? elsewhere(k) : "") +
+                         "; keys here are: " + joined(known_));
     }
   }
 

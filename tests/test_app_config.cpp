@@ -202,6 +202,20 @@ TEST(AppConfig, ErrorsNameFileLineAndKey) {
             "t.toml:2:11: preview.compare: must be true or false, got a string");
   EXPECT_EQ(configError("[engine]\nslot = 2\n").rfind("t.toml:2:1: engine.slot: unknown key", 0),
             0u);
+  // A key of another table says which holds it: a top-level key after a [table] is in that table.
+  EXPECT_EQ(configError("slots = 3\n")
+                .rfind("t.toml:1:1: slots: unknown key ([engine] holds "
+                       "slots); keys here are: input, output",
+                       0),
+            0u);
+  EXPECT_EQ(configError("[engine]\ncompare = true\n")
+                .rfind("t.toml:2:1: engine.compare: unknown key ([preview] holds compare)", 0),
+            0u);
+  EXPECT_EQ(configError("[preview]\nchain = \"gray\"\n")
+                .rfind("t.toml:2:1: preview.chain: unknown key (the top level holds chain, before "
+                       "any [table])",
+                       0),
+            0u);
   EXPECT_EQ(configError("codec = \"lib x264\"\n").rfind("t.toml:1:9: codec: must be a name", 0),
             0u);
   EXPECT_EQ(configError("start = \"1:75\"\n").rfind("t.toml:1:9: start: must be a time", 0), 0u);
