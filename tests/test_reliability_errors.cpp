@@ -227,6 +227,9 @@ TEST(ReliabilityCli, BenchErrorsAreOneLineWithExitStatus2) {
   expectBenchUsage(
       {"--chain", "gray", "--size", "64x48", "--json", "-"},
       "--json -: the benchmark prints its tables on stdout; give the JSON a file name");
+  expectBenchUsage({"--chain", "gray", "--no-peers"},
+                   "--no-peers is for --table; add --table, or leave it out");
+  expectBenchUsage({"--chain", "gray", "--packed-rows"}, "--packed-rows is for --table");
   EXPECT_FALSE(std::filesystem::exists("-"));
   EXPECT_FALSE(std::filesystem::exists("ec.json"));
 }

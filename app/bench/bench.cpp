@@ -66,6 +66,7 @@ struct Options {
   std::vector<std::string> chains, sizes, formats;  // --table's lists as written
   bool sizeGiven = false, formatGiven = false;      // --size, --format on the command line
   bool cvThreadsGiven = false, jsonGiven = false, framesGiven = false;
+  bool noPeers = false;  // --no-peers (tableOptions.peers = !noPeers)
 };
 
 PixelFormat parseFormat(const std::string& f) {
@@ -119,6 +120,7 @@ std::vector<std::string> listOf(const std::vector<std::string>& values, char sep
 // --table's options, every list element checked.
 TableOptions tableOptionsOf(const Options& o) {
   TableOptions t = o.tableOptions;
+  t.peers = !o.noPeers;
   t.frames = o.frames;
   t.warmup = o.warmup;
   t.distinct = o.distinct;
@@ -251,6 +253,9 @@ int run(const Options& o) {
     throw UserError(
         "--chains, --sizes and --formats are lists for --table; add --table, or give one "
         "--chain, --size and --format");
+  if (!o.table && (o.noPeers || o.tableOptions.packedRows))
+    throw UserError(std::string(o.noPeers ? "--no-peers" : "--packed-rows") +
+                    " is for --table; add --table, or leave it out");
   const TableOptions table = o.table ? tableOptionsOf(o) : TableOptions{};
   const bool timesChain = !o.enqueueCost && !o.table;
   if (timesChain && o.chain.empty())
@@ -344,7 +349,7 @@ int benchMain(int argc, char** argv) {
   app.add_option("--chains", o.chains, "--table: chains, separated by ';'");
   app.add_option("--sizes", o.sizes, "--table: sizes WxH, separated by ','");
   app.add_option("--formats", o.formats, "--table: formats, separated by ','");
-  app.add_flag("!--no-peers", o.tableOptions.peers,
+  app.add_flag("--no-peers", o.noPeers,
                "--table: skip the aligned peer of widths not a multiple of 64");
   app.add_flag("--packed-rows", o.tableOptions.packedRows,
                "--table: the frames' rows packed on the device, never padded to whole "
