@@ -201,6 +201,20 @@ TEST(ReliabilityInput, RawStdinEndingInsideAFrameIsNamed) {
   EXPECT_NE(f.err.find("the last 7 bytes are not a whole frame"), std::string::npos) << f.err;
   EXPECT_EQ(f.err.find("failed to decode"), std::string::npos) << f.err;  // said once
   EXPECT_EQ(countFrames(dir / "few.mkv"), 2);
+  // Less than one frame: no frame at all, said as such (not "not a video").
+  const std::string tiny = dir / "tiny.gray";
+  std::ofstream(tiny) << std::string(1000, '\x55');
+  ProcOptions tinyIn;
+  tinyIn.stdinPath = tiny;
+  const auto t = runVidfilter({"-i", "-", "--size", "160x120", "--input-pix-fmt", "gray", "--chain",
+                               "gray", "-o", dir / "tiny.mkv"},
+                              tinyIn);
+  EXPECT_EQ(t.status, 2) << t.err;
+  EXPECT_NE(t.err.find("stdin holds no whole frame (160x120 gray frames are 19200 bytes each); "
+                       "check --size and --input-pix-fmt"),
+            std::string::npos)
+      << t.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "tiny.mkv"));
   // The wrong width: 10 whole frames of 150x120 and 17000 bytes over.
   const auto w = runVidfilter({"-i", "-", "--size", "150x120", "--input-pix-fmt", "gray", "--chain",
                                "gray", "--codec", "ffv1", "-o", dir / "wrong.mkv"},

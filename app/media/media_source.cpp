@@ -11,6 +11,7 @@
 #include "pipeline/quote.hpp"
 
 extern "C" {
+#include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -131,6 +132,17 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
       throw app::UsageError(std::string(kindOf(spec.kind)) + " " + quote(spec.text) +
                             " opened but delivered no frame");
     if (demuxer_.pipeSentNothing()) throw app::UsageError(demuxer_.nothingSent());
+    if (demuxer_.raw()) {
+      const AVCodecParameters* c = v->codecpar;
+      const auto fmt = static_cast<AVPixelFormat>(c->format);
+      const char* name = av_get_pix_fmt_name(fmt);
+      throw app::UsageError(
+          (spec.kind == app::SourceKind::Pipe ? std::string("stdin") : quote(spec.text)) +
+          " holds no whole frame (" + std::to_string(c->width) + "x" + std::to_string(c->height) +
+          " " + (name ? name : "?") + " frames are " +
+          std::to_string(av_image_get_buffer_size(fmt, c->width, c->height, 1)) +
+          " bytes each); check --size and --input-pix-fmt");
+    }
     throw app::UsageError(quote(spec.text) +
                           " opened but no video frame could be decoded from it (not a video, "
                           "an audio-only file, or damaged)");
