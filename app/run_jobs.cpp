@@ -128,7 +128,8 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
       g.writes(j.writePath,
                "the temporary name of the output of input " + std::to_string(j.spec.index));
     }
-    if (!j.spec.statsPath.empty()) g.writes(j.spec.statsPath, "--stats");
+    if (!j.spec.statsPath.empty())
+      g.writes(j.spec.statsPath, "the --stats of input " + std::to_string(j.spec.index));
   }
   if (s.jsonPath && *s.jsonPath == "-") g.writesStdout("--json -");
   if (s.jsonPath && *s.jsonPath != "-") g.writes(*s.jsonPath, "--json");

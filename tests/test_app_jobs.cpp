@@ -203,6 +203,8 @@ TEST(AppJobs, OutputsThatDoNotMatchTheInputsAreRefusedBeforeAnything) {
       {{"-i", a, "-i", xa, "-o", dir / "o.mkv", "-o", dir / "link/o.mkv"},
        "is also the output of input 0"},
       {{"-i", a, "-i", xa, "-o", "-", "-o", dir / "o.mkv"}, "stdout carries one video"},
+      {{"-i", a, "-i", a, "-o", dir / "o_{index}.mkv", "--stats", dir / "s_{name}.jsonl"},
+       "the --stats of input 1 '" + dir / "s_a.jsonl" + "' is also the --stats of input 0"},
       {{"-i", a, "--shard", "0/2", "-o", dir / "o.mkv"}, "vidfilter batch"},
       {{"-i", a, "-o", dir / "o.mkv", "--json", dir / "r{index}.json"},
        "{index} is not a field of --json"},
