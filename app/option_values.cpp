@@ -106,11 +106,12 @@ std::optional<std::int64_t> parseBitrate(const std::string& text, std::string* w
   double scale = 1;
   if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K')) scale = 1e3;
   if (!digits.empty() && (digits.back() == 'M' || digits.back() == 'm')) scale = 1e6;
+  if (!digits.empty() && (digits.back() == 'G' || digits.back() == 'g')) scale = 1e9;
   if (scale != 1) digits.pop_back();
   const auto v = number(digits);
   const double bits = v ? *v * scale : 0;
   if (!v || bits < 1000 || bits > 1e10) {
-    *why = "must be bits per second from 1k to 10000M, such as 2M, 800k or 1500000; got " +
+    *why = "must be bits per second from 1k to 10G, such as 2M, 800k or 1500000; got " +
            quote(text) + "";
     return std::nullopt;
   }

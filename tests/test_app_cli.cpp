@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/option_values.hpp"
 #include "app/options.hpp"
 #include "app/report.hpp"
 #include "app/sinks.hpp"
@@ -111,6 +112,11 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_NE(usageError({"--crf", "99"}).find("--crf must be in [0, 63]"), std::string::npos);
   EXPECT_NE(usageError({"--bitrate", "lots"}).find("--bitrate must be bits per second"),
             std::string::npos);
+  EXPECT_NE(usageError({"--bitrate", "11G"}).find("from 1k to 10G"), std::string::npos);
+  std::string why;
+  EXPECT_EQ(vf::app::parseBitrate("4G", &why), 4000000000) << why;
+  EXPECT_EQ(vf::app::parseBitrate("2.5M", &why), 2500000) << why;
+  EXPECT_EQ(vf::app::parseBitrate("800k", &why), 800000) << why;
   EXPECT_NE(usageError({"--hwdec", "gpu"}).find("--hwdec must be auto, none, cuvid, cuda or vaapi"),
             std::string::npos);
   EXPECT_NE(usageError({"--input-pix-fmt", "bogus"})
