@@ -1,4 +1,5 @@
 #include "app/job_runner.hpp"
+#include "app/cl_hint.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -139,7 +140,7 @@ struct Shared {
 // The error in the words main would use for it alone.
 std::string describe(const std::exception& e) {
   if (const auto* cl = dynamic_cast<const ClError*>(&e))
-    return std::string("OpenCL: ") + cl->what();
+    return std::string("OpenCL: ") + cl->what() + clHint(cl->code());
   // One line for the table and the summary: a chain's caret lines are left out.
   if (const auto* chain = dynamic_cast<const ChainError*>(&e)) return chain->message();
   return e.what();

@@ -17,6 +17,7 @@
 
 #include "app/bench/bench.hpp"
 #include "app/camera_list.hpp"
+#include "app/cl_hint.hpp"
 #include "app/interrupt.hpp"
 #include "app/log_pattern.hpp"
 #include "app/options.hpp"
@@ -42,27 +43,6 @@ void setupLogging() {
   spdlog::set_default_logger(logger);
   vf::app::setLogPattern("vidfilter: %^%l%$: %*");
   vf::app::setLogLevel("info");
-}
-
-// What a user can do about an OpenCL error: memory, or a kernel missing from the developer's
-// kernel directory; nothing for the others.
-std::string clHint(int code) {
-  switch (code) {
-    case CL_OUT_OF_RESOURCES:
-    case CL_OUT_OF_HOST_MEMORY:
-    case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-    case CL_INVALID_BUFFER_SIZE:
-      return "; the device ran out of memory or resources: try fewer --slots, a smaller frame, "
-             "or another --device (--list-devices)";
-    case CL_INVALID_KERNEL_NAME:
-      if (const char* dir = std::getenv("VIDFILTER_KERNEL_DIR"); dir && *dir)
-        return "; a kernel vidfilter needs is missing from the .cl files in "
-               "VIDFILTER_KERNEL_DIR=" +
-               vf::printable(dir) + " (a renamed or removed kernel function?)";
-      return "";
-    default:
-      return "";
-  }
 }
 
 }  // namespace
@@ -109,7 +89,8 @@ int main(int argc, char** argv) {
     }
     return fail(vf::app::kExitRuntime, e.what());
   } catch (const vf::ClError& e) {
-    return fail(vf::app::kExitRuntime, std::string("OpenCL: ") + e.what() + clHint(e.code()));
+    return fail(vf::app::kExitRuntime,
+                std::string("OpenCL: ") + e.what() + vf::app::clHint(e.code()));
   } catch (const cv::Exception& e) {
     return fail(vf::app::kExitRuntime, "OpenCV: " + e.err + " (in " + e.func + ")");
   } catch (const std::exception& e) {
