@@ -3,11 +3,13 @@
 #include "pipeline/quote.hpp"
 
 #include <cctype>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
 
 extern "C" {
+#include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 }
 
@@ -141,8 +143,17 @@ bool checkSize(const std::string& text, std::string* why) {
   const auto h = x == std::string::npos ? std::nullopt : number(text.substr(x + 1));
   const bool ok = w && h && text.find('.') == std::string::npos && *w >= 1 && *h >= 1 &&
                   *w <= 16384 && *h <= 16384;
-  if (!ok) *why = "must be WxH with each side in [1, 16384], such as 1920x1080; got " + quote(text);
-  return ok;
+  if (!ok) {
+    *why = "must be WxH with each side in [1, 16384], such as 1920x1080; got " + quote(text);
+    return false;
+  }
+  // FFmpeg reads no frame of more pixels than this (av_image_check_size).
+  if (av_image_check_size(static_cast<unsigned>(*w), static_cast<unsigned>(*h), 0, nullptr) < 0) {
+    *why = "is larger than FFmpeg reads: (width + 128) x (height + 128) must stay under " +
+           std::to_string(INT_MAX / 8) + " (16384x16000 fits); got " + quote(text);
+    return false;
+  }
+  return true;
 }
 
 std::string checkInputPixFmt(const std::string& v) {

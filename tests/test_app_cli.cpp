@@ -113,6 +113,11 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_NE(usageError({"--bitrate", "lots"}).find("--bitrate must be bits per second"),
             std::string::npos);
   EXPECT_NE(usageError({"--bitrate", "11G"}).find("from 1k to 10G"), std::string::npos);
+  // A raw frame size FFmpeg would refuse, named as such (not "no video FFmpeg can read").
+  EXPECT_NE(usageError({"--size", "16384x16384"})
+                .find("--size is larger than FFmpeg reads: (width + 128) x (height + 128) must "
+                      "stay under"),
+            std::string::npos);
   std::string why;
   EXPECT_EQ(vf::app::parseBitrate("4G", &why), 4000000000) << why;
   EXPECT_EQ(vf::app::parseBitrate("2.5M", &why), 2500000) << why;
