@@ -230,6 +230,8 @@ TEST(ReliabilityCli, BenchErrorsAreOneLineWithExitStatus2) {
   expectBenchUsage({"--chain", "gray", "--no-peers"},
                    "--no-peers is for --table; add --table, or leave it out");
   expectBenchUsage({"--chain", "gray", "--packed-rows"}, "--packed-rows is for --table");
+  expectBenchUsage({"--input", kVideo, "--resident", "0"}, "--resident must be at least 1; got 0");
+  expectBenchUsage({"--input", kVideo, "--slots", "9"}, "--slots must be in [1, 8]; got 9");
   EXPECT_FALSE(std::filesystem::exists("-"));
   EXPECT_FALSE(std::filesystem::exists("ec.json"));
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
+#include <tuple>
 
 #include "app/bench/job_parts.hpp"
 #include "app/bench/result_path.hpp"
@@ -283,10 +285,14 @@ int jobBenchMain(int argc, char** argv) {
     }
     o.setup.encoder.crf = o.crf;
   }
-  if (o.setup.frames < 1 || o.setup.resident < 1 || o.setup.slots < 1 || o.setup.slots > 8) {
-    std::fprintf(stderr, "vidfilter bench: --frames and --resident must be >= 1, --slots 1..8\n");
-    return 2;
-  }
+  for (const auto& [name, value, most] : {std::tuple{"--frames", o.setup.frames, INT_MAX},
+                                          std::tuple{"--resident", o.setup.resident, INT_MAX},
+                                          std::tuple{"--slots", o.setup.slots, 8}})
+    if (value < 1 || value > most) {
+      std::fprintf(stderr, "vidfilter bench: %s must be %s; got %d\n", name,
+                   most == 8 ? "in [1, 8]" : "at least 1", value);
+      return 2;
+    }
   spdlog::set_level(spdlog::level::warn);
   media::routeLogs();
   try {
