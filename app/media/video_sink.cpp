@@ -217,8 +217,7 @@ void VideoSink::close(std::exception_ptr failure) {
   if (written == 0 && opened_) {
     removeEmptyFile();
   } else if (!failure) {
-    spdlog::info("wrote {} frame{} to {}", written, written == 1 ? "" : "s",
-                 spec_.toStdout ? "stdout" : spec_.path);
+    spdlog::info("wrote {} frames to {}", written, spec_.toStdout ? "stdout" : spec_.path);
   } else if (written > 0 && closed) {
     spdlog::warn("{} keeps the {} frames written before the failure", spec_.path, written);
   }
