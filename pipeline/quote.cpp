@@ -52,11 +52,15 @@ std::size_t decodeUtf8(std::string_view s, std::size_t i, std::uint32_t& cp) {
   return n;
 }
 
-// Characters a terminal would act on or that reorder the text around them: C1 controls and
-// the bidirectional embeddings, overrides and isolates.
+// Characters a terminal would act on or that reorder the text around them (C1 controls, the
+// bidirectional embeddings, overrides and isolates), and those that show as an ASCII space or as
+// nothing (a no-break space, zero-width spaces and joiners, a soft hyphen, a byte order mark):
+// "unknown stage ' blur'" would not say why.
 bool invisible(std::uint32_t cp) {
   return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x202A && cp <= 0x202E) ||
-         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F;
+         (cp >= 0x2066 && cp <= 0x2069) || cp == 0x200E || cp == 0x200F || cp == 0xA0 ||
+         cp == 0xAD || (cp >= 0x2000 && cp <= 0x200D) || cp == 0x2028 || cp == 0x2029 ||
+         cp == 0x202F || cp == 0x205F || cp == 0x2060 || cp == 0xFEFF;
 }
 
 Piece pieceAt(std::string_view s, std::size_t i) {

@@ -305,6 +305,13 @@ TEST(ReliabilityErrorText, QuoteAndExcerptAround) {
   EXPECT_EQ(vf::quote("\xc2\x9b"
                       "31m"),
             "'\\u009b31m'");  // C1 CSI
+  // What shows as a space or as nothing is named.
+  EXPECT_EQ(vf::quote("\xc2\xa0"
+                      "blur"),
+            "'\\u00a0blur'");  // a no-break space
+  EXPECT_EQ(vf::quote("a\xe2\x80\x8b"
+                      "b\xef\xbb\xbf"),
+            "'a\\u200bb\\ufeff'");  // zero-width space, byte order mark
   EXPECT_EQ(vf::quote(std::string(10, 'x'), 4), "'xxxx...' (10 bytes)");
   EXPECT_EQ(vf::printable(std::string(10, 'x'), 4), "xxxx... (10 bytes)");
   // A cut never splits a character: 'é' is two bytes.
