@@ -273,16 +273,18 @@ int runResolved(const CommandLine& cl, const Settings& s) {
 }  // namespace
 
 int runCommandLine(const CommandLine& cl) {
-  if (cl.version) {
-    std::cout << versionString() << "\n";
-    return kExitOk;
-  }
-  if (cl.listDevices) {
-    std::cout << formatDeviceTable(listDevices());
-    return kExitOk;
-  }
-  if (cl.listStages) {
-    std::cout << formatStageList();
+  // Listings print and exit, each one asked for; a run's options beside them would go unused.
+  if (cl.version || cl.listDevices || cl.listStages) {
+    const Settings& g = cl.settings;
+    if (g.input || g.inputs || g.inputsList || g.output || g.outputs || g.chain)
+      throw UsageError(std::string(cl.listStages    ? "--list-stages"
+                                   : cl.listDevices ? "--list-devices"
+                                                    : "--version") +
+                       " prints and exits, and runs nothing: give it without -i, -o and --chain, "
+                       "or leave it out to run them");
+    if (cl.version) std::cout << versionString() << "\n";
+    if (cl.listDevices) std::cout << formatDeviceTable(listDevices());
+    if (cl.listStages) std::cout << formatStageList();
     return kExitOk;
   }
 

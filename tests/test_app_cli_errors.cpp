@@ -31,6 +31,14 @@ TEST(AppCliBinary, HelpVersionAndListings) {
   r = runVidfilter({"--list-devices"});
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("P:D"), std::string::npos) << r.out;
+  // Each listing asked for is printed; a run's options beside one are refused, never ignored.
+  r = runVidfilter({"--list-stages", "--list-devices"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("P:D"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("brightness"), std::string::npos) << r.out;
+  expectOneError(runVidfilter({"--list-stages", "-i", kVideo, "--chain", "bogus"}), 2,
+                 "--list-stages prints and exits, and runs nothing: give it without -i, -o and "
+                 "--chain, or leave it out to run them");
 }
 
 TEST(AppCliBinary, MissingInputFile) {
