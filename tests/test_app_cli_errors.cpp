@@ -228,7 +228,7 @@ TEST(AppCliBinary, StdinThatSendsNothingSaysSo) {
   // decoded", as for data that is not video.
   TempDir dir("cli_stdin_empty");
   const std::string empty = dir / "empty";
-  std::ofstream{empty};
+  { const std::ofstream created(empty); }  // an empty file
   ProcOptions opt;
   opt.stdinPath = empty;
   for (const std::vector<std::string>& raw :
