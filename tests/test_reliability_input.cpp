@@ -167,19 +167,19 @@ TEST(ReliabilityInput, RawStdinEndingInsideAFrameIsNamed) {
   ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25:duration=0.4 -f rawvideo -pix_fmt gray " +
          q(raw));
   ASSERT_EQ(std::filesystem::file_size(raw), 10u * 19200u);
+  // The file `in` on stdin as raw gray frames of `size`, written to `out` as FFV1.
+  const auto runRaw = [](const std::string& in, const std::string& size, const std::string& out) {
+    ProcOptions opt;
+    opt.stdinPath = in;
+    return runVidfilter({"-i", "-", "--size", size, "--input-pix-fmt", "gray", "--chain", "gray",
+                         "--codec", "ffv1", "-o", out},
+                        opt);
+  };
   const std::string whole = dir / "whole.mkv";
-  ProcOptions opt;
-  opt.stdinPath = raw;
-  ASSERT_EQ(runVidfilter({"-i", "-", "--size", "160x120", "--input-pix-fmt", "gray", "--chain",
-                          "gray", "--codec", "ffv1", "-o", whole},
-                         opt)
-                .status,
-            0);
+  ASSERT_EQ(runRaw(raw, "160x120", whole).status, 0);
   std::ofstream(raw, std::ios::app) << std::string(5000, '\x55');
   const std::string cut = dir / "cut.mkv";
-  const auto r = runVidfilter({"-i", "-", "--size", "160x120", "--input-pix-fmt", "gray", "--chain",
-                               "gray", "--codec", "ffv1", "-o", cut},
-                              opt);
+  const auto r = runRaw(raw, "160x120", cut);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.err.find("the last 5000 bytes are not a whole frame (160x120 gray frames are 19200 "
                        "bytes each); if every frame looks wrong, check --size and "
@@ -192,11 +192,7 @@ TEST(ReliabilityInput, RawStdinEndingInsideAFrameIsNamed) {
   const std::string few = dir / "few.gray";
   std::filesystem::copy_file(dir / "in.gray", few);
   std::filesystem::resize_file(few, 2u * 19200u + 7u);
-  ProcOptions fewIn;
-  fewIn.stdinPath = few;
-  const auto f = runVidfilter({"-i", "-", "--size", "160x120", "--input-pix-fmt", "gray", "--chain",
-                               "gray", "--codec", "ffv1", "-o", dir / "few.mkv"},
-                              fewIn);
+  const auto f = runRaw(few, "160x120", dir / "few.mkv");
   EXPECT_EQ(f.status, 0) << f.err;
   EXPECT_NE(f.err.find("the last 7 bytes are not a whole frame"), std::string::npos) << f.err;
   EXPECT_EQ(f.err.find("failed to decode"), std::string::npos) << f.err;  // said once
@@ -204,11 +200,7 @@ TEST(ReliabilityInput, RawStdinEndingInsideAFrameIsNamed) {
   // Less than one frame: no frame at all, said as such (not "not a video").
   const std::string tiny = dir / "tiny.gray";
   std::ofstream(tiny) << std::string(1000, '\x55');
-  ProcOptions tinyIn;
-  tinyIn.stdinPath = tiny;
-  const auto t = runVidfilter({"-i", "-", "--size", "160x120", "--input-pix-fmt", "gray", "--chain",
-                               "gray", "-o", dir / "tiny.mkv"},
-                              tinyIn);
+  const auto t = runRaw(tiny, "160x120", dir / "tiny.mkv");
   EXPECT_EQ(t.status, 2) << t.err;
   EXPECT_NE(t.err.find("stdin holds no whole frame (160x120 gray frames are 19200 bytes each); "
                        "check --size and --input-pix-fmt"),
@@ -216,9 +208,7 @@ TEST(ReliabilityInput, RawStdinEndingInsideAFrameIsNamed) {
       << t.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "tiny.mkv"));
   // The wrong width: 10 whole frames of 150x120 and 17000 bytes over.
-  const auto w = runVidfilter({"-i", "-", "--size", "150x120", "--input-pix-fmt", "gray", "--chain",
-                               "gray", "--codec", "ffv1", "-o", dir / "wrong.mkv"},
-                              opt);
+  const auto w = runRaw(raw, "150x120", dir / "wrong.mkv");
   EXPECT_EQ(w.status, 0) << w.err;
   EXPECT_NE(w.err.find("the last 17000 bytes are not a whole frame (150x120 gray frames are "
                        "18000 bytes each)"),
