@@ -58,7 +58,9 @@ std::string formatJobTable(const RunReport& r) {
     ++count[static_cast<int>(j.status)];
     std::string what = printable(j.spec.input);
     if (!j.spec.output.empty()) what += " -> " + printable(j.spec.output);
-    if (!j.error.empty()) what += ": " + j.error;
+    // One input's error was the line just above the table; several inputs' scroll by, so the
+    // table repeats each.
+    if (!j.error.empty() && r.jobs.size() > 1) what += ": " + j.error;
     char fps[32] = "-", ms[32] = "-";
     if (ran) {
       std::snprintf(fps, sizeof fps, "%.1f", averageFps(j.stats));

@@ -2,7 +2,8 @@
 // would make again; a stop that comes once an input has been read whole keeps its output whole
 // and under its name; each input's own --stats path is checked before anything runs; inputs
 // given as -i that all fail for what the user gave exit as one input does (2); a second task
-// given an input another task is making fails it without reading it. ffprobe counts the frames.
+// given an input another task is making fails it without reading it; one input's error is said
+// once. ffprobe counts the frames.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -187,6 +188,30 @@ TEST(AppBatchOutcomes, ARunThatFailsBeforeAnyInputReplacesTheLastReport) {
     EXPECT_EQ(input["status"], "failed");
     EXPECT_NE(input["error"].get<std::string>().find("no OpenCL device found"), std::string::npos);
   }
+}
+
+// One input with --json: its error is said once (the summary's row gives its status), and the
+// report holds it. Two inputs: each error is said as it happens and again in the summary.
+TEST(AppBatchOutcomes, OneInputsErrorIsSaidOnce) {
+  TempDir dir("outcomes_once");
+  std::ofstream(dir / "bad.mp4") << "not a video\n";
+  const auto count = [](const std::string& text, const std::string& what) {
+    int n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  const std::string why = "is not a video";
+  const auto one = runVidfilter(
+      {"-i", dir / "bad.mp4", "--chain", "gray", "-o", dir / "o.mkv", "--json", dir / "one.json"});
+  EXPECT_EQ(one.status, 2) << one.err;
+  EXPECT_EQ(count(one.err, why), 1) << one.err;
+  EXPECT_NE(json(dir / "one.json")["inputs"][0]["error"].get<std::string>().find(why),
+            std::string::npos);
+  std::ofstream(dir / "worse.mp4") << "not a video either\n";
+  const auto two = runVidfilter({"-i", dir / "bad.mp4", "-i", dir / "worse.mp4", "--chain", "gray",
+                                 "-o", dir / "o_{name}.mkv", "--json", dir / "two.json"});
+  EXPECT_EQ(two.status, 2) << two.err;
+  EXPECT_EQ(count(two.err, why), 4) << two.err;
 }
 
 TEST(AppBatchOutcomes, AJobArrayTaskThatIsNoBatchIsToldItTakesEveryInput) {

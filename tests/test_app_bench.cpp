@@ -373,6 +373,16 @@ TEST(BenchCommand, FileJobNumbersAreCheckedAndItsSetupLineIsPrintable) {
   // Any encoder its own scratch files' container holds (ffv1 goes in no MP4).
   const ProcResult ffv1 = runBench(job + std::vector<std::string>{"--codec", "ffv1"});
   EXPECT_EQ(ffv1.status, 0) << ffv1.err;
+  // A file shorter than --frames: said, and every part times the frames it holds.
+  const ProcResult shortFile = runBench(
+      {"--input", video, "--frames", "8", "--no-ffmpeg", "--json", dir / "short.json", "-y"});
+  ASSERT_EQ(shortFile.status, 0) << shortFile.err;
+  EXPECT_NE(shortFile.out.find("holds 5 frames, fewer than --frames 8"), std::string::npos)
+      << shortFile.out;
+  std::ifstream shortJson(dir / "short.json");
+  const auto doc = Json::parse(shortJson);
+  ASSERT_FALSE(doc["parts"].empty());
+  for (const auto& part : doc["parts"]) EXPECT_EQ(part["frames"], 5) << part.dump();
   // A file name with an escape sequence and a carriage return: shown escaped.
   const std::string odd = dir / "a\x1b[31mb\rc.mkv";
   std::filesystem::copy_file(video, odd);
@@ -380,6 +390,7 @@ TEST(BenchCommand, FileJobNumbersAreCheckedAndItsSetupLineIsPrintable) {
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.find_first_of("\x1b\r"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("a\\x1b[31mb\\rc.mkv"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("fewer than --frames"), std::string::npos) << r.out;
   // Its scratch files go to a new directory of its own under TMPDIR, removed after it; what was
   // there before stays.
   const std::string tmp = dir / "tmp";

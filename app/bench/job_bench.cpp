@@ -200,7 +200,11 @@ int run(Options& o) {
     parts.push_back(decodeOnly(o.setup, o.setup.hwdec, nullptr));
     if (parts.back().hwFellBack) o.noHwPeer = true;  // ffmpeg would fail the same way
   }
-  o.setup.frames = std::min(o.setup.frames, parts[0].frames);
+  if (parts[0].frames < o.setup.frames) {
+    std::printf("note: %s holds %d frames, fewer than --frames %d: every part times those %d\n",
+                quote(o.setup.input).c_str(), parts[0].frames, o.setup.frames, parts[0].frames);
+    o.setup.frames = parts[0].frames;
+  }
   parts.push_back(chainOnly(o.setup, cl, decoded, &filtered));
   parts.push_back(encodeOnly(o.setup, filtered, (dir / "encode_only.mkv").string()));
   const PartResult slowest = *std::min_element(parts.begin(), parts.end(),
