@@ -6,6 +6,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -158,6 +159,14 @@ double rotationOf(const AVStream* stream) {
   if (!m || size < 9 * sizeof(std::int32_t)) return 0;
   const double r = av_display_rotation_get(reinterpret_cast<const std::int32_t*>(m));
   return std::isnan(r) || std::lround(r) % 360 == 0 ? 0 : r;
+}
+
+int queryMuxerCodec(const AVOutputFormat* f, AVCodecID id) {
+  const int ok = avformat_query_codec(f, id, FF_COMPLIANCE_NORMAL);
+  if (ok != 0 || std::strcmp(f->name, "matroska") != 0) return ok;
+  const AVCodecTag* const riff[] = {avformat_get_riff_video_tags(), avformat_get_riff_audio_tags(),
+                                    nullptr};
+  return av_codec_get_tag(riff, id) != 0 ? 1 : 0;
 }
 
 }  // namespace vf::media

@@ -117,6 +117,12 @@ void routeLogs();
 // past INT_MAX / 8 bytes), naming `shown` (the output) and the limit.
 void checkEncodableSize(const std::string& shown, int w, int h);
 
+// Whether the muxer `f` writes streams of codec `id`: avformat_query_codec (1, 0, or negative
+// where the muxer does not say); and Matroska writes the video and audio codecs that have a
+// Video for Windows or ACM tag (Ut Video, pcm_mulaw, ADPCM) through it, which its query names
+// only below normal strictness.
+int queryMuxerCodec(const AVOutputFormat* f, AVCodecID id);
+
 // "h264 (libx264)" for messages.
 std::string codecName(const AVCodec* c);
 

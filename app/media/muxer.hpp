@@ -87,6 +87,7 @@ class Muxer {
   std::unique_ptr<SideStreams> side_;
   bool opened_ = false, finished_ = false, finishing_ = false;
   std::int64_t videoPackets_ = 0, videoEndUs_ = 0, packets_ = 0, biggestPacket_ = 0;
+  std::int64_t emptyVideoPackets_ = 0;     // packets of no bytes, which some containers leave out
   std::int64_t lastVideoDts_ = INT64_MIN;  // in the stream's time base
   bool tickMoveSaid_ = false;
   std::map<int, std::int64_t> damaged_;  // damaged copied packets left out, by stream

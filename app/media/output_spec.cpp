@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -152,10 +153,12 @@ void checkEncoder(OutputSpec& s, const AVOutputFormat* f) {
     throw UsageError("--codec " + s.encoder.codec +
                      ": no such video encoder in this FFmpeg (libx264, libx265, libvpx-vp9, "
                      "libsvtav1, ffv1, mpeg4, ...; ffmpeg -encoders lists them)");
-  if (avformat_query_codec(f, c->id, FF_COMPLIANCE_NORMAL) == 0)
+  if (queryMuxerCodec(f, c->id) == 0)
     throw UsageError("cannot write " + quote(s.path) + " with codec " + s.encoder.codec + " in a " +
                      f->name + " container; try --codec " + defaultEncoder(f->name, s.path) +
-                     ", or another container (.mkv takes almost any codec)");
+                     (std::strcmp(f->name, "matroska") == 0
+                          ? ", or another container"
+                          : ", or another container (.mkv takes almost any codec)"));
   if (!s.encoder.pixFmt.empty() && av_get_pix_fmt(s.encoder.pixFmt.c_str()) == AV_PIX_FMT_NONE)
     throw UsageError(
         "--pix-fmt " + s.encoder.pixFmt +

@@ -51,7 +51,7 @@ int takes(const AVOutputFormat* f, AVCodecID id, AVMediaType type) {
   const bool mp4 = std::strcmp(f->name, "mp4") == 0, mov = std::strcmp(f->name, "mov") == 0;
   if ((mp4 || mov) && id == AV_CODEC_ID_FLAC) return 0;
   if (mov && id == AV_CODEC_ID_OPUS) return 0;
-  const int ok = avformat_query_codec(f, id, FF_COMPLIANCE_NORMAL);
+  const int ok = queryMuxerCodec(f, id);
   if (ok >= 0) return ok;
   const bool videoOnly = f->audio_codec == AV_CODEC_ID_NONE &&
                          f->subtitle_codec == AV_CODEC_ID_NONE && f->data_codec == AV_CODEC_ID_NONE;
@@ -104,6 +104,21 @@ std::string audioEncodersOf(const AVOutputFormat* f) {
   return s;
 }
 
+// The one audio stream of the input a container of one audio stream (FLV, and RTMP through it;
+// SWF) takes: the input's default audio track, else its first; -1 where the container holds
+// any number.
+int soleAudio(const AVFormatContext* in, const AVOutputFormat* f) {
+  if (std::strcmp(f->name, "flv") != 0 && std::strcmp(f->name, "swf") != 0) return -1;
+  int first = -1;
+  for (unsigned i = 0; i < in->nb_streams; ++i) {
+    const AVStream* st = in->streams[i];
+    if (st->codecpar->codec_type != AVMEDIA_TYPE_AUDIO || st->discard == AVDISCARD_ALL) continue;
+    if (st->disposition & AV_DISPOSITION_DEFAULT) return static_cast<int>(i);
+    if (first < 0) first = static_cast<int>(i);
+  }
+  return first;
+}
+
 // `reencoded`, `cut`: the stream's tags that describe the input's stream are left out
 // (copyStreamTags).
 AVStream* newStream(AVFormatContext* out, const AVStream* in, bool reencoded, bool cut) {
@@ -120,12 +135,21 @@ SideStreams::SideStreams(const AVFormatContext* in, int videoIndex, AVFormatCont
                          const OutputSpec& spec, AudioWindow window)
     : window_(window), limited_(spec.maxFrames >= 0), out_(out) {
   if (!in) return;
+  const int audio = spec.audio ? soleAudio(in, out->oformat) : -1;
   for (unsigned i = 0; i < in->nb_streams; ++i) {
     const AVStream* st = in->streams[i];
     if (static_cast<int>(i) != videoIndex && st->codecpar->codec_type == AVMEDIA_TYPE_VIDEO)
       spdlog::warn("{}: {} dropped: the output holds one video stream, the chain's (#{}){}",
                    spec.path, describe(st), videoIndex,
                    st->disposition & AV_DISPOSITION_ATTACHED_PIC ? " (a cover image)" : "");
+    if (audio >= 0 && static_cast<int>(i) != audio &&
+        st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO && st->discard != AVDISCARD_ALL) {
+      spdlog::warn(
+          "{}: {} dropped: the {} container holds one audio stream, the input's default or first "
+          "({})",
+          spec.path, describe(st), out->oformat->name, describe(in->streams[audio]));
+      continue;
+    }
     if (static_cast<int>(i) != videoIndex && st->discard != AVDISCARD_ALL)
       plan(in, static_cast<int>(i), videoIndex >= 0 ? in->streams[videoIndex] : nullptr, out, spec);
   }

@@ -1,0 +1,69 @@
+// What a container holds, with the real binary and ffprobe/ffmpeg as the reference: FLV (and
+// RTMP through it) takes one audio stream, the input's default; Matroska takes the codecs it
+// writes through their Video for Windows and ACM tags (Ut Video, pcm_mulaw), copied as they
+// are; an Ogg Theora output whose encoder repeats frames as empty packets, which Ogg does not
+// store, is written whole and reported so.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
+
+using namespace vf::test;
+
+TEST(MediaContainers, FlvKeepsTheDefaultAudioTrackOfSeveral) {
+  TempDir dir("containers_flv");
+  const std::string in = dir / "two_audio.mkv", out = dir / "out.flv";
+  // Two tracks told apart by their sample rate; the second is the default.
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25:duration=2 -f lavfi -i "
+         "sine=frequency=440:sample_rate=44100:duration=2 -f lavfi -i "
+         "sine=frequency=880:sample_rate=22050:duration=2 -map 0 -map 1 -map 2 -c:v libx264 "
+         "-c:a aac -disposition:a:0 0 -disposition:a:1 default " +
+         q(in));
+  ASSERT_EQ(probeValue(in, "-select_streams a", "stream=sample_rate"), "44100\n22050");
+  const auto r = runVidfilter({"-i", in, "--chain", "blur", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("audio stream #1 (aac) dropped"), std::string::npos) << r.err;
+  EXPECT_EQ(probeValue(out, "-select_streams a", "stream=sample_rate"), "22050");
+  EXPECT_EQ(countFrames(out), 50);
+  EXPECT_EQ(decodeErrors(out), "");
+}
+
+TEST(MediaContainers, MatroskaTakesItsVfwAndAcmCodecs) {
+  TempDir dir("containers_mkv");
+  const std::string in = dir / "in.avi";
+  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25:duration=1 -f lavfi -i "
+         "sine=duration=1:sample_rate=8000 -c:v mpeg4 -c:a pcm_mulaw " +
+         q(in));
+  const std::string copied = dir / "copied.mkv";
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-c:a", "copy", "-o", copied});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probeValue(copied, "-select_streams a", "stream=codec_name"), "pcm_mulaw");
+  // The samples as the input's, decoded by ffmpeg.
+  const auto audioHash = [](const std::string& path) {
+    return shellOutput("ffmpeg -nostdin -v error -i " + q(path) + " -map 0:a -f md5 - 2>&1");
+  };
+  EXPECT_EQ(audioHash(copied), audioHash(in));
+  EXPECT_EQ(countFrames(copied), 25);
+  const std::string ut = dir / "ut.mkv";
+  const auto u = runVidfilter({"-i", in, "--chain", "gray", "--codec", "utvideo", "-o", ut});
+  ASSERT_EQ(u.status, 0) << u.err;
+  EXPECT_EQ(probeValue(ut, "-select_streams v", "stream=codec_name"), "utvideo");
+  EXPECT_EQ(countFrames(ut), 25);
+  EXPECT_EQ(decodeErrors(ut), "");
+}
+
+TEST(MediaContainers, TheoraOfAStillPictureIsWrittenWhole) {
+  TempDir dir("containers_theora");
+  const std::string in = dir / "still.mp4", out = dir / "still.ogv";
+  makeClip(in, "color=c=blue:size=160x120:rate=25", "-t 2 -c:v libx264");
+  const auto r = runVidfilter({"-i", in, "--chain", "blur", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probeValue(out, "-select_streams v", "stream=codec_name"), "theora");
+  EXPECT_EQ(decodeErrors(out), "");
+  const std::string seconds = probeValue(out, "", "format=duration");
+  ASSERT_FALSE(seconds.empty());
+  EXPECT_NEAR(std::stod(seconds), 2.0, 0.1);
+}
