@@ -2,7 +2,7 @@
 // RTMP through it) takes one audio stream, the input's default; Matroska takes the codecs it
 // writes through their Video for Windows and ACM tags (Ut Video, pcm_mulaw), copied as they
 // are; an Ogg Theora output whose encoder repeats frames as empty packets, which Ogg does not
-// store, is written whole and reported so.
+// store, is written whole and reported so; SWF is written at the input's frame rate.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,11 +17,12 @@ TEST(MediaContainers, FlvKeepsTheDefaultAudioTrackOfSeveral) {
   TempDir dir("containers_flv");
   const std::string in = dir / "two_audio.mkv", out = dir / "out.flv";
   // Two tracks told apart by their sample rate; the second is the default.
-  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25:duration=2 -f lavfi -i "
-         "sine=frequency=440:sample_rate=44100:duration=2 -f lavfi -i "
-         "sine=frequency=880:sample_rate=22050:duration=2 -map 0 -map 1 -map 2 -c:v libx264 "
-         "-c:a aac -disposition:a:0 0 -disposition:a:1 default " +
-         q(in));
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=2 -f lavfi -i "
+      "sine=frequency=440:sample_rate=44100:duration=2 -f lavfi -i "
+      "sine=frequency=880:sample_rate=22050:duration=2 -map 0 -map 1 -map 2 -c:v libx264 "
+      "-c:a aac -disposition:a:0 0 -disposition:a:1 default " +
+      q(in));
   ASSERT_EQ(probeValue(in, "-select_streams a", "stream=sample_rate"), "44100\n22050");
   const auto r = runVidfilter({"-i", in, "--chain", "blur", "-o", out});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -34,9 +35,10 @@ TEST(MediaContainers, FlvKeepsTheDefaultAudioTrackOfSeveral) {
 TEST(MediaContainers, MatroskaTakesItsVfwAndAcmCodecs) {
   TempDir dir("containers_mkv");
   const std::string in = dir / "in.avi";
-  ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=25:duration=1 -f lavfi -i "
-         "sine=duration=1:sample_rate=8000 -c:v mpeg4 -c:a pcm_mulaw " +
-         q(in));
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=64x48:rate=25:duration=1 -f lavfi -i "
+      "sine=duration=1:sample_rate=8000 -c:v mpeg4 -c:a pcm_mulaw " +
+      q(in));
   const std::string copied = dir / "copied.mkv";
   const auto r = runVidfilter({"-i", in, "--chain", "gray", "-c:a", "copy", "-o", copied});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -66,4 +68,16 @@ TEST(MediaContainers, TheoraOfAStillPictureIsWrittenWhole) {
   const std::string seconds = probeValue(out, "", "format=duration");
   ASSERT_FALSE(seconds.empty());
   EXPECT_NEAR(std::stod(seconds), 2.0, 0.1);
+}
+
+TEST(MediaContainers, SwfIsWrittenAtTheInputsRate) {
+  // SWF's header holds the video's time base as its frame rate: an MP4's 1/12800 is no rate.
+  TempDir dir("containers_swf");
+  const std::string in = dir / "in.mp4", out = dir / "out.swf";
+  makeClip(in, "testsrc2=size=160x120:rate=25", "-t 2 -c:v libx264");
+  const auto r = runVidfilter({"-i", in, "--chain", "blur", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probeValue(out, "-select_streams v", "stream=r_frame_rate"), "25/1");
+  EXPECT_EQ(countFrames(out), 50);
+  EXPECT_EQ(decodeErrors(out), "");
 }

@@ -25,7 +25,8 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
   // numbered at the input's rate (the input's time base, 1/12800 for a typical mp4, would play
   // the frames 512 times too fast).
   in.constantRate = (flags & AVFMT_NOTIMESTAMPS) != 0 || spec.muxer == "yuv4mpegpipe";
-  in.rateTimeBase = spec.muxer == "avi";
+  // AVI and SWF write the time base into their header as the frame rate.
+  in.rateTimeBase = spec.muxer == "avi" || spec.muxer == "swf";
   in.globalHeader = muxer_.wantsGlobalHeader();
   // Frames that came as BGR (images, cameras, GStreamer) are an RGB source: YUV written from
   // them takes BT.601 in limited range, tagged so, as an RGB video input's.
