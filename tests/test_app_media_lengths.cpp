@@ -2,7 +2,8 @@
 // to a pipe (whose header cannot be written again at the end) has the cut's length, not its
 // input's, and keeps no statistics of the input's streams; inputs whose end is where their
 // container says are not called truncated, whatever their timestamps do on the way (a wrap of
-// MPEG-TS's 33-bit clock, a video of a frame or two under a long audio); an input whose source
+// MPEG-TS's 33-bit clock, a video of a frame or two under a long audio, an AVI written to a pipe
+// with its muxer's placeholder count); an input whose source
 // delivered no video for a while (an HLS segment missing) says where, and the output keeps that
 // time without frames. Inputs are made by the ffmpeg command at test time; ffprobe reads the
 // results back.
@@ -107,6 +108,14 @@ TEST(MediaLengths, WholeInputsWhoseTimestampsDoOddThingsAreNotCalledTruncated) {
            std::to_string(frames * 0.04) + " -c:v libx264 -c:a aac " + q(path));
     inputs.emplace_back(path, frames);
   }
+  // An AVI its muxer wrote to a pipe: 2^30 as its frame count, and a length made from it.
+  const std::string piped = dir / "piped.avi";
+  ASSERT_EQ(shell("ffmpeg -nostdin -v error -f lavfi -i testsrc2=size=64x48:rate=25:duration=2 "
+                  "-c:v mpeg4 -f avi - > " +
+                  q(piped))
+                .status,
+            0);
+  inputs.emplace_back(piped, 50);
   for (const auto& [in, frames] : inputs) {
     const std::string out = dir / "out.mkv";
     const auto r = runVidfilter({"-y", "-i", in, "--chain", "gray", "-o", out});
@@ -114,6 +123,13 @@ TEST(MediaLengths, WholeInputsWhoseTimestampsDoOddThingsAreNotCalledTruncated) {
     EXPECT_EQ(r.err.find("truncated"), std::string::npos) << in << "\n" << r.err;
     EXPECT_EQ(probe(out).frames, frames) << in;
   }
+  ProcOptions fromStdin;  // the same AVI on stdin
+  fromStdin.stdinPath = piped;
+  const std::string out = dir / "stdin.mkv";
+  const auto r = runVidfilter({"-y", "-i", "-", "--chain", "gray", "-o", out}, fromStdin);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("truncated"), std::string::npos) << r.err;
+  EXPECT_EQ(probe(out).frames, 50);
 }
 
 // An HLS playlist of 1 s segments (25 frames each) with segments missing: the run goes on (exit

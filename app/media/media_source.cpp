@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "app/options.hpp"
@@ -111,8 +112,14 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   if (!live_) {
     double seconds =
         demuxer_.context()->duration > 0 ? double(demuxer_.context()->duration) / AV_TIME_BASE : 0;
-    exactCount_ = v->nb_frames > 0;
-    if (v->nb_frames > 0)
+    // An AVI written where its muxer could not seek back (to a pipe) holds 2^30 as its frame
+    // count and a length made from it: neither is the file's.
+    const bool placeholder = v->nb_frames == (std::int64_t{1} << 30) &&
+                             std::strcmp(demuxer_.context()->iformat->name, "avi") == 0;
+    lengthUnknown_ = placeholder;
+    if (placeholder) seconds = 0;
+    exactCount_ = v->nb_frames > 0 && !placeholder;
+    if (exactCount_)
       count_ = shownFrames(v);
     else if (seconds > 0 && fps_ > 0)
       count_ = std::llround(seconds * fps_);

@@ -96,8 +96,9 @@ class MediaSource : public app::CaptureSource {
   std::int64_t endUs_ = INT64_MAX;           // AV_TIME_BASE: input start + --to
   std::int64_t startPts_ = 0, endPts_ = 0;   // stream time base
   std::int64_t skipBelow_ = AV_NOPTS_VALUE;  // a seek's target (stream time base)
-  bool held_ = false;        // frame_ holds a decoded frame nextWanted() has not examined
-  bool exactCount_ = false;  // count_ is the container's, not an estimate from the duration
+  bool held_ = false;           // frame_ holds a decoded frame nextWanted() has not examined
+  bool exactCount_ = false;     // count_ is the container's, not an estimate from the duration
+  bool lengthUnknown_ = false;  // the container's count and length are placeholders
   bool hasEnd_ = false, live_ = false, pending_ = false, eof_ = false, recording_ = false;
   bool atEnd_ = false;  // the span asked for (--to, -t) is done
   double fps_ = 0;

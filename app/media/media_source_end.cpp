@@ -47,7 +47,7 @@ bool MediaSource::endOfStream() {
         "{}: decoded {} of about {} frames ({} length at its frame rate); the damaged parts "
         "could not be read",
         spec_.text, delivered_, count_, trimmed ? "the span's" : "its"));
-  if (!trimmed && !exactCount_) warnIfShort();
+  if (!trimmed && !exactCount_ && !lengthUnknown_) warnIfShort();
   return false;
 }
 
