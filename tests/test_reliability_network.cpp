@@ -1,8 +1,9 @@
 // Network inputs and outputs: a stream that vanishes (no end ever comes) ends on the read timeout
 // with a warning, a live HLS playlist that stops growing too; one whose sender closes it, or the
 // span asked for (-t), ends it without one; a listener waits for its sender past the 10 s an
-// open gets; a signal ends an output's open that waits; an address in use is named. Each file
-// written plays and holds the frames counted.
+// open gets; a signal ends an output's open that waits; an RTP output prints the session
+// description its receiver needs; an address in use is named. Each file written plays and holds
+// the frames counted.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -118,6 +119,35 @@ TEST(ReliabilityNetwork, ASignalEndsAnOutputsOpenThatWaits) {
   const auto r = c.wait();
   EXPECT_EQ(r.status, 143) << r.err;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5);
+}
+
+TEST(ReliabilityNetwork, AnRtpOutputPrintsTheSessionItsReceiverOpens) {
+  // -f rtp sends one codec's RTP, which a receiver reads only through its session description:
+  // printed on stdout as ffmpeg prints it. ffmpeg, given it, receives the second run's frames.
+  TempDir dir("rel_rtp");
+  const std::string in = dir / "in.mkv", sdp = dir / "s.sdp", out = dir / "received.mkv";
+  makeClip(in, "testsrc2=size=160x120:rate=25", "-t 2 -c:v ffv1");
+  const int port = testPort(6) & ~1;  // RTP takes an even port, RTCP the next
+  const std::vector<std::string> send = {
+      "-i", in, "--chain", "gray", "-f", "rtp", "-o", "rtp://127.0.0.1:" + std::to_string(port)};
+  const auto first = runVidfilter(send);
+  ASSERT_EQ(first.status, 0) << first.err;
+  ASSERT_EQ(first.out.rfind("SDP:\n", 0), 0u) << first.out;
+  EXPECT_NE(first.out.find("m=video " + std::to_string(port) + " "), std::string::npos)
+      << first.out;
+  std::ofstream(sdp) << first.out.substr(5);
+  Child receiver("/usr/bin/env", {"ffmpeg", "-nostdin", "-v", "error", "-protocol_whitelist",
+                                  "file,udp,rtp", "-i", sdp, "-c", "copy", "-y", out});
+  ::usleep(1500 * 1000);  // its sockets open
+  const auto second = runVidfilter(send);
+  ASSERT_EQ(second.status, 0) << second.err;
+  ::usleep(1000 * 1000);
+  receiver.signal(SIGINT);  // ffmpeg closes its file and exits
+  receiver.wait();
+  const Probe p = probe(out);
+  EXPECT_EQ(p.width, 160);
+  EXPECT_EQ(p.height, 120);
+  EXPECT_GT(p.frames, 0);
 }
 
 TEST(ReliabilityNetwork, AnAddressInUseIsNamed) {

@@ -169,4 +169,13 @@ int queryMuxerCodec(const AVOutputFormat* f, AVCodecID id) {
   return av_codec_get_tag(riff, id) != 0 ? 1 : 0;
 }
 
+void printSdp(AVFormatContext* rtp) {
+  char sdp[16384];
+  AVFormatContext* one[] = {rtp};
+  if (const int err = av_sdp_create(one, 1, sdp, sizeof sdp); err < 0)
+    throw MediaError("the RTP output's session description could not be made: " + avError(err));
+  std::printf("SDP:\n%s\n", sdp);
+  std::fflush(stdout);
+}
+
 }  // namespace vf::media

@@ -123,6 +123,10 @@ void checkEncodableSize(const std::string& shown, int w, int h);
 // only below normal strictness.
 int queryMuxerCodec(const AVOutputFormat* f, AVCodecID id);
 
+// The session description of an RTP output (its header written) on stdout, after "SDP:", as
+// ffmpeg prints it: what a receiver opens (ffplay -protocol_whitelist file,udp,rtp s.sdp).
+void printSdp(AVFormatContext* rtp);
+
 // "h264 (libx264)" for messages.
 std::string codecName(const AVCodec* c);
 

@@ -59,6 +59,9 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
     input->attachRelay(relay_);
   }
   muxer_.open();
+  // An RTP stream of one codec is received through its session description, printed as ffmpeg
+  // prints it (rtp_mpegts, what rtp:// writes by default, needs none).
+  if (spec.muxer == "rtp") printSdp(muxer_.context());
   opened_ = regularFileOpened(spec, muxer_.context());
   spdlog::info(
       "writing {} ({}x{} {}, {}{})", spec.toStdout ? "stdout" : spec.path, desc.width, desc.height,
