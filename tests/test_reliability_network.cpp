@@ -2,8 +2,10 @@
 // with a warning, a live HLS playlist that stops growing too; one whose sender closes it, or the
 // span asked for (-t), ends it without one; a listener waits for its sender past the 10 s an
 // open gets; a signal ends an output's open that waits; an RTP output prints the session
-// description its receiver needs; an address in use is named. Each file written plays and holds
+// description its receiver needs; an output address that takes nothing exits as an input's
+// does; an address in use is named. Each file written plays and holds
 // the frames counted.
+#include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -148,6 +150,29 @@ TEST(ReliabilityNetwork, AnRtpOutputPrintsTheSessionItsReceiverOpens) {
   EXPECT_EQ(p.width, 160);
   EXPECT_EQ(p.height, 120);
   EXPECT_GT(p.frames, 0);
+}
+
+TEST(ReliabilityNetwork, AnOutputAddressThatTakesNothingIsTheUsersToFix) {
+  // As an input's address: exit 2, the address named; a host name that does not resolve is
+  // said alone (FFmpeg calls it an I/O error).
+  TempDir dir("rel_out_refused");
+  const std::string in = dir / "in.mkv";
+  makeClip(in, "testsrc2=size=64x48:rate=25", "-t 1 -c:v ffv1");
+  const std::string refused = "tcp://127.0.0.1:" + std::to_string(testPort(8));
+  const auto r = runVidfilter({"-i", in, "--chain", "gray", "-f", "mpegts", "-o", refused});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot open " + refused + " for writing"), std::string::npos) << r.err;
+  addrinfo* found = nullptr;  // where this machine's resolver says so at once
+  const bool unknown =
+      ::getaddrinfo("no-such-host.invalid", nullptr, nullptr, &found) == EAI_NONAME;
+  if (found) ::freeaddrinfo(found);
+  if (!unknown) return;
+  const auto h = runVidfilter(
+      {"-i", in, "--chain", "gray", "-f", "mpegts", "-o", "tcp://no-such-host.invalid:1234"});
+  EXPECT_EQ(h.status, 2) << h.err;
+  EXPECT_NE(h.err.find("for writing: the host 'no-such-host.invalid' is not known"),
+            std::string::npos)
+      << h.err;
 }
 
 TEST(ReliabilityNetwork, AnAddressInUseIsNamed) {

@@ -42,11 +42,10 @@ std::string systemFailure(const DemuxRequest& r, int err) {
 
 std::string openFailure(const DemuxRequest& r, int err) {
   if (r.network)
-    return "stream " + quote(r.shown) + " could not be opened: " + avError(err) + " (" +
-           networkCause(r.url, err,
-                        "nothing is sending there, wrong address, or FFmpeg cannot read that "
-                        "protocol") +
-           ")";
+    return "stream " + quote(r.shown) + " could not be opened: " +
+           networkFailure(r.url, err,
+                          "nothing is sending there, wrong address, or FFmpeg cannot read that "
+                          "protocol");
   if (r.url == "pipe:0")
     return "stdin (-i -) holds no video FFmpeg can read (" + avError(err) +
            "); send y4m (ffmpeg ... -f yuv4mpegpipe -) or raw video with --size and "

@@ -144,10 +144,10 @@ void Muxer::open() {
     opening_ = false;
     if (err < 0 && app::interruptSignal() != 0)
       throw MediaError("interrupted while opening " + spec_.path);
-    if (err < 0 && spec_.network)
-      throw MediaError("cannot open " + spec_.path + " for writing: " + avError(err) + " (" +
-                       networkCause(spec_.url, err, "nothing listens there, or a wrong address") +
-                       ")");
+    if (err < 0 && spec_.network)  // what the user gave, as an input's address is
+      throw app::UsageError(
+          "cannot open " + spec_.path + " for writing: " +
+          networkFailure(spec_.url, err, "nothing listens there, or a wrong address"));
     if (err < 0) throw MediaError("cannot open '" + spec_.path + "' for writing: " + avError(err));
   }
   Options opts;

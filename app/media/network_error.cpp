@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "app/media/av.hpp"
 #include "pipeline/quote.hpp"
 
 extern "C" {
@@ -25,8 +26,6 @@ std::string hostOf(const std::string& url) {
   return host;
 }
 
-}  // namespace
-
 std::string networkCause(const std::string& url, int err, const std::string& otherwise) {
   if (err == AVERROR(EADDRINUSE)) return "the address is in use (another program listens there)";
   const std::string host = hostOf(url);
@@ -40,6 +39,15 @@ std::string networkCause(const std::string& url, int err, const std::string& oth
       return "the host " + quote(host) + " is not known: " + ::gai_strerror(got);
   }
   return otherwise;
+}
+
+}  // namespace
+
+std::string networkFailure(const std::string& url, int err, const std::string& otherwise) {
+  const std::string cause = networkCause(url, err, otherwise);
+  // A name that does not resolve is the whole story; FFmpeg calls it an I/O error.
+  if (cause.rfind("the host ", 0) == 0) return cause;
+  return avError(err) + " (" + cause + ")";
 }
 
 }  // namespace vf::media

@@ -5,9 +5,10 @@
 
 namespace vf::media {
 
-// The cause of `err` (an FFmpeg error) opening `url`: "the host 'x.invalid' is not known (Name
-// or service not known)", "the address is in use (another program listens there)", or
-// `otherwise`.
-std::string networkCause(const std::string& url, int err, const std::string& otherwise);
+// What failed opening `url` (`err`, an FFmpeg error), for a message: "the host 'x.invalid' is
+// not known: Name or service not known" alone; else FFmpeg's error and its cause in brackets,
+// an address in use named as such, any other the caller's hint (`otherwise`): "Connection
+// refused (nothing listens there, or a wrong address)".
+std::string networkFailure(const std::string& url, int err, const std::string& otherwise);
 
 }  // namespace vf::media
