@@ -17,9 +17,11 @@
 #include <vector>
 
 #include "app/gst_diagnose.hpp"
+#include "app/gst_errors.hpp"
 #include "app/interrupt.hpp"
 #include "app/mat_view.hpp"
 #include "app/options.hpp"
+#include "pipeline/error.hpp"
 #include "pipeline/quote.hpp"
 
 namespace vf::app {
@@ -120,7 +122,7 @@ class VideoCaptureSource : public CaptureSource {
     }
     if (first.empty())
       throw UsageError(std::string(kindName(spec.kind)) + " " + quote(spec.text) +
-                       " opened but delivered no frame");
+                       " opened but delivered no frame" + postedError(": "));
     if (spec.kind == SourceKind::GStreamer && isJpegRow(first))
       throw UsageError("GStreamer pipeline " + quote(spec.text) +
                        " hands appsink JPEG images (image/jpeg), not raw video; decode them "
@@ -240,7 +242,9 @@ class VideoCaptureSource : public CaptureSource {
                 (camera ? "; " + cameraList() : " (check it with gst-launch-1.0 ... ! fakesink)"));
           if (!converted.empty())
             spdlog::info("{}: {} frames converted for appsink (videoconvert)", t, converted);
+          gstErrors_.emplace();  // the pipeline OpenCV makes here
           cap_.open(opened, cv::CAP_GSTREAMER);
+          gstErrors_->stopNoting();
           if (!cap_.isOpened()) cap_.release();  // OpenCV's half-made pipeline, quietly
         }
         if (!cap_.isOpened()) {
@@ -335,9 +339,18 @@ class VideoCaptureSource : public CaptureSource {
     return true;
   }
 
-  // A camera that stops has failed or gone; a pipeline ends as its source ends (OpenCV tells
-  // neither from an error, which GStreamer's own log line then names).
+  // ": <element>: <message>" for the first error an element of the pipeline posted, else "".
+  std::string postedError(const char* lead) const {
+    const std::string e = gstErrors_ ? gstErrors_->firstError() : "";
+    return e.empty() ? "" : lead + printable(e);
+  }
+
+  // A camera that stops has failed or gone; a pipeline ends as its source ends, or fails with
+  // an error an element posted (OpenCV's reads end the same way for both).
   bool endOfStream() {
+    if (const std::string e = postedError(": "); !e.empty())
+      throw RuntimeError("GStreamer pipeline " + quote(spec_.text) + " failed after " +
+                         std::to_string(delivered_) + (delivered_ == 1 ? " frame" : " frames") + e);
     if (spec_.kind == SourceKind::Camera)
       spdlog::warn("{} '{}' stopped delivering frames after {} frames; ending the stream",
                    kindName(spec_.kind), spec_.text, delivered_);
@@ -349,6 +362,7 @@ class VideoCaptureSource : public CaptureSource {
   SourceSpec spec_;
   double start_ = 0, origin_ = 0;  // origin_: the capture's time of the first frame delivered
   std::optional<double> end_;
+  std::optional<GstErrorWatch> gstErrors_;  // before cap_: it outlives the pipeline
   cv::VideoCapture cap_;
   cv::Mat pending_, staging_;
   FrameDesc last_;

@@ -1,6 +1,6 @@
 // A live source end to end with the real binary: GStreamer's videotestsrc, paced like a camera
-// (is-live=true), through the chain into a lossless file; a stream that ends mid-run; Ctrl-C
-// twice while the engine waits on a slow live source.
+// (is-live=true), through the chain into a lossless file; a stream that ends mid-run, and one
+// an element's error ends; Ctrl-C twice while the engine waits on a slow live source.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -103,6 +103,24 @@ TEST_F(AppLive, PipelineThatEndsMidRunIsAnEnd) {
   const Counts c = summaryCounts(r.err);
   EXPECT_GT(c.out, 0) << r.err;
   EXPECT_LE(c.in, 40) << r.err;
+}
+
+// An element's error mid-run (identity's error-after: a source losing its device, a decoder
+// meeting damage) fails the run naming the element, where OpenCV's reads end as at an end; the
+// frames before it are written and play.
+TEST_F(AppLive, PipelineThatFailsMidRunIsAFailure) {
+  TempDir dir("live_fails");
+  const std::string out = dir / "out.mkv";
+  const auto r = runVidfilter({"-i",
+                               "videotestsrc num-buffers=100 ! video/x-raw,width=160,height=120,"
+                               "framerate=25/1 ! identity name=broken error-after=20 ! "
+                               "videoconvert ! appsink",
+                               "--chain", "gray", "-o", out});
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("failed after 19 frames: broken: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("ended after"), std::string::npos) << r.err;
+  EXPECT_EQ(probe(out).frames, 19);
+  EXPECT_EQ(decodeErrors(out), "");
 }
 
 // --ss, --to and -t take a span of a live source's time from its first frame, as of a file's:
