@@ -1,8 +1,9 @@
 // Frames and audio in time: a variable-rate input written where the video is timed in whole
 // frames of its rate (AVI, MPEG-1/2, Theora) keeps in time with its audio, frames that come
 // faster than the rate left out as ffmpeg leaves them; MPEG-1, which takes a few rates only,
-// says so; a start before the video's first frame keeps the audio that comes before it. Inputs
-// are made by the ffmpeg command at test time; ffprobe and ffmpeg read the results back.
+// says so; a start before the video's first frame keeps the audio that comes before it; frames
+// whose times would go back at a join are left out. Inputs are made by the ffmpeg command at
+// test time; ffprobe and ffmpeg read the results back.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -141,4 +142,26 @@ TEST(MediaTiming, AStartBeforeTheVideosFirstFrameKeepsTheAudioBeforeIt) {
     const double a = seconds(probeValue(out, "-select_streams a:0", "stream=start_time"));
     EXPECT_NEAR(v - a, 1.0 - from, 0.002);
   }
+}
+
+// MPEG-TS streams joined where the first was cut inside a group of B-frames (its packets in
+// decoding order stop after a P-frame whose B-frames never came): the second part's first
+// frames would show at or before the first part's last; they are left out and said, and the
+// output's frame times only go forward.
+TEST(MediaTiming, AJoinAfterACutGroupOfBFramesKeepsTimeGoingForward) {
+  TempDir dir("timing_join_cut");
+  const std::string whole = dir / "whole.ts", a = dir / "a.ts", b = dir / "b.ts",
+                    ab = dir / "ab.ts", out = dir / "out.mkv";
+  const std::string x264 = "-c:v libx264 -g 25 -bf 2 -pix_fmt yuv420p";
+  makeClip(whole, "testsrc2=size=160x120:rate=25", "-t 3 " + x264);
+  ffmpeg("-i " + q(whole) + " -c copy -frames:v 52 " + q(a));  // 52 packets in decoding order
+  makeClip(b, "testsrc2=size=160x120:rate=25", "-t 2 " + x264);
+  ASSERT_EQ(shell("cat " + q(a) + " " + q(b) + " > " + q(ab)).status, 0);
+  const auto r = runVidfilter({"-i", ab, "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::vector<double> t = frameTimes(out);
+  ASSERT_GT(t.size(), 90u);
+  for (std::size_t i = 1; i < t.size(); ++i) EXPECT_GT(t[i], t[i - 1]) << "frame " << i;
+  EXPECT_NE(r.err.find("left out whose times went back"), std::string::npos) << r.err;
+  EXPECT_EQ(decodeErrors(out), "");
 }

@@ -275,6 +275,13 @@ bool MediaSource::nextWanted() {
     const std::int64_t ts = timestampOf(frame_.get());
     if (ts < startPts_) continue;
     if (skipBelow_ != AV_NOPTS_VALUE && ts < skipBelow_) continue;
+    // A frame that would show at or before the one delivered before it (streams joined where
+    // the first was cut inside a group of B-frames): left out, as ffmpeg's frame sync does, so
+    // the output's times only go forward.
+    if (lastPts_ != AV_NOPTS_VALUE && ts <= lastPts_) {
+      ++backwards_;
+      continue;
+    }
     if (hasEnd_ && ts >= endPts_) {
       eof_ = atEnd_ = true;
       return false;

@@ -21,6 +21,11 @@ bool MediaSource::endOfStream() {
   if (demuxer_.interrupted()) return false;  // stopped early: the output trims at its end
   if (relay_) relay_->markComplete();
   if (const std::string gaps = discont_.gapNote(); !gaps.empty()) note(gaps);
+  if (backwards_ > 0)
+    note(fmt::format(
+        "{}: {} frame(s) left out whose times went back to or before the frame shown before them "
+        "(streams joined where the first was cut, or damaged timestamps)",
+        spec_.text, backwards_));
   if (live_) {
     // The span asked for is done, or the stream ended as streams end (the sender closed it);
     // a warning only where it failed or went silent.
