@@ -116,9 +116,10 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
       continue;
     }
     if (j.output.toStdout) g.writesStdout();
-    if (j.output.kind == OutputKind::Video && !j.output.network && !j.output.toStdout)
-      g.writes(j.spec.output, role);
-    if (j.output.kind == OutputKind::ImageSequence)
+    const bool oneFile =
+        j.output.kind == OutputKind::Video || (j.output.pattern && j.output.pattern->single);
+    if (oneFile && !j.output.network && !j.output.toStdout) g.writes(j.spec.output, role);
+    if (j.output.kind == OutputKind::ImageSequence && !j.output.pattern->single)
       g.writesPattern(j.spec.output, *j.output.pattern, role);
     // A link found at the temporary name is removed before the task writes (job_runner.cpp),
     // never written through: it is no path the task writes.

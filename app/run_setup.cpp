@@ -24,10 +24,10 @@ void checkPaths(const Settings& s, const std::string& configPath, const Chain& c
   if (!configPath.empty()) g.reads(configPath, "the config file");
   for (const std::string& f : chain.filesRead()) g.reads(f, "a kernel file");
   guardSourceReads(g, src, "the input");
-  if (out.kind == OutputKind::Video && !out.toStdout && !out.network)
-    g.writes(out.path, "the output");
+  const bool oneFile = out.kind == OutputKind::Video || (out.pattern && out.pattern->single);
+  if (oneFile && !out.toStdout && !out.network) g.writes(out.path, "the output");
   if (out.toStdout) g.writesStdout();
-  if (out.kind == OutputKind::ImageSequence)
+  if (out.kind == OutputKind::ImageSequence && !out.pattern->single)
     g.writesPattern(out.path, *out.pattern, "the output pattern");
   if (s.statsPath) g.writes(*s.statsPath, "--stats");
   const media::Overwrite policy = !s.overwrite   ? media::Overwrite::Ask

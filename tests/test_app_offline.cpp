@@ -77,6 +77,36 @@ TEST(AppOffline, PngSequenceMatchesTheReferenceFrameByFrame) {
   }
 }
 
+// One frame to a plain image name (a thumbnail, ffmpeg's -frames:v 1 out.png): --frames 1
+// writes that one file, the frame at --ss; the name is the output's, so an existing one is
+// asked about; without --frames 1 a plain name is refused, naming both ways.
+TEST(AppOffline, OneFrameToASingleImage) {
+  TempDir dir("offline_single");
+  const std::string thumb = dir / "thumb.png";
+  const std::vector<std::string> args = {
+      "-i", kVideo, "--chain", "gray,brightness=gain=1.5:bias=-20", "--ss", "2", "--frames",
+      "1",  "-o",   thumb};
+  const auto r = runVidfilter(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const cv::Mat out = cv::imread(thumb, cv::IMREAD_UNCHANGED);
+  ASSERT_FALSE(out.empty());
+  ASSERT_EQ(out.type(), CV_8UC1);
+  const auto gray = vf::test::ffmpegFrames(kVideo, "gray", "-ss 2", "-frames:v 1");
+  ASSERT_EQ(gray.size(), 1u);
+  EXPECT_LE(vf::test::maxAbsDiff(out, referenceFromGray(gray[0])), 1);
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+    files.push_back(e.path().filename().string());
+  EXPECT_EQ(files, std::vector<std::string>{"thumb.png"});
+  const auto again = runVidfilter(args);
+  EXPECT_EQ(again.status, 2) << again.err;
+  EXPECT_NE(again.err.find("thumb.png"), std::string::npos) << again.err;
+  const auto many = runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "all.png"});
+  EXPECT_EQ(many.status, 2) << many.err;
+  EXPECT_NE(many.err.find("--frames 1"), std::string::npos) << many.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "all.png"));
+}
+
 TEST(AppOffline, Mp4HasTheInputsFrameCountAndRate) {
   ASSERT_TRUE(haveFfprobe()) << "ffprobe not found: install the ffmpeg package";
   TempDir dir("offline_mp4");

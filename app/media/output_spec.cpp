@@ -118,9 +118,15 @@ void classifyImages(OutputSpec& s, const fs::path& p) {
     throw UsageError("output " + quote(s.path) +
                      ": an image pattern needs an image type (.png, .bmp, "
                      ".tiff, .ppm/.pgm, .jpg, .webp); .png is lossless");
+  if (!pattern && s.maxFrames == 1) {  // one frame, to the name given (a thumbnail)
+    pattern.emplace();
+    pattern->prefix = unescapePercents(s.path);
+    pattern->single = true;
+  }
   if (!pattern)
     throw UsageError("output " + quote(s.path) +
-                     " names a single image; for one image per frame use " + "a pattern such as '" +
+                     " names a single image: give --frames 1 to write one frame to it, or for "
+                     "one image per frame a pattern such as '" +
                      (p.parent_path() / p.stem()).string() + "_%05d." + s.extension + "'");
   if (pattern->suffix.find('/') != std::string::npos)
     throw UsageError("output " + quote(s.path) +

@@ -28,6 +28,7 @@ std::string quoteConversion(const std::string& text, std::size_t at) {
 }  // namespace
 
 std::string FramePattern::name(std::int64_t number) const {
+  if (single) return prefix;
   std::string digits = std::to_string(number < 0 ? 0 : number);
   if (static_cast<int>(digits.size()) < width)
     digits.insert(0, static_cast<std::size_t>(width) - digits.size(), '0');
@@ -35,6 +36,7 @@ std::string FramePattern::name(std::int64_t number) const {
 }
 
 std::optional<std::int64_t> FramePattern::match(const std::string& n) const {
+  if (single) return n == prefix ? std::optional<std::int64_t>(1) : std::nullopt;
   if (n.size() < prefix.size() + suffix.size() + 1) return std::nullopt;
   if (n.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
   if (n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0) return std::nullopt;

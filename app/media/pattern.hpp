@@ -13,6 +13,7 @@ constexpr int kMaxPatternWidth = 10;
 struct FramePattern {
   std::string prefix, suffix;  // literal text (%% already made %)
   int width = 0;               // zero-padded to this many digits (0: as many as the number has)
+  bool single = false;         // one image (--frames 1): `prefix` is its name, with no number
 
   // The file name of frame `number` (>= 0).
   std::string name(std::int64_t number) const;
