@@ -32,6 +32,7 @@ Discontinuities::Discontinuities(const AVFormatContext* format, std::string show
 
 void Discontinuities::reset() {
   offsetUs_ = 0;
+  jumped_ = false;
   std::fill(endUs_.begin(), endUs_.end(), AV_NOPTS_VALUE);
   videoShownEndUs_ = AV_NOPTS_VALUE;
 }
@@ -69,6 +70,7 @@ void Discontinuities::apply(AVPacket* p) {
       if (delta < -kBackUs || delta > kAheadUs) {
         offsetUs_ -= delta;
         at -= delta;
+        jumped_ = true;
         spdlog::info(
             "{}: the timestamps jump by {:.3f} s at {:.3f} s; the streams go on from there", shown_,
             double(delta) / AV_TIME_BASE, double(end) / AV_TIME_BASE);

@@ -24,11 +24,13 @@ class Discontinuities {
   void reset();
   // The holes in the video so far, said for the input's end ("" when none).
   std::string gapNote() const;
+  // Whether the timestamps jumped (and were shifted) since the start or the last reset().
+  bool jumped() const { return jumped_; }
 
  private:
   const AVFormatContext* format_;
   std::string shown_;
-  bool enabled_ = false;
+  bool enabled_ = false, jumped_ = false;
   std::int64_t offsetUs_ = 0;        // added to every timestamp (AV_TIME_BASE)
   std::vector<std::int64_t> endUs_;  // per stream: where its last packet ended, shifted
   int videoIndex_ = -1;  // the first video stream: its first shown time, where its frames end

@@ -275,10 +275,12 @@ bool MediaSource::nextWanted() {
     const std::int64_t ts = timestampOf(frame_.get());
     if (ts < startPts_) continue;
     if (skipBelow_ != AV_NOPTS_VALUE && ts < skipBelow_) continue;
-    // A frame that would show at or before the one delivered before it (streams joined where
-    // the first was cut inside a group of B-frames): left out, as ffmpeg's frame sync does, so
-    // the output's times only go forward.
-    if (lastPts_ != AV_NOPTS_VALUE && ts <= lastPts_) {
+    // A frame that would show before the one delivered before it (streams joined where the
+    // first was cut inside a group of B-frames): left out, as ffmpeg's frame sync leaves it, so
+    // the output's times never go back; so is one at the same time once the timestamps jumped
+    // (the parts' overlap). Elsewhere one at the same time (a rounded timestamp) is kept: the
+    // muxer moves it to the next tick.
+    if (lastPts_ != AV_NOPTS_VALUE && (ts < lastPts_ || (ts == lastPts_ && discont_.jumped()))) {
       ++backwards_;
       continue;
     }

@@ -103,7 +103,7 @@ class MediaSource : public app::CaptureSource {
   bool atEnd_ = false;  // the span asked for (--to, -t) is done
   double fps_ = 0;
   std::int64_t count_ = -1, delivered_ = 0, lastPts_ = AV_NOPTS_VALUE, lastDuration_ = 0;
-  std::int64_t backwards_ = 0;  // frames left out: they showed at or before the one before
+  std::int64_t backwards_ = 0;  // frames left out whose times went back (nextWanted)
   std::atomic<double> seekTo_{-1};
   std::vector<std::string> notes_;  // the warnings of its end (note())
 };
