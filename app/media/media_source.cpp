@@ -275,12 +275,12 @@ bool MediaSource::nextWanted() {
     const std::int64_t ts = timestampOf(frame_.get());
     if (ts < startPts_) continue;
     if (skipBelow_ != AV_NOPTS_VALUE && ts < skipBelow_) continue;
-    // A frame that would show before the one delivered before it (streams joined where the
-    // first was cut inside a group of B-frames): left out, as ffmpeg's frame sync leaves it, so
-    // the output's times never go back; so is one at the same time once the timestamps jumped
-    // (the parts' overlap). Elsewhere one at the same time (a rounded timestamp) is kept: the
-    // muxer moves it to the next tick.
-    if (lastPts_ != AV_NOPTS_VALUE && (ts < lastPts_ || (ts == lastPts_ && discont_.jumped()))) {
+    // Once the timestamps jumped (streams joined; Discontinuities shifts what follows to go on
+    // from the first part), a frame that would show at or before the one delivered before it
+    // (the first part cut inside a group of B-frames: the parts overlap) is left out, as
+    // ffmpeg's frame sync leaves it, so the output's times only go forward. Elsewhere such
+    // frames are kept as they come (a rounded timestamp, a list of files of other time bases).
+    if (discont_.jumped() && lastPts_ != AV_NOPTS_VALUE && ts <= lastPts_) {
       ++backwards_;
       continue;
     }
