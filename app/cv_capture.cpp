@@ -122,7 +122,7 @@ class VideoCaptureSource : public CaptureSource {
     }
     if (first.empty())
       throw UsageError(std::string(kindName(spec.kind)) + " " + quote(spec.text) +
-                       " opened but delivered no frame" + postedError(": "));
+                       " opened but delivered no frame" + postedError());
     if (spec.kind == SourceKind::GStreamer && isJpegRow(first))
       throw UsageError("GStreamer pipeline " + quote(spec.text) +
                        " hands appsink JPEG images (image/jpeg), not raw video; decode them "
@@ -340,15 +340,15 @@ class VideoCaptureSource : public CaptureSource {
   }
 
   // ": <element>: <message>" for the first error an element of the pipeline posted, else "".
-  std::string postedError(const char* lead) const {
+  std::string postedError() const {
     const std::string e = gstErrors_ ? gstErrors_->firstError() : "";
-    return e.empty() ? "" : lead + printable(e);
+    return e.empty() ? "" : ": " + printable(e);
   }
 
   // A camera that stops has failed or gone; a pipeline ends as its source ends, or fails with
   // an error an element posted (OpenCV's reads end the same way for both).
   bool endOfStream() {
-    if (const std::string e = postedError(": "); !e.empty())
+    if (const std::string e = postedError(); !e.empty())
       throw RuntimeError("GStreamer pipeline " + quote(spec_.text) + " failed after " +
                          std::to_string(delivered_) + (delivered_ == 1 ? " frame" : " frames") + e);
     if (spec_.kind == SourceKind::Camera)

@@ -3,8 +3,7 @@
 // span asked for (-t), ends it without one; a listener waits for its sender past the 10 s an
 // open gets; a signal ends an output's open that waits; an RTP output prints the session
 // description its receiver needs; an output address that takes nothing exits as an input's
-// does; an address in use is named. Each file written plays and holds
-// the frames counted.
+// does; an address in use is named. Each file written plays and holds the frames counted.
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>

@@ -26,28 +26,27 @@ std::string hostOf(const std::string& url) {
   return host;
 }
 
-std::string networkCause(const std::string& url, int err, const std::string& otherwise) {
-  if (err == AVERROR(EADDRINUSE)) return "the address is in use (another program listens there)";
+// "the host 'x.invalid' is not known: ..." where `url`'s host name does not resolve, else "".
+std::string unknownHost(const std::string& url) {
   const std::string host = hostOf(url);
-  if (!host.empty()) {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    addrinfo* found = nullptr;
-    const int got = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
-    if (found) ::freeaddrinfo(found);
-    if (got != 0 && got != EAI_AGAIN && got != EAI_SYSTEM)
-      return "the host " + quote(host) + " is not known: " + ::gai_strerror(got);
-  }
-  return otherwise;
+  if (host.empty()) return "";
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  addrinfo* found = nullptr;
+  const int got = ::getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  if (found) ::freeaddrinfo(found);
+  if (got == 0 || got == EAI_AGAIN || got == EAI_SYSTEM) return "";
+  return "the host " + quote(host) + " is not known: " + ::gai_strerror(got);
 }
 
 }  // namespace
 
 std::string networkFailure(const std::string& url, int err, const std::string& otherwise) {
-  const std::string cause = networkCause(url, err, otherwise);
+  if (err == AVERROR(EADDRINUSE))
+    return avError(err) + " (the address is in use (another program listens there))";
   // A name that does not resolve is the whole story; FFmpeg calls it an I/O error.
-  if (cause.rfind("the host ", 0) == 0) return cause;
-  return avError(err) + " (" + cause + ")";
+  if (std::string host = unknownHost(url); !host.empty()) return host;
+  return avError(err) + " (" + otherwise + ")";
 }
 
 }  // namespace vf::media
