@@ -3,7 +3,8 @@
 // input's, and keeps no statistics of the input's streams; inputs whose end is where their
 // container says are not called truncated, whatever their timestamps do on the way (a wrap of
 // MPEG-TS's 33-bit clock, a video of a frame or two under a long audio, an AVI written to a pipe
-// with its muxer's placeholder count); an input whose source
+// with its muxer's placeholder count); chapters end where a run that stops early ends; an input
+// whose source
 // delivered no video for a while (an HLS segment missing) says where, and the output keeps that
 // time without frames. Inputs are made by the ffmpeg command at test time; ffprobe reads the
 // results back.
@@ -70,6 +71,33 @@ TEST(MediaLengths, ACutMatroskaOnAPipeHasTheCutsLength) {
   EXPECT_TRUE(length == "N/A" || seconds(length) < 2.5) << length;
   for (const std::string stream : {"v:0", "a:0"})
     EXPECT_EQ(probeValue(out, "-select_streams " + stream, "stream_tags=DURATION"), "") << stream;
+}
+
+TEST(MediaLengths, ChaptersEndWhereTheOutputEnds) {
+  // Chapters 0-1.5 s and 1.5-3 s; a run that stops after 10 frames (0.4 s) keeps the first,
+  // cut to what was written, and the file is as long as that, in MP4 (whose chapter track
+  // gave the file the input's length) and Matroska (whose header held the chapters).
+  TempDir dir("lengths_chapters");
+  const std::string meta = dir / "chapters.txt", in = dir / "in.mkv";
+  std::ofstream(meta) << ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=1500\ntitle=One\n"
+                         "[CHAPTER]\nTIMEBASE=1/1000\nSTART=1500\nEND=3000\ntitle=Two\n";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25:duration=3 -f lavfi -i sine=duration=3 -i " +
+         q(meta) + " -map 0 -map 1 -map_chapters 2 -c:v libx264 -preset ultrafast -c:a aac " +
+         q(in));
+  ASSERT_EQ(probeValue(in, "", "chapter=end_time"), "1.500000\n3.000000");
+  for (const std::string name : {"out.mp4", "out.mkv"}) {
+    const std::string out = dir / name;
+    const auto r = runVidfilter({"-i", in, "--chain", "gray", "--frames", "10", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(probe(out).frames, 10) << name;
+    EXPECT_EQ(probeValue(out, "", "chapter_tags=title"), "One") << name;
+    EXPECT_EQ(seconds(probeValue(out, "", "chapter=start_time")), 0) << name;
+    // The video's 0.4 s and the audio's last packet.
+    const double end = seconds(probeValue(out, "", "chapter=end_time"));
+    EXPECT_GE(end, 0.4) << name;
+    EXPECT_LT(end, 0.5) << name;
+    EXPECT_LT(seconds(probeValue(out, "", "format=duration")), 0.5) << name;
+  }
 }
 
 TEST(MediaLengths, StatisticsOfTheInputsStreamsAreNotCopied) {

@@ -106,27 +106,7 @@ void Muxer::copyTags(const MuxerInput& input) {
   const AVFormatContext* in = input.format;
   av_dict_copy(&ctx_->metadata, in->metadata, 0);
   av_dict_set(&ctx_->metadata, "encoder", nullptr, 0);  // the muxer names itself
-  for (unsigned i = 0; i < in->nb_chapters; ++i) {
-    const AVChapter* c = in->chapters[i];
-    const std::int64_t off = av_rescale_q(input.offsetUs, AV_TIME_BASE_Q, c->time_base);
-    const std::int64_t end = input.endUs == INT64_MAX
-                                 ? INT64_MAX
-                                 : av_rescale_q(input.endUs, AV_TIME_BASE_Q, c->time_base);
-    if (c->end <= off || c->start >= end) continue;
-    auto* out = static_cast<AVChapter*>(av_mallocz(sizeof(AVChapter)));
-    if (!out) outOfMemory("the output container");
-    out->id = c->id;
-    out->time_base = c->time_base;
-    out->start = std::max<std::int64_t>(0, c->start - off);
-    out->end = std::min(c->end, end) - off;
-    av_dict_copy(&out->metadata, c->metadata, 0);
-    if (av_dynarray_add_nofree(&ctx_->chapters, reinterpret_cast<int*>(&ctx_->nb_chapters), out) <
-        0) {
-      av_dict_free(&out->metadata);
-      av_free(out);
-      outOfMemory("the output container");
-    }
-  }
+  OutputChapters::copy(ctx_.get(), in, input.offsetUs, input.endUs);
 }
 
 void Muxer::open() {
@@ -154,6 +134,9 @@ void Muxer::open() {
   const bool seekable = ctx_->pb && (ctx_->pb->seekable & AVIO_SEEKABLE_NORMAL);
   if (isMp4Family(spec_.muxer) && !seekable)  // a pipe or a stream: fragments, index first
     opts.set("movflags", "frag_keyframe+empty_moov+default_base_moof");
+  // Where chapters given after the header are written with the trailer, they wait for the end.
+  if (seekable && (isMp4Family(spec_.muxer) || spec_.muxer == "matroska" || spec_.muxer == "webm"))
+    chapters_.holdBack(ctx_.get());
   const int err = avformat_write_header(ctx_.get(), opts.ptr());
   if (err < 0) refused(err);
   if (ctx_->pb) headerBytes_ = avio_tell(ctx_->pb);
@@ -302,6 +285,10 @@ void Muxer::write(AVPacket* p) {
   checkRoom(bytes);
   ++packets_;
   payloadBytes_ += bytes;
+  if (p->pts != AV_NOPTS_VALUE)
+    contentEndUs_ = std::max(
+        contentEndUs_, av_rescale_q(p->pts + std::max<std::int64_t>(p->duration, 0),
+                                    ctx_->streams[p->stream_index]->time_base, AV_TIME_BASE_Q));
   const int err = av_interleaved_write_frame(ctx_.get(), p);
   const int ioErr = ctx_->pb ? ctx_->pb->error : 0;
   if (err < 0 || ioErr < 0)
@@ -349,6 +336,7 @@ void Muxer::finish(bool flushSide) {
   for (const auto& [stream, n] : damaged_)
     if (n > 1)
       spdlog::warn("{}: {} damaged packets of stream #{} were left out", spec_.path, n, stream);
+  if (packets_ > 0) chapters_.settle(ctx_.get(), contentEndUs_);
   int err = av_write_trailer(ctx_.get());
   if (err >= 0 && ctx_->pb && ctx_->pb->error < 0) err = ctx_->pb->error;
   if (ctx_->pb && !(ctx_->oformat->flags & AVFMT_NOFILE)) {

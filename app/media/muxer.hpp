@@ -11,6 +11,7 @@
 #include <string>
 
 #include "app/media/av.hpp"
+#include "app/media/chapters.hpp"
 #include "app/media/output_spec.hpp"
 #include "app/media/side_streams.hpp"
 
@@ -87,6 +88,8 @@ class Muxer {
   std::unique_ptr<SideStreams> side_;
   bool opened_ = false, finished_ = false, finishing_ = false;
   std::int64_t videoPackets_ = 0, videoEndUs_ = 0, packets_ = 0, biggestPacket_ = 0;
+  std::int64_t contentEndUs_ = 0;  // the end of the last packet of any stream, output time
+  OutputChapters chapters_;
   std::int64_t emptyVideoPackets_ = 0;     // packets of no bytes, which some containers leave out
   std::int64_t lastVideoDts_ = INT64_MIN;  // in the stream's time base
   bool tickMoveSaid_ = false;
