@@ -144,6 +144,7 @@ void readMedia(Reader& top, Settings& s) {
   s.size = top.parsed<std::string>("size", sizeValue);
   s.format = top.checkedString("format", checkName);
   s.inputPixFmt = top.checkedString("input_pix_fmt", checkInputPixFmt);
+  s.inputFormat = top.checkedString("input_format", checkName);
   s.pixFmt = top.checkedString("pix_fmt", checkName);
   s.preset = top.checkedString("preset", checkName);
   s.audioCodec = top.checkedString("audio_codec", checkName);
@@ -168,11 +169,12 @@ void readMedia(Reader& top, Settings& s) {
 
 // The keys of each table.
 const std::vector<std::string> kTopKeys = {
-    "input",       "output",     "device",        "chain",   "stage",         "frames",  "codec",
-    "log_level",   "progress",   "preview",       "engine",  "overwrite",     "format",  "start",
-    "to",          "duration",   "rate",          "size",    "input_pix_fmt", "pix_fmt", "crf",
-    "preset",      "bitrate",    "audio_codec",   "audio",   "hwdec",         "drop",    "quiet",
-    "camera_size", "camera_fps", "camera_format", "threads", "inputs",        "jobs",    "json"};
+    "input",         "output",    "device",   "chain",    "stage",       "frames",
+    "codec",         "log_level", "progress", "preview",  "engine",      "overwrite",
+    "format",        "start",     "to",       "duration", "rate",        "size",
+    "input_pix_fmt", "pix_fmt",   "crf",      "preset",   "bitrate",     "audio_codec",
+    "audio",         "hwdec",     "drop",     "quiet",    "camera_size", "camera_fps",
+    "camera_format", "threads",   "inputs",   "jobs",     "json",        "input_format"};
 const std::vector<std::string> kPreviewKeys = {"enabled", "compare", "overlay",    "snapshot_dir",
                                                "title",   "window",  "exit_at_end"};
 const std::vector<std::string> kEngineKeys = {"slots", "stats", "fuse"};

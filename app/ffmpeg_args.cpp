@@ -34,8 +34,12 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
   // ffmpeg's input options come before the -i they are for: before the last -i they are still
   // input options (the next input's), after it the output's.
   std::size_t lastInput = 0;
+  bool anyInput = false;
   for (std::size_t i = 0; i < args.size() && args[i] != "--"; ++i)
-    if (args[i] == "-i" || args[i] == "--input" || args[i].rfind("--input=", 0) == 0) lastInput = i;
+    if (args[i] == "-i" || args[i] == "--input" || args[i].rfind("--input=", 0) == 0) {
+      lastInput = i;
+      anyInput = true;
+    }
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {  // everything after is an argument as written
@@ -66,8 +70,10 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
                        "input's timing (to change it, convert with ffmpeg -r before or after). "
                        "Before -i, " +
                        a + " is the rate of raw input or an image sequence (--rate)");
-    if (a == "-hide_banner") continue;  // vidfilter prints no banner
-    if (auto it = anywhere.find(a); it != anywhere.end()) {
+    if (a == "-hide_banner") continue;             // vidfilter prints no banner
+    if (a == "-f" && anyInput && i < lastInput) {  // -f FMT -i SRC: the input's format
+      out.push_back("--input-format");
+    } else if (auto it = anywhere.find(a); it != anywhere.end()) {
       out.push_back(it->second);
     } else if (auto b = beforeInput.find(a); b != beforeInput.end() && !afterInputs) {
       out.push_back(b->second);

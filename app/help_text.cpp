@@ -32,7 +32,8 @@ Outputs (-o):
 
 ffmpeg's spellings work too: -vf (the chain), -ss, -to, -an, -crf, -preset, -b:v, -c:v, -c:a,
   -pix_fmt, -hwaccel, -frames:v, -hide_banner; -s, -r and -pix_fmt before -i describe raw
-  input. Other words of one dash are errors, never one-letter options run together.
+  input, -f before -i names the input's format (--input-format), after it the output's.
+  Other words of one dash are errors, never one-letter options run together.
 
 Chains: stages separated by commas, parameters after '=' separated by ':'
   (vidfilter --list-stages shows every stage and parameter).

@@ -25,8 +25,8 @@ struct RawOptions {
   std::string inputsList, json, shard;
   std::int64_t jobs = 0, shards = 0;
   std::string chain, device, stats, codec, logLevel, config, window;
-  std::string ss, to, duration, rate, size, inputPixFmt, pixFmt, preset, bitrate, format,
-      audioCodec, hwdec, drop;
+  std::string ss, to, duration, rate, size, inputPixFmt, inputFormat, pixFmt, preset, bitrate,
+      format, audioCodec, hwdec, drop;
   double crf = 0;
   std::int64_t frames = 0, slots = 0, threads = 0;
   bool preview = false, noPreview = false, compare = false, noOverlay = false, progress = false,
@@ -102,6 +102,10 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   opt("--rate", o.rate, "frame rate of an image sequence or raw input (default 25)", "FPS");
   opt("--size", o.size, "frame size of raw video (on stdin, or a file of raw frames)", "WxH");
   opt("--input-pix-fmt", o.inputPixFmt, "pixel format of raw video (default yuv420p)", "FMT");
+  opt("--input-format", o.inputFormat,
+      "input container (demuxer) by name where its bytes do not tell it: concat, rawvideo, ... "
+      "(-f before -i; default: found from the input)",
+      "FMT");
   opt("--hwdec", o.hwdec,
       "hardware decoding: none (default), cuvid (NVIDIA's decoders), cuda (NVDEC through FFmpeg's "
       "decoder), vaapi, or auto (the first of those that works)",
@@ -186,9 +190,10 @@ void takeMedia(const OptionMap& m, const RawOptions& o, Settings& s) {
       {"--pix-fmt", &s.pixFmt},
       {"--format", &s.format},
       {"--audio-codec", &s.audioCodec},
-      {"--input-pix-fmt", &s.inputPixFmt}};
-  const std::string* values[] = {&o.codec,  &o.preset,     &o.pixFmt,
-                                 &o.format, &o.audioCodec, &o.inputPixFmt};
+      {"--input-pix-fmt", &s.inputPixFmt},
+      {"--input-format", &s.inputFormat}};
+  const std::string* values[] = {&o.codec,      &o.preset,      &o.pixFmt,     &o.format,
+                                 &o.audioCodec, &o.inputPixFmt, &o.inputFormat};
   for (std::size_t i = 0; i < std::size(names); ++i) {
     if (!given(m, names[i].first)) continue;
     const bool pixFmt = values[i] == &o.inputPixFmt;

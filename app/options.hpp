@@ -37,6 +37,7 @@ struct Settings {
   // Media: trimming (seconds), rates, raw input, encoder, muxer, overwriting, decoding.
   std::optional<double> start, to, duration, rate, crf;
   std::optional<std::string> size, inputPixFmt, pixFmt, preset, format, audioCodec, hwdec, drop;
+  std::optional<std::string> inputFormat;  // the input's demuxer by name (ffmpeg's -f before -i)
   std::optional<std::int64_t> bitrate;
   std::optional<bool> overwrite;  // true: -y, false: -n
   std::optional<bool> audio;      // false: -an

@@ -197,6 +197,7 @@ int runOneInput(const CommandLine& cl, const Settings& s) {
   Chain chain = chainOf(s);
   const OutputSpec output = classifyOutput(s);
   const SourceSpec sourceSpec = classifySource(*s.input);
+  checkInputFormat(s.inputFormat.value_or(""), sourceSpec);
   checkSourceAccess(sourceSpec);
   if (s.statsPath) checkStatsPath(*s.statsPath);
   checkPaths(s, cl.configPath, chain, sourceSpec, output);

@@ -44,6 +44,7 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
   j.spec = spec;
   try {
     j.source = classifySource(spec.input);
+    checkInputFormat(s.inputFormat.value_or(""), j.source);
     checkSourceAccess(j.source);
   } catch (const UserError& e) {
     j.problem = e.what();

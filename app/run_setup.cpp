@@ -123,6 +123,7 @@ InputOptions inputOptions(const Settings& s, const Chain& chain, bool preview) {
   o.rate = s.rate.value_or(0);
   o.rawSize = s.size.value_or("");
   o.rawPixFmt = s.inputPixFmt.value_or("");
+  o.format = s.inputFormat.value_or("");
   o.hwdec = s.hwdec.value_or("none");
   o.decodeThreads = s.threads.value_or(0);
   o.convertThreads = media::convertThreadsEach(1, s.threads.value_or(0));

@@ -65,6 +65,7 @@ void Settings::fillFrom(const Settings& lower) {
   take(crf, lower.crf);
   take(size, lower.size);
   take(inputPixFmt, lower.inputPixFmt);
+  take(inputFormat, lower.inputFormat);
   take(pixFmt, lower.pixFmt);
   take(preset, lower.preset);
   take(format, lower.format);

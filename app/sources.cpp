@@ -10,6 +10,7 @@
 #include <regex>
 
 extern "C" {
+#include <libavformat/avformat.h>
 #include <libavformat/avio.h>
 }
 
@@ -233,6 +234,30 @@ SourceSpec classifySource(const std::string& textIn) {
   }
   if (media::isGlob(textIn)) s.kind = SourceKind::ImageSequence;
   return s;
+}
+
+void checkInputFormat(const std::string& format, const SourceSpec& spec) {
+  if (format.empty()) return;
+  static const char* const devices[] = {"lavfi", "v4l2",  "video4linux2", "x11grab",
+                                        "alsa",  "pulse", "fbdev",        "kmsgrab"};
+  if (std::find(std::begin(devices), std::end(devices), format) != std::end(devices))
+    throw UsageError("input format " + quote(format) +
+                     " (-f before -i) is an FFmpeg input device, which vidfilter does not open: "
+                     "cameras are cam0, cam1, ... or a GStreamer pipeline; pipe anything else "
+                     "in from ffmpeg (ffmpeg -f " +
+                     format + " -i ... -f yuv4mpegpipe - | vidfilter -i - ...)");
+  if (format != "rawvideo" && !av_find_input_format(format.c_str()))
+    throw UsageError("input format " + quote(format) +
+                     " (-f before -i, --input-format): FFmpeg has no such demuxer (ffmpeg "
+                     "-demuxers lists them); without it the input's format is found from its "
+                     "bytes");
+  // A demuxer is for what FFmpeg reads; image sequences are its image2.
+  const bool byOpenCv = spec.kind == SourceKind::Camera || spec.kind == SourceKind::GStreamer;
+  if (byOpenCv || (spec.kind == SourceKind::ImageSequence && format != "image2"))
+    throw UsageError("input format " + quote(format) + " (-f before -i) does not apply to " +
+                     kindName(spec.kind) + " " + quote(spec.text) +
+                     (byOpenCv ? ", which OpenCV opens" : ", which is read as images (image2)") +
+                     "; leave it out");
 }
 
 std::unique_ptr<CaptureSource> openSource(const SourceSpec& spec, const InputOptions& options) {

@@ -27,6 +27,7 @@ struct InputOptions {
   std::optional<double> end;       // --to, or --ss + -t (seconds on the same timeline)
   double rate = 0;                 // image sequences and raw video (0: 25 fps, as ffmpeg)
   std::string rawSize, rawPixFmt;  // raw video on stdin
+  std::string format;              // the demuxer by name (--input-format; "": from the input)
   std::string hwdec = "none";      // none, auto, cuvid, cuda, vaapi
   std::string decodeGpu;           // NVIDIA decoders: the chain's GPU (DeviceInfo::pciAddresses)
   bool grayLuma = false;           // the chain begins with gray: deliver the luma plane
@@ -54,6 +55,10 @@ std::string inputPath(const std::string& text);
 std::string gstreamerPipelineAsOpened(const std::string& pipeline, std::string* converted);
 
 const char* kindName(SourceKind k);
+
+// An input format (--input-format, ffmpeg's -f before -i; "" for none) FFmpeg has as a demuxer,
+// for an input FFmpeg reads (image sequences: image2). Throws UsageError.
+void checkInputFormat(const std::string& format, const SourceSpec& spec);
 
 // The checks that need no decoder, run before the device opens: a file exists, is not a
 // directory, and is readable; an image sequence has a first image; stdin is not a terminal.

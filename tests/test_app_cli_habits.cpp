@@ -1,6 +1,7 @@
 // Scripts and ffmpeg users' habits with the real binary: the exit status a script reads does
 // not change with --json, contradicting settings from the config file and the command line are
-// one error, and ffmpeg's words of one dash are never read as one-letter options.
+// one error, ffmpeg's words of one dash are never read as one-letter options, and its -f before
+// -i is the input's format.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -117,6 +118,52 @@ TEST(AppCliBinary, FfmpegsFileAndPipeSpellingsAreTheFilesAndPipesTheyName) {
   const auto over = runVidfilter({"-i", in, "--chain", "gray", "-y", "-o", "file:" + in});
   EXPECT_EQ(over.status, 2) << over.err;
   EXPECT_EQ(countFrames(in), 4);
+}
+
+// ffmpeg's -f before -i names the input's format, after it the output's: a Matroska pipe
+// written to an .mp4 is an MP4, raw frames named rawvideo are read as such, a concat list
+// without its header is read (absolute names too, as a list with it), and a name FFmpeg has no
+// demuxer for, or one of its input devices, is one error.
+TEST(AppCliBinary, FfmpegsFormatBeforeTheInputIsTheInputs) {
+  TempDir dir("cli_input_format");
+  const std::string in = dir / "in.mkv", raw = dir / "in.yuv";
+  makeClip(in, "testsrc2=size=64x48:rate=10", "-frames:v 4 -c:v ffv1");
+  makeClip(raw, "testsrc2=size=64x48:rate=10", "-frames:v 3 -f rawvideo -pix_fmt yuv420p");
+  ProcOptions fromStdin;
+  fromStdin.stdinPath = in;
+  const auto piped = runVidfilter(
+      {"-f", "matroska", "-i", "-", "--chain", "gray", "-o", dir / "p.mp4"}, fromStdin);
+  ASSERT_EQ(piped.status, 0) << piped.err;
+  EXPECT_EQ(probeValue(dir / "p.mp4", "", "format=format_name"), "mov,mp4,m4a,3gp,3g2,mj2");
+  EXPECT_EQ(countFrames(dir / "p.mp4"), 4);
+  const auto rawRun = runVidfilter({"-f", "rawvideo", "-s", "64x48", "-pix_fmt", "yuv420p", "-i",
+                                    raw, "--chain", "gray", "-o", dir / "r.mkv"});
+  ASSERT_EQ(rawRun.status, 0) << rawRun.err;
+  EXPECT_EQ(probeValue(dir / "r.mkv", "", "format=format_name"), "matroska,webm");
+  EXPECT_EQ(countFrames(dir / "r.mkv"), 3);
+  const std::string plainList = dir / "plain.txt", headed = dir / "headed.txt";
+  std::ofstream(plainList) << "# two parts\nfile in.mkv\nfile '" << in << "'\n";
+  std::ofstream(headed) << "ffconcat version 1.0\nfile " << in << "\nfile " << in << "\n";
+  for (const std::vector<std::string>& list :
+       {std::vector<std::string>{"-f", "concat", "-i", plainList}, {"-i", headed}}) {
+    std::vector<std::string> args = list;
+    args.insert(args.end(), {"--chain", "gray", "-y", "-o", dir / "c.mkv"});
+    const auto r = runVidfilter(args);
+    ASSERT_EQ(r.status, 0) << list.back() << "\n" << r.err;
+    EXPECT_EQ(countFrames(dir / "c.mkv"), 8) << list.back();
+  }
+  // The list's entries are inputs: none is written.
+  expectOneError(runVidfilter({"-f", "concat", "-i", plainList, "--chain", "gray", "-y", "-o", in}),
+                 2, "list entry");
+  EXPECT_EQ(countFrames(in), 4);
+  expectOneError(
+      runVidfilter({"-f", "lavfi", "-i", "testsrc2", "--chain", "gray", "-o", dir / "l.mkv"}), 2,
+      "is an FFmpeg input device");
+  expectOneError(runVidfilter({"-f", "nosuch", "-i", in, "--chain", "gray", "-o", dir / "n.mkv"}),
+                 2, "no such demuxer");
+  expectOneError(runVidfilter({"-f", "mpegts", "-i", in, "--chain", "gray", "-o", dir / "t.mkv"}),
+                 2, "does not read as mpegts");
+  EXPECT_FALSE(std::filesystem::exists(dir / "t.mkv"));
 }
 
 // Options this run has no use for are named in one warning each, the run goes on: a camera's

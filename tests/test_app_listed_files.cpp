@@ -73,10 +73,14 @@ TEST(ListedFiles, HlsPlaylistsWithTheirSegmentsAndNestedPlaylists) {
   write(dir / "loop.m3u8", "#EXTM3U\nloop.m3u8\nloop.m3u8\nx.ts\n");
   EXPECT_EQ(filesListedBy(dir / "loop.m3u8"),
             (std::vector<std::string>{dir / "loop.m3u8", dir / "x.ts"}));
+  // A concat list without its header (-f concat reads one) after blank and comment lines.
+  write(dir / "plain.txt", "\n# parts\n  file a.mp4\nfile 'b c.mp4'\n");
+  EXPECT_EQ(filesListedBy(dir / "plain.txt"),
+            (std::vector<std::string>{dir / "a.mp4", dir / "b c.mp4"}));
   // A video, a text file of another kind, a missing file: no list.
   const std::string video = dir / "in.mkv";
   makeClip(video, "testsrc2=size=64x48:rate=10", "-frames:v 2 -c:v ffv1");
-  write(dir / "notes.txt", "file a.mp4\n");
+  write(dir / "notes.txt", "files: a.mp4\nfile a.mp4\n");
   EXPECT_TRUE(filesListedBy(video).empty());
   EXPECT_TRUE(filesListedBy(dir / "notes.txt").empty());
   EXPECT_TRUE(filesListedBy(dir / "missing.m3u8").empty());

@@ -41,6 +41,10 @@ std::string systemFailure(const DemuxRequest& r, int err) {
 }
 
 std::string openFailure(const DemuxRequest& r, int err) {
+  if (!r.format.empty() && !r.network)
+    return quote(r.shown) + " does not read as " + r.format + " (" + avError(err) +
+           "), the format -f before -i (--input-format) names; leave it out to find the format "
+           "from the input";
   if (r.network)
     return "stream " + quote(r.shown) + " could not be opened: " +
            networkFailure(r.url, err,
@@ -186,8 +190,20 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   }
   Options opts;
   const AVInputFormat* format = nullptr;
-  raw_ = !request.rawSize.empty() || !request.rawPixFmt.empty();
-  if (raw_) {
+  const bool rawOptions = !request.rawSize.empty() || !request.rawPixFmt.empty();
+  const bool rawNamed = request.format == "rawvideo";
+  raw_ = rawNamed || (rawOptions && request.format.empty());
+  if (!request.format.empty() && !rawNamed) {
+    format = av_find_input_format(request.format.c_str());
+    if (!format) {
+      avformat_free_context(raw);
+      throw UsageError("FFmpeg has no demuxer " + quote(request.format));  // checkInputFormat
+    }
+    if (rawOptions)
+      spdlog::warn("{}: --size and --input-pix-fmt describe raw video, not {}: they do not apply",
+                   request.shown, request.format);
+  }
+  if (raw_ && !rawNamed) {
     // --size and --input-pix-fmt describe raw video: input that is a container (y4m on stdin,
     // an mp4 file) keeps its own.
     const std::string c = raw->pb ? containerOf(raw->pb) : containerOf(path);
@@ -207,6 +223,9 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
     opts.set("pixel_format", request.rawPixFmt.empty() ? "yuv420p" : request.rawPixFmt);
     opts.set("framerate", std::to_string(request.rawRate > 0 ? request.rawRate : 25.0));
   }
+  // A concat list's entries are files the user's list names (guarded as inputs: listed_files.hpp);
+  // FFmpeg's safe mode would refuse absolute paths and most names.
+  if (!request.network) opts.set("safe", "0");
   if (request.network) {
     opts.set("rw_timeout", kReadTimeoutUs);
     // A listener waits for its sender as long as it takes (a signal ends the wait), or as long

@@ -17,6 +17,7 @@ struct DemuxRequest {
   // Raw video on a pipe (no header): size "WxH", pixel format, rate.
   std::string rawSize, rawPixFmt;
   double rawRate = 0;
+  std::string format;  // the demuxer by name ("": probed; "rawvideo": raw video, as --size)
 };
 
 // Whether a network input's URL waits for its sender to connect (tcp and rtmp with listen, srt

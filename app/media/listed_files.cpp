@@ -15,22 +15,42 @@ namespace {
 constexpr std::size_t kMostRead = 4 << 20;  // a list's first bytes read; lists are small
 constexpr int kMostDepth = 4;               // playlists of playlists followed
 
-// The list's text (its first kMostRead bytes); "" when `path` is no list (a video is told by its
-// first bytes, so only those are read).
-std::string listText(const std::string& path) {
+// Whether `text` begins as a concat list without its header (what `-f concat` reads): text
+// whose first line other than blank lines and comments is a `file` directive.
+bool headerlessConcat(const std::string& text) {
+  if (text.find('\0') != std::string::npos) return false;
+  for (std::size_t a = 0; a < text.size();) {
+    const std::size_t e = std::min(text.find_first_of("\r\n", a), text.size());
+    const std::size_t b = text.find_first_not_of(" \t", a);
+    if (b < e && text[b] != '#')
+      return text.compare(b, 4, "file") == 0 && b + 4 < e &&
+             (text[b + 4] == ' ' || text[b + 4] == '\t');
+    a = e + 1;
+  }
+  return false;
+}
+
+struct ListText {
+  std::string text;  // its first kMostRead bytes, after a byte order mark; "" for no list
+  bool concat = false;
+};
+
+// The list `path` is, if any (a video is told by its first bytes, so only those are read).
+ListText listText(const std::string& path) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return "";
+  if (!fs::is_regular_file(path, ec)) return {};
   std::ifstream f(path, std::ios::binary);
-  std::string text(64, '\0');
+  std::string text(1024, '\0');
   f.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(f.gcount()));
   const std::size_t bom = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;  // a UTF-8 byte order mark
-  if (text.compare(bom, 20, "ffconcat version 1.0") != 0 && text.compare(bom, 7, "#EXTM3U") != 0)
-    return "";
+  const bool concat =
+      text.compare(bom, 20, "ffconcat version 1.0") == 0 || headerlessConcat(text.substr(bom));
+  if (!concat && text.compare(bom, 7, "#EXTM3U") != 0) return {};
   std::string rest(kMostRead - text.size(), '\0');
   f.read(rest.data(), static_cast<std::streamsize>(rest.size()));
   rest.resize(static_cast<std::size_t>(f.gcount()));
-  return text.substr(bom) + rest;
+  return {text.substr(bom) + rest, concat};
 }
 
 std::string trimmed(const std::string& s) {
@@ -99,12 +119,11 @@ std::vector<std::string> linesOf(const std::string& text) {
 }
 
 // The names one list gives (in order; a name's file may itself be a list).
-std::vector<std::string> namesIn(const std::string& path, const std::string& text) {
+std::vector<std::string> namesIn(const std::string& path, const std::string& text, bool concat) {
   std::vector<std::string> names;
   const auto add = [&](const std::string& n) {
     for (std::string& f : localNames(path, n)) names.push_back(std::move(f));
   };
-  const bool concat = text.rfind("ffconcat version 1.0", 0) == 0;
   for (const std::string& line : linesOf(text)) {
     const std::string l = trimmed(line);
     if (concat) {
@@ -131,9 +150,9 @@ std::vector<std::string> namesIn(const std::string& path, const std::string& tex
 void listed(const std::string& path, int depth, std::set<std::string>& seen,
             std::vector<std::string>& out) {
   if (depth > kMostDepth) return;
-  const std::string text = listText(path);
-  if (text.empty()) return;
-  for (const std::string& name : namesIn(path, text)) {
+  const ListText list = listText(path);
+  if (list.text.empty()) return;
+  for (const std::string& name : namesIn(path, list.text, list.concat)) {
     std::error_code ec;
     const fs::path resolved = fs::weakly_canonical(name, ec);
     if (!seen.insert(ec ? name : resolved.string()).second) continue;

@@ -1,8 +1,8 @@
 #pragma once
 // The files an input reads besides itself when it is a list of other files: an ffconcat list
-// (`ffconcat version 1.0`, `file NAME` lines) or an HLS playlist (`#EXTM3U`; segments, init
-// sections, nested playlists). FFmpeg's demuxers open them as the input plays; they are inputs
-// as much as the list is, so no output may be one of them.
+// (`ffconcat version 1.0`, or without it as `-f concat` reads one, `file NAME` lines) or an HLS
+// playlist (`#EXTM3U`; segments, init sections, nested playlists). FFmpeg's demuxers open them as
+// the input plays; they are inputs as much as the list is, so no output may be one of them.
 #include <string>
 #include <vector>
 

@@ -30,6 +30,7 @@ DemuxRequest requestFor(const app::SourceSpec& spec, const app::InputOptions& o)
   r.network = spec.kind == app::SourceKind::Url;
   r.rawSize = o.rawSize;
   r.rawPixFmt = o.rawPixFmt;
+  r.format = o.format;
   r.rawRate = o.rate;
   return r;
 }
