@@ -47,12 +47,17 @@ __kernel void brightness_linear(__global const uchar* src, __global uchar* dst, 
 
 #ifdef CHANNELS
 
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
 // One work-group of 256 per channel: hist (CHANNELS x 256 uint, channel-major) -> gain_bias
 // (CHANNELS gains, then CHANNELS biases). With cum[v] = pixels with value <= v and t = clip% of
 // the pixels (the host passes floor(t), and for integer counts cum > t <=> cum > floor(t)):
 //   low  = the smallest v with cum[v] > t
 //   high = the largest v with (pixels with value >= v) = pixels - cum[v-1] > t
-// gain = 255 / (high - low), bias = -low * gain; gain 1, bias 0 when high <= low.
+// gain = 255 / (high - low), bias = -low * gain (as OpenCV's double, to float); gain 1, bias 0
+// when high <= low.
 __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void brightness_auto_levels(
     __global const uint* hist, uint pixels, uint clip_count, __global float* gain_bias) {
   __local uint cum[256];
@@ -78,8 +83,17 @@ __kernel __attribute__((reqd_work_group_size(256, 1, 1))) void brightness_auto_l
     const int low = low_high[0], high = low_high[1];
     float gain = 1.0f, bias = 0.0f;
     if (c < STRETCH && high > low) {
+      // As OpenCV's reference: gain and bias in double, each rounded to float by convertTo.
+      // Without fp64, 255 low (exact in float) over high - low: one division, the same float
+      // for every low and high where it rounds correctly (OpenCL C allows 2.5 ulp).
+#ifdef cl_khr_fp64
+      const double g = 255.0 / (double)(high - low);
+      gain = (float)g;
+      bias = (float)(-(double)low * g);
+#else
       gain = 255.0f / (float)(high - low);
-      bias = -(float)low * gain;
+      bias = -(float)(255 * low) / (float)(high - low);
+#endif
     }
     gain_bias[c] = gain;
     gain_bias[CHANNELS + c] = bias;

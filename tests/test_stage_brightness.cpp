@@ -187,7 +187,7 @@ TEST(BrightnessAuto, ConstantImageUnchanged) {
 }
 
 // The gain and bias each frame got come back as the side output "levels" (channels gains, then
-// channels biases), as the reference computes them, with or without an upstream hist.
+// channels biases), the floats of the reference's doubles, with or without an upstream hist.
 TEST(BrightnessAuto, LevelsSideOutputIsTheGainAndBiasApplied) {
   for (int type : {CV_8UC1, CV_8UC3, CV_8UC4}) {
     cv::Mat in = realFrame(60, type);
@@ -208,8 +208,11 @@ TEST(BrightnessAuto, LevelsSideOutputIsTheGainAndBiasApplied) {
       std::memcpy(got.data(), side.back().data(), side.back().size());
       const auto want = autoLevels(in, 2);
       for (int k = 0; k < c; ++k) {
-        EXPECT_NEAR(got[k], want[k].first, 1e-4) << "gain, channel " << k << " of " << c;
-        EXPECT_NEAR(got[c + k], want[k].second, 1e-2) << "bias, channel " << k << " of " << c;
+        // Exactly the floats convertTo makes of the reference's doubles.
+        EXPECT_EQ(got[k], static_cast<float>(want[k].first))
+            << "gain, channel " << k << " of " << c;
+        EXPECT_EQ(got[c + k], static_cast<float>(want[k].second))
+            << "bias, channel " << k << " of " << c;
       }
       if (c == 4) {
         EXPECT_EQ(got[3], 1.0f);
@@ -223,6 +226,32 @@ TEST(BrightnessAuto, LevelsSideOutputIsTheGainAndBiasApplied) {
   Chain manual = Chain::parse("brightness=gain=1.5");
   manual.configure(context(), {64, 48, PixelFormat::Gray8});
   EXPECT_TRUE(manual.sideOutputs().empty());
+}
+
+// Levels 81 and 236: there -low * gain in float is not the float of OpenCV's double bias, and
+// the stretch would round some pixels the other way.
+TEST(BrightnessAuto, TheBiasIsTheFloatOfTheReferencesDouble) {
+  cv::Mat ramp(48, 64, CV_8UC1);
+  for (int i = 0; i < static_cast<int>(ramp.total()); ++i) ramp.data[i] = 81 + i % 156;
+  cv::Mat bgr;
+  cv::merge(std::vector<cv::Mat>{ramp, ramp, ramp}, bgr);
+  for (const cv::Mat& in : {ramp, bgr}) {
+    const auto want = autoLevels(in, 0);
+    ASSERT_EQ(static_cast<float>(want[0].second), static_cast<float>(-81 * (255.0 / 155)));
+    Chain chain = Chain::parse(autoChain(0, false));
+    chain.configure(context(), viewOf(in).desc());
+    std::vector<std::vector<std::uint8_t>> side;
+    cv::Mat out = makeMat(chain.output());
+    chain.runOnce(context(), queue(), viewOf(in), viewOf(out), &side);
+    std::vector<float> got(2 * in.channels());
+    ASSERT_EQ(side.back().size(), got.size() * sizeof(float));
+    std::memcpy(got.data(), side.back().data(), side.back().size());
+    for (int k = 0; k < in.channels(); ++k) {
+      EXPECT_EQ(got[k], static_cast<float>(want[k].first)) << k;
+      EXPECT_EQ(got[in.channels() + k], static_cast<float>(want[k].second)) << k;
+    }
+    EXPECT_LE(maxAbsDiff(out, autoReference(in, 0)), 1);
+  }
 }
 
 TEST(BrightnessAuto, AlphaIsLeftAlone) {
