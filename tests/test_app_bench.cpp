@@ -184,6 +184,10 @@ TEST(BenchCommand, BadArgumentsAreOneLineErrors) {
                    "--check checks one chain on one frame size");
   expectUsageError(runBench({"--enqueue-cost", "--check"}),
                    "--check checks one chain on one frame size");
+  // A side that a factor rounds to 0 (the stage makes it 1) has no OpenCV resize as a peer.
+  expectUsageError(runBench({"--chain", "resize=scale=0.5", "--size", "3x1", "--format", "gray",
+                             "--frames", "1", "--warmup", "0", "--no-tapi", "--no-engine"}),
+                   "which OpenCV's resize refuses: there is no peer to time or check it against");
   // A user's kernel has no OpenCV peer: how to time it without one.
   expectUsageError(
       runBench({"--chain",

@@ -208,7 +208,8 @@ Results describeRun(ClContext& cl, const Chain& chain, const Options& o) {
   r.distinct = o.distinct;
   r.slots = o.slots;
   const std::vector<std::string> timing = chain.timingNames();
-  for (std::size_t i = 0; i < chain.size(); ++i)
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    checkPeerTakes(cvSpecOf(chain.stage(i)), i == 0 ? chain.input() : chain.stageOutputs()[i - 1]);
     r.stages.push_back({cvSpecOf(chain.stage(i)),
                         chain.stage(i).schedule(),
                         chain.enabled(i),
@@ -216,6 +217,7 @@ Results describeRun(ClContext& cl, const Chain& chain, const Options& o) {
                         {},
                         {},
                         timing[i]});
+  }
   return r;
 }
 

@@ -1,5 +1,7 @@
 #include "app/bench/cv_peer.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <opencv2/imgproc.hpp>
 
@@ -107,6 +109,16 @@ std::string CvStageSpec::describe() const {
   }
   std::snprintf(buf, sizeof buf, "convertTo gain %g bias %g", gain, bias);
   return buf;
+}
+
+void checkPeerTakes(const CvStageSpec& spec, const FrameDesc& in) {
+  if (spec.name != "resize" || spec.size.w != 0 || spec.size.h != 0) return;
+  if (std::lrint(in.width * spec.factor) >= 1 && std::lrint(in.height * spec.factor) >= 1) return;
+  const ResizeTarget t = resizeTarget(in.width, in.height, spec.size, spec.factor);
+  throw UserError(fmt::format(
+      "resize by {:g} makes a {}x{} frame {}x{} (a side of 0 pixels raised to 1), which OpenCV's "
+      "resize refuses: there is no peer to time or check it against; bench a larger frame",
+      spec.factor, in.width, in.height, t.width, t.height));
 }
 
 CvStageSpec cvSpecOf(const Stage& st) {

@@ -46,6 +46,9 @@ struct CvStageSpec {
 
 // Throws UserError for a stage without an OpenCV equivalent.
 CvStageSpec cvSpecOf(const Stage& stage);
+// Throws UserError where OpenCV's function refuses the stage on frames `in` (a resize factor
+// that rounds a side to 0 pixels, which the stage makes 1).
+void checkPeerTakes(const CvStageSpec& spec, const FrameDesc& in);
 
 // Temporaries of one stage kept between frames (OpenCV reuses allocated outputs).
 template <class M>
