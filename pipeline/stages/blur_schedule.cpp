@@ -259,6 +259,10 @@ BlurKernel chooseBlurKernel(const BlurRequest& q, const DeviceFacts& facts) {
     return BlurKernel::Tiled;
   }
   if (q.kernel == "slab") {
+    if (!slab && facts.littleEndian && q.taps[0] >= 256)
+      throw UserError("blur: kernel=slab takes taps below 256; ksize " + std::to_string(2 * r + 1) +
+                      " of this sigma puts all the weight (256) in the centre tap: use "
+                      "kernel=auto");
     if (!slab) throw UserError(reachError("slab", kSlabReach, r, cn));
     return BlurKernel::Slab;
   }
