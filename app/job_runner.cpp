@@ -161,7 +161,7 @@ class CountingSink : public FrameSink {
   std::atomic<std::int64_t>& n_;
 };
 
-std::unique_ptr<FrameSink> openJobOutput(const PlannedJob& job, const FrameDesc& desc,
+std::unique_ptr<FrameSink> openJobOutput(const PlannedJob& job, const Chain& chain,
                                          CaptureSource& source) {
   if (job.output.kind == OutputKind::None) return makeNullSink();
   OutputSpec spec = job.output;
@@ -174,7 +174,7 @@ std::unique_ptr<FrameSink> openJobOutput(const PlannedJob& job, const FrameDesc&
     std::error_code ec;
     if (fs::is_symlink(fs::symlink_status(job.writePath, ec))) fs::remove(job.writePath, ec);
   }
-  return openInterruptibly([&] { return openOutput(spec, desc, source); });
+  return openInterruptibly([&] { return openOutput(spec, chain, source); });
 }
 
 // One engine on `ctx`: the input's source through `chain` into `sink`; `stats` at its end,
@@ -227,7 +227,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   spdlog::info("input {} on {}: {} -> {}", job.spec.index, r.device, printable(r.description),
                job.output.kind == OutputKind::None ? std::string("(no output)")
                                                    : printable(job.spec.output));
-  std::unique_ptr<FrameSink> out = openJobOutput(job, chain.output(), *source);
+  std::unique_ptr<FrameSink> out = openJobOutput(job, chain, *source);
   struct Written {  // what the output holds and what the input's end said, however it ends
     const FrameSink& out;
     const CaptureSource& in;

@@ -229,7 +229,7 @@ int runOneInput(const CommandLine& cl, const Settings& s) {
   if (const int sig = interruptSignal()) return stoppedBeforeTheFirstFrame(sig);
   std::unique_ptr<FrameSink> outputSink;
   if (output.kind != OutputKind::None)
-    outputSink = openInterruptibly([&] { return openOutput(output, outDesc, *source); });
+    outputSink = openInterruptibly([&] { return openOutput(output, chain, *source); });
 
   EngineOptions eo;
   eo.slots = s.slots.value_or(2);

@@ -51,15 +51,27 @@ std::string sequenceFileName(const std::string& pattern, std::int64_t index) {
   return p ? p->name(index + 1) : "";
 }
 
-std::unique_ptr<FrameSink> openOutput(const OutputSpec& spec, const FrameDesc& desc,
+AVRational chainReshape(const Chain& chain) {
+  AVRational f{1, 1};
+  FrameDesc in = chain.input();
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    const FrameDesc& out = chain.stageOutputs()[i];
+    if (chain.stage(i).name() == "resize")
+      f = av_mul_q(f, AVRational{in.width * out.height, in.height * out.width});
+    in = out;
+  }
+  return f;
+}
+
+std::unique_ptr<FrameSink> openOutput(const OutputSpec& spec, const Chain& chain,
                                       CaptureSource& source) {
+  auto* media = dynamic_cast<media::MediaSource*>(&source);
   switch (spec.kind) {
     case OutputKind::Video:
-      return std::make_unique<media::VideoSink>(spec, desc, timingOf(source),
-                                                dynamic_cast<media::MediaSource*>(&source));
+      return std::make_unique<media::VideoSink>(spec, chain.output(), timingOf(source), media,
+                                                chainReshape(chain));
     case OutputKind::ImageSequence:
-      return std::make_unique<media::ImageSink>(spec, desc,
-                                                dynamic_cast<media::MediaSource*>(&source));
+      return std::make_unique<media::ImageSink>(spec, chain.output(), media, chainReshape(chain));
     case OutputKind::None:
       break;
   }

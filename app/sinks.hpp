@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "app/media/av.hpp"
 #include "app/media/output_spec.hpp"
 #include "app/options.hpp"
 #include "app/sources.hpp"
@@ -24,10 +25,15 @@ OutputSpec classifyOutput(const Settings& s);
 // output pattern; "" when `pattern` is not one.
 std::string sequenceFileName(const std::string& pattern, std::int64_t index);
 
-// Opens the output for frames of `desc` coming from `source` (whose timing, and for files its
+// How `chain` (configured) changes the pixels' shape: each resize to another aspect by its input's
+// width x output's height over its input's height x output's width, the factor ffmpeg's scale
+// takes the sample aspect ratio by, keeping the displayed picture's shape.
+AVRational chainReshape(const Chain& chain);
+
+// Opens the output for `chain`'s frames coming from `source` (whose timing, and for files its
 // other streams, tags and chapters, the output keeps). The file is created here, so errors come
 // before processing starts.
-std::unique_ptr<FrameSink> openOutput(const OutputSpec& spec, const FrameDesc& desc,
+std::unique_ptr<FrameSink> openOutput(const OutputSpec& spec, const Chain& chain,
                                       CaptureSource& source);
 
 // Discards frames (timing runs; -o not given and no preview).

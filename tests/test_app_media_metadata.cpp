@@ -1,6 +1,6 @@
 // What a file job keeps besides the pixels, and what it reads of its input's length, on
 // containers and encoders whose rules differ from the usual ones: FLV's stream order, Theora's
-// rate, the pixels' shape, audio encoders' layouts, formats and bit rates, MPEG program streams'
+// rate, audio encoders' layouts, formats and bit rates, MPEG program streams'
 // audio, Matroska's start times, MP4's edit lists and GIF's coarse time base. Every input is made
 // by the ffmpeg command at test time; ffprobe and ffmpeg read the results back and make the
 // reference outputs.
@@ -86,51 +86,6 @@ TEST(MediaMetadata, TheoraKeepsEveryFrameAtTheInputsRate) {
   for (std::size_t i = 0; i < want.size(); ++i)
     EXPECT_NEAR(got[i] - got[0], want[i] - want[0], 0.001) << "frame " << i;
   EXPECT_EQ(decodeErrors(out), "");
-}
-
-TEST(MediaMetadata, TheSampleAspectRatioIsTheInputs) {
-  // Anamorphic video (160x120 shown 16:9: pixels 4:3 wide) was written with square pixels:
-  // the picture came out 4:3. ffmpeg keeps the input's; through a crop the pixels keep their
-  // shape, images written keep it too; an image sequence read has square pixels.
-  TempDir dir("meta_sar");
-  const std::string in = dir / "wide.mp4";
-  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -t 1 -vf setsar=4/3 -c:v libx264 " + q(in));
-  const std::string sar = "stream=sample_aspect_ratio", dar = "stream=display_aspect_ratio";
-  ASSERT_EQ(probeValue(in, "-select_streams v", sar), "4:3");
-  for (const char* ext : {"mp4", "mkv", "webm", "avi"}) {
-    SCOPED_TRACE(ext);
-    const std::string ref = dir / (std::string("ref.") + ext);
-    ffmpeg("-i " + q(in) + " " + q(ref));
-    const std::string out = dir / (std::string("out.") + ext);
-    const auto r = runVidfilter({"-i", in, "--chain", "blur", "-o", out});
-    ASSERT_EQ(r.status, 0) << r.err;
-    // Matroska stores the display size in whole pixels: 213x120 (71:40, pixels 213:160).
-    for (const std::string& entry : {sar, dar})
-      EXPECT_EQ(probeValue(out, "-select_streams v", entry),
-                probeValue(ref, "-select_streams v", entry))
-          << entry;
-  }
-  const std::string cropped = dir / "crop.mkv";
-  const auto c = runVidfilter({"-i", in, "--chain", "crop=x=0:y=0:w=80:h=120", "-o", cropped});
-  ASSERT_EQ(c.status, 0) << c.err;
-  EXPECT_EQ(probeValue(cropped, "-select_streams v", sar), "4:3");
-  // Images written from it say the same (PNG's pHYs, JPEG's density), as ffmpeg's image2.
-  for (const char* ext : {"png", "jpg"}) {
-    SCOPED_TRACE(ext);
-    const std::string pattern = dir / (std::string("frame_%02d.") + ext);
-    ASSERT_EQ(runVidfilter({"-i", in, "--frames", "2", "--chain", "blur", "-o", pattern}).status,
-              0);
-    const std::string first = dir / (std::string("frame_01.") + ext);
-    ffmpeg("-i " + q(in) + " -frames:v 1 " + q(dir / (std::string("ref.") + ext)));
-    EXPECT_EQ(probeValue(first, "-select_streams v", sar), "4:3");
-    EXPECT_EQ(probeValue(first, "-select_streams v", sar),
-              probeValue(dir / (std::string("ref.") + ext), "-select_streams v", sar));
-  }
-  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -frames:v 3 " + q(dir / "img_%02d.png"));
-  const std::string seq = dir / "seq.mkv";
-  const auto s = runVidfilter({"-i", dir / "img_%02d.png", "--chain", "gray", "-o", seq});
-  ASSERT_EQ(s.status, 0) << s.err;
-  EXPECT_EQ(probeValue(seq, "-select_streams v", sar), "1:1");
 }
 
 TEST(MediaMetadata, AudioTakesALayoutAndFormatTheEncoderHas) {

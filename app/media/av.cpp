@@ -153,6 +153,14 @@ std::string codecName(const AVCodec* c) {
   return std::string(family) + " (" + c->name + ")";
 }
 
+AVRational reshapedAspect(AVRational sar, AVRational reshape) {
+  if (sar.num <= 0 || sar.den <= 0) return {0, 1};
+  AVRational r{0, 1};
+  av_reduce(&r.num, &r.den, static_cast<std::int64_t>(sar.num) * reshape.num,
+            static_cast<std::int64_t>(sar.den) * reshape.den, INT_MAX);
+  return r;
+}
+
 double rotationOf(const AVStream* stream) {
   std::size_t size = 0;
   const std::uint8_t* m = av_stream_get_side_data(stream, AV_PKT_DATA_DISPLAYMATRIX, &size);

@@ -134,6 +134,10 @@ std::string codecName(const AVCodec* c);
 // for a whole turn).
 double rotationOf(const AVStream* stream);
 
+// A sample aspect ratio `sar` (0/1: unknown) after the pixels' shape changed by `reshape`, as
+// ffmpeg's scale keeps the displayed picture's shape: sar x reshape, reduced; unknown stays so.
+AVRational reshapedAspect(AVRational sar, AVRational reshape);
+
 // A decoder for `stream`'s packets, open (packet times in the stream's time base). MediaError
 // naming `shown` and `what` ("audio", "subtitle") when there is none or it cannot start.
 CodecPtr openStreamDecoder(const AVStream* stream, const std::string& shown, const char* what);

@@ -35,10 +35,11 @@ AVPixelFormat bestFormat(const AVCodec* c, PixelFormat f) {
 
 }  // namespace
 
-ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaSource* input)
+ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaSource* input,
+                     AVRational reshape)
     : spec_(spec), codec_(imageEncoder(spec.extension)), packet_(makePacket()) {
   // As ffmpeg's image2: PNG's pHYs, JPEG's JFIF density and the like say the pixels' shape.
-  if (input) sampleAspect_ = input->sampleAspect();
+  if (input) sampleAspect_ = reshapedAspect(input->sampleAspect(), reshape);
   if (input && input->format() && input->videoStream() >= 0)
     if (const double r = rotationOf(input->format()->streams[input->videoStream()]); r != 0)
       spdlog::warn(

@@ -16,8 +16,10 @@ class MediaSource;
 
 class ImageSink : public FrameSink {
  public:
-  // `input` (may be null): the video the frames come from, whose pixel shape the images keep.
-  ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaSource* input = nullptr);
+  // `input` (may be null): the video the frames come from, whose pixel shape the images keep as
+  // the chain changes it (`reshape`: chainReshape, app/sinks.hpp).
+  ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaSource* input = nullptr,
+            AVRational reshape = {1, 1});
   ~ImageSink() override;
   void consume(const FrameResult& frame) override;
   void finish() override;

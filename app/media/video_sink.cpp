@@ -13,7 +13,7 @@
 namespace vf::media {
 
 VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const OutputTiming& timing,
-                     MediaSource* input)
+                     MediaSource* input, AVRational reshape)
     : spec_(spec), desc_(desc), muxer_(spec), packet_(makePacket()) {
   EncoderInput in;
   in.desc = desc;
@@ -33,11 +33,11 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
   in.colour = input ? input->colour()
                     : ColourTags{AVCOL_SPC_SMPTE170M, AVCOL_RANGE_MPEG, AVCOL_PRI_UNSPECIFIED,
                                  AVCOL_TRC_UNSPECIFIED};
-  // The pixels keep their shape through the chain: a crop keeps it, and a resize to another
-  // aspect is a picture the chain asked to stretch (docs/DESIGN.md, Media I/O).
+  // The pixels' shape: the input's, where it is known, as the chain's resizes change it (the
+  // displayed picture keeps its shape, as through ffmpeg's scale; docs/DESIGN.md, Media I/O).
   // As ffmpeg: uncompressed outputs keep the input's layout, and interlaced stays tagged so.
   if (input) {
-    in.sampleAspect = input->sampleAspect();
+    in.sampleAspect = reshapedAspect(input->sampleAspect(), reshape);
     in.sourcePixFmt = input->pixFmt();
     in.fieldOrder = input->fieldOrder();
   }

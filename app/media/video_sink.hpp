@@ -29,8 +29,9 @@ class VideoSink : public FrameSink {
   // Opens the encoder and the output (the file is created here, so errors come before the
   // first frame). `input`: the FFmpeg source, whose other streams, tags and chapters are
   // carried over (null for cameras and image sequences).
+  // `reshape`: how the chain changes the pixels' shape (chainReshape, app/sinks.hpp).
   VideoSink(const OutputSpec& spec, const FrameDesc& desc, const OutputTiming& timing,
-            MediaSource* input);
+            MediaSource* input, AVRational reshape = {1, 1});
   ~VideoSink() override;
 
   void consume(const FrameResult& frame) override;
