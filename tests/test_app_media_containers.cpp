@@ -2,10 +2,13 @@
 // RTMP through it) takes one audio stream, the input's default; Matroska takes the codecs it
 // writes through their Video for Windows and ACM tags (Ut Video, pcm_mulaw), copied as they
 // are; an Ogg Theora output whose encoder repeats frames as empty packets, which Ogg does not
-// store, is written whole and reported so; SWF is written at the input's frame rate.
+// store, is written whole and reported so; SWF is written at the input's frame rate; a colour
+// description the output has no place for is named.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "tests/support/media.hpp"
 #include "tests/support/process.hpp"
@@ -80,4 +83,41 @@ TEST(MediaContainers, SwfIsWrittenAtTheInputsRate) {
   EXPECT_EQ(probeValue(out, "-select_streams v", "stream=r_frame_rate"), "25/1");
   EXPECT_EQ(countFrames(out), 50);
   EXPECT_EQ(decodeErrors(out), "");
+}
+
+TEST(MediaContainers, AColourDescriptionTheOutputCannotHoldIsNamed) {
+  // A full-range BT.709 input: Matroska and an H.264 stream (in AVI too) say BT.709 as the input
+  // does; AVI's MPEG-4 part 2 and y4m have no place for the matrix, and say so. HDR into images:
+  // the transfer and primaries are named.
+  TempDir dir("containers_colour");
+  const std::string in = dir / "in.mp4", hdr = dir / "hdr.mp4";
+  makeClip(in, "testsrc2=size=64x48:rate=25",
+           "-t 0.2 -c:v libx264 -pix_fmt yuvj420p -color_range pc -colorspace bt709 "
+           "-color_primaries bt709 -color_trc bt709");
+  const std::string space = "stream=color_space";
+  for (const auto& [name, codec, lost] :
+       std::vector<std::tuple<std::string, std::string, bool>>{{"out.mkv", "", false},
+                                                               {"h264.avi", "libx264", false},
+                                                               {"mpeg4.avi", "", true},
+                                                               {"out.y4m", "", true}}) {
+    SCOPED_TRACE(name);
+    const std::string out = dir / name;
+    std::vector<std::string> args{"-i", in, "--chain", "brightness", "-o", out};
+    if (!codec.empty()) args.insert(args.end(), {"-c:v", codec});
+    const auto r = runVidfilter(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const bool warned =
+        r.err.find("colour description (bt709 matrix) has no place in") != std::string::npos;
+    EXPECT_EQ(warned, lost) << r.err;
+    // What a reader finds: BT.709 where it is kept, nothing where the warning said so.
+    EXPECT_EQ(probeValue(out, "-select_streams v", space), lost ? "unknown" : "bt709");
+  }
+  makeClip(hdr, "testsrc2=size=64x48:rate=25",
+           "-t 0.2 -c:v libx264 -pix_fmt yuv420p10le -colorspace bt2020nc -color_primaries "
+           "bt2020 -color_trc smpte2084");
+  const auto images =
+      runVidfilter({"-i", hdr, "--chain", "gray", "--frames", "1", "-o", dir / "f_%02d.png"});
+  ASSERT_EQ(images.status, 0) << images.err;
+  EXPECT_NE(images.err.find("bt2020 primaries, smpte2084 transfer are not kept"), std::string::npos)
+      << images.err;
 }

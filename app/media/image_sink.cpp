@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "app/media/atomic_file.hpp"
+#include "app/media/colour_kept.hpp"
 #include "app/media/media_source.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
@@ -66,6 +67,7 @@ ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaS
   if (codec_->id == AV_CODEC_ID_MJPEG || codec_->id == AV_CODEC_ID_WEBP)
     spdlog::warn("{}: {} is lossy; use .png for exact frames", spec.path,
                  codec_->id == AV_CODEC_ID_MJPEG ? "JPEG" : "WebP");
+  if (input) warnColourLost(spec.path, input->colour(), "image2", codec_->id, true);
   openEncoder(desc.width, desc.height, bestFormat(codec_, desc.format));  // errors come now
   spdlog::info("writing {} ({} {})", spec.path, codecName(codec_),
                av_get_pix_fmt_name(ctx_->pix_fmt));

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "app/interrupt.hpp"
+#include "app/media/colour_kept.hpp"
 #include "app/media/media_source.hpp"
 #include "app/media/open_outputs.hpp"
 #include "pipeline/quote.hpp"
@@ -44,6 +45,10 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
   if (timing.fps <= 0 && in.constantRate)
     spdlog::warn("input frame rate unknown; {} is written at 25 fps", spec.path);
   encoder_ = std::make_unique<VideoEncoder>(spec.encoder, in, spec.path);
+  const AVCodecContext* enc = encoder_->context();  // the description of what it writes
+  warnColourLost(spec.toStdout ? "stdout" : spec.path,
+                 {enc->colorspace, enc->color_range, enc->color_primaries, enc->color_trc},
+                 spec.muxer, enc->codec_id, false);
   MuxerInput mi;
   if (input) {
     mi.format = input->format();
