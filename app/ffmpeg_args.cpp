@@ -8,6 +8,21 @@
 
 namespace vf::app {
 
+namespace {
+
+// ffmpeg's log level (-v, -loglevel) as --log-level's; other words as written (--log-level
+// names them if they are none of its own).
+std::string logLevelOf(const std::string& level) {
+  static const std::map<std::string, std::string> levels = {
+      {"quiet", "off"},     {"panic", "error"},  {"fatal", "error"},
+      {"error", "error"},   {"warning", "warn"}, {"info", "info"},
+      {"verbose", "debug"}, {"debug", "debug"},  {"trace", "trace"}};
+  const auto it = levels.find(level);
+  return it == levels.end() ? level : it->second;
+}
+
+}  // namespace
+
 std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>& args) {
   static const std::map<std::string, std::string> anywhere = {{"-vf", "--chain"},
                                                               {"-filter:v", "--chain"},
@@ -73,6 +88,11 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
     if (a == "-hide_banner") continue;             // vidfilter prints no banner
     if (a == "-f" && anyInput && i < lastInput) {  // -f FMT -i SRC: the input's format
       out.push_back("--input-format");
+    } else if ((a == "-v" || a == "-loglevel") && i + 1 < args.size()) {
+      // Below info ffmpeg prints no progress line either.
+      const std::string level = logLevelOf(args[++i]);
+      out.insert(out.end(), {"--log-level", level});
+      if (level == "warn" || level == "error" || level == "off") out.push_back("--quiet");
     } else if (auto it = anywhere.find(a); it != anywhere.end()) {
       out.push_back(it->second);
     } else if (auto b = beforeInput.find(a); b != beforeInput.end() && !afterInputs) {

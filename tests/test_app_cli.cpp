@@ -210,6 +210,15 @@ TEST(AppCli, SingleDashWordsAreUnknownOptionsNotBundles) {
   // ffmpeg's -hide_banner: there is no banner; the rest of the line is read as usual.
   const Settings hb = parseArgs({"-hide_banner", "-i", "in.mp4", "-y"}).settings;
   EXPECT_EQ(hb.input.value_or(""), "in.mp4");
+  // ffmpeg's -v and -loglevel: its level names as --log-level's; below info, no progress line
+  // or summary either (--quiet), as ffmpeg.
+  for (const auto& [ffmpegLevel, level] : std::vector<std::pair<std::string, std::string>>{
+           {"error", "error"}, {"warning", "warn"}, {"quiet", "off"}, {"verbose", "debug"}})
+    for (const char* spelling : {"-v", "-loglevel"}) {
+      const Settings s = parseArgs({spelling, ffmpegLevel, "-i", "in.mp4"}).settings;
+      EXPECT_EQ(s.logLevel.value_or(""), level) << spelling << " " << ffmpegLevel;
+      EXPECT_EQ(s.quiet.value_or(false), level != "debug") << spelling << " " << ffmpegLevel;
+    }
 }
 
 // --- sources and outputs, classified before anything opens ------------------------------------
