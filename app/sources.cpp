@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <regex>
 
@@ -105,6 +106,13 @@ std::string appsinkNamedForOpenCv(const std::string& pipeline) {
   return pipeline.substr(0, at) + renamed + pipeline.substr(at + value.size());
 }
 
+// Whether `path` gives at least one byte when read.
+bool holdsAByte(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  char c = 0;
+  return static_cast<bool>(f.get(c));
+}
+
 }  // namespace
 
 void checkSourceAccess(const SourceSpec& spec) {
@@ -129,7 +137,8 @@ void checkSourceAccess(const SourceSpec& spec) {
     throw UsageError("input " + quote(t) + " is a directory; give a video file");
   if (::access(t.c_str(), R_OK) != 0)
     throw UsageError("input file " + quote(t) + " is not readable (permission denied)");
-  if (fs::is_regular_file(t, ec) && fs::file_size(t, ec) == 0 && !ec)
+  // A file that says 0 bytes and reads none (procfs and sysfs files say 0 and hold text).
+  if (fs::is_regular_file(t, ec) && fs::file_size(t, ec) == 0 && !ec && !holdsAByte(t))
     throw UsageError("input file " + quote(t) +
                      " is empty (0 bytes): no video in it; check the path or copy it again");
 }

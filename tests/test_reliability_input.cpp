@@ -39,6 +39,12 @@ TEST(ReliabilityInput, EmptyFile) {
   expectOneError(runVidfilter({"-i", dir / "empty.mp4", "--chain", "gray", "-o", dir / "o.mkv"}), 2,
                  "input file '" + (dir / "empty.mp4") + "' is empty (0 bytes)");
   EXPECT_FALSE(std::filesystem::exists(dir / "o.mkv"));
+  // A file that says 0 bytes but reads some (procfs) is not called empty: it is no video.
+  const auto proc =
+      runVidfilter({"-i", "/proc/self/status", "--chain", "gray", "-o", dir / "p.mkv"});
+  EXPECT_EQ(proc.status, 2) << proc.err;
+  EXPECT_EQ(proc.err.find("is empty"), std::string::npos) << proc.err;
+  EXPECT_NE(proc.err.find("is not a video FFmpeg can read"), std::string::npos) << proc.err;
 }
 
 TEST(ReliabilityInput, AudioOnlyFileIsNotAVideo) {
