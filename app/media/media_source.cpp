@@ -184,7 +184,9 @@ std::string MediaSource::description() const {
     std::snprintf(buf, sizeof buf, "%.4g", fps_);
     s += std::string(", ") + buf + " fps";
   }
-  if (count_ > 0) s += ", " + std::to_string(count_) + " frames";
+  // A count from the duration (Matroska, WebM, streams without one) is an estimate.
+  if (count_ > 0)
+    s += std::string(exactCount_ ? ", " : ", about ") + std::to_string(count_) + " frames";
   for (unsigned i = 0; i < f->nb_streams; ++i) {
     if (static_cast<int>(i) == demuxer_.videoIndex()) continue;
     const AVCodecParameters* p = f->streams[i]->codecpar;
