@@ -1,6 +1,7 @@
 // Decoded frames converted into the slot on several threads: the threads are there, and the bytes
 // are the same as on one thread for every source format and size (odd sizes, widths that are not a
-// multiple of 8 with even and odd heights), and as ffmpeg's own conversion of a decoded file.
+// multiple of 8 with even and odd heights), and as ffmpeg's own conversion of a decoded file;
+// nothing is written past the slot.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -141,6 +142,35 @@ TEST(ConvertThreads, DecodedFramesMatchFfmpegsConversion) {
           t))
           << i;
       EXPECT_LE(maxAbsDiff(m, want[i]), 2) << i;
+    }
+  }
+}
+
+// Nothing is written past the slot's last row: swscale's x86 path from planar YUV writes whole
+// groups of pixels, past a row whose width is a multiple of 8 but not of 16 (72, 136, ...): into
+// the next row, and past the last row into whatever follows the slot (the heap: "double free or
+// corruption" at exit). Rows after the slot's are poisoned and must stay so.
+TEST(ConvertThreads, NothingIsWrittenPastTheSlot) {
+  std::uint32_t seed = 9;
+  for (const AVPixelFormat format : {AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV444P}) {
+    for (const int w : {24, 40, 72, 74, 136, 200, 1928, 1930}) {
+      for (const PixelFormat slot : {PixelFormat::BGR8, PixelFormat::BGRA8}) {
+        for (const int threads : {1, 4}) {
+          SCOPED_TRACE(std::string(av_get_pix_fmt_name(format)) + " width " + std::to_string(w) +
+                       " slot " + std::to_string(int(slot)) + " threads " +
+                       std::to_string(threads));
+          const int h = 48;
+          const media::FramePtr src = randomFrame(format, w, h, seed++);
+          cv::Mat big = makeMat({w, h + 4, slot});
+          big.setTo(cv::Scalar::all(99));
+          cv::Mat rows = big.rowRange(0, h);
+          media::FrameConverter c(threads);
+          c.toSlot(src.get(), viewOf(rows));
+          const cv::Mat after = big.rowRange(h, h + 4);
+          EXPECT_EQ(cv::countNonZero(after.reshape(1) != 99), 0);
+          EXPECT_EQ(maxAbsDiff(rows, converted(src.get(), slot, 1, 77)), 0);
+        }
+      }
     }
   }
 }

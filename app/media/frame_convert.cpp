@@ -253,14 +253,15 @@ void FrameConverter::toSlot(const AVFrame* frame, const FrameView& dst) {
     spec.space = src->colorspace;
   }
   SwsContext* c = context(spec);
-  if (!yuv || dst.width % 8 == 0 || dst.format == PixelFormat::Gray8) {
+  if (!yuv || dst.width % 16 == 0 || dst.format == PixelFormat::Gray8) {
     convert(c, threads, src, dst.data, static_cast<int>(dst.stride), df, dst.width, dst.height);
     return;
   }
-  // swscale's x86 path from planar YUV to packed RGB converts whole groups of 8 pixels and, when
-  // the destination's rows have no room for a row rounded up to 8, leaves the last width % 8
-  // pixels of every row unwritten (FFmpeg 5.1). The slot's rows are tight, so such widths are
-  // converted into rows with room and copied.
+  // swscale's x86 path from planar YUV to packed RGB converts whole groups of pixels (FFmpeg
+  // 5.1): where the destination's rows have no room for a row rounded up to 8, it leaves the last
+  // width % 8 pixels of every row unwritten, and from 4:2:0 it writes rows rounded up to 16, past
+  // a row of 8 mod 16 pixels (and past the slot after its last row). The slot's rows are tight,
+  // so widths not a multiple of 16 are converted into rows with room and copied.
   const std::size_t row = std::size_t(dst.width) * vf::channels(dst.format);
   const std::size_t stride = std::size_t((dst.width + 15) / 16 * 16) * vf::channels(dst.format);
   wide_.resize(stride * std::size_t(dst.height));
