@@ -12,7 +12,13 @@ namespace {
 
 // ffmpeg's log level (-v, -loglevel) as --log-level's; other words as written (--log-level
 // names them if they are none of its own).
-std::string logLevelOf(const std::string& level) {
+std::string logLevelOf(std::string level) {
+  // ffmpeg's flags before the level (repeat+, level+), and its numbers.
+  for (std::size_t plus; (plus = level.find('+')) != std::string::npos;) level.erase(0, plus + 1);
+  static const std::map<std::string, std::string> numbers = {
+      {"-8", "quiet"}, {"0", "panic"},    {"8", "fatal"},  {"16", "error"}, {"24", "warning"},
+      {"32", "info"},  {"40", "verbose"}, {"48", "debug"}, {"56", "trace"}};
+  if (const auto n = numbers.find(level); n != numbers.end()) level = n->second;
   static const std::map<std::string, std::string> levels = {
       {"quiet", "off"},     {"panic", "error"},  {"fatal", "error"},
       {"error", "error"},   {"warning", "warn"}, {"info", "info"},
@@ -49,12 +55,13 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
   // ffmpeg's input options come before the -i they are for: before the last -i they are still
   // input options (the next input's), after it the output's.
   std::size_t lastInput = 0;
-  bool anyInput = false;
+  int inputs = 0;
   for (std::size_t i = 0; i < args.size() && args[i] != "--"; ++i)
     if (args[i] == "-i" || args[i] == "--input" || args[i].rfind("--input=", 0) == 0) {
       lastInput = i;
-      anyInput = true;
+      ++inputs;
     }
+  const bool anyInput = inputs > 0;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--") {  // everything after is an argument as written
@@ -87,6 +94,11 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
                        a + " is the rate of raw input or an image sequence (--rate)");
     if (a == "-hide_banner") continue;             // vidfilter prints no banner
     if (a == "-f" && anyInput && i < lastInput) {  // -f FMT -i SRC: the input's format
+      if (inputs > 1)
+        throw UsageError(
+            "-f before -i names one input's format, and vidfilter takes one for every input: "
+            "with several inputs give --input-format FMT where all are that format, leave it out "
+            "(formats are found from the inputs), or run them separately");
       out.push_back("--input-format");
     } else if ((a == "-v" || a == "-loglevel") && i + 1 < args.size()) {
       // Below info ffmpeg prints no progress line either.

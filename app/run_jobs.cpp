@@ -95,12 +95,14 @@ void checkJobPaths(const Settings& s, const std::string& configPath, const Chain
     g.reads(*s.inputsList, "the input list");
   for (const std::string& f : chain.filesRead()) g.reads(f, "a kernel file");
   // A batch task checks against the whole list: the other shares are read by other tasks.
-  for (const JobSpec& o : listed) guardFileReads(g, o.input, "input " + std::to_string(o.index));
+  const bool concat = s.inputFormat.value_or("") == "concat";  // -f concat: every input a list
+  for (const JobSpec& o : listed)
+    guardFileReads(g, o.input, "input " + std::to_string(o.index), concat);
   int pipes = 0;
   for (const PlannedJob& j : jobs) {
     if (!j.problem.empty()) continue;
     const std::string role = "input " + std::to_string(j.spec.index);
-    guardSourceReads(g, j.source, role);
+    guardSourceReads(g, j.source, role, concat);
     pipes += j.source.kind == SourceKind::Pipe ||
              (j.source.kind == SourceKind::File && namesStdinStream(j.source.text));
   }

@@ -23,7 +23,7 @@ void checkPaths(const Settings& s, const std::string& configPath, const Chain& c
   media::PathGuard g;
   if (!configPath.empty()) g.reads(configPath, "the config file");
   for (const std::string& f : chain.filesRead()) g.reads(f, "a kernel file");
-  guardSourceReads(g, src, "the input");
+  guardSourceReads(g, src, "the input", s.inputFormat.value_or("") == "concat");
   const bool oneFile = out.kind == OutputKind::Video || (out.pattern && out.pattern->single);
   if (oneFile && !out.toStdout && !out.network) g.writes(out.path, "the output");
   if (out.toStdout) g.writesStdout();
@@ -59,15 +59,18 @@ std::vector<std::string> patternMembers(const std::string& text) {
 
 }  // namespace
 
-void guardFileReads(media::PathGuard& g, const std::string& path, const std::string& role) {
+void guardFileReads(media::PathGuard& g, const std::string& path, const std::string& role,
+                    bool concat) {
   g.reads(path, role);
-  for (const std::string& m : media::filesListedBy(path)) g.reads(m, role + "'s list entry");
+  for (const std::string& m : media::filesListedBy(path, concat))
+    g.reads(m, role + "'s list entry");
 }
 
-void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::string& role) {
+void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::string& role,
+                      bool concat) {
   switch (src.kind) {
     case SourceKind::File:
-      guardFileReads(g, src.text, role);
+      guardFileReads(g, src.text, role, concat);
       break;
     case SourceKind::Pipe:
       g.readsStdin();

@@ -19,13 +19,16 @@ void checkPaths(const Settings& s, const std::string& configPath, const Chain& c
                 const SourceSpec& src, const OutputSpec& out);
 
 // Tells `g` that the file `path` is read, named by `role`, and so are the files it names when
-// it is an ffconcat list or an HLS playlist (app/media/listed_files.hpp).
-void guardFileReads(media::PathGuard& g, const std::string& path, const std::string& role);
+// it is an ffconcat list or an HLS playlist (app/media/listed_files.hpp); `concat`: it is read
+// as a concat list whatever its first bytes (-f concat).
+void guardFileReads(media::PathGuard& g, const std::string& path, const std::string& role,
+                    bool concat = false);
 
 // Tells `g` what `src` reads, named by `role` ("the input"): its file (and a list's files), a
 // sequence's images, stdin's file (-i -), the files a GStreamer pipeline's sources name
 // (filesrc location=...).
-void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::string& role);
+void guardSourceReads(media::PathGuard& g, const SourceSpec& src, const std::string& role,
+                      bool concat = false);
 
 // The --stats (or --json) file's directory exists and is writable, or the path is a device or
 // a FIFO (written as it is). Throws UsageError.

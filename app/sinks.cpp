@@ -1,5 +1,8 @@
 #include "app/sinks.hpp"
 
+#include <climits>
+#include <cstdint>
+
 #include "app/media/image_sequence.hpp"
 #include "app/media/image_sink.hpp"
 #include "app/media/media_source.hpp"
@@ -43,7 +46,15 @@ OutputSpec classifyOutput(const Settings& s) {
   r.audioCodec = s.audioCodec.value_or("");
   r.audio = s.audio.value_or(true);
   r.maxFrames = s.frames.value_or(-1);
-  return media::classifyOutput(r);
+  try {
+    return media::classifyOutput(r);
+  } catch (const UsageError& e) {
+    // -f before -i named the input's format: the output's container goes after -i.
+    const std::string m = e.what();
+    if (!s.inputFormat || s.format || m.find("name the container with -f") == std::string::npos)
+      throw;
+    throw UsageError(m + " after -i (before -i, -f " + *s.inputFormat + " names the input's)");
+  }
 }
 
 std::string sequenceFileName(const std::string& pattern, std::int64_t index) {
@@ -56,8 +67,12 @@ AVRational chainReshape(const Chain& chain) {
   FrameDesc in = chain.input();
   for (std::size_t i = 0; i < chain.size(); ++i) {
     const FrameDesc& out = chain.stageOutputs()[i];
-    if (chain.stage(i).name() == "resize")
-      f = av_mul_q(f, AVRational{in.width * out.height, in.height * out.width});
+    if (chain.stage(i).name() == "resize") {
+      AVRational r{1, 1};  // sides up to 65535: the products in 64 bits
+      av_reduce(&r.num, &r.den, std::int64_t{in.width} * out.height,
+                std::int64_t{in.height} * out.width, INT_MAX);
+      f = av_mul_q(f, r);
+    }
     in = out;
   }
   return f;

@@ -212,8 +212,13 @@ TEST(AppCli, SingleDashWordsAreUnknownOptionsNotBundles) {
   EXPECT_EQ(hb.input.value_or(""), "in.mp4");
   // ffmpeg's -v and -loglevel: its level names as --log-level's; below info, no progress line
   // or summary either (--quiet), as ffmpeg.
-  for (const auto& [ffmpegLevel, level] : std::vector<std::pair<std::string, std::string>>{
-           {"error", "error"}, {"warning", "warn"}, {"quiet", "off"}, {"verbose", "debug"}})
+  for (const auto& [ffmpegLevel, level] :
+       std::vector<std::pair<std::string, std::string>>{{"error", "error"},
+                                                        {"warning", "warn"},
+                                                        {"quiet", "off"},
+                                                        {"verbose", "debug"},
+                                                        {"16", "error"},
+                                                        {"repeat+level+warning", "warn"}})
     for (const char* spelling : {"-v", "-loglevel"}) {
       const Settings s = parseArgs({spelling, ffmpegLevel, "-i", "in.mp4"}).settings;
       EXPECT_EQ(s.logLevel.value_or(""), level) << spelling << " " << ffmpegLevel;

@@ -152,10 +152,28 @@ TEST(AppCliBinary, FfmpegsFormatBeforeTheInputIsTheInputs) {
     ASSERT_EQ(r.status, 0) << list.back() << "\n" << r.err;
     EXPECT_EQ(countFrames(dir / "c.mkv"), 8) << list.back();
   }
-  // The list's entries are inputs: none is written.
-  expectOneError(runVidfilter({"-f", "concat", "-i", plainList, "--chain", "gray", "-y", "-o", in}),
-                 2, "list entry");
-  EXPECT_EQ(countFrames(in), 4);
+  // The list's entries are inputs: none is written, wherever the list names them.
+  const std::string commented = dir / "commented.txt";
+  std::ofstream(commented) << "# parts\nffconcat version 1.0\nfile '" << in << "'\n";
+  for (const std::string& list : {plainList, commented}) {
+    expectOneError(runVidfilter({"-f", "concat", "-i", list, "--chain", "gray", "-y", "-o", in}), 2,
+                   "list entry");
+    EXPECT_EQ(countFrames(in), 4);
+  }
+  std::ofstream(dir / "missing.txt") << "file nothere.mp4\n";
+  expectOneError(runVidfilter({"-f", "concat", "-i", dir / "missing.txt", "--chain", "gray", "-o",
+                               dir / "m.mkv"}),
+                 2, "names a file that does not exist");
+  expectOneError(
+      runVidfilter({"-f", "rawvideo", "-i", raw, "--chain", "gray", "-o", dir / "s.mkv"}), 2,
+      "raw video needs its frame size: give --size");
+  // One -f for several inputs would be every input's: ffmpeg's is the next one's.
+  expectOneError(runVidfilter({"-i", in, "-f", "concat", "-i", plainList, "--chain", "gray", "-o",
+                               dir / "{name}.mkv"}),
+                 2, "-f before -i names one input's format");
+  // Where -f stood before -i for the output, the unknown output's message says where it goes.
+  expectOneError(runVidfilter({"-f", "mp4", "-i", in, "--chain", "gray", "-o", dir / "x.bin"}), 2,
+                 "name the container with -f after -i (before -i, -f mp4 names the input's)");
   expectOneError(
       runVidfilter({"-f", "lavfi", "-i", "testsrc2", "--chain", "gray", "-o", dir / "l.mkv"}), 2,
       "is an FFmpeg input device");

@@ -73,14 +73,19 @@ TEST(ListedFiles, HlsPlaylistsWithTheirSegmentsAndNestedPlaylists) {
   write(dir / "loop.m3u8", "#EXTM3U\nloop.m3u8\nloop.m3u8\nx.ts\n");
   EXPECT_EQ(filesListedBy(dir / "loop.m3u8"),
             (std::vector<std::string>{dir / "loop.m3u8", dir / "x.ts"}));
-  // A concat list without its header (-f concat reads one) after blank and comment lines.
-  write(dir / "plain.txt", "\n# parts\n  file a.mp4\nfile 'b c.mp4'\n");
-  EXPECT_EQ(filesListedBy(dir / "plain.txt"),
-            (std::vector<std::string>{dir / "a.mp4", dir / "b c.mp4"}));
+  // Read as a concat list (-f concat), whatever comes first: blank lines, comments, the header
+  // after them, other directives; names hidden in FFmpeg's protocols that read local files.
+  write(dir / "plain.txt",
+        "\n# parts\nffconcat version 1.0\nchapter 1 0 1\n  file a.mp4\nfile 'b c.mp4'\n"
+        "file crypto:c.mp4\nfile 'subfile,,start,0,end,0,:d.mp4'\nfile 'concat:e.mp4|f.mp4'\n");
+  EXPECT_TRUE(filesListedBy(dir / "plain.txt").empty());  // not one by its first bytes
+  EXPECT_EQ(filesListedBy(dir / "plain.txt", true),
+            (std::vector<std::string>{dir / "a.mp4", dir / "b c.mp4", dir / "c.mp4", dir / "d.mp4",
+                                      dir / "e.mp4", dir / "f.mp4"}));
   // A video, a text file of another kind, a missing file: no list.
   const std::string video = dir / "in.mkv";
   makeClip(video, "testsrc2=size=64x48:rate=10", "-frames:v 2 -c:v ffv1");
-  write(dir / "notes.txt", "files: a.mp4\nfile a.mp4\n");
+  write(dir / "notes.txt", "file a.mp4\n");
   EXPECT_TRUE(filesListedBy(video).empty());
   EXPECT_TRUE(filesListedBy(dir / "notes.txt").empty());
   EXPECT_TRUE(filesListedBy(dir / "missing.m3u8").empty());

@@ -41,7 +41,12 @@ std::string systemFailure(const DemuxRequest& r, int err) {
 }
 
 std::string openFailure(const DemuxRequest& r, int err) {
-  if (!r.format.empty() && !r.network)
+  // A list that reads as one but names a file that is not there is the entry's fault.
+  if (r.format == "concat" && err == AVERROR(ENOENT))
+    return "the concat list " + quote(r.shown) +
+           " names a file that does not exist (its names are taken relative to the list's "
+           "directory)";
+  if (!r.format.empty() && !r.network && (err == AVERROR_INVALIDDATA || err == AVERROR_EOF))
     return quote(r.shown) + " does not read as " + r.format + " (" + avError(err) +
            "), the format -f before -i (--input-format) names; leave it out to find the format "
            "from the input";
@@ -211,11 +216,12 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
       spdlog::warn("{}: holds {}, not raw video: --size and --input-pix-fmt do not apply to it",
                    request.shown, c);
       raw_ = false;
-    } else if (request.rawSize.empty()) {
-      avformat_free_context(raw);
-      throw UsageError(quote(request.shown) +
-                       ": raw video needs its frame size: give --size WxH (with --input-pix-fmt)");
     }
+  }
+  if (raw_ && request.rawSize.empty()) {
+    avformat_free_context(raw);
+    throw UsageError(quote(request.shown) +
+                     ": raw video needs its frame size: give --size WxH (with --input-pix-fmt)");
   }
   if (raw_) {
     format = av_find_input_format("rawvideo");
@@ -223,9 +229,10 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
     opts.set("pixel_format", request.rawPixFmt.empty() ? "yuv420p" : request.rawPixFmt);
     opts.set("framerate", std::to_string(request.rawRate > 0 ? request.rawRate : 25.0));
   }
-  // A concat list's entries are files the user's list names (guarded as inputs: listed_files.hpp);
-  // FFmpeg's safe mode would refuse absolute paths and most names.
-  if (!request.network) opts.set("safe", "0");
+  // A concat list file's entries are files the user's list names (guarded as inputs:
+  // listed_files.hpp); FFmpeg's safe mode would refuse absolute paths and most names. A list on
+  // stdin cannot be read ahead, so it keeps the safe mode.
+  if (request.url.rfind("file:", 0) == 0) opts.set("safe", "0");
   if (request.network) {
     opts.set("rw_timeout", kReadTimeoutUs);
     // A listener waits for its sender as long as it takes (a signal ends the wait), or as long

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 
 namespace vf::media {
@@ -15,28 +17,15 @@ namespace {
 constexpr std::size_t kMostRead = 4 << 20;  // a list's first bytes read; lists are small
 constexpr int kMostDepth = 4;               // playlists of playlists followed
 
-// Whether `text` begins as a concat list without its header (what `-f concat` reads): text
-// whose first line other than blank lines and comments is a `file` directive.
-bool headerlessConcat(const std::string& text) {
-  if (text.find('\0') != std::string::npos) return false;
-  for (std::size_t a = 0; a < text.size();) {
-    const std::size_t e = std::min(text.find_first_of("\r\n", a), text.size());
-    const std::size_t b = text.find_first_not_of(" \t", a);
-    if (b < e && text[b] != '#')
-      return text.compare(b, 4, "file") == 0 && b + 4 < e &&
-             (text[b + 4] == ' ' || text[b + 4] == '\t');
-    a = e + 1;
-  }
-  return false;
-}
-
 struct ListText {
-  std::string text;  // its first kMostRead bytes, after a byte order mark; "" for no list
+  std::string text;  // after a byte order mark: a playlist's first kMostRead bytes, a concat
+                     // list whole; "" for no list
   bool concat = false;
 };
 
-// The list `path` is, if any (a video is told by its first bytes, so only those are read).
-ListText listText(const std::string& path) {
+// The list `path` is, if any (a video is told by its first bytes, so only those are read);
+// `concat`: read as a concat list whatever its first bytes (-f concat).
+ListText listText(const std::string& path, bool concat) {
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return {};
   std::ifstream f(path, std::ios::binary);
@@ -44,12 +33,17 @@ ListText listText(const std::string& path) {
   f.read(text.data(), static_cast<std::streamsize>(text.size()));
   text.resize(static_cast<std::size_t>(f.gcount()));
   const std::size_t bom = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;  // a UTF-8 byte order mark
-  const bool concat =
-      text.compare(bom, 20, "ffconcat version 1.0") == 0 || headerlessConcat(text.substr(bom));
+  concat = concat || text.compare(bom, 20, "ffconcat version 1.0") == 0;
   if (!concat && text.compare(bom, 7, "#EXTM3U") != 0) return {};
-  std::string rest(kMostRead - text.size(), '\0');
-  f.read(rest.data(), static_cast<std::streamsize>(rest.size()));
-  rest.resize(static_cast<std::size_t>(f.gcount()));
+  // A concat list is read whole: an entry past what was read could name an output.
+  std::string rest;
+  if (concat) {
+    rest.assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  } else {
+    rest.resize(kMostRead - text.size());
+    f.read(rest.data(), static_cast<std::streamsize>(rest.size()));
+    rest.resize(static_cast<std::size_t>(f.gcount()));
+  }
   return {text.substr(bom) + rest, concat};
 }
 
@@ -92,6 +86,25 @@ std::vector<std::string> localNames(const std::string& listPath, const std::stri
   if (name.rfind("file:", 0) == 0) {
     const std::string n = name.substr(5);
     return n.empty() ? std::vector<std::string>{} : std::vector<std::string>{n, near(n)};
+  }
+  // FFmpeg's protocols that read the local files named inside the name: crypto:X (crypto+X),
+  // async:X, cache:X, subfile,,start,A,end,B,:X, concat:A|B.
+  for (const char* wrapper : {"crypto:", "crypto+", "async:", "cache:"})
+    if (name.rfind(wrapper, 0) == 0) return localNames(listPath, name.substr(std::strlen(wrapper)));
+  if (name.rfind("subfile,", 0) == 0) {
+    const auto inner = name.find(",:");
+    return inner == std::string::npos ? std::vector<std::string>{}
+                                      : localNames(listPath, name.substr(inner + 2));
+  }
+  if (name.rfind("concat:", 0) == 0) {
+    std::vector<std::string> all;
+    for (std::size_t a = 7; a <= name.size();) {
+      const std::size_t b = std::min(name.find('|', a), name.size());
+      for (std::string& n : localNames(listPath, name.substr(a, b - a)))
+        all.push_back(std::move(n));
+      a = b + 1;
+    }
+    return all;
   }
   const auto colon = name.find(':');
   const auto scheme = name.substr(0, colon);
@@ -147,26 +160,27 @@ std::vector<std::string> namesIn(const std::string& path, const std::string& tex
 }
 
 // Every file `path` names, and every file the lists among them name, each once.
-void listed(const std::string& path, int depth, std::set<std::string>& seen,
+void listed(const std::string& path, bool concat, int depth, std::set<std::string>& seen,
             std::vector<std::string>& out) {
   if (depth > kMostDepth) return;
-  const ListText list = listText(path);
+  const ListText list = listText(path, concat);
   if (list.text.empty()) return;
   for (const std::string& name : namesIn(path, list.text, list.concat)) {
     std::error_code ec;
     const fs::path resolved = fs::weakly_canonical(name, ec);
     if (!seen.insert(ec ? name : resolved.string()).second) continue;
     out.push_back(name);
-    listed(name, depth + 1, seen, out);  // a list in a list (a variant's playlist) is read too
+    listed(name, false, depth + 1, seen,
+           out);  // a list in a list (a variant's playlist) is read too
   }
 }
 
 }  // namespace
 
-std::vector<std::string> filesListedBy(const std::string& path) {
+std::vector<std::string> filesListedBy(const std::string& path, bool concat) {
   std::vector<std::string> out;
   std::set<std::string> seen;
-  listed(path, 0, seen, out);
+  listed(path, concat, 0, seen, out);
   return out;
 }
 
