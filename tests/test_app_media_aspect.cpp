@@ -64,8 +64,7 @@ TEST(MediaAspect, AResizeKeepsTheDisplayedShapeAsFfmpegsScale) {
   // then a resize to 320x240 makes them 2:3; a factor keeps them. Images say the same.
   TempDir dir("aspect_resize");
   const std::string in = dir / "dvd.mp4";
-  ffmpeg("-f lavfi -i testsrc2=size=720x480:rate=25 -t 0.4 -vf setsar=32/27 -c:v libx264 " +
-         q(in));
+  ffmpeg("-f lavfi -i testsrc2=size=720x480:rate=25 -t 0.4 -vf setsar=32/27 -c:v libx264 " + q(in));
   const std::string shape = "stream=width,height,sample_aspect_ratio,display_aspect_ratio";
   for (const auto& [chain, scale] : std::vector<std::pair<std::string, std::string>>{
            {"resize=size=640x360", "scale=640:360"},
@@ -91,8 +90,8 @@ TEST(MediaAspect, AResizeKeepsTheDisplayedShapeAsFfmpegsScale) {
   const std::string plain = dir / "plain.mp4";
   ffmpeg("-f lavfi -i testsrc2=size=320x240:rate=25 -t 0.2 -c:v libx264 " + q(plain));
   ASSERT_EQ(probeValue(plain, "-select_streams v", "stream=sample_aspect_ratio"), "1:1");
-  const auto r = runVidfilter({"-y", "-i", plain, "--chain", "resize=size=640x240", "-o",
-                               dir / "wide.mp4"});
+  const auto r =
+      runVidfilter({"-y", "-i", plain, "--chain", "resize=size=640x240", "-o", dir / "wide.mp4"});
   ASSERT_EQ(r.status, 0) << r.err;
   ffmpeg("-i " + q(plain) + " -vf scale=640:240 " + q(dir / "wide_ref.mp4"));
   EXPECT_EQ(probeValue(dir / "wide.mp4", "-select_streams v", shape),

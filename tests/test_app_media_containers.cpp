@@ -112,6 +112,19 @@ TEST(MediaContainers, AColourDescriptionTheOutputCannotHoldIsNamed) {
     // What a reader finds: BT.709 where it is kept, nothing where the warning said so.
     EXPECT_EQ(probeValue(out, "-select_streams v", space), lost ? "unknown" : "bt709");
   }
+  // Where nothing is lost, nothing is said: a gray y4m has no matrix, MJPEG's range is full.
+  for (const std::vector<std::string>& quiet :
+       {std::vector<std::string>{"--chain", "gray", "-o", dir / "gray.y4m"},
+        {"--chain", "brightness", "-c:v", "mjpeg", "-o", dir / "mjpeg.avi"}}) {
+    std::vector<std::string> args{"-i", in};
+    args.insert(args.end(), quiet.begin(), quiet.end());
+    const auto r = runVidfilter(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("full range"), std::string::npos) << r.err;
+    if (quiet[1] == "gray") {
+      EXPECT_EQ(r.err.find("colour description"), std::string::npos) << r.err;
+    }
+  }
   makeClip(hdr, "testsrc2=size=64x48:rate=25",
            "-t 0.2 -c:v libx264 -pix_fmt yuv420p10le -colorspace bt2020nc -color_primaries "
            "bt2020 -color_trc smpte2084");

@@ -41,7 +41,8 @@ std::string colourLost(const ColourTags& t, const std::string& muxer, AVCodecID 
   const bool container = mp4Family(muxer) || muxer == "matroska" || muxer == "webm";
   const InStream stream = inStream(codec);
   const bool matrixKept = images || container || stream != InStream::None;
-  const bool rangeKept = matrixKept || muxer == "yuv4mpegpipe";
+  // JPEG's range is full by its own definition.
+  const bool rangeKept = matrixKept || muxer == "yuv4mpegpipe" || codec == AV_CODEC_ID_MJPEG;
   const bool gamutKept = !images && (container || stream == InStream::All);
   std::string lost;
   if (!matrixKept && t.space != AVCOL_SPC_UNSPECIFIED && t.space != AVCOL_SPC_SMPTE170M &&
@@ -61,16 +62,18 @@ void warnColourLost(const std::string& shown, const ColourTags& tags, const std:
   const std::string lost = colourLost(tags, muxer, codec, images);
   if (lost.empty()) return;
   if (images)
-    spdlog::warn("{}: the input's {} are not kept: images have no place for them, so viewers "
-                 "show the picture's values as SDR colours",
-                 shown, lost);
+    spdlog::warn(
+        "{}: the input's {} are not kept: images have no place for them, so viewers "
+        "show the picture's values as SDR colours",
+        shown, lost);
   else
-    spdlog::warn("{}: the input's colour description ({}) has no place in {}{}: players will "
-                 "guess it and may show the colours off; write .mkv or .mp4 to keep it",
-                 shown, lost, muxer,
-                 codec == AV_CODEC_ID_WRAPPED_AVFRAME || codec == AV_CODEC_ID_RAWVIDEO
-                     ? std::string()
-                     : std::string(" with ") + avcodec_get_name(codec));
+    spdlog::warn(
+        "{}: the input's colour description ({}) has no place in {}{}: players will "
+        "guess it and may show the colours off; write .mkv or .mp4 to keep it",
+        shown, lost, muxer,
+        codec == AV_CODEC_ID_WRAPPED_AVFRAME || codec == AV_CODEC_ID_RAWVIDEO
+            ? std::string()
+            : std::string(" with ") + avcodec_get_name(codec));
 }
 
 }  // namespace vf::media

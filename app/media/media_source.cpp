@@ -128,6 +128,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
       const double to =
           hasEnd_ ? std::min(*options.end, seconds > 0 ? seconds : *options.end) : seconds;
       count_ = std::max<std::int64_t>(0, std::llround((to - options.start) * fps_));
+      exactCount_ = false;  // the span's frames from its length
     }
   }
 

@@ -11,6 +11,10 @@
 #include "app/media/open_outputs.hpp"
 #include "pipeline/quote.hpp"
 
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
 namespace vf::media {
 
 VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const OutputTiming& timing,
@@ -46,8 +50,11 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
     spdlog::warn("input frame rate unknown; {} is written at 25 fps", spec.path);
   encoder_ = std::make_unique<VideoEncoder>(spec.encoder, in, spec.path);
   const AVCodecContext* enc = encoder_->context();  // the description of what it writes
+  const AVPixFmtDescriptor* pd = av_pix_fmt_desc_get(enc->pix_fmt);
+  const bool noMatrix = pd && (pd->nb_components < 3 || (pd->flags & AV_PIX_FMT_FLAG_RGB));
   warnColourLost(spec.toStdout ? "stdout" : spec.path,
-                 {enc->colorspace, enc->color_range, enc->color_primaries, enc->color_trc},
+                 {noMatrix ? AVCOL_SPC_RGB : enc->colorspace, enc->color_range,
+                  enc->color_primaries, enc->color_trc},
                  spec.muxer, enc->codec_id, false);
   MuxerInput mi;
   if (input) {
