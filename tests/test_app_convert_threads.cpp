@@ -152,7 +152,9 @@ TEST(ConvertThreads, DecodedFramesMatchFfmpegsConversion) {
 // corruption" at exit). Rows after the slot's are poisoned and must stay so.
 TEST(ConvertThreads, NothingIsWrittenPastTheSlot) {
   std::uint32_t seed = 9;
-  for (const AVPixelFormat format : {AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV444P}) {
+  for (const AVPixelFormat format :
+       {AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV444P, AV_PIX_FMT_NV12,
+        AV_PIX_FMT_YUV410P, AV_PIX_FMT_YUV420P10LE, AV_PIX_FMT_RGB24, AV_PIX_FMT_GRAY8}) {
     for (const int w : {24, 40, 72, 74, 136, 200, 1928, 1930}) {
       for (const PixelFormat slot : {PixelFormat::BGR8, PixelFormat::BGRA8}) {
         for (const int threads : {1, 4}) {
