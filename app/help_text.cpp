@@ -31,9 +31,9 @@ Outputs (-o):
   An existing output is replaced only with -y (-n: never; without a terminal, neither: refused).
 
 ffmpeg's spellings work too: -vf (the chain), -ss, -to, -an, -crf, -preset, -b:v, -c:v, -c:a,
-  -pix_fmt, -hwaccel, -frames:v, -hide_banner, -v/-loglevel; -s, -r and -pix_fmt before -i describe raw
-  input, -f before -i names the input's format (--input-format), after it the output's.
-  Other words of one dash are errors, never one-letter options run together.
+  -pix_fmt, -hwaccel, -frames:v, -hide_banner, -v/-loglevel; -s, -r and -pix_fmt before -i
+  describe raw input, -f before -i names the input's format (--input-format), after it the
+  output's. Other words of one dash are errors, never one-letter options run together.
 
 Chains: stages separated by commas, parameters after '=' separated by ':'
   (vidfilter --list-stages shows every stage and parameter).

@@ -46,15 +46,8 @@ OutputSpec classifyOutput(const Settings& s) {
   r.audioCodec = s.audioCodec.value_or("");
   r.audio = s.audio.value_or(true);
   r.maxFrames = s.frames.value_or(-1);
-  try {
-    return media::classifyOutput(r);
-  } catch (const UsageError& e) {
-    // -f before -i named the input's format: the output's container goes after -i.
-    const std::string m = e.what();
-    if (!s.inputFormat || s.format || m.find("name the container with -f") == std::string::npos)
-      throw;
-    throw UsageError(m + " after -i (before -i, -f " + *s.inputFormat + " names the input's)");
-  }
+  r.inputFormat = s.inputFormat;
+  return media::classifyOutput(r);
 }
 
 std::string sequenceFileName(const std::string& pattern, std::int64_t index) {

@@ -209,14 +209,9 @@ Results describeRun(ClContext& cl, const Chain& chain, const Options& o) {
   r.slots = o.slots;
   const std::vector<std::string> timing = chain.timingNames();
   for (std::size_t i = 0; i < chain.size(); ++i) {
-    checkPeerTakes(cvSpecOf(chain.stage(i)), i == 0 ? chain.input() : chain.stageOutputs()[i - 1]);
-    r.stages.push_back({cvSpecOf(chain.stage(i)),
-                        chain.stage(i).schedule(),
-                        chain.enabled(i),
-                        {},
-                        {},
-                        {},
-                        timing[i]});
+    const CvStageSpec peer = cvSpecOf(chain.stage(i));
+    checkPeerTakes(peer, i == 0 ? chain.input() : chain.stageOutputs()[i - 1]);
+    r.stages.push_back({peer, chain.stage(i).schedule(), chain.enabled(i), {}, {}, {}, timing[i]});
   }
   return r;
 }

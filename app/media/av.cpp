@@ -153,6 +153,14 @@ std::string codecName(const AVCodec* c) {
   return std::string(family) + " (" + c->name + ")";
 }
 
+bool isMp4Family(const std::string& m) {
+  return m == "mp4" || m == "mov" || m == "ipod" || m == "ismv" || m == "3gp" || m == "f4v";
+}
+
+bool isMp4OrMatroska(const std::string& m) {
+  return isMp4Family(m) || m == "matroska" || m == "webm";
+}
+
 AVRational reshapedAspect(AVRational sar, AVRational reshape) {
   if (sar.num <= 0 || sar.den <= 0) return {0, 1};
   AVRational r{0, 1};

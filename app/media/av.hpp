@@ -134,6 +134,11 @@ std::string codecName(const AVCodec* c);
 // for a whole turn).
 double rotationOf(const AVStream* stream);
 
+// The MP4 family's muxers (mp4, mov, ipod, ismv, 3gp, f4v); with Matroska's (matroska, webm):
+// the containers that hold rotation, colour tags and chapters in their own index.
+bool isMp4Family(const std::string& muxer);
+bool isMp4OrMatroska(const std::string& muxer);
+
 // A sample aspect ratio `sar` (0/1: unknown) after the pixels' shape changed by `reshape`, as
 // ffmpeg's scale keeps the displayed picture's shape: sar x reshape, reduced; unknown stays so.
 AVRational reshapedAspect(AVRational sar, AVRational reshape);

@@ -10,10 +10,6 @@ namespace vf::media {
 
 namespace {
 
-bool mp4Family(const std::string& m) {
-  return m == "mp4" || m == "mov" || m == "ipod" || m == "ismv" || m == "3gp" || m == "f4v";
-}
-
 // What the stream itself records of the description: all, the matrix and range, or nothing.
 enum class InStream { All, MatrixRange, None };
 
@@ -38,7 +34,7 @@ void add(std::string& out, const std::string& part) { out += (out.empty() ? "" :
 
 std::string colourLost(const ColourTags& t, const std::string& muxer, AVCodecID codec,
                        bool images) {
-  const bool container = mp4Family(muxer) || muxer == "matroska" || muxer == "webm";
+  const bool container = isMp4OrMatroska(muxer);
   const InStream stream = inStream(codec);
   const bool matrixKept = images || container || stream != InStream::None;
   // JPEG's range is full by its own definition.

@@ -11,10 +11,9 @@ namespace vf::media {
 
 // The parts of `tags` (the encoder's: what it writes) an output of `muxer` with video `codec` does
 // not keep that readers would not assume without them ("bt709 matrix, full range"); "" when
-// none. The MP4 family and
-// Matroska keep all in the container; H.264, HEVC, AV1, MPEG-2 and ProRes in the stream, VP9
-// its matrix and range, y4m the range. Images (`images`) are converted to their RGB or JPEG
-// colours, so only wide primaries and HDR transfers are lost there.
+// none. The MP4 family and Matroska keep all in the container; H.264, HEVC, AV1, MPEG-2 and
+// ProRes in the stream, VP9 its matrix and range, y4m the range. Images (`images`) are converted to
+// their RGB or JPEG colours, so only wide primaries and HDR transfers are lost there.
 std::string colourLost(const ColourTags& tags, const std::string& muxer, AVCodecID codec,
                        bool images);
 

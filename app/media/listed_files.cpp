@@ -170,8 +170,8 @@ void listed(const std::string& path, bool concat, int depth, std::set<std::strin
     const fs::path resolved = fs::weakly_canonical(name, ec);
     if (!seen.insert(ec ? name : resolved.string()).second) continue;
     out.push_back(name);
-    listed(name, false, depth + 1, seen,
-           out);  // a list in a list (a variant's playlist) is read too
+    // A list in a list (a variant's playlist) is read too.
+    listed(name, false, depth + 1, seen, out);
   }
 }
 

@@ -41,10 +41,6 @@ int videoOf(const AVFormatContext* in) {
   return -1;
 }
 
-bool isMp4Family(const std::string& m) {
-  return m == "mp4" || m == "mov" || m == "ipod" || m == "ismv" || m == "3gp" || m == "f4v";
-}
-
 }  // namespace
 
 Muxer::Muxer(const OutputSpec& spec) : spec_(spec), ctx_(nullptr, freeOutput) {
@@ -135,8 +131,7 @@ void Muxer::open() {
   if (isMp4Family(spec_.muxer) && !seekable)  // a pipe or a stream: fragments, index first
     opts.set("movflags", "frag_keyframe+empty_moov+default_base_moof");
   // Where chapters given after the header are written with the trailer, they wait for the end.
-  if (seekable && (isMp4Family(spec_.muxer) || spec_.muxer == "matroska" || spec_.muxer == "webm"))
-    chapters_.holdBack(ctx_.get());
+  if (seekable && isMp4OrMatroska(spec_.muxer)) chapters_.holdBack(ctx_.get());
   const int err = avformat_write_header(ctx_.get(), opts.ptr());
   if (err < 0) refused(err);
   if (ctx_->pb) headerBytes_ = avio_tell(ctx_->pb);
@@ -146,8 +141,7 @@ void Muxer::open() {
   struct stat st {};
   const bool regular = !spec_.toStdout && !spec_.network && ::stat(spec_.path.c_str(), &st) == 0 &&
                        S_ISREG(st.st_mode);
-  const bool mayHold =
-      isMp4Family(spec_.muxer) || spec_.muxer == "matroska" || spec_.muxer == "webm";
+  const bool mayHold = isMp4OrMatroska(spec_.muxer);
   if (rotation_ != 0 && !regular && !mayHold) warnRotationLost();
   const AVCodecParameters* video = ctx_->nb_streams ? ctx_->streams[0]->codecpar : nullptr;
   if (video && video->codec_id == AV_CODEC_ID_WRAPPED_AVFRAME)

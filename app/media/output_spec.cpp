@@ -250,7 +250,10 @@ OutputSpec classifyOutput(const OutputRequest& r) {
                      (s.extension.empty() ? std::string(": no extension to tell the container from")
                                           : ": unknown container '." + s.extension + "'") +
                      "; use .mp4, .mkv, .mov, .webm, .avi, an image pattern such as "
-                     "out/frame_%05d.png, or name the container with -f");
+                     "out/frame_%05d.png, or name the container with -f" +
+                     (r.inputFormat && !r.format
+                          ? " after -i (before -i, -f " + *r.inputFormat + " names the input's)"
+                          : std::string()));
   if (std::string(f->name) == "image2")
     throw UsageError("output " + quote(s.path) +
                      ": image outputs need a pattern such as "

@@ -40,6 +40,7 @@ struct OutputRequest {
   std::string audioCodec;
   bool audio = true;
   std::int64_t maxFrames = -1;
+  std::optional<std::string> inputFormat;  // -f before -i: an unknown output's message says so
 };
 
 // Checks the request: a known container (from -f or the name) or image type, the directory
