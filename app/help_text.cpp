@@ -20,7 +20,7 @@ Sources (-i):
   '... ! appsink'          a GStreamer pipeline ending in appsink (live)
 
 Outputs (-o):
-  out.mp4 | .mkv | .mov    H.264 (libx264, yuv420p, crf 23) by default, as ffmpeg
+  out.mp4 | .mkv | .mov    H.264 (libx264, crf 23) by default, as ffmpeg
   out.webm                 VP9 by default; out.avi: MPEG-4 part 2
   'out/frame_%05d.png'     one image per frame (png, bmp, tiff, ppm/pgm lossless; jpg, webp)
   -                        stdout: y4m by default, any container with -f

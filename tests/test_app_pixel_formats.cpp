@@ -304,3 +304,74 @@ TEST(PixelFormats, AChangeOfPixelFormatIsNamedOnlyWhereItMatters) {
   EXPECT_NE(blur.err.find("pixel format changed from bgr to gray"), std::string::npos) << blur.err;
   EXPECT_EQ(blur.err.find("size changed"), std::string::npos) << blur.err;
 }
+
+// Encoded outputs take the pixel format ffmpeg gives the same input: a 4:2:2 or 4:4:4 source
+// keeps its chroma where the encoder takes it (H.264, VP9) and says so where it cannot (MPEG-4
+// in .avi); a gray chain's output has no chroma to keep. The one video stream is the default.
+TEST(PixelFormats, EncodedOutputsKeepTheInputsChromaAsFfmpeg) {
+  TempDir dir("pix_chroma");
+  for (const char* pix : {"yuv422p", "yuv444p"}) {
+    SCOPED_TRACE(pix);
+    const std::string in = dir / (std::string(pix) + ".mkv");
+    ffmpeg("-i " + q(kVideo) + " -frames:v 3 -vf scale=160:96 -c:v ffv1 -pix_fmt " +
+           std::string(pix) + " " + q(in));
+    for (const char* name : {"o.mp4", "o.mkv", "o.webm"}) {
+      SCOPED_TRACE(name);
+      const std::string out = dir / name, ref = dir / (std::string("ref_") + name);
+      const auto r = runVidfilter({"-y", "-i", in, "--chain", "blur", "-o", out});
+      ASSERT_EQ(r.status, 0) << r.err;
+      EXPECT_EQ(r.err.find("chroma is written"), std::string::npos) << r.err;
+      ffmpeg("-i " + q(in) + " -vf gblur " + q(ref));
+      EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=pix_fmt"),
+                probeValue(ref, "-select_streams v:0", "stream=pix_fmt"));
+      EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=pix_fmt"), pix);
+      EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream_disposition=default"), "1");
+    }
+    const std::string avi = dir / "o.avi";
+    const auto r = runVidfilter({"-y", "-i", in, "--chain", "blur", "-o", avi});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(probeValue(avi, "-select_streams v:0", "stream=pix_fmt"), "yuv420p");
+    const std::string named = std::string(pix) == "yuv422p" ? "4:2:2" : "4:4:4";
+    EXPECT_NE(r.err.find("the input's " + named + " chroma is written as 4:2:0"), std::string::npos)
+        << r.err;
+    const std::string gray = dir / "g.mp4";
+    const auto g = runVidfilter({"-y", "-i", in, "--chain", "gray,blur", "-o", gray});
+    ASSERT_EQ(g.status, 0) << g.err;
+    EXPECT_EQ(probeValue(gray, "-select_streams v:0", "stream=pix_fmt"), "yuv420p");
+    EXPECT_EQ(g.err.find("chroma is written"), std::string::npos) << g.err;
+  }
+}
+
+// Frames with transparency keep it where the encoder has alpha (VP9's yuva420p in .webm, as
+// ffmpeg writes it), and are warned of where it has none; frames that decode with an alpha
+// channel but are opaque (a GIF) lose nothing and draw no warning.
+TEST(PixelFormats, TransparencyIsKeptOrNamed) {
+  TempDir dir("pix_alpha");
+  const std::string seq = dir / "a_%02d.png";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x96:rate=10 -frames:v 3 -vf "
+      "\"format=rgba,geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='X+40'\" " +
+      q(seq));
+  const std::string webm = dir / "o.webm", ref = dir / "ref.webm";
+  const auto r = runVidfilter({"-y", "-i", seq, "--chain", "brightness=gain=1", "-o", webm});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("alpha) is dropped"), std::string::npos) << r.err;
+  ffmpeg("-i " + q(seq) + " " + q(ref));
+  EXPECT_EQ(probeValue(webm, "-select_streams v:0", "stream_tags=alpha_mode"),
+            probeValue(ref, "-select_streams v:0", "stream_tags=alpha_mode"));
+  const auto want = ffmpegFrames(seq, "gray", "", "-vf alphaextract");
+  const auto got = ffmpegFrames(webm, "gray", "-c:v libvpx-vp9", "-vf alphaextract");
+  ASSERT_EQ(got.size(), want.size());
+  ASSERT_FALSE(got.empty());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_LE(cv::norm(got[i], want[i], cv::NORM_L1) / double(got[i].total()), 3.0) << i;
+  const std::string mp4 = dir / "o.mp4";
+  const auto lost = runVidfilter({"-y", "-i", seq, "--chain", "brightness=gain=1", "-o", mp4});
+  ASSERT_EQ(lost.status, 0) << lost.err;
+  EXPECT_NE(lost.err.find("transparency (alpha) is dropped"), std::string::npos) << lost.err;
+  const std::string gif = dir / "t.gif", fromGif = dir / "g.mp4";
+  ffmpeg("-f lavfi -i testsrc2=size=160x96:rate=10 -frames:v 3 " + q(gif));
+  const auto opaque = runVidfilter({"-y", "-i", gif, "--chain", "blur", "-o", fromGif});
+  ASSERT_EQ(opaque.status, 0) << opaque.err;
+  EXPECT_EQ(opaque.err.find("alpha) is dropped"), std::string::npos) << opaque.err;
+}

@@ -149,6 +149,22 @@ TEST(ReliabilityNetwork, AnRtpOutputPrintsTheSessionItsReceiverOpens) {
   EXPECT_EQ(p.width, 160);
   EXPECT_EQ(p.height, 120);
   EXPECT_GT(p.frames, 0);
+  // An input with audio: RTP carries one stream, so the user is told to leave the audio out
+  // (a usage error, nothing sent); with -an the video goes alone.
+  const std::string withAudio = dir / "av.mkv";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120:rate=25 -f lavfi -i sine -t 1 -c:v ffv1 " +
+         q(withAudio));
+  std::vector<std::string> av = send;
+  av[1] = withAudio;
+  const auto refused = runVidfilter(av);
+  EXPECT_EQ(refused.status, 2) << refused.err;
+  EXPECT_NE(refused.err.find("carries one stream"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("-an"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.out.find("SDP:"), std::string::npos) << refused.out;
+  av.push_back("-an");
+  const auto alone = runVidfilter(av);
+  EXPECT_EQ(alone.status, 0) << alone.err;
+  EXPECT_EQ(alone.out.rfind("SDP:\n", 0), 0u) << alone.out;
 }
 
 TEST(ReliabilityNetwork, AnOutputAddressThatTakesNothingIsTheUsersToFix) {

@@ -138,6 +138,16 @@ AVPixelFormat planarYuvLike(AVPixelFormat f) {
   return AV_PIX_FMT_NONE;
 }
 
+// 4:2:0, 4:2:2, ... by a format's chroma subsampling.
+std::string chromaName(const AVPixFmtDescriptor* d) {
+  const int w = d->log2_chroma_w, h = d->log2_chroma_h;
+  if (w == 0 && h == 0) return "4:4:4";
+  if (w == 1 && h == 0) return "4:2:2";
+  if (w == 1 && h == 1) return "4:2:0";
+  if (w == 2 && h == 0) return "4:1:1";
+  return "4:1:0";
+}
+
 }  // namespace
 
 AVPixelFormat VideoEncoder::choosePixFmt(const EncoderSettings& s, const EncoderInput& in) const {
@@ -163,10 +173,34 @@ AVPixelFormat VideoEncoder::choosePixFmt(const EncoderSettings& s, const Encoder
     if (yuv != AV_PIX_FMT_NONE) return yuv;
     if (y4m) return AV_PIX_FMT_YUV420P;
   }
-  if (prefers420(codec_) && supports(codec_, AV_PIX_FMT_YUV420P)) return AV_PIX_FMT_YUV420P;
+  const bool alpha = in.desc.format == PixelFormat::BGRA8;
+  if (prefers420(codec_) && supports(codec_, AV_PIX_FMT_YUV420P)) {
+    // As ffmpeg: a YUV source keeps its finer chroma (4:2:2, 4:4:4) and an alpha channel goes
+    // to yuva420p where the encoder takes them; RGB sources (images, cameras) are 4:2:0, which
+    // every player of these codecs decodes (ffmpeg would write 4:4:4).
+    if (alpha && supports(codec_, AV_PIX_FMT_YUVA420P)) return AV_PIX_FMT_YUVA420P;
+    const AVPixelFormat yuv = alpha || in.desc.format == PixelFormat::Gray8
+                                  ? AV_PIX_FMT_NONE
+                                  : planarYuvLike(in.sourcePixFmt);
+    if ((yuv == AV_PIX_FMT_YUV422P || yuv == AV_PIX_FMT_YUV444P) && supports(codec_, yuv))
+      return yuv;
+    return AV_PIX_FMT_YUV420P;
+  }
   if (!codec_->pix_fmts) return src;
-  const int alpha = in.desc.format == PixelFormat::BGRA8;
   return avcodec_find_best_pix_fmt_of_list(codec_->pix_fmts, src, alpha, nullptr);
+}
+
+void VideoEncoder::warnChromaLost(const EncoderInput& in, AVPixelFormat pix) const {
+  const AVPixFmtDescriptor* out = av_pix_fmt_desc_get(pix);
+  const bool rgbOut = (out->flags & AV_PIX_FMT_FLAG_RGB) != 0;
+  const AVPixelFormat yuv = planarYuvLike(in.sourcePixFmt);
+  const AVPixFmtDescriptor* src = av_pix_fmt_desc_get(yuv);
+  if (in.desc.format == PixelFormat::Gray8 || rgbOut || !src) return;
+  if (out->log2_chroma_w > src->log2_chroma_w || out->log2_chroma_h > src->log2_chroma_h)
+    spdlog::warn(
+        "{}: the input's {} chroma is written as {}: the {} encoder takes no finer; choose an "
+        "encoder that does to keep it (--codec libx264, libx265, libvpx-vp9, ffv1)",
+        shown_, chromaName(src), chromaName(out), codec_->name);
 }
 
 namespace {
@@ -253,6 +287,7 @@ VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& 
   if (!ctx_) outOfMemory("the encoder");
   const AVPixelFormat pix = choosePixFmt(settings, in);
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pix);
+  if (settings.pixFmt.empty()) warnChromaLost(in, pix);
   // Sizes a multiple of the chroma subsampling (odd frames are padded by repeating the last
   // column and row; an image sequence keeps the exact size), except where the encoder stores
   // any size.
@@ -368,6 +403,11 @@ bool VideoEncoder::receive(AVPacket* out) {
   if (err < 0)
     throw MediaError(shown_ + ": the " + codecName(codec_) + " encoder failed: " + avError(err));
   return true;
+}
+
+bool VideoEncoder::keepsAlpha() const {
+  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(ctx_->pix_fmt);
+  return d && (d->flags & AV_PIX_FMT_FLAG_ALPHA);
 }
 
 std::string VideoEncoder::summary() const {

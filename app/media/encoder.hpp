@@ -62,10 +62,14 @@ class VideoEncoder {
   bool receive(AVPacket* out);
   const ColourTags& colour() const { return colour_; }
   std::string summary() const;  // "h264 (libx264) yuv420p, crf 23"
+  // The frames' alpha is written (yuva420p, ProRes 4444, PNG, ...).
+  bool keepsAlpha() const;
 
  private:
   void applySettings(const EncoderSettings& s);
   AVPixelFormat choosePixFmt(const EncoderSettings& s, const EncoderInput& in) const;
+  // Warns where the chosen format `out` holds less chroma than the input has.
+  void warnChromaLost(const EncoderInput& in, AVPixelFormat out) const;
 
   const AVCodec* codec_ = nullptr;
   CodecPtr ctx_;

@@ -65,8 +65,14 @@ void Muxer::addStreams(const AVCodecContext* video, const MuxerInput& input) {
   st->avg_frame_rate = video->framerate;
   st->r_frame_rate = video->framerate;
   st->sample_aspect_ratio = video->sample_aspect_ratio;
+  // The one video stream written is the file's default one (Matroska writes the flag as given:
+  // 0 would leave players and track pickers to choose), with the input's other dispositions.
+  st->disposition = AV_DISPOSITION_DEFAULT;
   if (input.format && input.videoStream >= 0) {
     const AVStream* in = input.format->streams[input.videoStream];
+    st->disposition |=
+        in->disposition & ~(AV_DISPOSITION_ATTACHED_PIC | AV_DISPOSITION_TIMED_THUMBNAILS |
+                            AV_DISPOSITION_STILL_IMAGE);
     const bool limited = spec_.maxFrames >= 0;  // --frames: where it ends is not known yet
     const bool cut = input.cutStart || input.endUs != INT64_MAX || limited;
     copyStreamTags(&st->metadata, in->metadata, true, cut);
@@ -174,6 +180,12 @@ void Muxer::refused(int err) {
   if (io)
     throw MediaError("cannot write " + spec_.path + ": " + avError(err) + " (at the start of the " +
                      name + " container); nothing was written");
+  // RTP carries one stream a session: the input's audio or subtitles are the user's to leave
+  // out.
+  if (name == "rtp" && ctx_->nb_streams > 1)
+    throw app::UsageError("the rtp container of " + spec_.path + " carries one stream, not " +
+                          streams + ": add -an (and -sn) to send the video alone, or send " +
+                          "them together with -f rtp_mpegts or -f mpegts; nothing was written");
   // The streams the user chose (a codec, a pixel format) in a container that refuses them: a
   // usage error; streams the defaults made (copied ones included): the run's failure.
   const std::string what =

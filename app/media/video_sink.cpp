@@ -16,6 +16,20 @@ extern "C" {
 }
 
 namespace vf::media {
+namespace {
+
+// Whether any pixel of a BGRA frame is not opaque.
+bool anyTransparent(const FrameView& v) {
+  for (int y = 0; y < v.height; ++y) {
+    const std::uint8_t* r = v.row(y);
+    std::uint8_t all = 255;
+    for (int x = 0; x < v.width; ++x) all &= r[4 * x + 3];
+    if (all != 255) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const OutputTiming& timing,
                      MediaSource* input, AVRational reshape)
@@ -49,6 +63,9 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
   if (timing.fps <= 0 && in.constantRate)
     spdlog::warn("input frame rate unknown; {} is written at 25 fps", spec.path);
   encoder_ = std::make_unique<VideoEncoder>(spec.encoder, in, spec.path);
+  // Frames with alpha into an encoder without it: warned of once a frame shows transparency
+  // (an opaque GIF or PNG decodes with alpha too, and loses nothing).
+  watchAlpha_ = desc.format == PixelFormat::BGRA8 && !encoder_->keepsAlpha();
   const AVCodecContext* enc = encoder_->context();  // the description of what it writes
   const AVPixFmtDescriptor* pd = av_pix_fmt_desc_get(enc->pix_fmt);
   const bool noMatrix = pd && (pd->nb_components < 3 || (pd->flags & AV_PIX_FMT_FLAG_RGB));
@@ -124,6 +141,13 @@ void VideoSink::consume(const FrameResult& frame) {
     spdlog::warn("{}: frame size changed to {}; frames are scaled to {}x{}", spec_.path,
                  view.desc().str(), desc_.width, desc_.height);
     warnedSize_ = true;
+  }
+  if (watchAlpha_ && anyTransparent(view)) {
+    spdlog::warn(
+        "{}: the frames' transparency (alpha) is dropped: the {} encoder has none; write .webm "
+        "(VP9), .mov with --codec prores_ks --pix-fmt yuva444p10le, or a PNG sequence to keep it",
+        spec_.toStdout ? "stdout" : spec_.path, encoder_->context()->codec->name);
+    watchAlpha_ = false;
   }
   converter_.fromSlot(view, f.get(), encoder_->colour(), desc_.width, desc_.height);
   f->pts = encoder_->ptsFor(frame.time);

@@ -62,6 +62,7 @@ class VideoSink : public FrameSink {
   std::optional<WrittenFile> opened_;  // none: not a regular file
   std::int64_t frames_ = 0;
   bool warnedSize_ = false, warnedRate_ = false, finished_ = false;
+  bool watchAlpha_ = false;  // the frames' alpha is not written: warn once a frame has any
   bool closedWhole_ = true;  // the container was finished without an error
   bool cutShort_ = false;    // a stop left out repeats of a gap (cutShort())
 };
