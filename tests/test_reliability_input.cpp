@@ -260,6 +260,9 @@ TEST(ReliabilityInput, RawOptionsOnAContainerFileAreIgnoredWithAWarning) {
   expectOneError(runVidfilter({"-i", yuv, "--input-pix-fmt", "nv12", "--chain", "gray", "-o",
                                dir / "nosize.mkv"}),
                  2, "raw video needs its frame size: give --size WxH");
+  // A raw file given alone (nothing says it is raw: no header to read) is told the same.
+  expectOneError(runVidfilter({"-i", yuv, "--chain", "gray", "-o", dir / "bare.mkv"}), 2,
+                 "if it is raw video, give its frame size with --size WxH");
   // The same frames as raw video in a file, at --rate 50: 50 frames over 1 s, no warning.
   const std::string raw = dir / "raw.mkv";
   const auto w = runVidfilter({"-i", yuv, "--size", "160x120", "--rate", "50", "--chain", "gray",

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -40,6 +41,17 @@ std::string systemFailure(const DemuxRequest& r, int err) {
   return m;
 }
 
+// A name whose extension raw frames are stored under (no header: FFmpeg does not probe them).
+bool rawVideoName(const std::string& name) {
+  const auto dot = name.rfind('.');
+  if (dot == std::string::npos || name.find('/', dot) != std::string::npos) return false;
+  std::string ext = name.substr(dot + 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* raw : {"yuv", "raw", "rgb", "bgr", "rgba", "bgra", "nv12", "gray"})
+    if (ext == raw) return true;
+  return false;
+}
+
 std::string openFailure(const DemuxRequest& r, int err) {
   // A list that reads as one but names a file that is not there is the entry's fault.
   if (r.format == "concat" && err == AVERROR(ENOENT))
@@ -64,6 +76,10 @@ std::string openFailure(const DemuxRequest& r, int err) {
   if (err == AVERROR(ENOENT))
     return "input file " + quote(r.shown) +
            " not found; check the path (cameras are cam0, cam1, ...)";
+  if ((err == AVERROR_INVALIDDATA || err == AVERROR(EINVAL)) && rawVideoName(r.shown))
+    return "input file " + quote(r.shown) +
+           " has no header FFmpeg can read: if it is raw video, give its frame size with --size "
+           "WxH (and --input-pix-fmt, yuv420p by default; --rate, 25 by default)";
   return "input file " + quote(r.shown) +
          " is not a video FFmpeg can read (wrong format or damaged)";
 }
