@@ -40,6 +40,11 @@ struct PreviewOptions {
   std::int64_t frameCount = -1;  // frames in the file (-1: unknown)
   bool live = false;             // a camera or a stream: no position, no seeking
   bool fusesByDefault = true;    // the device fuses passes unless told not to (GPUs; not CPUs)
+  // The pixels' shape, width over height (1: square or unknown): the input's, and the chain's
+  // output's (outputSize at the start; a resize keeps the displayed shape, as the encoder's
+  // tag does). Pictures are shown in it.
+  double inputSar = 1, outputSar = 1;
+  cv::Size outputSize;
 };
 
 // What the preview needs from the engine and the playback (an Engine, or a fake in tests).
@@ -129,6 +134,9 @@ class PreviewSink : public FrameSink {
   // The frame's number in the source from 1 (its time at the source's rate), as the panel
   // shows it; live sources and frames of unknown time: the frames taken before it, plus one.
   std::int64_t frameNumber(const Shown& s) const;
+  // The filtered picture's pixel shape (width over height): the output's, or the input's where
+  // the chain as toggled leaves the input's size.
+  double filteredSar(const Shown& s) const;
 
   // preview_keys.cpp
   void handleKey(int key);  // mu_ held

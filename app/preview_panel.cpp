@@ -51,6 +51,12 @@ std::int64_t PreviewSink::frameNumber(const Shown& s) const {
                                         : std::int64_t(s.stats.index) + 1;
 }
 
+double PreviewSink::filteredSar(const Shown& s) const {
+  const cv::Size out(s.outDesc.width, s.outDesc.height), in(s.inDesc.width, s.inDesc.height);
+  if (out == opts_.outputSize) return opts_.outputSar;
+  return out == in ? opts_.inputSar : 1.0;
+}
+
 PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
   const EngineStats es = host_->stats();
   const bool rolling = es.framesOut > 0;
@@ -59,6 +65,10 @@ PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
   in.formats = s.outDesc.str();
   if (!s.original.empty() && s.inDesc != s.outDesc)
     in.formats = s.inDesc.str() + " -> " + in.formats;
+  const cv::Size shown = displaySize({s.outDesc.width, s.outDesc.height}, filteredSar(s));
+  if (shown.width != s.outDesc.width)  // non-square pixels: the size players show
+    in.formats +=
+        " (shown " + std::to_string(shown.width) + "x" + std::to_string(shown.height) + ")";
   const bool atEnd = ended_ || host_->atEnd();
   // At the end, the whole run's rate; the rolling window's would be its last frames'.
   in.fpsOfRun = atEnd && es.runFps > 0;
@@ -149,6 +159,8 @@ ViewContent PreviewSink::content(double now) {
   if (!shown_) return c;
   c.filtered = shown_->filtered;
   c.original = shown_->original;
+  c.filteredSar = filteredSar(*shown_);
+  c.originalSar = opts_.inputSar;
   c.panel = panelInfo(*shown_, now);
   c.panel.history = std::make_shared<const FrameHistory>(history_);
   c.owner = shown_;

@@ -18,6 +18,7 @@
 #include "app/job_list.hpp"
 #include "app/log_pattern.hpp"
 #include "app/media/av.hpp"
+#include "app/media/media_source.hpp"
 #include "app/playback.hpp"
 #include "app/preview.hpp"
 #include "app/report.hpp"
@@ -125,6 +126,16 @@ std::unique_ptr<FrameSink> previewFor(const Settings& s, Engine& engine, const C
   po.live = source.live();
   po.frameCount = po.live ? -1 : source.frameCount();
   po.fusesByDefault = !ctx.facts().cpu;
+  // Non-square pixels (a DVD, an anamorphic recording) are shown in their shape, as players
+  // show them; a resize keeps the displayed shape (chainReshape, as the encoder's tag).
+  const FrameDesc out = engine.chain().output();
+  po.outputSize = {out.width, out.height};
+  if (const auto* media = dynamic_cast<const media::MediaSource*>(&source)) {
+    const AVRational sar = media->sampleAspect();
+    const AVRational shaped = media::reshapedAspect(sar, chainReshape(engine.chain()));
+    if (sar.num > 0 && sar.den > 0) po.inputSar = av_q2d(sar);
+    if (shaped.num > 0 && shaped.den > 0) po.outputSar = av_q2d(shaped);
+  }
   return makePreviewSink(engine, po, &playback);
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "app/interrupt.hpp"
+#include "app/media/media_source.hpp"
 #include "app/view.hpp"
 
 namespace vf::app {
@@ -36,6 +37,7 @@ struct TilePreview::Tile {
   std::string error;
   cv::Mat picture;
   cv::Size size;                // the chain's output size, once open
+  cv::Size shape;               // the size it is shown at: widened by non-square pixels
   std::deque<double> arrivals;  // seconds, the last 2 s
   std::deque<double> deviceMs;  // the last timed frames
   double lastCopy = -1;         // when the picture was last taken (seconds)
@@ -130,6 +132,15 @@ FrameSink* TilePreview::started(std::size_t k, const CaptureSource& source, cons
   {
     std::lock_guard<std::mutex> lock(mu_);
     tiles_[k]->size = {out.width, out.height};
+    // Non-square pixels (a DVD's 720x480 at 32:27) are shown in their shape, where the chain
+    // keeps the input's size (the shape a resize gives is the single preview's, run.cpp).
+    double sar = 1;
+    const auto* media = dynamic_cast<const media::MediaSource*>(&source);
+    const FrameDesc in = source.firstFrameDesc();
+    if (media && in.width == out.width && in.height == out.height &&
+        media->sampleAspect().num > 0 && media->sampleAspect().den > 0)
+      sar = av_q2d(media->sampleAspect());
+    tiles_[k]->shape = displaySize(tiles_[k]->size, sar);
   }
   openWhenReady();
   refresh();
@@ -216,7 +227,7 @@ void TilePreview::openWindow() {
     std::vector<cv::Size> sizes;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (const auto& t : tiles_) sizes.push_back(t->size);
+      for (const auto& t : tiles_) sizes.push_back(t->shape);
     }
     return initialTileCanvas(sizes, work);
   };
@@ -299,7 +310,7 @@ TilesContent TilePreview::content() const {
     const Tile& t = *tiles_[k];
     TileContent tc;
     tc.picture = t.picture;
-    tc.frameSize = t.size;
+    tc.frameSize = t.shape;
     tc.line = "[" + std::to_string(k + 1) + "] " + t.input.name;
     if (t.size.area() > 0)
       tc.figures += "  " + std::to_string(t.size.width) + "x" + std::to_string(t.size.height);

@@ -107,7 +107,7 @@ cv::Mat TileRenderer::render(cv::Size canvas, const TilesContent& c) {
     const cv::Rect pic = layout_.pictures[i];
     const bool shown = !tile.picture.empty() && pic.area() > 0;
     if (shown) {
-      const double scale = double(pic.width) / tile.picture.cols;
+      const double scale = double(pic.height) / std::max(1, tile.picture.rows);
       placeFrame(out, tile.picture, pic, scale);
     }
     if (!shown || tile.failed)

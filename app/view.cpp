@@ -21,6 +21,11 @@ cv::Mat toBgr(const FrameView& f) {
   return out;
 }
 
+cv::Size displaySize(cv::Size frame, double sar) {
+  if (!(sar > 0) || std::abs(sar - 1) < 1e-9) return frame;
+  return {std::max(1, int(std::lround(frame.width * sar))), frame.height};
+}
+
 void placeFrame(cv::Mat& canvas, const cv::Mat& frame, cv::Rect at, double scale) {
   if (frame.empty() || at.area() <= 0) return;
   cv::Mat dst = canvas(at & cv::Rect(0, 0, canvas.cols, canvas.rows));
@@ -123,14 +128,17 @@ cv::Mat ViewRenderer::render(cv::Size canvas, const ViewContent& c) {
   cv::Mat out(std::max(1, canvas.height), std::max(1, canvas.width), CV_8UC3, theme::kLetterbox);
   const PanelFonts& f = fonts(theme::fontPx(out.size()));
   const bool compare = c.compare && !c.original.empty();
-  layout_ = layoutView(out.size(), c.filtered.size(), compare,
+  const cv::Size shownFiltered = displaySize(c.filtered.size(), c.filteredSar);
+  const cv::Size shownOriginal = displaySize(c.original.size(), c.originalSar);
+  layout_ = layoutView(out.size(), shownFiltered, compare,
                        c.overlay ? theme::panelWidth(f.font.px()) : 0);
   parts_ = PanelParts{};
   placeFrame(out, c.filtered, layout_.filtered, layout_.scale);
   if (compare) {
-    const bool sameShape = c.original.size() == c.filtered.size();
-    const cv::Rect at = sameShape ? layout_.original : fitted(layout_.original, c.original.size());
-    placeFrame(out, c.original, at, sameShape ? layout_.scale : double(at.width) / c.original.cols);
+    const bool sameShape = shownOriginal == shownFiltered;
+    const cv::Rect at = sameShape ? layout_.original : fitted(layout_.original, shownOriginal);
+    placeFrame(out, c.original, at,
+               sameShape ? layout_.scale : double(at.height) / std::max(1, c.original.rows));
     label(out, at, "original", f.small);
     label(out, layout_.filtered, "filtered", f.small);
   }
@@ -149,7 +157,7 @@ cv::Size ViewRenderer::initialSize(const ViewContent& c, cv::Size frame, cv::Siz
     const PanelFonts& f = fonts(theme::fontPx(size));
     const int pw = c.overlay ? theme::panelWidth(f.font.px()) : 0;
     const int ph = c.overlay ? panelHeight(c.panel, f) : 0;
-    size = initialCanvas(frame, c.compare, pw, ph, workArea);
+    size = initialCanvas(displaySize(frame, c.filteredSar), c.compare, pw, ph, workArea);
   }
   return size;
 }

@@ -18,6 +18,7 @@ struct ViewContent {
   cv::Mat filtered;  // 8-bit BGR
   cv::Mat original;  // 8-bit BGR, the frame as captured (compare mode)
   bool compare = false, overlay = true, help = false;
+  double filteredSar = 1, originalSar = 1;  // pixel shapes, width over height: shown in them
   PanelInfo panel;
   std::shared_ptr<const void> owner;  // keeps what the pictures and the panel point into alive
 };
@@ -40,6 +41,10 @@ class ViewRenderer {
   ViewLayout layout_;
   PanelParts parts_;
 };
+
+// The size a picture of `frame` pixels is shown at: widened or narrowed by its pixel shape `sar`
+// (width over height), as players show it.
+cv::Size displaySize(cv::Size frame, double sar);
 
 // Any 8-bit gray/BGR/BGRA host frame as a BGR Mat (always a copy).
 cv::Mat toBgr(const FrameView& frame);

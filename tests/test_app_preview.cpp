@@ -264,6 +264,44 @@ TEST(PreviewSink, CompareShowsTheOriginalAndTheFilteredFrame) {
   EXPECT_TRUE(sink->lastLayout().original.empty());
 }
 
+// Non-square pixels (a DVD's 720x480 at 32:27) are shown in their shape, as players show them:
+// the picture's width over its height is the frame's display aspect, the original's in compare
+// mode too, and the panel names the size shown.
+TEST(PreviewSink, NonSquarePixelsAreShownInTheirShape) {
+  Chain chain = Chain::parse("gray");
+  const double sar = 32.0 / 27;
+  for (const bool compare : {false, true}) {
+    SCOPED_TRACE(compare ? "compare" : "alone");
+    PreviewOptions opts;
+    opts.compare = compare;
+    opts.overlay = false;
+    TestFrame f(test::realFrame(1, CV_8UC3), test::realFrame(1, CV_8UC1));
+    opts.inputSar = opts.outputSar = sar;
+    opts.outputSize = f.out.size();
+    auto sink = makeSink(chain, opts);
+    sink->consume(f.result);
+    const ViewLayout l = sink->lastLayout();
+    const double want = f.out.cols * sar / f.out.rows;
+    EXPECT_NEAR(double(l.filtered.width) / l.filtered.height, want, 0.02);
+    if (compare) {
+      EXPECT_NEAR(double(l.original.width) / l.original.height, want, 0.02);
+    }
+    EXPECT_NE(sink->currentPanel().formats.find(
+                  "(shown " + std::to_string(int(std::lround(f.out.cols * sar))) + "x"),
+              std::string::npos)
+        << sink->currentPanel().formats;
+  }
+  // Square pixels: the frame's own shape, nothing added to the panel.
+  PreviewOptions square;
+  square.overlay = false;
+  auto sink = makeSink(chain, square);
+  TestFrame f(test::realFrame(1, CV_8UC3), test::realFrame(1, CV_8UC1));
+  sink->consume(f.result);
+  const ViewLayout l = sink->lastLayout();
+  EXPECT_NEAR(double(l.filtered.width) / l.filtered.height, double(f.out.cols) / f.out.rows, 0.02);
+  EXPECT_EQ(sink->currentPanel().formats.find("shown"), std::string::npos);
+}
+
 // ---- files: position, seeks, frame steps -------------------------------------------------------
 
 TEST(PreviewSink, FilePositionAndBudgetComeFromTheFrameTime) {

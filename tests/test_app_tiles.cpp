@@ -150,6 +150,42 @@ TEST(PreviewWindowTiles, ProgramShowsEachInputInItsTile) {
   }
 }
 
+// An input of non-square pixels (2:1, as an anamorphic recording's) is shown in its shape, twice
+// as wide as its pixels, beside one of square pixels.
+TEST(PreviewWindowTiles, ProgramShowsNonSquarePixelsInTheirShape) {
+  REQUIRE_TOOLS();
+  TempDir dir("tiles_sar");
+  const std::string square = stillClip(dir, "square", picture(0), 20, 25);
+  const std::string wideSource = stillClip(dir, "wide_src", picture(2), 20, 25);
+  const std::string wide = dir / "wide.mkv";
+  ffmpeg("-i " + q(wideSource) + " -c:v ffv1 -pix_fmt bgr0 -vf setsar=2/1 " + q(wide));
+  ASSERT_EQ(probeValue(wide, "-select_streams v:0", "stream=sample_aspect_ratio"), "2:1");
+  Xvfb x("1280x800x24");
+  ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
+  const std::string env = x.env();
+  Child program(
+      vidfilterBinary(),
+      {"-i", square, "-i", wide, "-o", dir / "out_{index}.mkv", "--chain", "gray", "--preview"},
+      x.options(120));
+  const std::string id = findWindow(env, "^vidfilter");
+  ASSERT_FALSE(id.empty()) << "no window";
+  std::this_thread::sleep_for(3s);
+  shell(env + "xdotool windowfocus --sync " + id);
+  const cv::Mat grid = shot(env, id, dir, "grid");
+  quit(env, id, program);
+  const ProcResult r = program.wait();
+  SCOPED_TRACE(r.err);
+  EXPECT_EQ(r.status, 0);
+  ASSERT_FALSE(grid.empty());
+  const cv::Size shown(2 * picture(2).cols, picture(2).rows);
+  const TileLayout l = layoutTiles(grid.size(), {picture(0).size(), shown});
+  const cv::Rect pic = l.pictures[1];
+  EXPECT_NEAR(double(pic.width) / pic.height, 2.0 * picture(2).cols / picture(2).rows, 0.02);
+  EXPECT_LT(differenceFrom(grid, pic, grayReference(picture(2)), middle(pic)), 4.0);
+  EXPECT_LT(differenceFrom(grid, l.pictures[0], grayReference(picture(0)), middle(l.pictures[0])),
+            4.0);
+}
+
 // A file that is not a video among two good ones: it fails alone, its tile says so in red, the
 // others play to their end; the exit status says one failed.
 TEST(PreviewWindowTiles, ProgramBadInputFailsAloneInItsTile) {
