@@ -50,7 +50,7 @@ void drawHeader(cv::Mat& m, cv::Rect r, const PanelInfo& in, const PanelFonts& f
   const int x = f.bold.draw(m, "vidfilter", r.x + pad, y, theme::kTitle);
   f.small.draw(m, f.small.fit(in.device, r.br().x - x - 2 * pad), x + pad, y, theme::kDim);
   y += f.font.lineHeight();
-  std::vector<Run> rate{{fixed(in.fps, 1), theme::kText},
+  std::vector<Run> rate{{in.fps >= 0 ? fixed(in.fps, 1) : std::string("-"), theme::kText},
                         {in.fpsOfRun ? " fps avg" : " fps", theme::kDim}};
   if (in.sourceFps > 0) {
     char b[32];

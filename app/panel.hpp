@@ -25,7 +25,7 @@ enum class PlayState { Playing, Paused, Ended };
 struct PanelInfo {
   std::string device;
   std::string formats;    // "768x576 bgr -> 768x576 gray"
-  double fps = 0;         // frames reaching the preview per second
+  double fps = 0;         // frames reaching the preview per second (< 0: none to count: paused)
   bool fpsOfRun = false;  // fps is the whole run's (at the end), not the last second's
   double sourceFps = 0;   // the source's own rate (0: unknown)
   double latencyP50 = 0, latencyP99 = 0;  // capture to the preview

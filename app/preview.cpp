@@ -261,6 +261,7 @@ void PreviewSink::consume(const FrameResult& f) {
     if (seeking_) {
       if (!seekArrived(f.time)) return;
       seeking_ = false;
+      rateFrom_ = now;
       if (nextSeek_) {  // keys came meanwhile: on to where they lead, from here
         const Seek next = *nextSeek_;
         nextSeek_.reset();
@@ -319,7 +320,7 @@ void PreviewSink::consume(const FrameResult& f) {
   std::lock_guard<std::mutex> lock(mu_);
   release_ = false;
   // The frames captured before now waited on the pause: their latency is not the pipeline's.
-  if (held) heldUntil_ = nowSeconds();
+  if (held) heldUntil_ = rateFrom_ = nowSeconds();
 }
 
 // Waits while `keep` holds (mu_ taken for it), a quit, an interrupt or a shutdown ending it.

@@ -137,6 +137,8 @@ class PreviewSink : public FrameSink {
   // The filtered picture's pixel shape (width over height): the output's, or the input's where
   // the chain as toggled leaves the input's size.
   double filteredSar(const Shown& s) const;
+  // Frames a second reaching the preview since the last pause or seek ended (-1: not known yet).
+  double rateSince(double now) const;  // mu_ held
 
   // preview_keys.cpp
   void handleKey(int key);  // mu_ held
@@ -180,6 +182,9 @@ class PreviewSink : public FrameSink {
   int stepsPending_ = 0;  // '.' presses not yet shown: each shows the next frame, then pauses
   bool release_ = false;  // leave the paused consume() (a step or a seek)
   double heldUntil_ = 0;  // steady seconds: frames captured before waited in a pause
+  double rateFrom_ =
+      0;  // steady seconds: the frames' rate counts from here (a pause's or a seek's end)
+  mutable double lastLatencyP50_ = -1, lastLatencyP99_ = -1;  // the last screen latency known
   std::string message_;
   std::chrono::steady_clock::time_point messageUntil_{};
 

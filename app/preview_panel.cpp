@@ -51,6 +51,20 @@ std::int64_t PreviewSink::frameNumber(const Shown& s) const {
                                         : std::int64_t(s.stats.index) + 1;
 }
 
+double PreviewSink::rateSince(double now) const {
+  // Frames reaching the preview over the last 2 s, from the last pause's or seek's end; unknown
+  // (-1) until two came.
+  const double from = std::max(now - 2, rateFrom_);
+  int n = 0;
+  double first = 0, last = 0;
+  for (const auto& e : history_.entries()) {
+    if (e.t < from) continue;
+    if (n++ == 0) first = e.t;
+    last = e.t;
+  }
+  return n >= 2 && last > first ? double(n - 1) / (last - first) : -1;
+}
+
 double PreviewSink::filteredSar(const Shown& s) const {
   const cv::Size out(s.outDesc.width, s.outDesc.height), in(s.inDesc.width, s.inDesc.height);
   if (out == opts_.outputSize) return opts_.outputSar;
@@ -72,10 +86,18 @@ PanelInfo PreviewSink::panelInfo(const Shown& s, double now) const {
   const bool atEnd = ended_ || host_->atEnd();
   // At the end, the whole run's rate; the rolling window's would be its last frames'.
   in.fpsOfRun = atEnd && es.runFps > 0;
-  in.fps = in.fpsOfRun ? es.runFps : es.fps;
+  in.fps = in.fpsOfRun ? es.runFps : paused_ ? -1 : rateSince(now);
   in.sourceFps = opts_.sourceFps;
   // Capture to screen, as the graph shows it; until a frame was painted, capture to preview.
-  if (!history_.screenLatency(&in.latencyP50, &in.latencyP99)) {
+  // After a pause or a seek longer than the window, the last figures known: the engine's own
+  // would count the time the frames waited in the pause.
+  if (history_.screenLatency(&in.latencyP50, &in.latencyP99)) {
+    lastLatencyP50_ = in.latencyP50;
+    lastLatencyP99_ = in.latencyP99;
+  } else if (lastLatencyP50_ >= 0) {
+    in.latencyP50 = lastLatencyP50_;
+    in.latencyP99 = lastLatencyP99_;
+  } else {
     in.latencyP50 = rolling ? es.latencyMs.p50 : s.stats.latencyMs;
     in.latencyP99 = rolling ? es.latencyMs.p99 : s.stats.latencyMs;
   }

@@ -188,6 +188,40 @@ TEST(PreviewBursts, TimeAPauseHeldFramesBackIsNoLatency) {
   EXPECT_GT(sink->currentPanel().latencyP50, 700);
 }
 
+// A pause longer than the panel's 5 s window, then a frame step: the latency is still the
+// frames' own (the engine's p99 counts the frames that waited in the pause), no rate is shown
+// while paused, and after play the rate is the frames' since then, not one over the pause.
+TEST(PreviewBursts, ALongPauseIsNeitherLatencyNorASlowRate) {
+  Chain chain = Chain::parse("gray");
+  FakeHost::Shared shared;
+  auto sink = makeSink(chain, fileOptions(), &shared);
+  auto frames = fileFrames();
+  for (int n = 0; n < 5; ++n) sink->consume(frames[n].result);
+  sink->pressKey(' ');
+  auto held = feed(*sink, frames, 5);
+  EXPECT_LT(sink->currentPanel().fps, 0) << "a rate shown while paused";
+  std::this_thread::sleep_for(5500ms);
+  shared.engineLatencyP99 = 5500;
+  shared.engineFps = 1.5;
+  sink->pressKey('.');
+  ASSERT_EQ(held.wait_for(5s), std::future_status::ready);
+  frames[6].result.stats.latencyMs = 5500;  // captured before the pause ended
+  auto stepped = feed(*sink, frames, 6);    // shown, then held: the step pauses again
+  EXPECT_EQ(stepped.wait_for(300ms), std::future_status::timeout);
+  const PanelInfo paused = sink->currentPanel();
+  EXPECT_LT(paused.latencyP99, 100) << "a pause counted as latency";
+  EXPECT_LT(paused.fps, 0);
+  sink->pressKey(' ');
+  ASSERT_EQ(stepped.wait_for(5s), std::future_status::ready);
+  for (int n = 7; n < 20; ++n) {
+    sink->consume(frames[n].result);
+    std::this_thread::sleep_for(20ms);
+  }
+  const double fps = sink->currentPanel().fps;
+  EXPECT_GT(fps, 20) << "the rate counts the pause";
+  EXPECT_LT(fps, 60);
+}
+
 TEST(PreviewBursts, FusionKeyOnADeviceThatDoesNotFuseByDefault) {
   // On a CPU device the chain runs unfused by default: the first 'u' fuses.
   Chain chain = Chain::parse("gray,hist");

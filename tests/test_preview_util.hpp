@@ -71,6 +71,9 @@ class FakeHost : public app::PreviewHost {
   struct Shared {
     std::atomic<bool> stopping{false}, seekable{false}, atEnd{false};
     std::vector<double> seeks;
+    // The engine's own latency p99 (ms) and rate, as it would count a run that was paused:
+    // the frames that waited in the pause included, the pause in the rate's window.
+    std::atomic<double> engineLatencyP99{-1}, engineFps{-1};
   };
   FakeHost(Chain& chain, Shared* shared) : chain_(chain), shared_(shared) {
     for (std::size_t i = 0; i < chain.size(); ++i) {
@@ -84,7 +87,12 @@ class FakeHost : public app::PreviewHost {
     stats_.framesIn = stats_.framesOut = 100;
     stats_.dropped = 2;
   }
-  EngineStats stats() const override { return stats_; }
+  EngineStats stats() const override {
+    EngineStats s = stats_;
+    if (shared_ && shared_->engineLatencyP99 >= 0) s.latencyMs.p99 = shared_->engineLatencyP99;
+    if (shared_ && shared_->engineFps >= 0) s.fps = shared_->engineFps;
+    return s;
+  }
   void post(std::function<void(Chain&)> change) override { change(chain_); }
   bool stopping() const override { return shared_ && shared_->stopping; }
   bool seekable() const override { return shared_ && shared_->seekable; }
