@@ -257,11 +257,12 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
     runSingle(sh, job, ctx, std::move(chain), input, sink, eo, r.stats);
   // A stop that came once the input had ended (or given its --frames) with every frame in the
   // output (through it in order: split over devices, a stop drops frames past a gap) and none
-  // of its repeats left out took nothing away: the output is whole and takes its name.
+  // of its repeats left out took nothing away: the output is whole and takes its name. A stop
+  // is a signal's, or the preview's (q, the window closed) before the input ended.
   const bool whole =
       (input.ended() || (eo.maxFrames >= 0 && r.stats.framesIn >= std::uint64_t(eo.maxFrames))) &&
       std::uint64_t(sh.frames[k].load()) == r.stats.framesIn && !out->cutShort();
-  if (interruptSignal() && !whole) {
+  if ((interruptSignal() || sink.wantsStop()) && !whole) {
     r.status = JobStatus::Stopped;
     return;
   }

@@ -133,6 +133,7 @@ struct PreviewWindow::Gui {
   cv::Size size;
   // What other threads ask of the GUI thread, done when it wakes (wake()).
   std::atomic<bool> refreshPending{false}, quitWanted{false};
+  bool closeSeen = false;                 // the GUI thread's: the window got its close event
   std::atomic<int> fullScreenWanted{-1};  // 1 full screen, 0 back, -1 nothing asked
 
   // Wakes the GUI thread to look at what was asked (dropped when the GUI is gone). An event,
@@ -187,7 +188,10 @@ class Window : public QRasterWindow {
       gui_.onWake();
       return true;
     }
-    if (e->type() == QEvent::Close && gui_.handlers.closed) gui_.handlers.closed();
+    if (e->type() == QEvent::Close && gui_.handlers.closed) {
+      gui_.closeSeen = true;  // its window is destroyed next: that is no other program's doing
+      gui_.handlers.closed();
+    }
     return QRasterWindow::event(e);
   }
 
@@ -200,13 +204,15 @@ class Window : public QRasterWindow {
 // a q that no window can take. Taken as the window closed.
 class DestroyWatch : public QAbstractNativeEventFilter {
  public:
-  DestroyWatch(WId id, std::function<void()> closed) : id_(id), closed_(std::move(closed)) {}
+  DestroyWatch(WId id, const bool& closeSeen, std::function<void()> closed)
+      : id_(id), closeSeen_(closeSeen), closed_(std::move(closed)) {}
   bool nativeEventFilter(const QByteArray& type, void* message, long*) override {
     if (type != "xcb_generic_event_t" || !closed_) return false;
     const auto* e = static_cast<const xcb_generic_event_t*>(message);
     if ((e->response_type & 0x7F) == XCB_DESTROY_NOTIFY &&
         reinterpret_cast<const xcb_destroy_notify_event_t*>(e)->window == id_) {
-      spdlog::info("preview: the window was destroyed by another program; stopping");
+      if (!closeSeen_)
+        spdlog::info("preview: the window was destroyed by another program; stopping");
       closed_();
       closed_ = nullptr;  // once
     }
@@ -215,6 +221,7 @@ class DestroyWatch : public QAbstractNativeEventFilter {
 
  private:
   WId id_;
+  const bool& closeSeen_;  // the window was closed (its close button): not destroyed by another
   std::function<void()> closed_;
 };
 
@@ -260,7 +267,7 @@ void PreviewWindow::Gui::run() {
   w.setPosition(avail.x() + std::max(0, (avail.width() - logical.width()) / 2),
                 avail.y() + std::max(0, (avail.height() - logical.height() - 24) / 2));
   w.show();
-  DestroyWatch watch(w.winId(), handlers.closed);
+  DestroyWatch watch(w.winId(), closeSeen, handlers.closed);
   if (QGuiApplication::platformName() == "xcb") qapp.installNativeEventFilter(&watch);
   {
     std::lock_guard<std::mutex> lock(mu);

@@ -1,7 +1,10 @@
 // The preview as a user sees it, on an Xvfb screen: real key presses (xdotool), screenshots of
 // the X display (ImageMagick's import) checked for what must be there. (A dead or missing
 // display: tests/test_app_display.cpp.)
+#include <xcb/xcb.h>
+
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
@@ -9,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include <nlohmann/json.hpp>
 #include "app/layout.hpp"
 #include "app/sources.hpp"
 #include "app/theme.hpp"
@@ -306,6 +310,82 @@ TEST(PreviewWindow, ProgramWindowDestroyedByAnotherProgramEndsTheRun) {
   const ProcResult r = program.wait();
   SCOPED_TRACE(r.err);
   EXPECT_EQ(r.status, 0);
+}
+
+namespace {
+
+// What a window manager sends when its close button is pressed: WM_DELETE_WINDOW, as a
+// WM_PROTOCOLS client message to the window (`id` as xdotool prints it, in decimal).
+bool sendWmDelete(const std::string& display, const std::string& id) {
+  xcb_connection_t* c = xcb_connect(display.c_str(), nullptr);
+  if (!c || xcb_connection_has_error(c)) return false;
+  const auto atom = [c](const char* name) {
+    xcb_intern_atom_reply_t* r = xcb_intern_atom_reply(
+        c, xcb_intern_atom(c, 0, std::uint16_t(std::strlen(name)), name), nullptr);
+    const xcb_atom_t a = r ? r->atom : xcb_atom_t(XCB_ATOM_NONE);
+    std::free(r);
+    return a;
+  };
+  xcb_client_message_event_t e{};
+  e.response_type = XCB_CLIENT_MESSAGE;
+  e.format = 32;
+  e.window = xcb_window_t(std::stoul(id));
+  e.type = atom("WM_PROTOCOLS");
+  e.data.data32[0] = atom("WM_DELETE_WINDOW");
+  e.data.data32[1] = XCB_CURRENT_TIME;
+  xcb_send_event(c, 0, e.window, XCB_EVENT_MASK_NO_EVENT, reinterpret_cast<const char*>(&e));
+  xcb_flush(c);
+  xcb_disconnect(c);
+  return true;
+}
+
+}  // namespace
+
+// The window's close button (a window manager's WM_DELETE_WINDOW) ends the run as q does, and
+// is not taken for another program destroying the window; of several inputs in tiles, one that
+// had not ended is reported stopped, not done.
+TEST(PreviewWindow, ProgramClosedByItsCloseButtonStopsTheInputs) {
+  REQUIRE_TOOLS();
+  TempDir dir("preview_wm_close");
+  Xvfb x("1024x768x24");
+  ASSERT_FALSE(x.display().empty()) << "Xvfb did not start";
+  const std::string env = x.env();
+  {
+    Child program(vidfilterBinary(), {"-i", kVideo, "--chain", "gray", "--preview"}, x.options(60));
+    const std::string id = findWindow(env, "^vidfilter");
+    ASSERT_FALSE(id.empty()) << "no window";
+    std::this_thread::sleep_for(1s);
+    ASSERT_TRUE(sendWmDelete(x.display(), id));
+    const ProcResult r = program.wait();
+    SCOPED_TRACE(r.err);
+    EXPECT_EQ(r.status, 0);
+    EXPECT_EQ(r.err.find("destroyed by another program"), std::string::npos);
+  }
+  const std::string json = dir / "run.json";
+  Child tiles(vidfilterBinary(),
+              {"-i", kVideo, "-i", kVideo, "--chain", "gray", "--preview", "--json", json},
+              x.options(60));
+  const std::string id = findWindow(env, "^vidfilter");
+  ASSERT_FALSE(id.empty()) << "no window";
+  std::this_thread::sleep_for(2s);  // both playing at 10 fps: 795 frames take 80 s
+  // Again while the run has not printed its closing table: on a loaded machine the window may
+  // not take a message sent as it opens.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(sendWmDelete(x.display(), id));
+    if (tiles.readUntil(
+            [](const std::string& err) { return err.find(" at once) on ") != std::string::npos; },
+            8))
+      break;
+  }
+  const ProcResult r = tiles.wait();
+  SCOPED_TRACE(r.err);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err.find("destroyed by another program"), std::string::npos);
+  std::ifstream in(json);
+  const nlohmann::json report = nlohmann::json::parse(in, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << "no report";
+  ASSERT_EQ(report["inputs"].size(), 2u) << report.dump();
+  for (const auto& input : report["inputs"]) EXPECT_EQ(input["status"], "stopped") << report.dump();
 }
 
 // At the end of a file the window stays, showing the last frame, until q; --exit-at-end
