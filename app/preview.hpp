@@ -147,6 +147,7 @@ class PreviewSink : public FrameSink {
   void adjust(int direction);
   void select(int step);
   void seekBy(double seconds);
+  void redrawHeld();  // paused: the frame on show made again after a change to the chain
   void stepBack();
   void stepForward();
   void snapshot();

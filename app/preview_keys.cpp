@@ -130,6 +130,7 @@ void PreviewSink::toggleStage(int i) {
   // Explicit target state (not "flip"), so this mirror and the chain cannot drift apart.
   host_->post([i, on](Chain& c) { c.setEnabled(static_cast<std::size_t>(i), on); });
   setMessage(s.name + (on ? " on" : " off"));
+  redrawHeld();
 }
 
 void PreviewSink::toggleFusion() {
@@ -137,6 +138,7 @@ void PreviewSink::toggleFusion() {
   const bool on = fuse_;
   host_->post([on](Chain& c) { c.setFusion(on ? Chain::Fusion::On : Chain::Fusion::Off); });
   setMessage(on ? "fused passes: stages timed together" : "unfused: every stage timed alone");
+  redrawHeld();
 }
 
 void PreviewSink::adjust(int direction) {
@@ -168,6 +170,26 @@ void PreviewSink::adjust(int direction) {
     }
   });
   setMessage(s.name + ": " + name + " " + text);
+  redrawHeld();
+}
+
+// Paused, the frame on show was made by the chain before the change: a file that can seek
+// makes it again (a seek to it, shown paused), so what a key changed shows at once. Otherwise
+// the change shows from the next frame, and the message says so.
+void PreviewSink::redrawHeld() {
+  if (!paused_ || !shown_) return;
+  if (!host_->seekable() || ended_) {
+    setMessage(message_ + " (shown from the next frame: space plays, . steps)");
+    return;
+  }
+  // A seek under way brings a frame the changed chain makes.
+  if (seeking_) return;
+  const double at = secondsOf(*shown_);
+  if (at < 0) return;
+  const double frame = opts_.sourceFps > 0 ? 1.0 / opts_.sourceFps : 0.004;
+  // From half a frame past it: the frames already on their way, after it, are not the one
+  // sought (seekArrived); the sought one is, at its time.
+  startSeek(at + frame / 2, {at, std::max(0.0, at - frame / 10), true});
 }
 
 // Seeks `delta` seconds from the frame on show (or from where a seek under way goes); the

@@ -222,6 +222,48 @@ TEST(PreviewBursts, ALongPauseIsNeitherLatencyNorASlowRate) {
   EXPECT_LT(fps, 60);
 }
 
+// Paused, a change to the chain (a stage off, a parameter, fusion) makes the frame on show
+// again: a seek to it, still paused, so the change shows at once. A source that cannot seek
+// says the change shows from the next frame.
+TEST(PreviewBursts, AChangeWhilePausedRedrawsTheFrameOnShow) {
+  Chain chain = Chain::parse("gray,blur");
+  FakeHost::Shared shared;
+  shared.seekable = true;
+  auto sink = makeSink(chain, fileOptions(), &shared);
+  const auto frames = fileFrames();
+  sink->consume(frames[30].result);
+  sink->pressKey(' ');
+  auto held = feed(*sink, frames, 31);  // shown and held: 3.1 s
+  ASSERT_EQ(held.wait_for(200ms), std::future_status::timeout);
+  sink->pressKey('2');
+  ASSERT_EQ(shared.seeks.size(), 1u) << "the frame on show was not made again";
+  EXPECT_NEAR(shared.seeks[0], 3.1, 0.02);
+  EXPECT_LE(shared.seeks[0], 3.1);
+  EXPECT_FALSE(chain.enabled(1));
+  ASSERT_EQ(held.wait_for(5s), std::future_status::ready) << "the seek lets the held frame go";
+  sink->consume(frames[32].result);  // in flight before the seek: skipped
+  held = feed(*sink, frames, 31);    // the sought frame: shown, and held (still paused)
+  EXPECT_EQ(held.wait_for(300ms), std::future_status::timeout);
+  EXPECT_TRUE(sink->paused());
+  EXPECT_DOUBLE_EQ(sink->currentPanel().seconds, 3.1);
+  sink->pressKey(' ');
+  ASSERT_EQ(held.wait_for(5s), std::future_status::ready);
+
+  shared.seekable = false;  // live, or written with -o
+  Chain live = Chain::parse("gray,blur");
+  FakeHost::Shared liveShared;
+  auto liveSink = makeSink(live, fileOptions(), &liveShared);
+  liveSink->consume(frames[5].result);
+  liveSink->pressKey(' ');
+  auto liveHeld = feed(*liveSink, frames, 6);
+  liveSink->pressKey('2');
+  EXPECT_TRUE(liveShared.seeks.empty());
+  EXPECT_NE(liveSink->currentPanel().message.find("shown from the next frame"), std::string::npos)
+      << liveSink->currentPanel().message;
+  liveSink->pressKey(' ');
+  ASSERT_EQ(liveHeld.wait_for(5s), std::future_status::ready);
+}
+
 TEST(PreviewBursts, FusionKeyOnADeviceThatDoesNotFuseByDefault) {
   // On a CPU device the chain runs unfused by default: the first 'u' fuses.
   Chain chain = Chain::parse("gray,hist");
