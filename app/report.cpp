@@ -69,7 +69,13 @@ std::string formatSummary(const EngineStats& st, const std::string& deviceName) 
   for (std::size_t i = 0; i < st.stageNames.size(); ++i) {
     if (st.stageNames[i].empty()) continue;  // timed in its fused pass's row
     const EngineStats::Dist d = i < st.stageMs.size() ? st.stageMs[i] : EngineStats::Dist{};
-    row("  " + std::to_string(i + 1) + " " + st.stageNames[i], d);
+    const std::string name = "  " + std::to_string(i + 1) + " " + st.stageNames[i];
+    if (d.mean == 0 && d.p99 == 0) {  // nothing enqueued: already done (gray from the luma plane)
+      std::snprintf(line, sizeof line, "%-*.*s %9s  no device work\n", w, w, name.c_str(), "-");
+      s += line;
+      continue;
+    }
+    row(name, d);
     total += d.mean;
   }
   std::snprintf(line, sizeof line, "%-*s %9.3f\n", w, "  chain (sum of means)", total);

@@ -394,6 +394,12 @@ TEST(AppCli, SummaryListsEveryStageAndTheCounts) {
   EXPECT_NE(s.find("2 sobel                  0.500     0.500     0.750"), std::string::npos) << s;
   EXPECT_NE(s.find("chain (sum of means)     2.000"), std::string::npos) << s;
   EXPECT_NE(s.find("upload                   0.250"), std::string::npos) << s;
+  // A stage that enqueued nothing (gray of a decoder's luma plane) is said to, not timed at 0.
+  st.stageNames = {"gray", "sobel"};
+  st.stageMs = {{0, 0, 0}, {0.5, 0.5, 0.75}};
+  const std::string g = formatSummary(st, "TestDevice");
+  EXPECT_NE(g.find("1 gray                       -  no device work"), std::string::npos) << g;
+  EXPECT_NE(g.find("chain (sum of means)     0.500"), std::string::npos) << g;
   EXPECT_NE(
       s.find("frames: 100 in, 98 out, 2 dropped; 49.0 fps average (60.0 recent) over 2.00 s on "
              "TestDevice"),
