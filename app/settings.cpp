@@ -42,6 +42,8 @@ void Settings::fillFrom(const Settings& lower) {
   origin("input", !inputs && !inputsList && !input && lower.input);
   origin("--inputs", !input && !inputs && !inputsList && lower.inputsList);
   origin("output", !outputs && !output && lower.output);
+  // --quiet here and a log level only below (a config's log_level): --quiet's level wins.
+  const bool quietOverLevel = quiet.value_or(false) && !logLevel && lower.logLevel;
   take(chain, lower.chain);
   take(device, lower.device);
   take(statsPath, lower.statsPath);
@@ -95,6 +97,7 @@ void Settings::fillFrom(const Settings& lower) {
   const bool both = quiet.value_or(false) && progress.value_or(false);
   if (both && !lower.quiet) progress.reset();
   if (both && !lower.progress) quiet.reset();
+  if (quietOverLevel) logLevel.reset();
 }
 
 std::string checkFrames(std::int64_t n) {

@@ -39,8 +39,26 @@ inline void vf_store(uchar4 v, __global uchar* at) {
 }
 
 // The pixel at (x, y), either may lie outside the frame: the border mode decides.
+// border_index for any int: a user's coordinate may lie any distance out, where the reflecting
+// rules' fold (one bounce a step) would take that many steps; they repeat every 2n (reflect) or
+// 2n - 2 (reflect101) elements, so a coordinate past one frame is first taken modulo that.
+inline int vf_border(int i, int n) {
+#if defined(BORDER_REFLECT) || defined(BORDER_REFLECT101)
+  if (n > 1 && (i < -n || i >= 2 * n)) {
+#if defined(BORDER_REFLECT)
+    const long period = 2 * (long)n;
+#else
+    const long period = 2 * (long)n - 2;
+#endif
+    const long r = (long)i % period;
+    i = (int)(r < 0 ? r + period : r);
+  }
+#endif
+  return border_index(i, n);
+}
+
 inline uchar4 vf_read(vf_image img, int x, int y) {
-  const int bx = border_index(x, img.width), by = border_index(y, img.height);
+  const int bx = vf_border(x, img.width), by = vf_border(y, img.height);
   if (bx < 0 || by < 0) return img.constant_;
   return vf_load(img.data + ((size_t)by * img.width + bx) * CN);
 }

@@ -72,6 +72,13 @@ TEST(AppCliBinary, QuietAndProgressOnTheCommandLineOverrideTheConfigs) {
       {"--config", dir / "both.toml", "-i", kVideo, "--chain", "gray", "-o", dir / "c.y4m"});
   expectOneError(both, 2, "progress = true and quiet = true (no progress line) contradict");
   EXPECT_FALSE(std::filesystem::exists(dir / "c.y4m"));
+  // The file's log_level gives way to --quiet on the command line: warnings and errors only.
+  std::ofstream(dir / "debug.toml") << "log_level = \"debug\"\n";
+  const auto quieter = runVidfilter({"--config", dir / "debug.toml", "-i", kVideo, "--chain",
+                                     "gray", "--frames", "5", "--quiet", "-o", dir / "d.y4m"});
+  EXPECT_EQ(quieter.status, 0) << quieter.err;
+  EXPECT_EQ(quieter.err.find("info:"), std::string::npos) << quieter.err;
+  EXPECT_EQ(quieter.err.find("debug:"), std::string::npos) << quieter.err;
 }
 
 // ffmpeg's single-dash words: one error, exit 2, never help (-hide_banner is not -h) or a device
