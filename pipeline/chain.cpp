@@ -247,8 +247,16 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
                                "; scale the input down or choose a device with more memory "
                                "(--list-devices)");
     }
-    if (maxAlloc && deviceBytes(out) > maxAlloc)
+    if (maxAlloc && deviceBytes(out) > maxAlloc) {
+      // A stage that made the frame larger (resize) was asked for too much: the chain's fault,
+      // where it is written; else the input is too large for the device.
+      if (deviceBytes(out) > deviceBytes(cur) && spans_[i].first != std::string::npos)
+        throw ChainError(stages_[i]->name() + ": its output, " + out.str() + ", needs " +
+                             mib(deviceBytes(out)) + " in one buffer; " + cl.info().name +
+                             " allows " + mib(maxAlloc) + ": ask for a smaller size",
+                         text_, spans_[i].first, spans_[i].second);
       throw frameTooLarge(cl, in, stages_[i]->name() + "'s output", deviceBytes(out));
+    }
     if (!stages_[i]->passthrough()) {
       published_.clear();
       publishedPerFrame_.clear();

@@ -117,6 +117,23 @@ TEST(ReliabilityDevice, FrameTooLargeForTheDeviceFromAnImage) {
   EXPECT_FALSE(std::filesystem::exists(dir / "out_01.png"));
 }
 
+// A resize that asks for more than one buffer holds is the chain's mistake, named where it is
+// written (exit 2), not the input's: a 1x3 input resized to 16384 wide (its height 49152 by
+// -1) needs 768 MiB, where PoCL with POCL_MEMORY_LIMIT=1 allows 256 MiB.
+TEST(ReliabilityDevice, AResizeTooLargeForTheDeviceIsTheChains) {
+  if (!onPocl()) GTEST_SKIP() << "needs PoCL (POCL_MEMORY_LIMIT)";
+  TempDir dir("rel_huge_resize");
+  makeClip(dir / "tall.mkv", "testsrc=size=1x3:rate=5", "-t 1 -c:v ffv1");
+  const auto r = runVidfilter({"-i", dir / "tall.mkv", "--chain", "gray,resize=16384x-1", "--codec",
+                               "ffv1", "-o", dir / "out.mkv"},
+                              withEnv({"POCL_MEMORY_LIMIT=1"}));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("resize: its output, 16384x49152 gray, needs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ask for a smaller size"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("^^^"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "out.mkv"));
+}
+
 TEST(ReliabilityDevice, ClErrorMidStreamKeepsAPlayableFile) {
   TempDir dir("rel_clerr");
   const std::string out = dir / "out.mp4";
