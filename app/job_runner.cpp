@@ -13,6 +13,7 @@ extern "C" {
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -206,6 +207,18 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   const media::OutputClaim claim = job.writePath.empty()
                                        ? media::OutputClaim()
                                        : media::OutputClaim(job.writePath, job.spec.output);
+  // A task that fails (a full disk, a decode error) leaves no partial file behind (it would hold
+  // the space a full disk needs); one a signal stopped keeps its frames done, as documented.
+  // Removed while the claim still holds it.
+  struct PartialOnFailure {
+    const std::string& path;
+    const int exceptions = std::uncaught_exceptions();
+    ~PartialOnFailure() {
+      if (path.empty() || std::uncaught_exceptions() <= exceptions || interruptSignal()) return;
+      std::error_code ec;
+      fs::remove(path, ec);
+    }
+  } partialOnFailure{job.writePath};
   const Settings& s = sh.s;
   auto makeChain = [&] { return chainOf(s); };
   Chain chain = makeChain();

@@ -62,6 +62,25 @@ struct Batch {
 
 }  // namespace
 
+// A task that fails mid-way (here the device, through VIDFILTER_FAULT) leaves no hidden partial
+// file behind: it would only hold space (on a full disk, the space the next task needs); the
+// re-run makes the output.
+TEST(AppBatch, AFailedTaskLeavesNoPartialFile) {
+  Batch b({"a", "b"}, {6, 7});
+  ProcOptions fault;
+  fault.setEnv = {"VIDFILTER_FAULT=enqueue:3"};
+  const auto r = b.run({"--shard", "0/1"}, fault);
+  EXPECT_EQ(r.status, 1) << r.err;
+  for (std::size_t k = 0; k < 2; ++k) {
+    EXPECT_FALSE(fs::exists(b.out(k))) << b.names[k];
+    EXPECT_FALSE(fs::exists(b.dir / ("out/." + b.names[k] + ".partial.mkv"))) << b.names[k];
+    EXPECT_EQ(b.report(0)["inputs"][k]["status"], "failed") << r.err;
+  }
+  const auto again = b.run({"--shard", "0/1"});
+  ASSERT_EQ(again.status, 0) << again.err;
+  for (std::size_t k = 0; k < 2; ++k) EXPECT_EQ(countFrames(b.out(k)), b.frames[k]) << k;
+}
+
 TEST(AppBatch, EachShareTakesEveryNthInputAndCompleteOutputsAreSkipped) {
   Batch b;
   const auto r0 = b.run({"--shard", "0/2"});
