@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iterator>
 
+#include "app/media/pixel_format_choice.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
 
@@ -21,30 +22,6 @@ namespace vf::media {
 namespace {
 
 bool is(const AVCodec* c, const char* name) { return std::string(c->name) == name; }
-
-// Consumer codecs whose players expect 4:2:0.
-bool prefers420(const AVCodec* c) {
-  switch (c->id) {
-    case AV_CODEC_ID_H264:
-    case AV_CODEC_ID_HEVC:
-    case AV_CODEC_ID_VP8:
-    case AV_CODEC_ID_VP9:
-    case AV_CODEC_ID_AV1:
-    case AV_CODEC_ID_MPEG4:
-    case AV_CODEC_ID_MPEG2VIDEO:
-    case AV_CODEC_ID_MPEG1VIDEO:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool supports(const AVCodec* c, AVPixelFormat f) {
-  if (!c->pix_fmts) return true;
-  for (const AVPixelFormat* p = c->pix_fmts; *p != AV_PIX_FMT_NONE; ++p)
-    if (*p == f) return true;
-  return false;
-}
 
 // Codecs whose time base must fit 16 bits (MPEG-4 part 2, H.263).
 bool shortTimeBase(AVCodecID id) {
@@ -122,89 +99,6 @@ bool keepsFullRange(const AVCodec* c, const std::string& muxer) {
   }
 }
 
-// The 8-bit planar YUV format with the chroma subsampling of `f` (yuv420p for nv12, yuvj420p or
-// yuv420p10le; yuv422p, yuv444p, yuv411p, yuv410p), or NONE for RGB, gray and unknown formats.
-AVPixelFormat planarYuvLike(AVPixelFormat f) {
-  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(f);
-  if (!d || d->nb_components < 3 ||
-      (d->flags & (AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_HWACCEL)))
-    return AV_PIX_FMT_NONE;
-  const int w = d->log2_chroma_w, h = d->log2_chroma_h;
-  if (w == 1 && h == 1) return AV_PIX_FMT_YUV420P;
-  if (w == 1 && h == 0) return AV_PIX_FMT_YUV422P;
-  if (w == 0 && h == 0) return AV_PIX_FMT_YUV444P;
-  if (w == 2 && h == 0) return AV_PIX_FMT_YUV411P;
-  if (w == 2 && h == 2) return AV_PIX_FMT_YUV410P;
-  return AV_PIX_FMT_NONE;
-}
-
-// 4:2:0, 4:2:2, ... by a format's chroma subsampling.
-std::string chromaName(const AVPixFmtDescriptor* d) {
-  const int w = d->log2_chroma_w, h = d->log2_chroma_h;
-  if (w == 0 && h == 0) return "4:4:4";
-  if (w == 1 && h == 0) return "4:2:2";
-  if (w == 1 && h == 1) return "4:2:0";
-  if (w == 2 && h == 0) return "4:1:1";
-  return "4:1:0";
-}
-
-}  // namespace
-
-AVPixelFormat VideoEncoder::choosePixFmt(const EncoderSettings& s, const EncoderInput& in) const {
-  if (!s.pixFmt.empty()) {
-    const AVPixelFormat f = av_get_pix_fmt(s.pixFmt.c_str());
-    if (!supports(codec_, f))
-      throw app::UsageError("--pix-fmt " + s.pixFmt + ": the " + codec_->name +
-                            " encoder cannot take it");
-    return f;
-  }
-  const AVPixelFormat src = avFormatOf(in.desc.format);
-  // Uncompressed video (y4m, raw frames) keeps the input's chroma layout as ffmpeg does: a .yuv or
-  // .y4m of a yuv420p input is yuv420p, 4:4:4 stays 4:4:4 (in 8 bits: the chain's depth); gray
-  // frames stay gray; y4m of anything else (RGB, images, cameras) is yuv420p, raw video BGR.
-  // Raw video inside other containers (.avi, .mov) stays BGR, which they can tag.
-  const bool y4m = in.muxer == "yuv4mpegpipe";
-  const bool rawFile =
-      codec_->id == AV_CODEC_ID_RAWVIDEO && (in.muxer == "rawvideo" || in.muxer == "nut");
-  if (y4m || rawFile) {
-    if (in.desc.format == PixelFormat::Gray8) return AV_PIX_FMT_GRAY8;
-    const AVPixelFormat yuv =
-        in.desc.format == PixelFormat::BGRA8 ? AV_PIX_FMT_NONE : planarYuvLike(in.sourcePixFmt);
-    if (yuv != AV_PIX_FMT_NONE) return yuv;
-    if (y4m) return AV_PIX_FMT_YUV420P;
-  }
-  const bool alpha = in.desc.format == PixelFormat::BGRA8;
-  if (prefers420(codec_) && supports(codec_, AV_PIX_FMT_YUV420P)) {
-    // As ffmpeg: a YUV source keeps its finer chroma (4:2:2, 4:4:4) and an alpha channel goes
-    // to yuva420p where the encoder takes them; RGB sources (images, cameras) are 4:2:0, which
-    // every player of these codecs decodes (ffmpeg would write 4:4:4).
-    if (alpha && supports(codec_, AV_PIX_FMT_YUVA420P)) return AV_PIX_FMT_YUVA420P;
-    const AVPixelFormat yuv = alpha || in.desc.format == PixelFormat::Gray8
-                                  ? AV_PIX_FMT_NONE
-                                  : planarYuvLike(in.sourcePixFmt);
-    if ((yuv == AV_PIX_FMT_YUV422P || yuv == AV_PIX_FMT_YUV444P) && supports(codec_, yuv))
-      return yuv;
-    return AV_PIX_FMT_YUV420P;
-  }
-  if (!codec_->pix_fmts) return src;
-  return avcodec_find_best_pix_fmt_of_list(codec_->pix_fmts, src, alpha, nullptr);
-}
-
-void VideoEncoder::warnChromaLost(const EncoderInput& in, AVPixelFormat pix) const {
-  const AVPixFmtDescriptor* out = av_pix_fmt_desc_get(pix);
-  const bool rgbOut = (out->flags & AV_PIX_FMT_FLAG_RGB) != 0;
-  const AVPixelFormat yuv = planarYuvLike(in.sourcePixFmt);
-  const AVPixFmtDescriptor* src = av_pix_fmt_desc_get(yuv);
-  if (in.desc.format == PixelFormat::Gray8 || rgbOut || !src) return;
-  if (out->log2_chroma_w > src->log2_chroma_w || out->log2_chroma_h > src->log2_chroma_h)
-    spdlog::warn(
-        "{}: the input's {} chroma is written as {}: the {} encoder takes no finer; choose an "
-        "encoder that does to keep it (--codec libx264, libx265, libvpx-vp9, ffv1)",
-        shown_, chromaName(src), chromaName(out), codec_->name);
-}
-
-namespace {
-
 // x264 and x265 take these presets and a crf up to 51: past them x264 prints its own error line
 // or clamps the crf, so they are checked first.
 void checkX26x(const AVCodec* codec, const EncoderSettings& s) {
@@ -280,14 +174,13 @@ void VideoEncoder::applySettings(const EncoderSettings& given) {
 
 VideoEncoder::VideoEncoder(const EncoderSettings& settings, const EncoderInput& in,
                            const std::string& shown)
-    : colour_(in.colour), shown_(shown), constantRate_(in.constantRate) {
+    : colour_(in.colour), shown_(shown), muxer_(in.muxer), constantRate_(in.constantRate) {
   codec_ = avcodec_find_encoder_by_name(settings.codec.c_str());
   if (!codec_) throw app::UsageError("--codec " + settings.codec + ": no such encoder");
   ctx_.reset(avcodec_alloc_context3(codec_));
   if (!ctx_) outOfMemory("the encoder");
-  const AVPixelFormat pix = choosePixFmt(settings, in);
+  const AVPixelFormat pix = choosePixelFormat(codec_, settings, in, shown);
   const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(pix);
-  if (settings.pixFmt.empty()) warnChromaLost(in, pix);
   // Sizes a multiple of the chroma subsampling (odd frames are padded by repeating the last
   // column and row; an image sequence keeps the exact size), except where the encoder stores
   // any size.
@@ -405,10 +298,7 @@ bool VideoEncoder::receive(AVPacket* out) {
   return true;
 }
 
-bool VideoEncoder::keepsAlpha() const {
-  const AVPixFmtDescriptor* d = av_pix_fmt_desc_get(ctx_->pix_fmt);
-  return d && (d->flags & AV_PIX_FMT_FLAG_ALPHA);
-}
+bool VideoEncoder::keepsAlpha() const { return media::keepsAlpha(codec_, ctx_->pix_fmt, muxer_); }
 
 std::string VideoEncoder::summary() const {
   std::string s = codecName(codec_) + " " + av_get_pix_fmt_name(ctx_->pix_fmt);

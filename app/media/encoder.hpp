@@ -62,19 +62,16 @@ class VideoEncoder {
   bool receive(AVPacket* out);
   const ColourTags& colour() const { return colour_; }
   std::string summary() const;  // "h264 (libx264) yuv420p, crf 23"
-  // The frames' alpha is written (yuva420p, ProRes 4444, PNG, ...).
+  // The frames' alpha is written and kept (yuva420p in WebM, ProRes 4444, PNG, ...).
   bool keepsAlpha() const;
 
  private:
   void applySettings(const EncoderSettings& s);
-  AVPixelFormat choosePixFmt(const EncoderSettings& s, const EncoderInput& in) const;
-  // Warns where the chosen format `out` holds less chroma than the input has.
-  void warnChromaLost(const EncoderInput& in, AVPixelFormat out) const;
 
   const AVCodec* codec_ = nullptr;
   CodecPtr ctx_;
   ColourTags colour_;
-  std::string shown_, rateText_;
+  std::string shown_, muxer_, rateText_;
   bool constantRate_ = false;
   bool wholeFrames_ = false;   // timesWholeFrames()
   double rate_ = 25;           // frames a second written, constant-rate outputs
