@@ -204,21 +204,9 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
   JobResult& r = sh.results[k];
   r.device = ctx->info().index();
   // Before the input is read: another task making this output fails this one.
-  const media::OutputClaim claim = job.writePath.empty()
-                                       ? media::OutputClaim()
-                                       : media::OutputClaim(job.writePath, job.spec.output);
-  // A task that fails (a full disk, a decode error) leaves no partial file behind (it would hold
-  // the space a full disk needs); one a signal stopped keeps its frames done, as documented.
-  // Removed while the claim still holds it.
-  struct PartialOnFailure {
-    const std::string& path;
-    const int exceptions = std::uncaught_exceptions();
-    ~PartialOnFailure() {
-      if (path.empty() || std::uncaught_exceptions() <= exceptions || interruptSignal()) return;
-      std::error_code ec;
-      fs::remove(path, ec);
-    }
-  } partialOnFailure{job.writePath};
+  media::OutputClaim claim = job.writePath.empty()
+                                 ? media::OutputClaim()
+                                 : media::OutputClaim(job.writePath, job.spec.output);
   const Settings& s = sh.s;
   auto makeChain = [&] { return chainOf(s); };
   Chain chain = makeChain();
@@ -251,7 +239,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
     }
   } written{*out, *source, r};
   CountingSink counting(*out, sh.frames[k]);
-  TeeSink sink(&counting, sh.watcher ? sh.watcher->started(k, *source, chain.output()) : nullptr);
+  TeeSink sink(&counting, sh.watcher ? sh.watcher->started(k, *source, chain) : nullptr);
   EngineOptions eo;
   eo.slots = s.slots.value_or(2);
   eo.statsPath = job.spec.statsPath;
@@ -280,6 +268,7 @@ void runOne(Shared& sh, std::size_t k, const std::shared_ptr<ClContext>& ctx) {
     return;
   }
   if (!job.writePath.empty()) {
+    claim.complete();
     std::error_code ec;
     fs::rename(job.writePath, job.spec.output, ec);
     if (ec)

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <exception>
 #include <filesystem>
 
+#include "app/interrupt.hpp"
 #include "pipeline/error.hpp"
 #include "pipeline/quote.hpp"
 
@@ -16,7 +18,7 @@ namespace vf::media {
 namespace fs = std::filesystem;
 
 OutputClaim::OutputClaim(const std::string& partialPath, const std::string& output)
-    : path_(partialPath) {
+    : path_(partialPath), exceptions_(std::uncaught_exceptions()) {
   std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(partialPath, ec))) fs::remove(partialPath, ec);
   fd_ = ::open(partialPath.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -36,9 +38,13 @@ OutputClaim::OutputClaim(const std::string& partialPath, const std::string& outp
 
 OutputClaim::~OutputClaim() {
   if (fd_ < 0) return;
-  // Nothing written (the input failed before its output opened): the empty file goes.
+  // Nothing written (the input failed before its output opened): the empty file goes. So does
+  // what a task that failed wrote (a full disk, a device error: it would only hold the space);
+  // a signal's stop keeps its frames done, to be replaced by the next run.
+  const bool failed =
+      !complete_ && std::uncaught_exceptions() > exceptions_ && app::interruptSignal() == 0;
   struct stat st {};
-  if (::fstat(fd_, &st) == 0 && st.st_size == 0 && st.st_nlink > 0) {
+  if (::fstat(fd_, &st) == 0 && (st.st_size == 0 || failed) && st.st_nlink > 0) {
     struct stat at {};
     if (::lstat(path_.c_str(), &at) == 0 && at.st_ino == st.st_ino && at.st_dev == st.st_dev)
       ::unlink(path_.c_str());

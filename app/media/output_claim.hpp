@@ -18,10 +18,14 @@ class OutputClaim {
   ~OutputClaim();
   OutputClaim(const OutputClaim&) = delete;
   OutputClaim& operator=(const OutputClaim&) = delete;
+  // The output is whole and about to take its name: kept whatever happens next.
+  void complete() { complete_ = true; }
 
  private:
   std::string path_;
   int fd_ = -1;
+  int exceptions_ = 0;  // uncaught at the start: more at the end is a task that failed
+  bool complete_ = false;
 };
 
 }  // namespace vf::media
