@@ -268,6 +268,11 @@ void PreviewSink::consume(const FrameResult& f) {
         startSeek(f.time.known() ? f.time.seconds() : seekAim_, next);
         return;
       }
+      if (redrawAfterSeek_ && f.time.known()) {  // the chain changed on the way: made again
+        redrawAfterSeek_ = false;
+        seekAgain(f.time.seconds());
+        return;
+      }
       force = true;
       pauseAfter = seekPause_;
     }

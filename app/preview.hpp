@@ -147,7 +147,8 @@ class PreviewSink : public FrameSink {
   void adjust(int direction);
   void select(int step);
   void seekBy(double seconds);
-  void redrawHeld();  // paused: the frame on show made again after a change to the chain
+  void redrawHeld();          // paused: the frame on show made again after a change to the chain
+  void seekAgain(double at);  // a seek to the frame at `at` (on show, or just arrived), paused
   void stepBack();
   void stepForward();
   void snapshot();
@@ -177,14 +178,15 @@ class PreviewSink : public FrameSink {
   void askSeek(const Seek& seek);                 // now, or after the one under way; mu_ held
   void startSeek(double from, const Seek& seek);  // mu_ held
   bool seeking_ = false, seekPause_ = false;
+  bool redrawAfterSeek_ = false;  // the chain changed during a seek: its frame is made again
   double seekTarget_ = 0, seekFrom_ = 0, seekAim_ = 0;
   std::optional<Seek> nextSeek_;
   int seekSkipped_ = 0;
   int stepsPending_ = 0;  // '.' presses not yet shown: each shows the next frame, then pauses
   bool release_ = false;  // leave the paused consume() (a step or a seek)
   double heldUntil_ = 0;  // steady seconds: frames captured before waited in a pause
-  double rateFrom_ =
-      0;  // steady seconds: the frames' rate counts from here (a pause's or a seek's end)
+  // Steady seconds: the frames' rate counts from here (a pause's or a seek's end).
+  double rateFrom_ = 0;
   mutable double lastLatencyP50_ = -1, lastLatencyP99_ = -1;  // the last screen latency known
   std::string message_;
   std::chrono::steady_clock::time_point messageUntil_{};

@@ -182,9 +182,16 @@ void PreviewSink::redrawHeld() {
     setMessage(message_ + " (shown from the next frame: space plays, . steps)");
     return;
   }
-  // A seek under way brings a frame the changed chain makes.
-  if (seeking_) return;
-  const double at = secondsOf(*shown_);
+  // A seek under way may bring a frame made before this change: once it arrives, it is made
+  // again.
+  if (seeking_) {
+    redrawAfterSeek_ = true;
+    return;
+  }
+  seekAgain(secondsOf(*shown_));
+}
+
+void PreviewSink::seekAgain(double at) {
   if (at < 0) return;
   const double frame = opts_.sourceFps > 0 ? 1.0 / opts_.sourceFps : 0.004;
   // From half a frame past it: the frames already on their way, after it, are not the one

@@ -249,7 +249,25 @@ TEST(PreviewBursts, AChangeWhilePausedRedrawsTheFrameOnShow) {
   sink->pressKey(' ');
   ASSERT_EQ(held.wait_for(5s), std::future_status::ready);
 
-  shared.seekable = false;  // live, or written with -o
+  // A second change before the sought frame arrives: that frame was made before it, so it is
+  // made again when it comes.
+  sink->pressKey(' ');
+  held = feed(*sink, frames, 32);
+  ASSERT_EQ(held.wait_for(200ms), std::future_status::timeout);
+  sink->pressKey('2');
+  ASSERT_EQ(shared.seeks.size(), 2u);
+  sink->pressKey('1');  // during that seek
+  EXPECT_EQ(shared.seeks.size(), 2u);
+  ASSERT_EQ(held.wait_for(5s), std::future_status::ready);
+  sink->consume(frames[32].result);  // the sought frame, made before '1': sought again
+  ASSERT_EQ(shared.seeks.size(), 3u) << "a frame made before the last change stays on show";
+  EXPECT_NEAR(shared.seeks[2], 3.2, 0.02);
+  held = feed(*sink, frames, 32);  // made after both: shown and held
+  EXPECT_EQ(held.wait_for(300ms), std::future_status::timeout);
+  sink->pressKey(' ');
+  ASSERT_EQ(held.wait_for(5s), std::future_status::ready);
+
+  // live, or written with -o
   Chain live = Chain::parse("gray,blur");
   FakeHost::Shared liveShared;
   auto liveSink = makeSink(live, fileOptions(), &liveShared);
