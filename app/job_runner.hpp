@@ -30,9 +30,10 @@ struct PlannedJob {
 class JobWatcher {
  public:
   virtual ~JobWatcher() = default;
-  // Input k is open: `source` as opened, `out` its chain's frames. The sink returned (null:
-  // none) gets each frame after the output; it may hold the input (pause) or stop it.
-  virtual FrameSink* started(std::size_t k, const CaptureSource& source, const FrameDesc& out) = 0;
+  // Input k is open: `source` as opened, `chain` (configured) makes its frames. The sink
+  // returned (null: none) gets each frame after the output; it may hold the input (pause) or
+  // stop it.
+  virtual FrameSink* started(std::size_t k, const CaptureSource& source, const Chain& chain) = 0;
   // Input k ended as `r` says (also one that never started: skipped, or a problem found while
   // planning).
   virtual void ended(std::size_t k, const JobResult& r) = 0;

@@ -18,7 +18,6 @@
 #include "app/job_list.hpp"
 #include "app/log_pattern.hpp"
 #include "app/media/av.hpp"
-#include "app/media/media_source.hpp"
 #include "app/playback.hpp"
 #include "app/preview.hpp"
 #include "app/report.hpp"
@@ -130,12 +129,9 @@ std::unique_ptr<FrameSink> previewFor(const Settings& s, Engine& engine, const C
   // show them; a resize keeps the displayed shape (chainReshape, as the encoder's tag).
   const FrameDesc out = engine.chain().output();
   po.outputSize = {out.width, out.height};
-  if (const auto* media = dynamic_cast<const media::MediaSource*>(&source)) {
-    const AVRational sar = media->sampleAspect();
-    const AVRational shaped = media::reshapedAspect(sar, chainReshape(engine.chain()));
-    if (sar.num > 0 && sar.den > 0) po.inputSar = av_q2d(sar);
-    if (shaped.num > 0 && shaped.den > 0) po.outputSar = av_q2d(shaped);
-  }
+  const PixelShapes shapes = pixelShapes(source, engine.chain());
+  po.inputSar = shapes.input;
+  po.outputSar = shapes.output;
   return makePreviewSink(engine, po, &playback);
 }
 

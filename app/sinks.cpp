@@ -1,7 +1,9 @@
 #include "app/sinks.hpp"
 
+#include <cctype>
 #include <climits>
 #include <cstdint>
+#include <filesystem>
 
 #include "app/media/image_sequence.hpp"
 #include "app/media/image_sink.hpp"
@@ -47,6 +49,16 @@ OutputSpec classifyOutput(const Settings& s) {
   r.audio = s.audio.value_or(true);
   r.maxFrames = s.frames.value_or(-1);
   r.inputFormat = s.inputFormat;
+  // One still image in (a .png or .jpg file, not a pattern or a glob): one image out, as ffmpeg
+  // writes it, without --frames 1.
+  if (s.input && !s.inputs && !s.inputsList &&
+      s.input->find_first_of("%*?[") == std::string::npos) {
+    std::string ext = std::filesystem::path(*s.input).extension().string();
+    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::error_code ec;
+    r.oneImageIn = ext.size() > 1 && media::isImageExtension(ext.substr(1)) &&
+                   std::filesystem::is_regular_file(*s.input, ec);
+  }
   return media::classifyOutput(r);
 }
 
@@ -69,6 +81,21 @@ AVRational chainReshape(const Chain& chain) {
     in = out;
   }
   return f;
+}
+
+PixelShapes pixelShapes(const CaptureSource& source, const Chain& chain) {
+  PixelShapes p;
+  const auto* media = dynamic_cast<const media::MediaSource*>(&source);
+  if (!media) return p;  // cameras, GStreamer: square
+  const AVRational sar = media->sampleAspect();
+  const AVRational shaped = media::reshapedAspect(sar, chainReshape(chain));
+  // A damaged file's shape (past 16:1 either way) is taken as square.
+  const auto usable = [](AVRational r) {
+    return r.num > 0 && r.den > 0 && av_q2d(r) >= 1.0 / 16 && av_q2d(r) <= 16;
+  };
+  if (usable(sar)) p.input = av_q2d(sar);
+  if (usable(shaped)) p.output = av_q2d(shaped);
+  return p;
 }
 
 std::unique_ptr<FrameSink> openOutput(const OutputSpec& spec, const Chain& chain,

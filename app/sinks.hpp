@@ -30,6 +30,14 @@ std::string sequenceFileName(const std::string& pattern, std::int64_t index);
 // takes the sample aspect ratio by, keeping the displayed picture's shape.
 AVRational chainReshape(const Chain& chain);
 
+// The pixels' shapes, width over height (1: square or unknown), as players show them: the
+// source's frames' and the chain's output's (a resize keeps the displayed shape). The preview
+// shows its pictures in them.
+struct PixelShapes {
+  double input = 1, output = 1;
+};
+PixelShapes pixelShapes(const CaptureSource& source, const Chain& chain);
+
 // Opens the output for `chain`'s frames coming from `source` (whose timing, and for files its
 // other streams, tags and chapters, the output keeps). The file is created here, so errors come
 // before processing starts.

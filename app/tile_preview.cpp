@@ -8,7 +8,7 @@
 #include <filesystem>
 
 #include "app/interrupt.hpp"
-#include "app/media/media_source.hpp"
+#include "app/sinks.hpp"
 #include "app/view.hpp"
 
 namespace vf::app {
@@ -127,20 +127,14 @@ TilePreview::~TilePreview() {
   }
 }
 
-FrameSink* TilePreview::started(std::size_t k, const CaptureSource& source, const FrameDesc& out) {
+FrameSink* TilePreview::started(std::size_t k, const CaptureSource& source, const Chain& chain) {
+  const FrameDesc out = chain.output();
   sinks_[k]->start(tiles_[k]->input.paced && !source.live(), source.fps());
   {
     std::lock_guard<std::mutex> lock(mu_);
     tiles_[k]->size = {out.width, out.height};
-    // Non-square pixels (a DVD's 720x480 at 32:27) are shown in their shape, where the chain
-    // keeps the input's size (the shape a resize gives is the single preview's, run.cpp).
-    double sar = 1;
-    const auto* media = dynamic_cast<const media::MediaSource*>(&source);
-    const FrameDesc in = source.firstFrameDesc();
-    if (media && in.width == out.width && in.height == out.height &&
-        media->sampleAspect().num > 0 && media->sampleAspect().den > 0)
-      sar = av_q2d(media->sampleAspect());
-    tiles_[k]->shape = displaySize(tiles_[k]->size, sar);
+    // Non-square pixels (a DVD's 720x480 at 32:27) are shown in their shape.
+    tiles_[k]->shape = displaySize(tiles_[k]->size, pixelShapes(source, chain).output);
   }
   openWhenReady();
   refresh();

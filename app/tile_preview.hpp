@@ -55,7 +55,7 @@ class TilePreview : public InputsPreview {
   TilePreview& operator=(const TilePreview&) = delete;
 
   // JobWatcher: an input's sink when it opens, its end when it ends.
-  FrameSink* started(std::size_t k, const CaptureSource& source, const FrameDesc& out) override;
+  FrameSink* started(std::size_t k, const CaptureSource& source, const Chain& chain) override;
   void ended(std::size_t k, const JobResult& r) override;
 
   // After every input ended: keeps the window until q, a closed window or a signal (returns

@@ -113,7 +113,11 @@ cv::Mat TileRenderer::render(cv::Size canvas, const TilesContent& c) {
     if (!shown || tile.failed)
       centred(out, tile.status, cell, t, tile.failed ? theme::kFailed : theme::kDim);
     if (c.overlay && !tile.line.empty()) {
-      const cv::Rect at = shown ? pic : cell;
+      // Over the picture; where a narrow one (a portrait frame) would cut the line, across its
+      // cell, the letterbox beside the picture taking the rest.
+      cv::Rect at = shown ? pic : cell;
+      if (shown && t.width(tile.line + tile.figures) > pic.width - 8 - t.px())
+        at = cv::Rect(cell.x, pic.y, cell.width, pic.height);
       boxedLine(out, tileLine(t, tile, at.width - 8 - t.px()), at.x + 4, at.y + 4, at.width - 8, t,
                 theme::kText);
     }

@@ -160,6 +160,28 @@ TEST(TileView, EachTileShowsItsFrameAndLine) {
   EXPECT_GT(pixelsOf(without(l.cells[3]), theme::kFailed, 3), 30) << "with the lines off too";
 }
 
+// A narrow picture (a portrait frame in a wide tile) gets its line across the tile, the
+// letterbox beside the picture taking what the picture's width cannot: the figures are whole.
+TEST(TileView, ANarrowPicturesLineUsesItsWholeTile) {
+  TilesContent c;
+  TileContent tile;
+  tile.picture = cv::Mat(854, 480, CV_8UC3, cv::Scalar(200, 180, 160));
+  tile.frameSize = tile.picture.size();
+  tile.line = "[3] portrait.mp4";
+  tile.figures = "  480x854  30.0 fps  device 0.42 ms";
+  c.tiles = {tile};
+  TileRenderer r;
+  const cv::Mat shown = r.render({900, 500}, c);
+  const cv::Rect pic = r.layout().pictures[0], cell = r.layout().cells[0];
+  const Text t(theme::fontPx(shown.size()));
+  ASSERT_GT(t.width(tile.line + tile.figures), pic.width) << "the picture would cut the line";
+  ASSERT_LE(t.width(tile.line + tile.figures) + 2 * t.px(), cell.width);
+  // The line starts in the letterbox left of the picture (over the picture it would be cut).
+  const cv::Rect left(cell.x + 6, pic.y + 4, pic.x - cell.x - 8, t.lineHeight() - 4);
+  ASSERT_GT(left.width, 4 * t.px());
+  EXPECT_GT(whitish(shown(left)), 10) << "no text beside the picture";
+}
+
 // A tile's line too long for its tile keeps its figures (size, fps, device time) whole and
 // shortens the name; where it fits, it is the whole line.
 TEST(TileView, ALongNameIsShortenedBeforeTheFigures) {

@@ -310,6 +310,7 @@ TEST(PreviewWindow, ProgramWindowDestroyedByAnotherProgramEndsTheRun) {
   const ProcResult r = program.wait();
   SCOPED_TRACE(r.err);
   EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.err.find("destroyed by another program"), std::string::npos);
 }
 
 namespace {
