@@ -38,7 +38,6 @@ inline void vf_store(uchar4 v, __global uchar* at) {
 #endif
 }
 
-// The pixel at (x, y), either may lie outside the frame: the border mode decides.
 // border_index for any int: a user's coordinate may lie any distance out, where the reflecting
 // rules' fold (one bounce a step) would take that many steps; they repeat every 2n (reflect) or
 // 2n - 2 (reflect101) elements, so a coordinate past one frame is first taken modulo that.
@@ -57,6 +56,7 @@ inline int vf_border(int i, int n) {
   return border_index(i, n);
 }
 
+// The pixel at (x, y), either may lie outside the frame: the border mode decides.
 inline uchar4 vf_read(vf_image img, int x, int y) {
   const int bx = vf_border(x, img.width), by = vf_border(y, img.height);
   if (bx < 0 || by < 0) return img.constant_;

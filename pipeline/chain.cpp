@@ -250,7 +250,8 @@ void Chain::configure(ClContext& cl, const FrameDesc& in) {
     if (maxAlloc && deviceBytes(out) > maxAlloc) {
       // A stage that made the frame larger (resize) was asked for too much: the chain's fault,
       // where it is written; else the input is too large for the device.
-      if (deviceBytes(out) > deviceBytes(cur) && spans_[i].first != std::string::npos)
+      const auto area = [](const FrameDesc& d) { return std::uint64_t(d.width) * d.height; };
+      if (area(out) > area(cur) && spans_[i].first != std::string::npos)
         throw ChainError(stages_[i]->name() + ": its output, " + out.str() + ", needs " +
                              mib(deviceBytes(out)) + " in one buffer; " + cl.info().name +
                              " allows " + mib(maxAlloc) + ": ask for a smaller size",
