@@ -105,6 +105,17 @@ TEST(AppOffline, OneFrameToASingleImage) {
   EXPECT_EQ(many.status, 2) << many.err;
   EXPECT_NE(many.err.find("--frames 1"), std::string::npos) << many.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "all.png"));
+  // A still image in, one image out, as ffmpeg writes it: no --frames 1 needed.
+  const std::string still = dir / "still.jpg", filtered = dir / "filtered.png";
+  vf::test::ffmpeg("-f lavfi -i testsrc2=size=160x96 -frames:v 1 " + vf::test::q(still));
+  const auto one =
+      runVidfilter({"-i", still, "--chain", "gray,brightness=gain=1.5:bias=-20", "-o", filtered});
+  ASSERT_EQ(one.status, 0) << one.err;
+  const cv::Mat image = cv::imread(filtered, cv::IMREAD_UNCHANGED);
+  const auto stillGray = vf::test::ffmpegFrames(still, "gray");
+  ASSERT_EQ(stillGray.size(), 1u);
+  ASSERT_EQ(image.size(), stillGray[0].size());
+  EXPECT_LE(vf::test::maxAbsDiff(image, referenceFromGray(stillGray[0])), 1);
 }
 
 TEST(AppOffline, Mp4HasTheInputsFrameCountAndRate) {

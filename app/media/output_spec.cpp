@@ -34,10 +34,14 @@ std::string lower(std::string s) {
 const char* const kImageExtensions[] = {"png", "bmp", "tif", "tiff", "ppm",
                                         "pgm", "pnm", "jpg", "jpeg", "webp"};
 
+}  // namespace
+
 bool isImageExtension(const std::string& ext) {
   return std::find(std::begin(kImageExtensions), std::end(kImageExtensions), ext) !=
          std::end(kImageExtensions);
 }
+
+namespace {
 
 // Directory exists, is a directory, and is writable; `what` names the path in messages.
 void checkDirectory(const fs::path& file, const std::string& what) {
@@ -108,7 +112,7 @@ const AVOutputFormat* findMuxer(const OutputSpec& s, const std::optional<std::st
   return av_guess_format(nullptr, s.path.c_str(), nullptr);
 }
 
-void classifyImages(OutputSpec& s, const fs::path& p) {
+void classifyImages(OutputSpec& s, const fs::path& p, bool oneImageIn) {
   PatternProblem problem;
   auto pattern = parseFramePattern(s.path, &problem);
   if (!problem.what.empty())
@@ -118,7 +122,8 @@ void classifyImages(OutputSpec& s, const fs::path& p) {
     throw UsageError("output " + quote(s.path) +
                      ": an image pattern needs an image type (.png, .bmp, "
                      ".tiff, .ppm/.pgm, .jpg, .webp); .png is lossless");
-  if (!pattern && s.maxFrames == 1) {  // one frame, to the name given (a thumbnail)
+  // One frame, to the name given: a thumbnail (--frames 1), or the one frame of a still image.
+  if (!pattern && (s.maxFrames == 1 || oneImageIn)) {
     pattern.emplace();
     pattern->prefix = unescapePercents(s.path);
     pattern->single = true;
@@ -231,7 +236,7 @@ OutputSpec classifyOutput(const OutputRequest& r) {
     // video file's name, as ffmpeg takes it).
     const bool numbered = parseFramePattern(s.path, nullptr).has_value();
     if ((numbered || isImageExtension(s.extension)) && (!r.format || *r.format == "image2")) {
-      classifyImages(s, fs::path(s.path));
+      classifyImages(s, fs::path(s.path), r.oneImageIn);
       if (!r.encoder.codec.empty())
         spdlog::warn("--codec {} is ignored for an image sequence", r.encoder.codec);
       for (const auto& [given, option] : {std::pair{r.encoder.crf.has_value(), "--crf"},

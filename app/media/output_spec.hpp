@@ -41,7 +41,11 @@ struct OutputRequest {
   bool audio = true;
   std::int64_t maxFrames = -1;
   std::optional<std::string> inputFormat;  // -f before -i: an unknown output's message says so
+  bool oneImageIn = false;  // the input is one still image: a single image's name takes it
 };
+
+// An image type's extension, lower case without the dot: png, jpg, webp, ...
+bool isImageExtension(const std::string& ext);
 
 // Checks the request: a known container (from -f or the name) or image type, the directory
 // exists and is writable, a pattern has exactly one frame number, the encoder exists and suits
