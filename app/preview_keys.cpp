@@ -137,7 +137,8 @@ void PreviewSink::toggleFusion() {
   fuse_ = !fuse_;
   const bool on = fuse_;
   host_->post([on](Chain& c) { c.setFusion(on ? Chain::Fusion::On : Chain::Fusion::Off); });
-  setMessage(on ? "fused passes: stages timed together" : "unfused: every stage timed alone");
+  setMessage(on ? "fusion on: stages that fuse run and are timed as one pass"
+                : "fusion off: every stage runs and is timed alone");
   redrawHeld();
 }
 
