@@ -12,7 +12,8 @@ namespace vf {
 
 namespace {
 constexpr std::size_t kBufferBytes = 64 * 1024;
-}
+constexpr auto kHoldAtMost = std::chrono::seconds(1);
+}  // namespace
 
 TextFile::~TextFile() {
   if (fd_ >= 0) ::close(fd_);
@@ -28,9 +29,11 @@ void TextFile::open(const std::string& path, const std::string& what) {
 }
 
 void TextFile::writeLine(const std::string& line) {
+  const auto now = std::chrono::steady_clock::now();
+  if (buffer_.empty()) heldSince_ = now;
   buffer_ += line;
   buffer_ += '\n';
-  if (buffer_.size() >= kBufferBytes) flush();
+  if (buffer_.size() >= kBufferBytes || now - heldSince_ >= kHoldAtMost) flush();
 }
 
 void TextFile::flush() {

@@ -118,6 +118,24 @@ TEST(AppOffline, OneFrameToASingleImage) {
   EXPECT_LE(vf::test::maxAbsDiff(image, referenceFromGray(stillGray[0])), 1);
 }
 
+// -y over a longer sequence replaces the images written; the earlier run's images past them,
+// which ffmpeg and globs would read as part of this sequence, are named.
+TEST(AppOffline, ImagesLeftFromALongerRunAreNamed) {
+  TempDir dir("offline_stale");
+  const std::string pattern = dir / "f_%03d.png";
+  const auto five = runVidfilter({"-i", kVideo, "--chain", "gray", "--frames", "5", "-o", pattern});
+  ASSERT_EQ(five.status, 0) << five.err;
+  EXPECT_EQ(five.err.find("from before this run"), std::string::npos) << five.err;
+  const auto two =
+      runVidfilter({"-y", "-i", kVideo, "--chain", "blur", "--frames", "2", "-o", pattern});
+  ASSERT_EQ(two.status, 0) << two.err;
+  EXPECT_NE(two.err.find("3 images after the 2 written, " + (dir / "f_003.png") + " to " +
+                         (dir / "f_005.png") + ", are from before this run"),
+            std::string::npos)
+      << two.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "f_005.png"));  // named, not removed
+}
+
 TEST(AppOffline, Mp4HasTheInputsFrameCountAndRate) {
   ASSERT_TRUE(haveFfprobe()) << "ffprobe not found: install the ffmpeg package";
   TempDir dir("offline_mp4");

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "pipeline/engine_stats.hpp"
+#include "pipeline/text_file.hpp"
 #include "tests/test_engine_util.hpp"
 
 using namespace vf;
@@ -15,6 +16,30 @@ using namespace vf::test;
 using namespace std::chrono_literals;
 
 namespace {
+
+// The stats file is written as a run goes: lines held for a second are on disk at the next
+// line (tail -f follows a run; a killed run loses at most that), not only at the close.
+TEST(Engine, StatsLinesReachTheFileWithinASecond) {
+  const std::string path = ::testing::TempDir() + "/text_file_" +
+                           std::to_string(reinterpret_cast<std::uintptr_t>(&path)) + ".jsonl";
+  const auto onDisk = [&] {
+    std::ifstream in(path);
+    std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return all;
+  };
+  TextFile f;
+  f.open(path, "the stats file");
+  f.writeLine("{\"frame\":0}");
+  f.writeLine("{\"frame\":1}");
+  EXPECT_EQ(onDisk(), "") << "held, as a buffer should be, for less than a second";
+  std::this_thread::sleep_for(1100ms);
+  f.writeLine("{\"frame\":2}");
+  EXPECT_EQ(onDisk(), "{\"frame\":0}\n{\"frame\":1}\n{\"frame\":2}\n");
+  f.writeLine("{\"frame\":3}");
+  f.close();
+  EXPECT_EQ(onDisk(), "{\"frame\":0}\n{\"frame\":1}\n{\"frame\":2}\n{\"frame\":3}\n");
+  std::remove(path.c_str());
+}
 
 TEST(Engine, StatsFileHasOneJsonLinePerFrame) {
   const int frames = 40;

@@ -232,6 +232,8 @@ TEST(ReliabilityCli, BenchErrorsAreOneLineWithExitStatus2) {
   expectBenchUsage(
       {"--chain", "gray", "--size", "64x48", "--json", "-"},
       "--json -: the benchmark prints its tables on stdout; give the JSON a file name");
+  expectBenchUsage({"--chain", "gray", "--size", "64x48", "--json", "/dev/stdout", "-y"},
+                   "--json /dev/stdout: the benchmark prints its tables on stdout");
   expectBenchUsage({"--chain", "gray", "--no-peers"},
                    "--no-peers is for --table; add --table, or leave it out");
   expectBenchUsage({"--chain", "gray", "--packed-rows"}, "--packed-rows is for --table");

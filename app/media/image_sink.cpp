@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 #include "app/media/atomic_file.hpp"
 #include "app/media/colour_kept.hpp"
 #include "app/media/media_source.hpp"
@@ -150,6 +152,19 @@ void ImageSink::finish() {
   finished_ = true;
   worker_->finish();  // rethrows a failed write, after every image before it was written
   spdlog::info("wrote {} images to {}", written_, spec_.path);
+  // Images of an earlier, longer run past the last one written (-y replaced only those written)
+  // read back with these as one sequence: said, with their names.
+  if (spec_.pattern->single) return;
+  std::int64_t stale = 0;
+  std::error_code ec;
+  while (stale < 1000000 && std::filesystem::exists(spec_.pattern->name(written_ + stale + 1), ec))
+    ++stale;
+  if (stale > 0)
+    spdlog::warn(
+        "{}: {} image{} after the {} written, {} to {}, {} from before this run; remove them, "
+        "or ffmpeg and globs read them as part of this sequence",
+        spec_.path, stale, stale == 1 ? "" : "s", written_, spec_.pattern->name(written_ + 1),
+        spec_.pattern->name(written_ + stale), stale == 1 ? "is" : "are");
 }
 
 }  // namespace vf::media
