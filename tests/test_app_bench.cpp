@@ -395,6 +395,16 @@ TEST(BenchCommand, FileJobNumbersAreCheckedAndItsSetupLineIsPrintable) {
   EXPECT_EQ(r.out.find_first_of("\x1b\r"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("a\\x1b[31mb\\rc.mkv"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("fewer than --frames"), std::string::npos) << r.out;
+  // The ffmpeg command it prints can be pasted into a shell: a name with a space and a ';' is one
+  // quoted word.
+  const std::string spaced = dir / "a b;touch x.mkv";
+  std::filesystem::copy_file(video, spaced);
+  const ProcResult withPeer = runBench({"--input", spaced, "--frames", "3", "--chain", "gray"});
+  ASSERT_EQ(withPeer.status, 0) << withPeer.err;
+  if (withPeer.out.find("ffmpeg command:") != std::string::npos)
+    EXPECT_NE(withPeer.out.find(" -i '" + spaced + "' "), std::string::npos) << withPeer.out;
+  else
+    EXPECT_NE(withPeer.out.find("ffmpeg peer: not run"), std::string::npos) << withPeer.out;
   // Its scratch files go to a new directory of its own under TMPDIR, removed after it; what was
   // there before stays.
   const std::string tmp = dir / "tmp";

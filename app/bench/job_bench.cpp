@@ -117,6 +117,17 @@ void printRow(const PartResult& r) {
   std::printf("  %-50s %7d %9.3f %9.1f\n", r.name.c_str(), r.frames, r.seconds, r.fps());
 }
 
+// `s` as one word a POSIX shell reads back as it is: the printed command can be pasted (an
+// input named "a b;rm x.mp4" stays one argument).
+std::string shellWord(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_-./:=,+@%") == std::string::npos)
+    return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::vector<std::string> ffmpegArgs(const Options& o, const std::string& vf,
                                     const std::string& out) {
   const auto& e = o.setup.encoder;
@@ -150,7 +161,7 @@ std::optional<PartResult> ffmpegPeer(const Options& o, const fs::path& dir, std:
   const auto vf = ffmpegFilters(o.setup.chain, why);
   if (!vf) return std::nullopt;
   const auto args = ffmpegArgs(o, *vf, (dir / "ffmpeg.mkv").string());
-  for (const auto& a : args) *command += (command->empty() ? "" : " ") + a;
+  for (const auto& a : args) *command += (command->empty() ? "" : " ") + shellWord(a);
   if (auto t = timeCommand(args)) return PartResult{"ffmpeg -vf " + *vf, o.setup.frames, *t};
   *why = "the ffmpeg command failed or is not installed";
   return std::nullopt;
