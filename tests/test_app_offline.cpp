@@ -134,6 +134,17 @@ TEST(AppOffline, ImagesLeftFromALongerRunAreNamed) {
             std::string::npos)
       << two.err;
   EXPECT_TRUE(std::filesystem::exists(dir / "f_005.png"));  // named, not removed
+  // A directory at one of the frames' names: refused before any image is replaced.
+  std::filesystem::remove(dir / "f_004.png");
+  std::filesystem::create_directory(dir / "f_004.png");
+  const auto before = std::filesystem::last_write_time(dir / "f_001.png");
+  const auto blocked =
+      runVidfilter({"-y", "-i", kVideo, "--chain", "gray", "--frames", "5", "-o", pattern});
+  EXPECT_EQ(blocked.status, 2) << blocked.err;
+  EXPECT_NE(blocked.err.find("f_004.png', one of its frames' names, is a directory"),
+            std::string::npos)
+      << blocked.err;
+  EXPECT_EQ(std::filesystem::last_write_time(dir / "f_001.png"), before);
 }
 
 TEST(AppOffline, Mp4HasTheInputsFrameCountAndRate) {

@@ -221,6 +221,12 @@ void PathGuard::writesPattern(const std::string& text, const FramePattern& patte
     u.shown = role + " " + quote(text) + " (its file " + quote(full) + ")";
     if (!u.exists) continue;
     checkAgainstReads(u);
+    // A directory at a frame's name would stop the run there, the frames before it replaced.
+    std::error_code dirEc;
+    if (fs::is_directory(full, dirEc))
+      throw UsageError(role + " " + quote(text) + ": " + quote(full) +
+                       ", one of its frames' names, is a directory; remove it or choose another "
+                       "name");
     if (u.regular && (use.first.empty() || full < use.first)) use.first = full;
     if (u.regular) ++use.existing;
     addWrite(std::move(u));
