@@ -56,6 +56,10 @@ class VideoEncoder {
   // The frame's presentation time in the encoder's time base (strictly increasing); once per
   // frame written, repeats included.
   std::int64_t ptsFor(const FrameTime& t);
+  // Frames closer together than one tick of the container's time base (Matroska's 1 ms, GIF's
+  // 10 ms) are moved apart by one before they are encoded: after the encoder reorders them, the
+  // container could not tell them apart, and would play them out of order.
+  void keepApartIn(AVRational containerTimeBase);
   // nullptr: the end (drain). Throws MediaError with the encoder's reason.
   void send(AVFrame* frame);
   // The next packet into `out` (time base: the encoder's). False when it needs more frames.
@@ -80,6 +84,9 @@ class VideoEncoder {
   bool timed_ = false;         // frames' times taken
   std::int64_t slots_ = 0;     // constant-rate slots filled so far (slotsFor)
   std::int64_t counter_ = 0, last_ = AV_NOPTS_VALUE;
+  std::int64_t step_ = 1;  // the least distance between two frames' pts (keepApartIn)
+  AVRational containerTimeBase_{1, 1};
+  bool tickMoveSaid_ = false;
 };
 
 }  // namespace vf::media

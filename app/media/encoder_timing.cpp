@@ -1,6 +1,8 @@
 // When each frame of an encoder is shown: the slots of a constant rate where the container keeps
 // no timestamps, whole ticks of the rate where its time base is the rate's, else the frames'
 // own times (VideoEncoder, app/media/encoder.hpp).
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 
@@ -43,11 +45,26 @@ std::int64_t VideoEncoder::slotsAtEnd() {
   return more;
 }
 
+void VideoEncoder::keepApartIn(AVRational containerTimeBase) {
+  containerTimeBase_ = containerTimeBase;
+  step_ = std::max<std::int64_t>(
+      1, av_rescale_q_rnd(1, containerTimeBase, ctx_->time_base, AV_ROUND_UP));
+}
+
 std::int64_t VideoEncoder::ptsFor(const FrameTime& t) {
   std::int64_t pts = counter_++;
   if (!constantRate_ && t.known())
     pts = av_rescale_q(t.pts, AVRational{t.num, t.den}, ctx_->time_base);
-  if (last_ != AV_NOPTS_VALUE && pts <= last_) pts = last_ + 1;
+  if (last_ != AV_NOPTS_VALUE && pts < last_ + step_) {
+    if (step_ > 1 && !tickMoveSaid_) {
+      spdlog::warn(
+          "{}: frames closer together than its time base ({}/{} s) are moved to the "
+          "next tick",
+          shown_, containerTimeBase_.num, containerTimeBase_.den);
+      tickMoveSaid_ = true;
+    }
+    pts = last_ + step_;
+  }
   last_ = pts;
   return pts;
 }

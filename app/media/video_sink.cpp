@@ -88,6 +88,7 @@ VideoSink::VideoSink(const OutputSpec& spec, const FrameDesc& desc, const Output
     input->attachRelay(relay_);
   }
   muxer_.open();
+  encoder_->keepApartIn(muxer_.context()->streams[0]->time_base);
   // An RTP stream of one codec is received through its session description, printed as ffmpeg
   // prints it (rtp_mpegts, what rtp:// writes by default, needs none).
   if (spec.muxer == "rtp") printSdp(muxer_.context());
