@@ -149,6 +149,19 @@ TEST(ReliabilityNetwork, AnRtpOutputPrintsTheSessionItsReceiverOpens) {
   EXPECT_EQ(p.width, 160);
   EXPECT_EQ(p.height, 120);
   EXPECT_GT(p.frames, 0);
+  // vidfilter receives it through the same description (FFmpeg lets a .sdp reach only files
+  // unless told; ffmpeg's -protocol_whitelist), and ends the stream once it stops sending.
+  const std::string got = dir / "got.mkv";
+  Child own(vidfilterBinary(), {"-i", sdp, "--chain", "gray", "--codec", "ffv1", "-o", got},
+            ProcOptions{});
+  ::usleep(1500 * 1000);
+  const auto third = runVidfilter(send);
+  ASSERT_EQ(third.status, 0) << third.err;
+  const ProcResult ownEnd = own.wait();
+  EXPECT_EQ(ownEnd.status, 0) << ownEnd.err;
+  const Probe g = probe(got);
+  EXPECT_EQ(g.width, 160);
+  EXPECT_GT(g.frames, 0) << ownEnd.err;
   // An input with audio: RTP carries one stream, so the user is told to leave the audio out
   // (a usage error, nothing sent); with -an the video goes alone.
   const std::string withAudio = dir / "av.mkv";

@@ -41,12 +41,18 @@ std::string systemFailure(const DemuxRequest& r, int err) {
   return m;
 }
 
-// A name whose extension raw frames are stored under (no header: FFmpeg does not probe them).
-bool rawVideoName(const std::string& name) {
+// A file name's extension, lower case, without the dot ("" where it has none).
+std::string extensionOf(const std::string& name) {
   const auto dot = name.rfind('.');
-  if (dot == std::string::npos || name.find('/', dot) != std::string::npos) return false;
+  if (dot == std::string::npos || name.find('/', dot) != std::string::npos) return "";
   std::string ext = name.substr(dot + 1);
   for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+// A name whose extension raw frames are stored under (no header: FFmpeg does not probe them).
+bool rawVideoName(const std::string& name) {
+  const std::string ext = extensionOf(name);
   for (const char* raw : {"yuv", "raw", "rgb", "bgr", "rgba", "bgra", "nv12", "gray"})
     if (ext == raw) return true;
   return false;
@@ -249,6 +255,11 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   // listed_files.hpp); FFmpeg's safe mode would refuse absolute paths and most names. A list on
   // stdin cannot be read ahead, so it keeps the safe mode.
   if (request.url.rfind("file:", 0) == 0) opts.set("safe", "0");
+  // A session description (.sdp, -f sdp) names the RTP stream to receive: FFmpeg lets it reach
+  // files only unless told, so it could never be received (ffmpeg's -protocol_whitelist).
+  if (request.url.rfind("file:", 0) == 0 &&
+      (request.format == "sdp" || extensionOf(request.shown) == "sdp"))
+    opts.set("protocol_whitelist", "file,crypto,data,udp,rtp");
   if (request.network) {
     opts.set("rw_timeout", kReadTimeoutUs);
     // A listener waits for its sender as long as it takes (a signal ends the wait), or as long

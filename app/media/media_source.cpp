@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -20,6 +21,16 @@ namespace vf::media {
 
 namespace {
 
+// A network stream's input: a URL, or a session description file (.sdp, -f sdp) naming the RTP
+// stream to receive; read as one (its open and stall timeouts, live).
+bool streamed(const app::SourceSpec& spec, const app::InputOptions& o) {
+  if (spec.kind == app::SourceKind::Url) return true;
+  if (spec.kind != app::SourceKind::File) return false;
+  std::string tail = spec.text.size() > 4 ? spec.text.substr(spec.text.size() - 4) : "";
+  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return o.format == "sdp" || tail == ".sdp";
+}
+
 DemuxRequest requestFor(const app::SourceSpec& spec, const app::InputOptions& o) {
   DemuxRequest r;
   r.shown = spec.kind == app::SourceKind::Pipe ? "stdin" : spec.text;
@@ -27,7 +38,7 @@ DemuxRequest requestFor(const app::SourceSpec& spec, const app::InputOptions& o)
   // A plain path is opened as a file even when it holds ':' (libavformat would take "a:b" for
   // protocol a).
   if (spec.kind == app::SourceKind::File) r.url = "file:" + spec.text;
-  r.network = spec.kind == app::SourceKind::Url;
+  r.network = streamed(spec, o);
   r.rawSize = o.rawSize;
   r.rawPixFmt = o.rawPixFmt;
   r.format = o.format;
@@ -83,7 +94,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
       converter_(options.convertThreads),
       frame_(makeFrame()),
       packet_(makePacket()) {
-  live_ = spec.kind == app::SourceKind::Url;
+  live_ = streamed(spec, options);
   if (options.rate > 0 && !demuxer_.raw())
     spdlog::warn("{}: --rate is for image sequences and raw video; this {} keeps its own timing",
                  spec.kind == app::SourceKind::Pipe ? "stdin" : spec.text, kindOf(spec.kind));
