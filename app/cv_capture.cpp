@@ -21,6 +21,7 @@
 #include "app/interrupt.hpp"
 #include "app/mat_view.hpp"
 #include "app/options.hpp"
+#include "app/wait_notice.hpp"
 #include "pipeline/error.hpp"
 #include "pipeline/quote.hpp"
 
@@ -243,7 +244,17 @@ class VideoCaptureSource : public CaptureSource {
           if (!converted.empty())
             spdlog::info("{}: {} frames converted for appsink (videoconvert)", t, converted);
           gstErrors_.emplace();  // the pipeline OpenCV makes here
-          cap_.open(opened, cv::CAP_GSTREAMER);
+          {
+            // The open waits for the pipeline's first frame, as long as its source takes (a
+            // network source with no sender: for ever): after 5 s, one line says so.
+            const WaitNotice notice(std::chrono::seconds(5), [&t] {
+              spdlog::info(
+                  "GStreamer pipeline {}: no frame yet after 5 s; waiting for its source "
+                  "(Ctrl-C stops)",
+                  quote(t));
+            });
+            cap_.open(opened, cv::CAP_GSTREAMER);
+          }
           gstErrors_->stopNoting();
           if (!cap_.isOpened()) cap_.release();  // OpenCV's half-made pipeline, quietly
         }

@@ -243,6 +243,30 @@ TEST_F(AppLive, ANamedAppsinkRuns) {
 
 // The error names the cause GStreamer gives, after the pipeline: the element it has not, the
 // file a source cannot open, the caps that do not link, the device that does not exist.
+// A pipeline whose source sends nothing (udpsrc with no sender) keeps the open waiting for its
+// first frame: after 5 s one line says what it waits for; Ctrl-C ends it.
+TEST_F(AppLive, APipelineWaitingForItsFirstFrameSaysSo) {
+  TempDir dir("live_no_frame");
+  const int port = 30000 + ::getpid() % 20000;
+  Child c(vidfilterBinary(),
+          {"-i",
+           "udpsrc port=" + std::to_string(port) +
+               " ! video/x-raw,format=I420,width=160,height=120,framerate=25/1 ! videoconvert ! "
+               "appsink",
+           "--chain", "gray", "-o", dir / "o.mkv"},
+          ProcOptions{});
+  const bool said = c.readUntil(
+      [](const std::string& err) {
+        return err.find("no frame yet after 5 s") != std::string::npos;
+      },
+      20);
+  c.signal(SIGINT);
+  const ProcResult r = c.wait();
+  EXPECT_TRUE(said) << r.err;
+  EXPECT_NE(r.err.find("waiting for its source (Ctrl-C stops)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.status, 130) << r.err;
+}
+
 TEST_F(AppLive, PipelineThatDoesNotStart) {
   const auto r = runVidfilter(
       {"-i", "videotestsrc ! nosuchelement ! appsink", "--chain", "gray", "--no-preview"});
