@@ -1,6 +1,5 @@
 #include "app/sinks.hpp"
 
-#include <cctype>
 #include <climits>
 #include <cstdint>
 #include <filesystem>
@@ -53,10 +52,8 @@ OutputSpec classifyOutput(const Settings& s) {
   // writes it, without --frames 1.
   if (s.input && !s.inputs && !s.inputsList &&
       s.input->find_first_of("%*?[") == std::string::npos) {
-    std::string ext = std::filesystem::path(*s.input).extension().string();
-    for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     std::error_code ec;
-    r.oneImageIn = ext.size() > 1 && media::isImageExtension(ext.substr(1)) &&
+    r.oneImageIn = media::isImageExtension(media::lowerExtension(*s.input)) &&
                    std::filesystem::is_regular_file(*s.input, ec);
   }
   return media::classifyOutput(r);

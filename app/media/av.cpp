@@ -3,10 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <atomic>
+#include <cctype>
 #include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -151,6 +153,13 @@ std::string codecName(const AVCodec* c) {
   const char* family = avcodec_get_name(c->id);
   if (std::string(family) == c->name) return c->name;
   return std::string(family) + " (" + c->name + ")";
+}
+
+std::string lowerExtension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  if (!ext.empty()) ext.erase(0, 1);
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
 }
 
 bool isMp4Family(const std::string& m) {

@@ -139,6 +139,9 @@ double rotationOf(const AVStream* stream);
 bool isMp4Family(const std::string& muxer);
 bool isMp4OrMatroska(const std::string& muxer);
 
+// A file name's extension, lower case, without its dot ("png"; "" where it has none).
+std::string lowerExtension(const std::string& path);
+
 // A sample aspect ratio `sar` (0/1: unknown) after the pixels' shape changed by `reshape`, as
 // ffmpeg's scale keeps the displayed picture's shape: sar x reshape, reduced; unknown stays so.
 AVRational reshapedAspect(AVRational sar, AVRational reshape);

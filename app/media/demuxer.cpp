@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -41,18 +40,9 @@ std::string systemFailure(const DemuxRequest& r, int err) {
   return m;
 }
 
-// A file name's extension, lower case, without the dot ("" where it has none).
-std::string extensionOf(const std::string& name) {
-  const auto dot = name.rfind('.');
-  if (dot == std::string::npos || name.find('/', dot) != std::string::npos) return "";
-  std::string ext = name.substr(dot + 1);
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return ext;
-}
-
 // A name whose extension raw frames are stored under (no header: FFmpeg does not probe them).
 bool rawVideoName(const std::string& name) {
-  const std::string ext = extensionOf(name);
+  const std::string ext = lowerExtension(name);
   for (const char* raw : {"yuv", "raw", "rgb", "bgr", "rgba", "bgra", "nv12", "gray"})
     if (ext == raw) return true;
   return false;
@@ -258,7 +248,7 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   // A session description (.sdp, -f sdp) names the RTP stream to receive: FFmpeg lets it reach
   // files only unless told, so it could never be received (ffmpeg's -protocol_whitelist).
   if (request.url.rfind("file:", 0) == 0 &&
-      (request.format == "sdp" || extensionOf(request.shown) == "sdp"))
+      (request.format == "sdp" || lowerExtension(request.shown) == "sdp"))
     opts.set("protocol_whitelist", "file,crypto,data,udp,rtp");
   if (request.network) {
     opts.set("rw_timeout", kReadTimeoutUs);

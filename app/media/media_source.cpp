@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -26,9 +25,7 @@ namespace {
 bool streamed(const app::SourceSpec& spec, const app::InputOptions& o) {
   if (spec.kind == app::SourceKind::Url) return true;
   if (spec.kind != app::SourceKind::File) return false;
-  std::string tail = spec.text.size() > 4 ? spec.text.substr(spec.text.size() - 4) : "";
-  for (char& c : tail) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o.format == "sdp" || tail == ".sdp";
+  return o.format == "sdp" || lowerExtension(spec.text) == "sdp";
 }
 
 DemuxRequest requestFor(const app::SourceSpec& spec, const app::InputOptions& o) {

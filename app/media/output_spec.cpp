@@ -207,8 +207,7 @@ OutputSpec classifyOutput(const OutputRequest& r) {
   s.audio = r.audio;
   s.maxFrames = r.maxFrames;
   const fs::path p(s.path);
-  s.extension = lower(p.extension().string());
-  if (!s.extension.empty()) s.extension = s.extension.substr(1);
+  s.extension = lowerExtension(s.path);
   const std::string scheme = schemeOf(s.path);
 
   if (s.path == "-") {
