@@ -2,10 +2,12 @@
 // RTMP through it) takes one audio stream, the input's default; Matroska takes the codecs it
 // writes through their Video for Windows and ACM tags (Ut Video, pcm_mulaw), copied as they
 // are; an Ogg Theora output whose encoder repeats frames as empty packets, which Ogg does not
-// store, is written whole and reported so; SWF is written at the input's frame rate; a colour
+// store, is written whole and reported so; SWF is written at the input's frame rate; MXF's
+// audio at its one rate, and a muxer's reason for refusing a header in the error; a colour
 // description the output has no place for is named.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -83,6 +85,34 @@ TEST(MediaContainers, SwfIsWrittenAtTheInputsRate) {
   EXPECT_EQ(probeValue(out, "-select_streams v", "stream=r_frame_rate"), "25/1");
   EXPECT_EQ(countFrames(out), 50);
   EXPECT_EQ(decodeErrors(out), "");
+}
+
+TEST(MediaContainers, MxfAudioIsWrittenAtItsOnlyRateAndAMuxersRefusalSaysWhy) {
+  // MXF's PCM is 48 kHz alone (ffmpeg itself fails: "only 48khz is implemented"): 44.1 kHz audio
+  // is resampled, the whole second of it kept.
+  TempDir dir("containers_mxf");
+  const std::string in = dir / "in.mp4", out = dir / "out.mxf";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=1 -f lavfi -i "
+      "sine=frequency=440:sample_rate=44100:duration=1 -c:v libx264 -pix_fmt yuv420p -c:a aac " +
+      q(in));
+  const auto r = runVidfilter({"-i", in, "--chain", "blur", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probeValue(out, "-select_streams a", "stream=codec_name,sample_rate"),
+            "pcm_s16le\n48000");
+  EXPECT_EQ(countFrames(out), 25);
+  EXPECT_EQ(decodeErrors(out), "");
+  // The samples ffmpeg decodes from it, mono: one second's.
+  const std::string bytes = shellOutput("ffmpeg -nostdin -v error -i " + q(out) +
+                                        " -map 0:a -f s16le -ac 1 - 2>/dev/null | wc -c");
+  EXPECT_NEAR(std::stod(bytes) / 2 / 48000, 1.0, 0.05) << bytes;
+  // A header the muxer refuses for a reason it logs (GXF takes PAL and NTSC sizes only): the
+  // reason is in the one error, and nothing is left.
+  const std::string gxf = dir / "out.gxf";
+  const auto g = runVidfilter({"-i", in, "--chain", "blur", "-o", gxf});
+  EXPECT_EQ(g.status, 1) << g.err;
+  EXPECT_NE(g.err.find("PAL or NTSC"), std::string::npos) << g.err;
+  EXPECT_FALSE(std::filesystem::exists(gxf));
 }
 
 TEST(MediaContainers, AColourDescriptionTheOutputCannotHoldIsNamed) {

@@ -139,7 +139,7 @@ AVChannelLayout pickLayout(const AVCodec* c, const AVChannelLayout& want) {
 }  // namespace
 
 AudioTranscoder::AudioTranscoder(const AVStream* input, const AVCodec* encoder, bool globalHeader,
-                                 const std::string& shown, AudioWindow window)
+                                 const std::string& shown, AudioWindow window, int rate)
     : shown_(shown),
       dec_(openStreamDecoder(input, shown, "audio")),
       in_(makeFrame()),
@@ -149,7 +149,8 @@ AudioTranscoder::AudioTranscoder(const AVStream* input, const AVCodec* encoder, 
   enc_.reset(avcodec_alloc_context3(encoder));
   if (!enc_) outOfMemory("audio re-encoding");
 
-  enc_->sample_rate = pickRate(encoder, dec_->sample_rate > 0 ? dec_->sample_rate : 48000);
+  enc_->sample_rate =
+      rate > 0 ? rate : pickRate(encoder, dec_->sample_rate > 0 ? dec_->sample_rate : 48000);
   enc_->sample_fmt = pickSampleFormat(encoder, dec_->sample_fmt);
   AVChannelLayout layout = dec_->ch_layout;
   if (layout.nb_channels <= 0) av_channel_layout_default(&layout, 2);

@@ -25,9 +25,10 @@ struct AudioWindow {
 class AudioTranscoder {
  public:
   using Sink = std::function<void(AVPacket*)>;  // packets in timeBase()
-  // Throws UsageError when there is no such encoder, MediaError when it cannot start.
+  // Throws UsageError when there is no such encoder, MediaError when it cannot start. `rate`:
+  // the sample rate the container holds alone (0: the input's, where the encoder takes it).
   AudioTranscoder(const AVStream* input, const AVCodec* encoder, bool globalHeader,
-                  const std::string& shown, AudioWindow window = {});
+                  const std::string& shown, AudioWindow window = {}, int rate = 0);
   ~AudioTranscoder();
   AudioTranscoder(const AudioTranscoder&) = delete;
   AudioTranscoder& operator=(const AudioTranscoder&) = delete;

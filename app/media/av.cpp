@@ -99,15 +99,27 @@ int Interrupter::check(void* self) {
 
 namespace {
 
+std::string trimmed(const char* line) {
+  std::string s(line);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
 void logLine(void* avcl, int level, const char* fmt, va_list vl) {
-  if (level <= AV_LOG_ERROR) countLoggedError(avcl);
-  if (level > av_log_get_level()) return;
-  // FFmpeg formats its own message (fmt is FFmpeg's, never a user's string).
+  // FFmpeg formats its own messages (fmt is FFmpeg's, never a user's string).
   char line[1024];
+  if (level <= AV_LOG_ERROR) {
+    va_list copy;
+    va_copy(copy, vl);
+    int noPrefix = 0;
+    av_log_format_line2(nullptr, level, fmt, copy, line, sizeof line, &noPrefix);
+    va_end(copy);
+    noteLoggedError(avcl, trimmed(line));
+  }
+  if (level > av_log_get_level()) return;
   int prefix = 1;
   av_log_format_line2(avcl, level, fmt, vl, line, sizeof line, &prefix);
-  std::string s(line);
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  const std::string s = trimmed(line);
   if (s.empty()) return;
   const auto lvl = level <= AV_LOG_WARNING ? spdlog::level::debug : spdlog::level::trace;
   spdlog::log(lvl, "ffmpeg: {}", s);

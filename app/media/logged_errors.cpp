@@ -9,27 +9,34 @@ namespace vf::media {
 namespace {
 
 std::mutex gMutex;
-std::vector<std::pair<const void*, std::atomic<int>*>> gWatched;
+std::vector<LoggedErrors*> gWatched;
 
 }  // namespace
 
 LoggedErrors::LoggedErrors(const void* object) : object_(object) {
   const std::lock_guard<std::mutex> lock(gMutex);
-  gWatched.emplace_back(object_, &count_);
+  gWatched.push_back(this);
 }
 
 LoggedErrors::~LoggedErrors() {
   const std::lock_guard<std::mutex> lock(gMutex);
-  gWatched.erase(std::remove_if(gWatched.begin(), gWatched.end(),
-                                [&](const auto& w) { return w.second == &count_; }),
-                 gWatched.end());
+  gWatched.erase(std::remove(gWatched.begin(), gWatched.end(), this), gWatched.end());
 }
 
-void countLoggedError(const void* object) {
+std::string LoggedErrors::last() const {
+  const std::lock_guard<std::mutex> lock(textMutex_);
+  return last_;
+}
+
+void noteLoggedError(const void* object, const std::string& text) {
   if (!object) return;
   const std::lock_guard<std::mutex> lock(gMutex);
-  for (const auto& [watched, count] : gWatched)
-    if (watched == object) count->fetch_add(1);
+  for (LoggedErrors* w : gWatched) {
+    if (w->object_ != object) continue;
+    w->count_.fetch_add(1);
+    const std::lock_guard<std::mutex> textLock(w->textMutex_);
+    if (!text.empty()) w->last_ = text;
+  }
 }
 
 }  // namespace vf::media

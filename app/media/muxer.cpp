@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "app/interrupt.hpp"
+#include "app/media/logged_errors.hpp"
 #include "app/media/network_error.hpp"
 #include "app/media/written_file.hpp"
 #include "app/options.hpp"
@@ -138,8 +139,9 @@ void Muxer::open() {
     opts.set("movflags", "frag_keyframe+empty_moov+default_base_moof");
   // Where chapters given after the header are written with the trailer, they wait for the end.
   if (seekable && isMp4OrMatroska(spec_.muxer)) chapters_.holdBack(ctx_.get());
+  const LoggedErrors said(ctx_.get());  // a muxer logs why it refuses a header
   const int err = avformat_write_header(ctx_.get(), opts.ptr());
-  if (err < 0) refused(err);
+  if (err < 0) refused(err, said.last());
   if (ctx_->pb) headerBytes_ = avio_tell(ctx_->pb);
   // A regular file is read back at the end to see whether the rotation is there; a pipe, a
   // FIFO, a device or a stream cannot be: there the MP4 family is known to hold it, Matroska and
@@ -157,7 +159,7 @@ void Muxer::open() {
   opened_ = true;
 }
 
-void Muxer::refused(int err) {
+void Muxer::refused(int err, const std::string& reason) {
   // What the container was asked to hold, for the message; the file it began is no output.
   std::string streams;
   for (unsigned i = 0; i < ctx_->nb_streams; ++i) {
@@ -190,7 +192,8 @@ void Muxer::refused(int err) {
   // usage error; streams the defaults made (copied ones included): the run's failure.
   const std::string what =
       "the " + name + " container of " + spec_.path + " did not start with " + streams + " (" +
-      avError(err) + "); choose another codec (-c:v, -c:a)" +
+      (reason.empty() ? avError(err) : "its muxer: " + reason) +
+      "); choose another codec (-c:v, -c:a)" +
       (name == "matroska" ? "" : " or container (.mkv holds almost anything)") +
       "; nothing was written";
   if (spec_.chosen) throw app::UsageError(what);

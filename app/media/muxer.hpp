@@ -72,8 +72,9 @@ class Muxer {
   void finish(bool flushSide = true);
 
  private:
-  // A header the muxer refused (`err`): the file it began removed, an error naming the streams.
-  [[noreturn]] void refused(int err);
+  // A header the muxer refused (`err`, with the reason it logged, "" when none): the file it
+  // began removed, an error naming the streams.
+  [[noreturn]] void refused(int err, const std::string& reason);
   void write(AVPacket* p);
   void checkRoom(std::int64_t nextPacketBytes);
   // A copied AAC packet whose ADTS header does not parse: said, counted, left out (true).

@@ -121,6 +121,12 @@ int soleAudio(const AVFormatContext* in, const AVOutputFormat* f) {
 
 // `reencoded`, `cut`: the stream's tags that describe the input's stream are left out
 // (copyStreamTags).
+// The one audio sample rate a container holds (MXF's and GXF's PCM is 48 kHz), 0 for any.
+int containerRate(const AVOutputFormat* f) {
+  const std::string name = f->name;
+  return name.rfind("mxf", 0) == 0 || name == "gxf" ? 48000 : 0;
+}
+
 AVStream* newStream(AVFormatContext* out, const AVStream* in, bool reencoded, bool cut) {
   AVStream* st = avformat_new_stream(out, nullptr);
   if (!st) outOfMemory("the output container");
@@ -245,12 +251,17 @@ void SideStreams::plan(const AVFormatContext* in, int index, const AVStream* vid
                                                                : "no audio this FFmpeg can encode");
     return;
   }
+  const int rate = containerRate(out->oformat);
   auto t = std::make_unique<AudioTranscoder>(
-      ist, enc, (out->oformat->flags & AVFMT_GLOBALHEADER) != 0, spec.path, window_);
+      ist, enc, (out->oformat->flags & AVFMT_GLOBALHEADER) != 0, spec.path, window_, rate);
   AVStream* ost = newStream(out, ist, true, cut());
   avcodec_parameters_from_context(ost->codecpar, t->encoder());
   ost->time_base = t->timeBase();
-  notes_.push_back(what + " re-encoded as " + codecName(enc));
+  const bool resampled = rate > 0 && ist->codecpar->sample_rate != rate;
+  notes_.push_back(what + " re-encoded as " + codecName(enc) +
+                   (resampled ? " at " + std::to_string(rate) + " Hz (the " + out->oformat->name +
+                                    " container's only rate)"
+                              : ""));
   routes_.push_back({index, ost->index, ist->time_base, std::move(t), nullptr});
 }
 
