@@ -100,11 +100,17 @@ void VideoDecoder::send(const AVPacket* packet) {
   }
   const int err = avcodec_send_packet(ctx_.get(), packet);
   if (err >= 0 || err == AVERROR_EOF) return;
-  if (err == AVERROR_INVALIDDATA) {  // a damaged packet: skipped and counted
-    ++failed_;
-    return;
-  }
-  throw MediaError(shown_ + ": decoding failed: " + avError(err));
+  failed(err);
+}
+
+void VideoDecoder::failed(int err) {
+  if (err == AVERROR(ENOMEM)) throw MediaError(shown_ + ": decoding failed: " + avError(err));
+  ++failed_;
+  if (err == AVERROR_INVALIDDATA) return;  // damaged data: skipped and counted
+  if (++inARow_ < kFailuresInARow) return;
+  throw MediaError(shown_ + ": decoding failed " + std::to_string(inARow_) + " times in a row (" +
+                   avError(err) + "): the stream is damaged, or this FFmpeg's " +
+                   ctx_->codec->name + " decoder cannot read it");
 }
 
 bool VideoDecoder::receive(AVFrame* out) {
@@ -112,11 +118,11 @@ bool VideoDecoder::receive(AVFrame* out) {
     AVFrame* target = transfer_ ? hwFrame_.get() : out;
     const int err = avcodec_receive_frame(ctx_.get(), target);
     if (err == AVERROR(EAGAIN) || err == AVERROR_EOF) return false;
-    if (err == AVERROR_INVALIDDATA) {
-      ++failed_;
+    if (err < 0) {
+      failed(err);
       continue;
     }
-    if (err < 0) throw MediaError(shown_ + ": decoding failed: " + avError(err));
+    inARow_ = 0;
     if (target->decode_error_flags || (target->flags & AV_FRAME_FLAG_CORRUPT)) {
       // Concealed damage: the frame is there, with what the decoder could not read patched
       // over. Count it (the run reports it) and deliver it.

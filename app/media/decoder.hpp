@@ -21,8 +21,10 @@ class VideoDecoder {
                const std::string& pciAddresses, const std::string& shown, int threads = 0);
 
   // Feeds one packet (nullptr: the end; the decoder then drains); call only after receive()
-  // returned false. A packet the decoder rejects as damaged is counted (failedPackets) and
-  // skipped; other errors throw MediaError.
+  // returned false. A packet the decoder rejects (damaged data, or a part of the format its
+  // decoder lacks: one bad PNG or JPEG frame) is counted (failedPackets) and skipped, as ffmpeg
+  // skips it; MediaError when memory runs out, or when kFailuresInARow packets in a row fail
+  // for another reason than damaged data (a decoder that reads none of them).
   void send(const AVPacket* packet);
   // The next decoded frame into `out` (host memory). False when the decoder needs more input
   // or has drained.
@@ -41,7 +43,14 @@ class VideoDecoder {
   std::string shown_, hw_;   // hw_: "cuvid", a hwaccel's device type, or "" (software)
   bool transfer_ = false;    // frames decode into device memory (a hwaccel) and are copied back
   bool unsetRange_ = false;  // cuvid's frames: the stream declares no range, so neither do they
+  // A packet or frame that failed with `err`: counted, or MediaError (see send).
+  void failed(int err);
+
   std::int64_t failed_ = 0;
+  int inARow_ = 0;  // failures of another kind than damaged data since the last frame
 };
+
+// Packets in a row that fail for another reason than damaged data before a decoder is given up.
+constexpr int kFailuresInARow = 25;
 
 }  // namespace vf::media

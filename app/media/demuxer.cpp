@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -26,14 +27,27 @@ constexpr auto kReadTimeout = std::chrono::milliseconds(5000);
 
 using app::UsageError;
 
+// Whether the file at `path` opens and reads: an error a demuxer gave while it does (EIO on a
+// cut Matroska header, EBUSY on a y4m header's impossible size) is the data's.
+bool fileReads(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return false;
+  char byte = 0;
+  const bool reads = ::read(fd, &byte, 1) >= 0;
+  ::close(fd);
+  return reads;
+}
+
 // An input file the OS would not open for a reason of its own (too many open files, an I/O
 // error, no memory): its reason, and the run's fault rather than the file's. Empty for the
-// reasons that are the file's or the user's (missing, not readable, not a video), and for
-// pipes and streams.
+// reasons that are the file's or the user's (missing, not readable, not a video, an error code
+// its demuxer gave for its data), and for pipes and streams.
 std::string systemFailure(const DemuxRequest& r, int err) {
   if (r.network || r.url == "pipe:0" || err >= 0 || err <= -4096) return "";
   const int e = AVUNERROR(err);
   if (e == ENOENT || e == EACCES || e == EINVAL) return "";
+  const std::string path = r.url.rfind("file:", 0) == 0 ? r.url.substr(5) : r.url;
+  if (e != ENOMEM && fileReads(path)) return "";
   std::string m = "input file " + quote(r.shown) + " could not be opened: " + std::strerror(e);
   if (e == EMFILE || e == ENFILE)
     m += " (allow more with ulimit -n, or run fewer inputs at once with --jobs)";
@@ -48,7 +62,8 @@ bool rawVideoName(const std::string& name) {
   return false;
 }
 
-std::string openFailure(const DemuxRequest& r, int err) {
+// `reason`: what the demuxer logged as its error ("" when nothing).
+std::string openFailure(const DemuxRequest& r, int err, const std::string& reason = "") {
   // A list that reads as one but names a file that is not there is the entry's fault.
   if (r.format == "concat" && err == AVERROR(ENOENT))
     return "the concat list " + quote(r.shown) +
@@ -76,8 +91,8 @@ std::string openFailure(const DemuxRequest& r, int err) {
     return "input file " + quote(r.shown) +
            " has no header FFmpeg can read: if it is raw video, give its frame size with --size "
            "WxH (and --input-pix-fmt, yuv420p by default; --rate, 25 by default)";
-  return "input file " + quote(r.shown) +
-         " is not a video FFmpeg can read (wrong format or damaged)";
+  return "input file " + quote(r.shown) + " is not a video FFmpeg can read (wrong format or " +
+         (reason.empty() ? "damaged)" : "damaged; its demuxer: " + printable(reason) + ")");
 }
 
 // The container the first bytes of a pipe declare, by content alone; "" for raw video. The
@@ -259,6 +274,9 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
     else
       spdlog::info("{}: waiting for a sender to connect (Ctrl-C stops)", request.shown);
   }
+  // What the demuxer logs while it opens (the context is freed on failure; its address is only
+  // compared).
+  auto said = std::make_unique<LoggedErrors>(raw);
   int err = avformat_open_input(&raw, request.url.c_str(), format, opts.ptr());
   if (err < 0) {  // avformat_open_input freed the context
     if (app::interruptSignal()) throw MediaError("interrupted while opening " + request.shown);
@@ -267,10 +285,10 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
                        " could not be opened within 10 s (nothing is sending there, or the "
                        "address is wrong)");
     if (const std::string m = systemFailure(request, err); !m.empty()) throw MediaError(m);
-    throw UsageError(pipeSentNothing() ? nothingSent() : openFailure(request, err));
+    throw UsageError(pipeSentNothing() ? nothingSent() : openFailure(request, err, said->last()));
   }
   ctx_.reset(raw);
-  errors_ = std::make_unique<LoggedErrors>(raw);
+  errors_ = std::move(said);
   err = avformat_find_stream_info(raw, nullptr);
   interrupter_.disarm();
   if (err < 0 && app::interruptSignal())
@@ -278,7 +296,7 @@ Demuxer::Demuxer(const DemuxRequest& request) : request_(request) {
   if (err < 0 && pipeSentNothing()) throw UsageError(nothingSent());
   if (const std::string m = systemFailure(request, err); !m.empty()) throw MediaError(m);
   if (err == AVERROR_INVALIDDATA && movOnAPipe()) throw UsageError(movOnAPipeHint());
-  if (err < 0) throw UsageError(openFailure(request, err));
+  if (err < 0) throw UsageError(openFailure(request, err, errors_->last()));
   videoIndex_ = av_find_best_stream(raw, AVMEDIA_TYPE_VIDEO, -1, -1, nullptr, 0);
   if (videoIndex_ < 0) {
     if (request.network || request.url == "pipe:0")
@@ -298,7 +316,10 @@ std::int64_t Demuxer::startTime() const {
 }
 
 bool Demuxer::seekable() const {
-  return !request_.network && ctx_->pb && (ctx_->pb->seekable & AVIO_SEEKABLE_NORMAL);
+  // A stream without timestamps (raw H.264, MPEG-2 video: neither a start time nor a length)
+  // seeks by reading it all, to fail at its end.
+  const bool timed = ctx_->start_time != AV_NOPTS_VALUE || ctx_->duration > 0;
+  return !request_.network && ctx_->pb && (ctx_->pb->seekable & AVIO_SEEKABLE_NORMAL) && timed;
 }
 
 bool Demuxer::read(AVPacket* packet) {
@@ -341,10 +362,12 @@ bool Demuxer::read(AVPacket* packet) {
   }
   if (err == AVERROR_INVALIDDATA && packets_ == 0 && movOnAPipe())
     throw UsageError(movOnAPipeHint());
-  throw MediaError("reading " + request_.shown + " failed: " + avError(err));
+  const std::string said = errors_ ? errors_->last() : "";
+  throw MediaError("reading " + request_.shown + " failed: " + avError(err) +
+                   (said.empty() ? "" : " (its demuxer: " + printable(said) + ")"));
 }
 
-void Demuxer::seek(std::int64_t ts) {
+int Demuxer::seek(std::int64_t ts) {
   // As ffmpeg: containers that seek by decoding time (MPEG-TS, ...) land a little early when the
   // video reorders frames, so that the frame presented at `ts` is decoded.
   std::int64_t at = ts;
@@ -355,10 +378,7 @@ void Demuxer::seek(std::int64_t ts) {
         break;
       }
   }
-  const int err = avformat_seek_file(ctx_.get(), -1, INT64_MIN, at, at, 0);
-  if (err < 0)
-    spdlog::warn("{}: could not seek to {:.3f} s ({}); reading from where it is", request_.shown,
-                 double(ts) / AV_TIME_BASE, avError(err));
+  return std::min(avformat_seek_file(ctx_.get(), -1, INT64_MIN, at, at, 0), 0);
 }
 
 }  // namespace vf::media

@@ -53,8 +53,9 @@ class Demuxer {
   bool interrupted() const { return interrupted_; }  // a signal ended the reading
   // Errors the demuxer logged (damage it skipped over) since the input opened.
   int loggedErrors() const { return errors_ ? errors_->count() : 0; }
-  // Seeks so that the next packets start at the keyframe at or before `ts` (AV_TIME_BASE).
-  void seek(std::int64_t ts);
+  // Seeks so that the next packets start at the keyframe at or before `ts` (AV_TIME_BASE). A
+  // negative AVERROR where the demuxer cannot (a raw H.264 stream): the reading is where it was.
+  int seek(std::int64_t ts);
   // Ends a read blocked in another thread.
   void cancel() { interrupter_.cancel(); }
 

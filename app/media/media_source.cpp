@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
@@ -107,6 +108,7 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   const std::int64_t begin = demuxer_.startTime();
   offset_ = begin + toUs(options.start);
   startPts_ = av_rescale_q(offset_, AV_TIME_BASE_Q, tb_);
+  untimedNext_ = av_rescale_q(begin, AV_TIME_BASE_Q, tb_);
   if (options.end) {
     hasEnd_ = true;
     endUs_ = begin + toUs(*options.end);
@@ -116,7 +118,10 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   // a seek would land on the video's first keyframe, past the audio before it.
   const std::int64_t videoStart =
       v->start_time == AV_NOPTS_VALUE ? begin : av_rescale_q(v->start_time, tb_, AV_TIME_BASE_Q);
-  if (options.start > 0 && offset_ > videoStart && demuxer_.seekable()) seekBefore(offset_);
+  if (options.start > 0 && offset_ > videoStart && demuxer_.seekable())
+    if (const int err = seekBefore(offset_); err < 0)
+      spdlog::warn("{}: could not seek to {:.3f} s ({}); reading on from where it is", spec_.text,
+                   options.start, avError(err));
 
   if (!live_) {
     double seconds =
@@ -217,7 +222,9 @@ void MediaSource::applySeek() {
   if (t < 0 || !demuxer_.seekable()) return;
   const std::int64_t target = demuxer_.startTime() + toUs(t);
   skipBelow_ = av_rescale_q(target, AV_TIME_BASE_Q, tb_);
-  seekBefore(target);
+  if (const int err = seekBefore(target); err < 0)
+    spdlog::warn("{}: could not seek to {:.3f} s ({}); playing on from where it is", spec_.text, t,
+                 avError(err));
 }
 
 void MediaSource::relay(AVPacket* p) {
@@ -251,9 +258,26 @@ void MediaSource::relay(AVPacket* p) {
 
 bool MediaSource::decodeNext() {
   for (;;) {
-    if (decoder_->receive(frame_.get())) return true;
+    if (decoder_->receive(frame_.get())) {
+      // A stream without timestamps (raw H.264): each frame one step after the one before, from
+      // the input's start, so that --ss and --to count its frames.
+      AVFrame* f = frame_.get();
+      if (f->best_effort_timestamp == AV_NOPTS_VALUE && untimedNext_ != AV_NOPTS_VALUE)
+        f->best_effort_timestamp = untimedNext_;
+      if (f->best_effort_timestamp != AV_NOPTS_VALUE)
+        untimedNext_ =
+            f->best_effort_timestamp + (f->pkt_duration > 0 ? f->pkt_duration : frameStep());
+      return true;
+    }
+    if (eof_ && readError_) std::rethrow_exception(std::exchange(readError_, nullptr));
     if (eof_) return false;
-    if (!demuxer_.read(packet_.get())) {
+    bool read = false;
+    try {
+      read = demuxer_.read(packet_.get());
+    } catch (const MediaError&) {
+      readError_ = std::current_exception();
+    }
+    if (!read) {
       eof_ = true;
       decoder_->send(nullptr);
       continue;
@@ -304,23 +328,25 @@ bool MediaSource::nextWanted() {
   }
 }
 
-void MediaSource::seekBefore(std::int64_t targetUs) {
+int MediaSource::seekBefore(std::int64_t targetUs) {
   const std::int64_t target = av_rescale_q(targetUs, AV_TIME_BASE_Q, tb_);
   for (std::int64_t back = 0;; back = back ? back * 2 : AV_TIME_BASE / 2) {
     const std::int64_t at = targetUs - back;
-    demuxer_.seek(at);
+    // A stream that cannot seek fails the first time, before anything is decoded.
+    if (const int err = demuxer_.seek(at); err < 0) return err;
     discont_.reset();
     decoder_->flush();
     eof_ = pending_ = held_ = atEnd_ = false;
-    lastPts_ = AV_NOPTS_VALUE;
+    readError_ = nullptr;
+    lastPts_ = untimedNext_ = AV_NOPTS_VALUE;
     if (!relayDecided_) early_.clear();  // side packets of the attempt before
     const bool decoded = decodeNext();
     held_ = decoded;  // the frame decoded is examined by nextWanted()
-    if (at <= demuxer_.startTime()) return;
+    if (at <= demuxer_.startTime()) return 0;
     // Nothing decoded: the seek landed past the last keyframe (MPEG-TS seeks to any packet,
     // and the decoder waits for a keyframe); unless the target lies past the end.
-    if (!decoded && targetUs >= endOfInput()) return;
-    if (decoded && timestampOf(frame_.get()) <= target) return;
+    if (!decoded && targetUs >= endOfInput()) return 0;
+    if (decoded && timestampOf(frame_.get()) <= target) return 0;
     spdlog::debug("{}: the seek to {:.3f} s landed after it; seeking again from further back",
                   spec_.text, double(targetUs) / AV_TIME_BASE);
   }

@@ -7,6 +7,7 @@
 // packets go to a PacketRelay when an output wants them.
 #include <atomic>
 #include <deque>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,8 +66,9 @@ class MediaSource : public app::CaptureSource {
   bool decodeNext();  // into frame_; false at the end
   bool nextWanted();  // decodeNext() past what --ss, --to and a seek leave out
   // Seeks so that the frame presented at `targetUs` gets decoded: again from further back when
-  // the container lands after it (MPEG-TS seeks by an estimate).
-  void seekBefore(std::int64_t targetUs);
+  // the container lands after it (MPEG-TS seeks by an estimate). The demuxer's error where it
+  // cannot seek (the reading left where it was, nothing decoded), else 0.
+  int seekBefore(std::int64_t targetUs);
   std::int64_t endOfInput() const;  // AV_TIME_BASE: start + duration, or INT64_MAX
   std::int64_t timestampOf(const AVFrame* f) const;
   std::int64_t frameStep() const;  // one frame at the nominal rate, in the stream's time base
@@ -96,7 +98,10 @@ class MediaSource : public app::CaptureSource {
   std::int64_t endUs_ = INT64_MAX;           // AV_TIME_BASE: input start + --to
   std::int64_t startPts_ = 0, endPts_ = 0;   // stream time base
   std::int64_t skipBelow_ = AV_NOPTS_VALUE;  // a seek's target (stream time base)
-  bool held_ = false;           // frame_ holds a decoded frame nextWanted() has not examined
+  bool held_ = false;  // frame_ holds a decoded frame nextWanted() has not examined
+  // A read that failed part way (a list's missing file, an I/O error): thrown once the decoder
+  // has given up the frames it held.
+  std::exception_ptr readError_;
   bool exactCount_ = false;     // count_ is the container's, not an estimate from the duration
   bool lengthUnknown_ = false;  // the container's count and length are placeholders
   bool hasEnd_ = false, live_ = false, pending_ = false, eof_ = false, recording_ = false;
@@ -104,6 +109,8 @@ class MediaSource : public app::CaptureSource {
   double fps_ = 0;
   std::int64_t count_ = -1, delivered_ = 0, lastPts_ = AV_NOPTS_VALUE, lastDuration_ = 0;
   std::int64_t backwards_ = 0;  // frames left out whose times went back (nextWanted)
+  // The time of the next decoded frame that has none (stream time base; unknown after a seek).
+  std::int64_t untimedNext_ = AV_NOPTS_VALUE;
   std::atomic<double> seekTo_{-1};
   std::vector<std::string> notes_;  // the warnings of its end (note())
 };
