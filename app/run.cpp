@@ -192,7 +192,7 @@ int runEngine(Engine& engine, const Job& job) {
   if (!quiet) std::fprintf(stderr, "%s", formatSummary(engine.stats(), job.deviceName).c_str());
   if (const int sig = interruptSignal()) {
     spdlog::warn("stopped by {} after {} frames{}", signalName(sig), final.frames,
-                 job.output.path.empty() ? "" : "; " + job.output.path + " is complete");
+                 job.output.path.empty() ? "" : "; " + job.output.path + " is closed and plays");
     return 128 + sig;
   }
   return kExitOk;

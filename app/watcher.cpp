@@ -136,10 +136,11 @@ void Watcher::loop() {
     if (stopped && engine_.sinkFinished() && !engine_.failed()) {
       if (!closedAt) closedAt = Clock::now();
       if (Clock::now() - *closedAt >= kBlockedInputGrace)
-        quit(fmt::format(
-            "{}the input has not returned from a read for {} s (a stalled stream), "
-            "so vidfilter quits without waiting for it",
-            outputName_.empty() ? "" : outputName_ + " is complete; ", kBlockedInputGrace.count()));
+        quit(
+            fmt::format("{}the input has not returned from a read for {} s (a stalled stream), "
+                        "so vidfilter quits without waiting for it",
+                        outputName_.empty() ? "" : outputName_ + " is closed and plays; ",
+                        kBlockedInputGrace.count()));
     }
     if (live_ && Clock::now() >= nextDraw) {
       std::fprintf(stderr, "\r%s\033[K", formatProgress(progress()).c_str());

@@ -215,4 +215,21 @@ void printSdp(AVFormatContext* rtp) {
   std::fflush(stdout);
 }
 
+std::int64_t declaredVideoLength(const AVFormatContext* f, const AVStream* v, bool& fromZero) {
+  const bool matroska = std::string(f->iformat->name).rfind("matroska", 0) == 0;
+  const AVDictionaryEntry* tag = av_dict_get(v->metadata, "DURATION", nullptr, 0);
+  fromZero = false;
+  if (v->duration > 0 && !(matroska && tag))
+    return av_rescale_q(v->duration, v->time_base, AV_TIME_BASE_Q);
+  if (tag) {
+    int h = 0, m = 0;
+    double sec = 0;
+    if (std::sscanf(tag->value, "%d:%d:%lf", &h, &m, &sec) != 3) return -1;
+    fromZero = matroska;
+    return std::llround((h * 3600.0 + m * 60.0 + sec) * AV_TIME_BASE);
+  }
+  if (f->nb_streams == 1 && f->duration > 0) return f->duration;
+  return -1;
+}
+
 }  // namespace vf::media

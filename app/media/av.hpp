@@ -142,6 +142,13 @@ bool isMp4OrMatroska(const std::string& muxer);
 // A file name's extension, lower case, without its dot ("png"; "" where it has none).
 std::string lowerExtension(const std::string& path);
 
+// The length of the video stream `v` of `f` as its container declares it (AV_TIME_BASE units),
+// -1 when it declares none. Matroska declares where its streams end (their DURATION tag), counted
+// from 0, not from the start time: then `fromZero` is set. Matroska's demuxer gives its streams no
+// length of their own (FFmpeg's estimate is the whole file's: one frame under 10 s of audio
+// "lasts" 10 s); the file's own length is the video's only where it holds the video alone.
+std::int64_t declaredVideoLength(const AVFormatContext* f, const AVStream* v, bool& fromZero);
+
 // A sample aspect ratio `sar` (0/1: unknown) after the pixels' shape changed by `reshape`, as
 // ffmpeg's scale keeps the displayed picture's shape: sar x reshape, reduced; unknown stays so.
 AVRational reshapedAspect(AVRational sar, AVRational reshape);

@@ -64,35 +64,17 @@ void MediaSource::warnIfShort() {
   // A cover image (an MP3's or M4A's picture) is one frame; what the container declares is the
   // audio's length.
   if (v->disposition & AV_DISPOSITION_ATTACHED_PIC) return;
-  // Matroska declares where its streams end (the DURATION tag, the segment's duration), not how
-  // long they last: from 0, not from the start time. The others' lengths count from the start.
-  const bool fromZero = std::string(f->iformat->name).rfind("matroska", 0) == 0;
-  // Matroska's demuxer gives its streams no length: a stream's is FFmpeg's estimate, the whole
-  // file's (a video of one frame under 10 s of audio "lasts" 10 s). Its DURATION tag is the
-  // stream's own.
-  const AVDictionaryEntry* tag = av_dict_get(v->metadata, "DURATION", nullptr, 0);
-  std::int64_t declaredUs = -1;
-  bool counted = false;  // from the start time (else from 0, as Matroska's)
-  if (v->duration > 0 && !(fromZero && tag)) {
-    declaredUs = av_rescale_q(v->duration, v->time_base, AV_TIME_BASE_Q);
-    counted = true;
-  } else if (tag) {
-    int h = 0, m = 0;
-    double sec = 0;
-    if (std::sscanf(tag->value, "%d:%d:%lf", &h, &m, &sec) == 3)
-      declaredUs = std::llround((h * 3600.0 + m * 60.0 + sec) * AV_TIME_BASE);
-  } else if (f->nb_streams == 1 && f->duration > 0) {
-    declaredUs = f->duration;
-  }
+  bool fromZero = false;  // Matroska's: where the video ends, counted from 0
+  const std::int64_t declaredUs = declaredVideoLength(f, v, fromZero);
   if (declaredUs <= 0 || lastPts_ == AV_NOPTS_VALUE) return;
   // A start before 0 is kept where the format's clock may wrap (MPEG-TS: FFmpeg counts a file
   // that crosses the 33-bit wrap from before 0); elsewhere the length counts from 0 at least.
   const std::int64_t start = demuxer_.startTime();
   const bool wraps = (f->iformat->flags & AVFMT_TS_DISCONT) != 0;
   const std::int64_t endUs = av_rescale_q(lastPts_ + lastDuration_, tb_, AV_TIME_BASE_Q) -
-                             (fromZero && !counted ? 0
-                              : wraps              ? start
-                                                   : std::max<std::int64_t>(start, 0));
+                             (fromZero ? 0
+                              : wraps  ? start
+                                       : std::max<std::int64_t>(start, 0));
   if (declaredUs - endUs > std::max<std::int64_t>(AV_TIME_BASE / 2, 2 * (declaredUs / 100)))
     note(
         fmt::format("{}: the video ends at {:.2f} s of the {:.2f} s its container declares; the "
