@@ -18,6 +18,7 @@
 #include "app/job_list.hpp"
 #include "app/log_pattern.hpp"
 #include "app/media/av.hpp"
+#include "app/media/muxer.hpp"
 #include "app/playback.hpp"
 #include "app/preview.hpp"
 #include "app/report.hpp"
@@ -188,11 +189,24 @@ int runEngine(Engine& engine, const Job& job) {
     std::fprintf(stderr, "\r%s\033[K\n", formatProgress(final).c_str());
   else if (!preview && !quiet)
     std::fprintf(stderr, "%s\n", formatProgress(final).c_str());
+  // A pipe's reader that the stop signal ended too (Ctrl-C reaches the whole pipeline): the
+  // stop, not a failed write.
+  bool readerStopped = false;
+  if (error && interruptSignal()) try {
+      std::rethrow_exception(error);
+    } catch (const media::ReaderGone&) {
+      readerStopped = true;
+      error = nullptr;
+    } catch (...) {
+    }
   if (error) std::rethrow_exception(error);  // the output said what it kept
   if (!quiet) std::fprintf(stderr, "%s", formatSummary(engine.stats(), job.deviceName).c_str());
   if (const int sig = interruptSignal()) {
-    spdlog::warn("stopped by {} after {} frames{}", signalName(sig), final.frames,
-                 job.output.path.empty() ? "" : "; " + job.output.path + " is closed and plays");
+    const std::string kept = readerStopped ? "; the reader of the output stopped too"
+                             : job.output.path.empty()
+                                 ? ""
+                                 : "; " + job.output.path + " is closed and plays";
+    spdlog::warn("stopped by {} after {} frames{}", signalName(sig), final.frames, kept);
     return 128 + sig;
   }
   return kExitOk;

@@ -1,10 +1,13 @@
 // Reliability of the standard streams and links as paths: stdin redirected from the file a run
 // would write, side files (--stats, --json) that are stdout while -o - writes the video there,
 // --json - while stdout is redirected into a file the run reads or writes, and a --json path
-// that is a symbolic link (to a file, or to stdout itself).
+// that is a symbolic link (to a file, or to stdout itself); Ctrl-C in a terminal, which stops the
+// reader of -o - too.
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "tests/support/media.hpp"
 #include "tests/support/process.hpp"
@@ -158,4 +161,33 @@ TEST(ReliabilityStreams, JsonThroughALinkWritesTheLinksTarget) {
       << fileText(err);
   EXPECT_TRUE(std::filesystem::is_symlink(dir / "dangling.json"));
   EXPECT_FALSE(nlohmann::json::parse(fileText(dir / "later.json"), nullptr, false).is_discarded());
+}
+
+// Ctrl-C in a terminal signals the whole pipeline: the reader of `vidfilter -o - | cat` stops
+// with it, and the writes after that fail with EPIPE. That is the stop (exit 130, its one
+// warning), not a failed write (exit 1, "Broken pipe").
+TEST(ReliabilityStreams, CtrlCThatStopsThePipesReaderTooIsAStop) {
+  TempDir dir("streams_ctrlc");
+  const std::string in = dir / "in.mkv", st = dir / "status", err = dir / "err.txt";
+  ffmpeg("-f lavfi -i testsrc2=size=320x240:rate=25 -t 60 -c:v ffv1 " + q(in));
+  // bash runs the pipeline with SIGINT as its default (a trap, not an ignore) and keeps
+  // vidfilter's status when the signal ends the pipeline.
+  const std::string cmd = "trap : INT; " + q(vidfilterBinary()) + " -i " + q(in) +
+                          " --chain blur,sobel --progress -f matroska -o - 2>" + q(err) +
+                          " | cat > " + q(dir / "out.mkv") + "; echo ${PIPESTATUS[0]} > " + q(st);
+  ProcOptions opt;
+  opt.ownProcessGroup = true;
+  Child c("/bin/bash", {"-c", cmd}, opt);
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (fileText(err).find("frame=") == std::string::npos &&
+         std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_NE(fileText(err).find("frame="), std::string::npos) << fileText(err);
+  c.signalGroup(SIGINT);
+  c.wait();
+  const std::string e = fileText(err);
+  EXPECT_EQ(fileText(st), "130\n") << e;
+  EXPECT_NE(e.find("stopped by SIGINT after "), std::string::npos) << e;
+  EXPECT_EQ(e.find("Broken pipe"), std::string::npos) << e;
+  EXPECT_EQ(e.find("may not play"), std::string::npos) << e;
 }

@@ -300,8 +300,7 @@ void Muxer::write(AVPacket* p) {
                                     ctx_->streams[p->stream_index]->time_base, AV_TIME_BASE_Q));
   const int err = av_interleaved_write_frame(ctx_.get(), p);
   const int ioErr = ctx_->pb ? ctx_->pb->error : 0;
-  if (err < 0 || ioErr < 0)
-    throw MediaError("writing " + spec_.path + " failed: " + avError(ioErr < 0 ? ioErr : err));
+  if (err < 0 || ioErr < 0) failed("writing", ioErr < 0 ? ioErr : err);
   countPacketMuxed();
 }
 
@@ -352,8 +351,15 @@ void Muxer::finish(bool flushSide) {
     const int closeErr = avio_closep(&ctx_->pb);
     if (err >= 0) err = closeErr;
   }
-  if (err < 0) throw MediaError("finishing " + spec_.path + " failed: " + avError(err));
+  if (err < 0) failed("finishing", err);
   if (!spec_.toStdout && !spec_.network) verify();
+}
+
+void Muxer::failed(const char* doing, int err) const {
+  if (err == AVERROR(EPIPE))
+    throw ReaderGone(std::string(doing) + " " + (spec_.toStdout ? "stdout" : spec_.path) +
+                     " failed: its reader closed it (" + avError(err) + ")");
+  throw MediaError(std::string(doing) + " " + spec_.path + " failed: " + avError(err));
 }
 
 void Muxer::verify() const {

@@ -41,6 +41,14 @@ class OutOfRoom : public MediaError {
   std::int64_t frames_;
 };
 
+// A pipe's reader that went away (EPIPE on stdout, a FIFO, a socket): where a stop signal
+// reached the reader too (Ctrl-C in a terminal signals the whole pipeline), the stop's
+// consequence, not the run's failure.
+class ReaderGone : public MediaError {
+ public:
+  using MediaError::MediaError;
+};
+
 class Muxer {
  public:
   // Allocates the container (no file yet). Throws UsageError for a container FFmpeg lacks.
@@ -72,6 +80,9 @@ class Muxer {
   void finish(bool flushSide = true);
 
  private:
+  // A write or close that failed with `err` ("writing", "finishing"): MediaError, ReaderGone
+  // for EPIPE.
+  [[noreturn]] void failed(const char* doing, int err) const;
   // A header the muxer refused (`err`, with the reason it logged, "" when none): the file it
   // began removed, an error naming the streams.
   [[noreturn]] void refused(int err, const std::string& reason);

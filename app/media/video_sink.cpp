@@ -247,6 +247,7 @@ void VideoSink::close(std::exception_ptr failure) {
         std::rethrow_exception(failure);
       } catch (OutOfRoom& room) {  // its message says the file closed: amended
         room.closeFailed(e.what());
+      } catch (const ReaderGone&) {  // nobody reads what its close would have written
       } catch (...) {
         spdlog::warn("{}: closing it failed too ({}); it may not play", spec_.path, e.what());
       }
