@@ -89,8 +89,10 @@ void requestStop(int sig) {
 
 bool stopRequested() { return gRequested.load(); }
 
+void rememberSigquit() { gQuitSaved = sigaction(SIGQUIT, nullptr, &gQuitAtStart) == 0; }
+
 void installInterruptHandlers() {
-  gQuitSaved = sigaction(SIGQUIT, nullptr, &gQuitAtStart) == 0;
+  rememberSigquit();
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_handler = onInterrupt;

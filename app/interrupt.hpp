@@ -21,8 +21,10 @@ void installInterruptHandlers();
 // The OpenCL CPU device's compiler (LLVM, inside PoCL) installs its own handlers when the
 // device opens; for SIGQUIT it removes its temporary files and then lets the process carry
 // on. Called once the device is open, this gives SIGQUIT back the disposition it had when
-// installInterruptHandlers() ran (the default: quit at once).
+// installInterruptHandlers() (or rememberSigquit(), where a program installs none) ran: the
+// default, quit at once.
 void keepSigquitDefault();
+void rememberSigquit();
 // The first signal received (SIGINT, SIGTERM, SIGHUP), or 0.
 int interruptSignal();
 // A stop for a cause that is no signal (the preview's display went away), taken as the first

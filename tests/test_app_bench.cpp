@@ -462,7 +462,8 @@ TEST(BenchCommand, FileJobStoppedBySignalRemovesItsScratchFiles) {
   ProcOptions o;
   o.setEnv = {"TMPDIR=" + tmp};
   o.timeoutSec = 180;
-  Child c(vidfilterBinary(), {"bench", "--input", video, "--frames", "100"}, o);
+  const std::string json = dir / "r.json";
+  Child c(vidfilterBinary(), {"bench", "--input", video, "--frames", "100", "--json", json}, o);
   const std::string children =
       "/proc/" + std::to_string(c.pid()) + "/task/" + std::to_string(c.pid()) + "/children";
   std::string child;  // the ffmpeg command, once it runs
@@ -481,6 +482,10 @@ TEST(BenchCommand, FileJobStoppedBySignalRemovesItsScratchFiles) {
   EXPECT_EQ(r.status, 128 + SIGTERM) << r.err;
   EXPECT_TRUE(std::filesystem::is_empty(tmp)) << r.err;
   EXPECT_FALSE(std::filesystem::exists("/proc/" + child + "/exe")) << "ffmpeg " << child;
+  // No results: neither the table (its stopped command called "failed") nor the JSON file.
+  EXPECT_EQ(r.out.find("whole job /"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("ffmpeg peer"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(json));
 }
 
 // --check's histogram comparison: OpenCV's calcHist counts are floats, so a bin past 2^24 (one

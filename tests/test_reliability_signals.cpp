@@ -245,6 +245,19 @@ TEST(ReliabilitySignals, SigquitKeepsItsDefault) {
   const auto r = c.wait();
   EXPECT_EQ(r.status, 128 + SIGQUIT) << r.err;
   EXPECT_EQ(r.err.find("finishing the frames in flight"), std::string::npos) << r.err;
+  // The benchmark too, once its device is open (it timed on, SIGQUIT taken by the compiler's
+  // handler).
+  Child b(
+      vf::test::vidfilterBinary(),
+      {"bench", "--chain", "blur,sobel", "--size", "640x480", "--frames", "100000", "--no-tapi"},
+      within(60));
+  ASSERT_TRUE(b.readUntil(
+      [](const std::string& err) { return err.find("OpenCL device") != std::string::npos; }, 60))
+      << b.errSoFar();
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // building and timing its chain
+  EXPECT_FALSE(inMask(signalMask(b.pid(), "SigCgt"), SIGQUIT));
+  b.signal(SIGQUIT);
+  EXPECT_EQ(b.wait().status, 128 + SIGQUIT);
 }
 
 // --- a signal while blocked opening or reading -------------------------------------------------

@@ -32,6 +32,7 @@
 #include "app/bench/timing.hpp"
 #include "app/cli_error.hpp"
 #include "app/decimal.hpp"
+#include "app/interrupt.hpp"
 #include "app/log_pattern.hpp"
 #include "app/mat_view.hpp"
 #include "app/media/atomic_file.hpp"
@@ -258,7 +259,9 @@ int run(const Options& o) {
   if (timesChain && o.chain.empty())
     throw UserError("--chain is required (e.g. --chain blur,sobel)");
   Chain chain = timesChain ? Chain::parse(o.chain) : Chain();
+  app::rememberSigquit();
   auto cl = ClContext::open(o.device);
+  app::keepSigquitDefault();  // SIGQUIT quits, whatever the CPU device's compiler installed
   if (o.enqueueCost) return benchEnqueueCost(*cl);
   if (o.table) return runTable(*cl, table);
   chain.configure(*cl, desc);

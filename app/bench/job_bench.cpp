@@ -23,6 +23,7 @@
 #include "app/bench/scratch_dir.hpp"
 #include "app/cli_error.hpp"
 #include "app/decimal.hpp"
+#include "app/interrupt.hpp"
 #include "app/media/atomic_file.hpp"
 #include "app/media/av.hpp"
 #include "app/media/demuxer.hpp"
@@ -190,6 +191,7 @@ int run(Options& o) {
                           "; give a video file");
   checkResultPath(o.json, {o.setup.input}, {o.setup.chain}, o.overwrite);
   auto cl = ClContext::open(o.device);
+  app::keepSigquitDefault();  // SIGQUIT quits, whatever the CPU device's compiler installed
   std::printf("vidfilter bench --input: %s\n", describeSetup(o, cl->info().name).c_str());
   std::printf(
       "method: each part alone on the same frames, then the whole job as vidfilter -i -o runs "
@@ -231,6 +233,7 @@ int run(Options& o) {
   std::string why, command;
   const std::optional<PartResult> peer = ffmpegPeer(o, dir, &why, &command);
   if (peer) parts.push_back(*peer);
+  scratch.holdIfStopped();  // a stop ends the run with no results, the command's failure none
 
   std::printf("  %-50s %7s %9s %9s\n", "part", "frames", "seconds", "fps");
   for (const auto& p : parts) printRow(p);

@@ -60,6 +60,10 @@ ScratchDirectory::~ScratchDirectory() {
   fs::remove_all(dir_, ec);
 }
 
+void ScratchDirectory::holdIfStopped() const {
+  while (app::interruptSignal() != 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
 void ScratchDirectory::watch() {
   while (!done_.load()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

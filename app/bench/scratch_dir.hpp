@@ -22,6 +22,10 @@ class ScratchDirectory {
 
   const std::filesystem::path& path() const { return dir_; }
 
+  // Once a signal came, waits for the watcher to end the process (so that nothing timed
+  // while it stopped is printed or written as a result); returns at once otherwise.
+  void holdIfStopped() const;
+
   // The command running now (0: none; set it back once the command is reaped), stopped with the
   // run.
   static void setChild(pid_t pid) { child_.store(pid); }
