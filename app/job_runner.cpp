@@ -290,6 +290,9 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
       r.usage = !job.skip;  // a problem found while planning is the user's (UserError)
       if (!job.skip)
         spdlog::error("input {} ({}): {}", job.spec.index, printable(job.spec.input), job.problem);
+      else if (!job.writePath.empty() && media::removeStalePartial(job.writePath))
+        spdlog::info("{} is complete: the partial file {} a stopped run left beside it is removed",
+                     quote(job.spec.output), quote(job.writePath));
       ++sh.finished;
       if (sh.watcher) sh.watcher->ended(k, r);
       continue;

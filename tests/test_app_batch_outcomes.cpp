@@ -3,10 +3,12 @@
 // and under its name; each input's own --stats path is checked before anything runs; inputs
 // given as -i that all fail for what the user gave exit as one input does (2); a second task
 // given an input another task is making fails it without reading it; one input's error is said
-// once. ffprobe counts the frames.
+// once; an output shorter than its input gives is made again, and a stale partial file beside a
+// complete one removed. ffprobe counts the frames.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -340,4 +342,32 @@ TEST(AppBatchOutcomes, AnOutputShorterThanItsInputIsMadeAgain) {
   ASSERT_EQ(runVidfilter({"-y", "-i", in, "--chain", "gray", "-t", "2", "-o", out}).status, 0);
   EXPECT_EQ(batch({"-t", "2"}).second, "skipped");
   EXPECT_EQ(countFrames(out), 50);
+}
+
+// A complete output skipped with a partial file beside it (a `batch -y` stopped while it made the
+// output again): the partial file, which nothing would replace, is removed; one a task holds
+// (locked) is left to it.
+TEST(AppBatchOutcomes, AStalePartialFileBesideACompleteOutputIsRemoved) {
+  TempDir dir("outcomes_stale");
+  fs::create_directories(dir / "out");
+  const std::string in = dir / "a.mp4", partial = dir / "out/.a.partial.mkv";
+  makeClip(in, "testsrc2=size=96x64:rate=25", "-frames:v 20 -c:v libx264");
+  const auto batch = [&] {
+    return runVidfilter({"batch", "-i", in, "--chain", "gray", "-o", dir / "out/{name}.mkv"});
+  };
+  ASSERT_EQ(batch().status, 0);
+  ASSERT_EQ(countFrames(dir / "out/a.mkv"), 20);
+  const auto plant = [&] { std::ofstream(partial) << "half of an earlier run's frames\n"; };
+  plant();
+  const int held = ::open(partial.c_str(), O_RDONLY);
+  ASSERT_GE(held, 0);
+  ASSERT_EQ(::flock(held, LOCK_EX | LOCK_NB), 0);
+  EXPECT_EQ(batch().status, 0);
+  EXPECT_TRUE(fs::exists(partial));  // a task's
+  ::close(held);
+  const auto r = batch();
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(partial)) << r.err;
+  EXPECT_NE(r.err.find("a stopped run left beside it is removed"), std::string::npos) << r.err;
+  EXPECT_EQ(countFrames(dir / "out/a.mkv"), 20);
 }

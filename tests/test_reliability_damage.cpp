@@ -31,7 +31,7 @@ void writeAll(const std::string& path, const std::vector<char>& bytes) {
 
 // Frames ffmpeg decodes from `path` (those it can: it skips what fails).
 long readableFrames(const std::string& path, const std::string& before = "",
-                  const std::string& after = "") {
+                    const std::string& after = "") {
   const std::string n = shellOutput("ffmpeg -nostdin -v quiet " + before + " -i " + q(path) + " " +
                                     after + " -f framecrc - 2>/dev/null | grep -vc '^#'");
   return std::stol(n);

@@ -52,4 +52,17 @@ OutputClaim::~OutputClaim() {
   ::close(fd_);
 }
 
+bool removeStalePartial(const std::string& partialPath) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(partialPath, ec))) return false;
+  const int fd = ::open(partialPath.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  // Held by the task writing it: not stale. Where there are no locks, a task writing it would
+  // have made the output incomplete or absent, not complete.
+  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK;
+  const bool removed = free && ::unlink(partialPath.c_str()) == 0;
+  ::close(fd);
+  return removed;
+}
+
 }  // namespace vf::media

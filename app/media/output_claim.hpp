@@ -28,4 +28,8 @@ class OutputClaim {
   bool complete_ = false;
 };
 
+// A partial file a stopped task left beside an output that is complete (the output is skipped,
+// so nothing would ever replace it): removed, unless a task holds it now. Whether it was.
+bool removeStalePartial(const std::string& partialPath);
+
 }  // namespace vf::media
