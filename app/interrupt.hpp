@@ -24,6 +24,7 @@ void installInterruptHandlers();
 // installInterruptHandlers() (or rememberSigquit(), where a program installs none) ran: the
 // default, quit at once.
 void keepSigquitDefault();
+// Notes SIGQUIT's disposition now, for keepSigquitDefault (installInterruptHandlers does).
 void rememberSigquit();
 // The first signal received (SIGINT, SIGTERM, SIGHUP), or 0.
 int interruptSignal();

@@ -202,10 +202,13 @@ int runEngine(Engine& engine, const Job& job) {
   if (error) std::rethrow_exception(error);  // the output said what it kept
   if (!quiet) std::fprintf(stderr, "%s", formatSummary(engine.stats(), job.deviceName).c_str());
   if (const int sig = interruptSignal()) {
+    // A file's container is closed with the frames done (images are each whole, a stream's
+    // reader has what was sent).
+    const bool file =
+        job.output.kind == media::OutputKind::Video && !job.output.toStdout && !job.output.network;
     const std::string kept = readerStopped ? "; the reader of the output stopped too"
-                             : job.output.path.empty()
-                                 ? ""
-                                 : "; " + job.output.path + " is closed and plays";
+                             : file        ? "; " + job.output.path + " is closed and plays"
+                                           : "";
     spdlog::warn("stopped by {} after {} frames{}", signalName(sig), final.frames, kept);
     return 128 + sig;
   }

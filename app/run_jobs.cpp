@@ -39,20 +39,6 @@ std::string partialName(const std::string& path) {
       .string();
 }
 
-// The seconds of video a run of `source` with `s` writes, from the length its container
-// declares and the span asked for; 0 where that is not known (streams, --frames, no length).
-double expectedSeconds(const SourceSpec& source, const Settings& s) {
-  std::error_code ec;
-  if (source.kind != SourceKind::File || s.frames || !fs::is_regular_file(source.text, ec))
-    return 0;
-  const double length = media::declaredSeconds(source.text);
-  const double from = s.start.value_or(0);
-  double to = length;
-  if (s.to) to = std::min(to, *s.to);
-  if (s.duration) to = std::min(to, from + *s.duration);
-  return length > 0 && to > from ? to - from : 0;
-}
-
 PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
   PlannedJob j;
   j.spec = spec;
@@ -77,10 +63,11 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
     if (j.output.kind != OutputKind::Video || j.output.network) throw notAFile();
     std::error_code ec;
     if (fs::exists(spec.output, ec) && !s.overwrite.value_or(false)) {
-      // Complete: skipped. Else (a killed run's, emptied, cut short, shorter than the input
-      // gives: a plain run stopped early) it is redone and replaced. With -n it is left as it
-      // is, and the input fails.
-      const std::string why = media::incompleteVideo(spec.output, expectedSeconds(j.source, s));
+      // Complete: skipped. Else (a killed run's, emptied, cut short) it is redone and replaced.
+      // With -n it is left as it is, and the input fails. (A plain run stopped early closes its
+      // file whole: its length cannot tell it from a run of an input that holds less than its
+      // container declares, which would then be made again on every run.)
+      const std::string why = media::incompleteVideo(spec.output);
       j.skip = why.empty();
       if (!j.skip && s.overwrite.has_value() && j.problem.empty())  // -n (-y comes not here)
         j.problem = quote(spec.output) + " exists but is not a complete video (" + why +

@@ -86,6 +86,7 @@ Watcher::Watcher(Engine& engine, const TeeSink& sink, const Progress& base, bool
       base_(base),
       live_(progressLive),
       outputName_(output.path),
+      outputFile_(output.kind == media::OutputKind::Video && !output.toStdout && !output.network),
       start_(Clock::now()),
       stalls_({"the device", output.path.empty() ? "" : output.path + " may not play",
                outputMayStall(output) ? output.path : "", ""}),
@@ -136,11 +137,10 @@ void Watcher::loop() {
     if (stopped && engine_.sinkFinished() && !engine_.failed()) {
       if (!closedAt) closedAt = Clock::now();
       if (Clock::now() - *closedAt >= kBlockedInputGrace)
-        quit(
-            fmt::format("{}the input has not returned from a read for {} s (a stalled stream), "
-                        "so vidfilter quits without waiting for it",
-                        outputName_.empty() ? "" : outputName_ + " is closed and plays; ",
-                        kBlockedInputGrace.count()));
+        quit(fmt::format(
+            "{}the input has not returned from a read for {} s (a stalled stream), "
+            "so vidfilter quits without waiting for it",
+            outputFile_ ? outputName_ + " is closed and plays; " : "", kBlockedInputGrace.count()));
     }
     if (live_ && Clock::now() >= nextDraw) {
       std::fprintf(stderr, "\r%s\033[K", formatProgress(progress()).c_str());

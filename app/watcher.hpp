@@ -99,6 +99,7 @@ class Watcher {
   Progress base_;
   bool live_;
   std::string outputName_;
+  bool outputFile_ = false;  // a video file (not stdout, a stream or images)
   Clock::time_point start_;
   std::mutex m_;
   std::condition_variable cv_;

@@ -3,8 +3,7 @@
 // and under its name; each input's own --stats path is checked before anything runs; inputs
 // given as -i that all fail for what the user gave exit as one input does (2); a second task
 // given an input another task is making fails it without reading it; one input's error is said
-// once; an output shorter than its input gives is made again, and a stale partial file beside a
-// complete one removed. ffprobe counts the frames.
+// once; a stale partial file beside a complete output is removed. ffprobe counts the frames.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -306,42 +305,6 @@ TEST(AppBatchOutcomes, ASecondTaskMakingTheSameOutputFailsAndLeavesItToTheFirst)
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(countFrames(dir / "out/in.mkv"), 40);
   EXPECT_FALSE(fs::exists(dir / "out/.in.partial.mkv"));
-}
-
-// An output a plain run stopped early (closed, playable, shorter than its input) is made again by
-// a batch, not skipped as complete; one as long as the span asked for, or as the input's video
-// where the audio runs on past it, is skipped.
-TEST(AppBatchOutcomes, AnOutputShorterThanItsInputIsMadeAgain) {
-  TempDir dir("outcomes_short");
-  fs::create_directories(dir / "out");
-  const std::string in = dir / "a.mp4", out = dir / "out/a.mkv";
-  // 5 s of video, 7 s of audio.
-  ffmpeg(
-      "-f lavfi -i testsrc2=size=96x64:rate=25:duration=5 -f lavfi -i "
-      "sine=duration=7 -c:v libx264 -c:a aac " +
-      q(in));
-  // A plain run's first second, closed as a stopped run closes it.
-  ASSERT_EQ(runVidfilter({"-i", in, "--chain", "gray", "--frames", "25", "-o", out}).status, 0);
-  ASSERT_EQ(countFrames(out), 25);
-  const auto batch = [&](std::vector<std::string> extra) {
-    std::vector<std::string> args = {
-        "batch",  "-i",          in, "--chain", "gray", "-o", dir / "out/{name}.mkv",
-        "--json", dir / "r.json"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    const auto r = runVidfilter(args);
-    EXPECT_EQ(r.status, 0) << r.err;
-    return std::make_pair(r.err, json(dir / "r.json")["inputs"][0]["status"].get<std::string>());
-  };
-  const auto [err, status] = batch({});
-  EXPECT_EQ(status, "done");
-  EXPECT_NE(err.find("of the input's 5.0 s"), std::string::npos) << err;
-  EXPECT_EQ(countFrames(out), 125);
-  // Made whole: skipped, though its audio lasts 7 s and the video 5.
-  EXPECT_EQ(batch({}).second, "skipped");
-  // The span asked for is what it is measured against.
-  ASSERT_EQ(runVidfilter({"-y", "-i", in, "--chain", "gray", "-t", "2", "-o", out}).status, 0);
-  EXPECT_EQ(batch({"-t", "2"}).second, "skipped");
-  EXPECT_EQ(countFrames(out), 50);
 }
 
 // A complete output skipped with a partial file beside it (a `batch -y` stopped while it made the

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <climits>
@@ -114,7 +115,9 @@ void logLine(void* avcl, int level, const char* fmt, va_list vl) {
     int noPrefix = 0;
     av_log_format_line2(nullptr, level, fmt, copy, line, sizeof line, &noPrefix);
     va_end(copy);
-    noteLoggedError(avcl, trimmed(line));
+    std::string text = trimmed(line);  // one message of several lines (Matroska's): one line
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    noteLoggedError(avcl, text);
   }
   if (level > av_log_get_level()) return;
   int prefix = 1;

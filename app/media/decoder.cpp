@@ -154,6 +154,9 @@ bool VideoDecoder::receive(AVFrame* out) {
   }
 }
 
-void VideoDecoder::flush() { avcodec_flush_buffers(ctx_.get()); }
+void VideoDecoder::flush() {
+  avcodec_flush_buffers(ctx_.get());
+  inARow_ = 0;
+}
 
 }  // namespace vf::media

@@ -47,7 +47,8 @@ class VideoDecoder {
   void failed(int err);
 
   std::int64_t failed_ = 0;
-  int inARow_ = 0;  // failures of another kind than damaged data since the last frame
+  int inARow_ = 0;  // failures (sending or receiving) of another kind than damaged data since
+                    // the last frame or flush
 };
 
 // Packets in a row that fail for another reason than damaged data before a decoder is given up.

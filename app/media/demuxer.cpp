@@ -92,7 +92,7 @@ std::string openFailure(const DemuxRequest& r, int err, const std::string& reaso
            " has no header FFmpeg can read: if it is raw video, give its frame size with --size "
            "WxH (and --input-pix-fmt, yuv420p by default; --rate, 25 by default)";
   return "input file " + quote(r.shown) + " is not a video FFmpeg can read (wrong format or " +
-         (reason.empty() ? "damaged)" : "damaged; its demuxer: " + printable(reason) + ")");
+         (reason.empty() ? "damaged)" : "damaged; its demuxer: " + printable(reason, 400) + ")");
 }
 
 // The container the first bytes of a pipe declare, by content alone; "" for raw video. The
@@ -315,11 +315,11 @@ std::int64_t Demuxer::startTime() const {
   return ctx_->start_time == AV_NOPTS_VALUE ? 0 : ctx_->start_time;
 }
 
+bool Demuxer::timed() const { return ctx_->start_time != AV_NOPTS_VALUE || ctx_->duration > 0; }
+
 bool Demuxer::seekable() const {
-  // A stream without timestamps (raw H.264, MPEG-2 video: neither a start time nor a length)
-  // seeks by reading it all, to fail at its end.
-  const bool timed = ctx_->start_time != AV_NOPTS_VALUE || ctx_->duration > 0;
-  return !request_.network && ctx_->pb && (ctx_->pb->seekable & AVIO_SEEKABLE_NORMAL) && timed;
+  // A stream without timestamps seeks by reading it all, to fail at its end.
+  return !request_.network && ctx_->pb && (ctx_->pb->seekable & AVIO_SEEKABLE_NORMAL) && timed();
 }
 
 bool Demuxer::read(AVPacket* packet) {
@@ -329,6 +329,7 @@ bool Demuxer::read(AVPacket* packet) {
   // Once stalled, I/O is cut at once: what the demuxer holds still comes out (HLS would go on
   // reloading its playlist for a minute).
   if (request_.network) interrupter_.arm(stalled_ ? std::chrono::milliseconds(0) : kReadTimeout);
+  const int logged = loggedErrors();  // what the demuxer logs from here is this read's
   const int err = av_read_frame(ctx_.get(), packet);
   if (request_.network) interrupter_.disarm();
   if (request_.network && interrupter_.expired() && !stalled_) {
@@ -362,9 +363,9 @@ bool Demuxer::read(AVPacket* packet) {
   }
   if (err == AVERROR_INVALIDDATA && packets_ == 0 && movOnAPipe())
     throw UsageError(movOnAPipeHint());
-  const std::string said = errors_ ? errors_->last() : "";
+  const std::string said = loggedErrors() > logged ? errors_->last() : "";
   throw MediaError("reading " + request_.shown + " failed: " + avError(err) +
-                   (said.empty() ? "" : " (its demuxer: " + printable(said) + ")"));
+                   (said.empty() ? "" : " (its demuxer: " + printable(said, 400) + ")"));
 }
 
 int Demuxer::seek(std::int64_t ts) {

@@ -53,6 +53,9 @@ class Demuxer {
   bool interrupted() const { return interrupted_; }  // a signal ended the reading
   // Errors the demuxer logged (damage it skipped over) since the input opened.
   int loggedErrors() const { return errors_ ? errors_->count() : 0; }
+  // Whether the input knows its start time or its length: a stream without timestamps (raw
+  // H.264, MPEG-2 video) knows neither.
+  bool timed() const;
   // Seeks so that the next packets start at the keyframe at or before `ts` (AV_TIME_BASE). A
   // negative AVERROR where the demuxer cannot (a raw H.264 stream): the reading is where it was.
   int seek(std::int64_t ts);

@@ -108,7 +108,8 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   const std::int64_t begin = demuxer_.startTime();
   offset_ = begin + toUs(options.start);
   startPts_ = av_rescale_q(offset_, AV_TIME_BASE_Q, tb_);
-  untimedNext_ = av_rescale_q(begin, AV_TIME_BASE_Q, tb_);
+  // A stream without timestamps at all: its frames timed by their order from its start.
+  if (!demuxer_.timed()) untimedNext_ = av_rescale_q(begin, AV_TIME_BASE_Q, tb_);
   if (options.end) {
     hasEnd_ = true;
     endUs_ = begin + toUs(*options.end);
@@ -264,7 +265,7 @@ bool MediaSource::decodeNext() {
       AVFrame* f = frame_.get();
       if (f->best_effort_timestamp == AV_NOPTS_VALUE && untimedNext_ != AV_NOPTS_VALUE)
         f->best_effort_timestamp = untimedNext_;
-      if (f->best_effort_timestamp != AV_NOPTS_VALUE)
+      if (untimedNext_ != AV_NOPTS_VALUE && f->best_effort_timestamp != AV_NOPTS_VALUE)
         untimedNext_ =
             f->best_effort_timestamp + (f->pkt_duration > 0 ? f->pkt_duration : frameStep());
       return true;
@@ -332,7 +333,8 @@ int MediaSource::seekBefore(std::int64_t targetUs) {
   const std::int64_t target = av_rescale_q(targetUs, AV_TIME_BASE_Q, tb_);
   for (std::int64_t back = 0;; back = back ? back * 2 : AV_TIME_BASE / 2) {
     const std::int64_t at = targetUs - back;
-    // A stream that cannot seek fails the first time, before anything is decoded.
+    // A stream that cannot seek fails the first time, before anything is decoded (a later
+    // failure keeps the frame the try before decoded).
     if (const int err = demuxer_.seek(at); err < 0) return err;
     discont_.reset();
     decoder_->flush();

@@ -109,7 +109,8 @@ class MediaSource : public app::CaptureSource {
   double fps_ = 0;
   std::int64_t count_ = -1, delivered_ = 0, lastPts_ = AV_NOPTS_VALUE, lastDuration_ = 0;
   std::int64_t backwards_ = 0;  // frames left out whose times went back (nextWanted)
-  // The time of the next decoded frame that has none (stream time base; unknown after a seek).
+  // In a stream without timestamps (Demuxer::timed), the time of the next decoded frame (stream
+  // time base); unknown elsewhere, and after a seek.
   std::int64_t untimedNext_ = AV_NOPTS_VALUE;
   std::atomic<double> seekTo_{-1};
   std::vector<std::string> notes_;  // the warnings of its end (note())

@@ -192,7 +192,7 @@ void Muxer::refused(int err, const std::string& reason) {
   // usage error; streams the defaults made (copied ones included): the run's failure.
   const std::string what =
       "the " + name + " container of " + spec_.path + " did not start with " + streams + " (" +
-      (reason.empty() ? avError(err) : "its muxer: " + printable(reason)) +
+      (reason.empty() ? avError(err) : "its muxer: " + printable(reason, 400)) +
       "); choose another codec (-c:v, -c:a)" +
       (name == "matroska" ? "" : " or container (.mkv holds almost anything)") +
       "; nothing was written";

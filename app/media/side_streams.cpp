@@ -119,14 +119,14 @@ int soleAudio(const AVFormatContext* in, const AVOutputFormat* f) {
   return first;
 }
 
-// `reencoded`, `cut`: the stream's tags that describe the input's stream are left out
-// (copyStreamTags).
 // The one audio sample rate a container holds (MXF's and GXF's PCM is 48 kHz), 0 for any.
 int containerRate(const AVOutputFormat* f) {
   const std::string name = f->name;
   return name.rfind("mxf", 0) == 0 || name == "gxf" ? 48000 : 0;
 }
 
+// `reencoded`, `cut`: the stream's tags that describe the input's stream are left out
+// (copyStreamTags).
 AVStream* newStream(AVFormatContext* out, const AVStream* in, bool reencoded, bool cut) {
   AVStream* st = avformat_new_stream(out, nullptr);
   if (!st) outOfMemory("the output container");
