@@ -25,6 +25,7 @@ extern "C" {
 #include "app/interrupt.hpp"
 #include "app/media/av.hpp"
 #include "app/media/frame_convert.hpp"
+#include "app/media/muxer.hpp"
 #include "app/media/output_claim.hpp"
 #include "app/report.hpp"
 #include "app/run_setup.hpp"
@@ -299,7 +300,14 @@ void worker(Shared& sh, const std::shared_ptr<ClContext>& ctx) {
     }
     ++sh.running;
     try {
-      runOne(sh, k, ctx);
+      try {
+        runOne(sh, k, ctx);
+      } catch (media::OutOfRoom& room) {
+        // The task's partial file went with its failure (OutputClaim): the message says so.
+        std::error_code ec;
+        if (!job.writePath.empty() && !std::filesystem::exists(job.writePath, ec)) room.removed();
+        throw;
+      }
     } catch (const Interrupted&) {
       r.status = JobStatus::Stopped;
     } catch (const std::exception& e) {

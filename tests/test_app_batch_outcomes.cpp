@@ -334,3 +334,23 @@ TEST(AppBatchOutcomes, AStalePartialFileBesideACompleteOutputIsRemoved) {
   EXPECT_NE(r.err.find("a stopped run left beside it is removed"), std::string::npos) << r.err;
   EXPECT_EQ(countFrames(dir / "out/a.mkv"), 20);
 }
+
+// A task stopped for want of room (here ulimit -f) closes its partial file and then removes it,
+// to give the space back: the error says so, not that the file plays.
+TEST(AppBatchOutcomes, ATaskOutOfRoomSaysItsPartialFileIsRemoved) {
+  TempDir dir("outcomes_room");
+  fs::create_directories(dir / "out");
+  const std::string in = dir / "a.mkv";
+  makeClip(in, "testsrc2=size=320x240:rate=25", "-frames:v 100 -c:v ffv1");
+  ProcOptions small;
+  small.fileSizeLimit = 60000;
+  const auto r = runVidfilter(
+      {"batch", "-i", in, "--chain", "gray", "--codec", "ffv1", "-o", dir / "out/{name}.mkv"},
+      small);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("the partial file is removed to give its space back"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("which plays"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "out/.a.partial.mkv"));
+  EXPECT_FALSE(fs::exists(dir / "out/a.mkv"));
+}

@@ -228,6 +228,11 @@ void OutOfRoom::closeFailed(const std::string& why) {
   text_ = outOfRoomText(cause_, frames_, advice_, why);
 }
 
+void OutOfRoom::removed() {
+  text_ = cause_ + "; stopped after " + std::to_string(frames_) +
+          " frames, and the partial file is removed to give its space back; " + advice_;
+}
+
 void Muxer::checkRoom(std::int64_t next) {
   if (spec_.toStdout || spec_.network || !ctx_->pb || finishing_) return;
   // Only a regular file takes room on a disk and counts against ulimit -f: a pipe (a process

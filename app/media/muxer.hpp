@@ -34,6 +34,9 @@ class OutOfRoom : public MediaError {
  public:
   OutOfRoom(std::string cause, std::int64_t frames, std::string advice);
   void closeFailed(const std::string& why);
+  // The file it closed was removed after (a batch task's partial file, whose space it gives
+  // back).
+  void removed();
   const char* what() const noexcept override { return text_.c_str(); }
 
  private:

@@ -16,7 +16,18 @@ extern "C" {
 }
 
 namespace vf::media {
+
 namespace {
+
+bool isOutOfRoom(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const OutOfRoom&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
 
 // Whether any pixel of a BGRA frame is not opaque.
 bool anyTransparent(const FrameView& v) {
@@ -262,7 +273,7 @@ void VideoSink::close(std::exception_ptr failure) {
     removeEmptyFile();
   } else if (!failure) {
     spdlog::info("wrote {} frames to {}", written, spec_.toStdout ? "stdout" : spec_.path);
-  } else if (written > 0 && closed) {
+  } else if (written > 0 && closed && !isOutOfRoom(failure)) {  // whose message says it
     spdlog::warn("{} keeps the {} frames written before the failure", spec_.path, written);
   }
   outputClosed();  // last: what is said about the file is out
