@@ -147,4 +147,8 @@ const char* signalVerb(int sig) {
   }
 }
 
+std::string signalAgain(int sig) {
+  return sig == SIGINT ? "Ctrl-C again" : std::string("another ") + signalName(sig);
+}
+
 }  // namespace vf::app

@@ -41,6 +41,8 @@ void wakeThread(pthread_t thread);
 const char* signalName(int sig);
 // What the signal means to a user: "interrupted", "terminated", "hung up".
 const char* signalVerb(int sig);
+// How the user gives the signal `sig` again: "Ctrl-C again" for SIGINT, "another SIGTERM", ...
+std::string signalAgain(int sig);
 
 // Start-up (config file, input, output) cut short by a signal: exit status 128 + signal.
 class Interrupted : public std::runtime_error {

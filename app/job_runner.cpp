@@ -352,9 +352,9 @@ void watch(Shared& sh, const RunnerOptions& o, const std::atomic<bool>& done) {
       if (printed) std::fputc('\n', stderr);
       if (!stopRequested())  // a stop with no signal has said its cause and what it does
         spdlog::warn(
-            "{}: finishing the frames in flight of every input and closing the outputs "
-            "(Ctrl-C again, a second from now, quits at once: outputs may then not play)",
-            signalVerb(interruptSignal()));
+            "{}: finishing the frames in flight of every input and closing the outputs ({}, a "
+            "second from now, quits at once: outputs may then not play)",
+            signalVerb(interruptSignal()), signalAgain(interruptSignal()));
       sh.stopAll();
     }
     if (stopped) sh.wakeOpening();  // again each time: a wake may come just before the block

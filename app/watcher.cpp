@@ -122,10 +122,10 @@ void Watcher::loop() {
       if (printed_) std::fputc('\n', stderr);
       if (!stopRequested())  // a stop with no signal has said its cause and what it does
         spdlog::warn(
-            "{}: finishing the frames in flight{} (Ctrl-C again, a second from now, quits at "
-            "once: the output may then not play)",
-            signalVerb(interruptSignal()),
-            outputName_.empty() ? "" : " and closing " + outputName_);
+            "{}: finishing the frames in flight{} ({}, a second from now, quits at once: the "
+            "output may then not play)",
+            signalVerb(interruptSignal()), outputName_.empty() ? "" : " and closing " + outputName_,
+            signalAgain(interruptSignal()));
       engine_.stop();
     }
     const std::string why =
