@@ -2,8 +2,9 @@
 // frames of its rate (AVI, MPEG-1/2, Theora) keeps in time with its audio, frames that come
 // faster than the rate left out as ffmpeg leaves them; MPEG-1, which takes a few rates only,
 // says so; a start before the video's first frame keeps the audio that comes before it; frames
-// whose times would go back at a join are left out. Inputs are made by the ffmpeg command at
-// test time; ffprobe and ffmpeg read the results back.
+// whose times would go back at a join are left out; a span's audio stored behind its video in
+// the file (MPEG-TS) is kept to the span's end. Inputs are made by the ffmpeg command at test
+// time; ffprobe and ffmpeg read the results back.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -164,4 +165,24 @@ TEST(MediaTiming, AJoinAfterACutGroupOfBFramesKeepsTimeGoingForward) {
   for (std::size_t i = 1; i < t.size(); ++i) EXPECT_GT(t[i], t[i - 1]) << "frame " << i;
   EXPECT_NE(r.err.find("left out whose times went back"), std::string::npos) << r.err;
   EXPECT_EQ(decodeErrors(out), "");
+}
+
+// MPEG-TS stores audio behind the video of the same time (here 3 s behind, as -muxdelay sets): a
+// span's end (--to, -t) reached by the video still takes the audio up to it, as ffmpeg does
+// (before, 2.05 s of the 3 s span's audio).
+TEST(MediaTiming, ASpansAudioStoredBehindItsVideoIsKeptToTheEnd) {
+  TempDir dir("timing_ts_audio");
+  const std::string in = dir / "in.ts", out = dir / "out.mkv";
+  ffmpeg(
+      "-f lavfi -i testsrc2=size=160x120:rate=25:duration=10 -f lavfi -i "
+      "anoisesrc=r=48000:d=10 -c:v libx264 -g 50 -c:a aac -muxdelay 3 -pes_payload_size 60000 "
+      "-f mpegts " +
+      q(in));
+  const auto r = runVidfilter({"-i", in, "--ss", "2.5", "-t", "3", "--chain", "gray", "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(out), 75);
+  // The samples ffmpeg decodes: the span's 3 s, to within one AAC frame.
+  const std::string bytes = shellOutput("ffmpeg -nostdin -v error -i " + q(out) +
+                                        " -map 0:a -f s16le -ac 1 -ar 48000 - 2>/dev/null | wc -c");
+  EXPECT_NEAR(std::stod(bytes) / 2 / 48000, 3.0, 0.03) << bytes;
 }

@@ -323,6 +323,7 @@ bool MediaSource::nextWanted() {
     }
     if (hasEnd_ && ts >= endPts_) {
       eof_ = atEnd_ = true;
+      relayToEnd();
       return false;
     }
     return true;

@@ -74,7 +74,11 @@ class MediaSource : public app::CaptureSource {
   std::int64_t frameStep() const;  // one frame at the nominal rate, in the stream's time base
   void relay(AVPacket* p);
   bool endOfStream();
-  void warnIfShort();                  // warns when the video ends well before its declared length
+  void warnIfShort();
+  // Once the video reached the span's end (--to, -t): the audio stored behind it in the file
+  // (MPEG-TS muxes audio up to seconds after the video of the same time) read and relayed up to
+  // that end too.
+  void relayToEnd();                   // warns when the video ends well before its declared length
   void note(const std::string& text);  // a warning, kept for notes()
   void applySeek();
   void stamp(FrameTime& time);

@@ -1,12 +1,14 @@
 // What a file's end says about it (MediaSource, app/media/media_source.hpp): frames the
 // decoder could not read, a file cut short, holes where the source delivered no video; each said as
-// a warning and kept as a note for the run's summary.
+// a warning and kept as a note for the run's summary. And the end of a span (--to, -t): the audio
+// the file holds behind the video's last frame in it.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "app/media/media_source.hpp"
 
@@ -80,6 +82,48 @@ void MediaSource::warnIfShort() {
         fmt::format("{}: the video ends at {:.2f} s of the {:.2f} s its container declares; the "
                     "file may be truncated",
                     spec_.text, double(endUs) / AV_TIME_BASE, double(declaredUs) / AV_TIME_BASE));
+}
+
+void MediaSource::relayToEnd() {
+  if (relayDecided_ && !relay_) return;  // no side stream goes to the output
+  const AVFormatContext* ctx = demuxer_.context();
+  // The audio streams read (subtitles are sparse: one may have nothing past the end to wait for).
+  std::vector<bool> waiting(ctx->nb_streams, false);
+  int left = 0;
+  for (unsigned i = 0; i < ctx->nb_streams; ++i) {
+    const AVStream* st = ctx->streams[i];
+    const bool relayed = !relayDecided_ || relay_->wanted(static_cast<int>(i));
+    if (static_cast<int>(i) != demuxer_.videoIndex() && st->discard != AVDISCARD_ALL &&
+        st->codecpar->codec_type == AVMEDIA_TYPE_AUDIO && relayed) {
+      waiting[i] = true;
+      ++left;
+    }
+  }
+  // At most 10 s of the file's video past the end (an audio stream that stops early).
+  const std::int64_t limitUs = endUs_ + 10 * std::int64_t{AV_TIME_BASE};
+  try {
+    while (left > 0 && demuxer_.read(packet_.get())) {
+      AVPacket* p = packet_.get();
+      discont_.apply(p);
+      const AVStream* st = ctx->streams[p->stream_index];
+      const std::int64_t ts = p->pts != AV_NOPTS_VALUE ? p->pts : p->dts;
+      const std::int64_t us =
+          ts == AV_NOPTS_VALUE ? INT64_MIN : av_rescale_q(ts, st->time_base, AV_TIME_BASE_Q);
+      if (p->stream_index == demuxer_.videoIndex()) {
+        av_packet_unref(p);
+        if (us > limitUs) break;
+        continue;
+      }
+      if (waiting[p->stream_index] && us >= endUs_) {
+        waiting[p->stream_index] = false;
+        --left;
+      }
+      relay(p);  // what starts before the end
+      av_packet_unref(p);
+    }
+  } catch (const MediaError& e) {  // the span's frames are all there: its audio ends here
+    spdlog::debug("{}: reading the audio to the span's end stopped: {}", spec_.text, e.what());
+  }
 }
 
 }  // namespace vf::media
