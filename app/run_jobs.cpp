@@ -56,7 +56,10 @@ PlannedJob plan(const JobSpec& spec, const Settings& s, bool batch) {
         (spec.output == "-" ? std::string("'-' (stdout)") : quote(spec.output)));
   };
   if (batch && spec.output == "-") throw notAFile();  // before stdout's own checks
-  Settings one = s;
+  Settings one = s;  // this input's run, as if it were the only one (a still image: one image out)
+  one.input = spec.input;
+  one.inputs.reset();
+  one.inputsList.reset();
   one.output = spec.output.empty() ? std::nullopt : std::optional<std::string>(spec.output);
   j.output = classifyOutput(one);
   if (batch) {

@@ -1,11 +1,17 @@
 // The output names of several inputs: {name} and {index} in an -o or --stats pattern
-// (app/job_list.cpp).
+// (app/job_list.cpp); a still image among several inputs writes one image to its name, as it
+// does alone.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "app/job_list.hpp"
 #include "pipeline/error.hpp"
+#include "tests/support/media.hpp"
+#include "tests/support/process.hpp"
+#include "tests/support/temp_dir.hpp"
 
 using vf::app::expandJobName;
 
@@ -43,4 +49,22 @@ TEST(AppJobNames, AFieldWrittenOtherwiseIsRefusedNotTakenAsText) {
             std::string::npos);
   // Braces around other text stay part of the name.
   EXPECT_EQ(expandJobName("{take 2}_{name}.mkv", "a.mp4", 0), "{take 2}_a.mkv");
+}
+
+TEST(AppJobNames, StillImagesAmongSeveralInputsWriteAnImageEach) {
+  using namespace vf::test;
+  TempDir dir("job_names_stills");
+  const std::string a = dir / "a.jpg", b = dir / "b.png";
+  ffmpeg("-f lavfi -i testsrc2=size=160x120 -frames:v 1 " + q(a));
+  ffmpeg("-f lavfi -i testsrc=size=96x64 -frames:v 1 " + q(b));
+  const auto r = runVidfilter({"-i", a, "-i", b, "--chain", "gray", "-o", dir / "out_{name}.png"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(probeValue(dir / "out_a.png", "", "stream=width,pix_fmt"), "160\ngray");
+  EXPECT_EQ(probeValue(dir / "out_b.png", "", "stream=width,pix_fmt"), "96\ngray");
+  // From a list too.
+  std::ofstream(dir / "list.txt") << a << "\n";
+  const auto l = runVidfilter(
+      {"--inputs", dir / "list.txt", "--chain", "gray", "-o", dir / "listed_{name}.png"});
+  ASSERT_EQ(l.status, 0) << l.err;
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir / "listed_a.png"));
 }
