@@ -15,6 +15,7 @@
 #include "app/interrupt.hpp"
 #include "app/job_report.hpp"
 #include "app/job_runner.hpp"
+#include "app/log_pattern.hpp"
 #include "app/media/complete_output.hpp"
 #include "app/media/path_safety.hpp"
 #include "app/run_setup.hpp"
@@ -287,7 +288,12 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   for (const auto& d : devices) busyBefore.push_back(d->activity().busyNs());
   const auto start = std::chrono::steady_clock::now();
   RunReport report;
+  // On a terminal, a log line first wipes the progress line it would otherwise be glued to (the
+  // watcher draws the progress again below it), as with one input.
+  const bool wipe = ro.progress && ::isatty(STDERR_FILENO) == 1;
+  if (wipe) setLogPattern("\r\033[Kvidfilter: %^%l%$: %*");
   report.jobs = runPlannedJobs(devices, s, jobs, ro);
+  if (wipe) setLogPattern("vidfilter: %^%l%$: %*");
   report.elapsedSec =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (std::size_t k = 0; k < devices.size(); ++k) {
