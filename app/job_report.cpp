@@ -152,6 +152,7 @@ std::string jobReportJson(const RunReport& r) {
                     {"at_once", r.atOnce},
                     {"device_busy", busy},
                     {"shard", r.shard.empty() ? json(nullptr) : json(r.shard)},
+                    {"error", r.error.empty() ? json(nullptr) : json(r.error)},
                     {"inputs", inputs}};
   // Names are bytes from the command line; invalid UTF-8 is replaced, never an exception.
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

@@ -37,6 +37,7 @@ struct RunReport {
   int exitStatus = 0;
   int atOnce = 1;     // inputs run at once
   std::string shard;  // "1/3 (SLURM_ARRAY_TASK_ID)" for batch, else ""
+  std::string error;  // why the run was refused before its inputs were known, else ""
   std::vector<JobResult> jobs;
   // Per device ("P:D"), the share of the run's time it was busy: the time in which any of its
   // commands ran (uploads, chains, downloads of every input, from profiling, overlaps counted
@@ -52,7 +53,8 @@ RunReport unstartedReport(const std::vector<JobSpec>& jobs, const std::string& c
 // The table, for stderr.
 std::string formatJobTable(const RunReport& r);
 
-// The JSON document: {"device", "chain", "elapsed_s", "exit_status", "shard", "inputs": [{"index",
+// The JSON document: {"device", "chain", "elapsed_s", "exit_status", "shard", "error" (a run
+// refused before its inputs were known), "inputs": [{"index",
 // "input", "output", "status", "error", "frames_in", "frames_out", "dropped", "fps",
 // "elapsed_s", "device_ms": {stage: mean}, "latency_ms": {"p50", "p99"}}], "device_busy":
 // {"P:D": share}}.

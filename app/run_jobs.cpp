@@ -183,7 +183,53 @@ int exitStatusOf(const std::vector<JobResult>& results, bool given) {
 
 }  // namespace
 
+namespace {
+
+// --json's name for the task of `shard`: {shard} is its share's index.
+std::string reportPath(std::string path, const Shard& shard) {
+  const std::string index = std::to_string(shard.index);
+  for (auto at = path.find("{shard}"); at != std::string::npos;
+       at = path.find("{shard}", at + index.size()))
+    path.replace(at, 7, index);
+  return path;
+}
+
+// A run refused before any input ran (a chain typo, two inputs writing one name): a report an
+// earlier run of vidfilter's left at --json would say that one passed; it is replaced by one that
+// says why. Any other file there stays.
+void replaceEarlierReport(const CommandLine& cl, const Settings& s, const std::exception& why) {
+  if (!s.jsonPath || *s.jsonPath == "-" || interruptSignal()) return;
+  try {
+    const std::string path =
+        reportPath(*s.jsonPath, cl.batch ? shardFrom(cl.shard, cl.shards) : Shard{});
+    std::error_code ec;  // a regular file only: never read a pipe or a device (/dev/stdout)
+    if (!fs::is_regular_file(path, ec) || !writtenByVidfilter(path, "--json")) return;
+    RunReport r = unstartedReport({}, s.chain.value_or(""), "", why);
+    r.error = why.what();
+    writeJobReport(path, r);
+  } catch (const std::exception& e) {  // the run's own error is the one said
+    spdlog::debug("--json: the earlier report stays: {}", e.what());
+  }
+}
+
+// runJobs' work; `reported` set once the run's report is written.
+int runJobsReported(const CommandLine& cl, const Settings& s, bool& reported);
+
+}  // namespace
+
 int runJobs(const CommandLine& cl, const Settings& s) {
+  bool reported = false;
+  try {
+    return runJobsReported(cl, s, reported);
+  } catch (const std::exception& e) {
+    if (!reported) replaceEarlierReport(cl, s, e);
+    throw;
+  }
+}
+
+namespace {
+
+int runJobsReported(const CommandLine& cl, const Settings& s, bool& reported) {
   const Chain chain = Chain::parse(*s.chain);  // a wrong chain is the user's, before anything
   // A list on a FIFO or stdin may block: a signal meanwhile ends the run at once.
   std::vector<JobSpec> specs = openOrExitOnSignal([&] { return planJobs(s); }), listed;
@@ -220,11 +266,7 @@ int runJobs(const CommandLine& cl, const Settings& s) {
     if (!j.statsPath.empty()) checkStatsPath(j.statsPath);
   // Each task of a job array writes its own summary: {shard} is its share's index.
   Settings settings = s;
-  std::string jsonPath = s.jsonPath.value_or("");
-  const std::string index = std::to_string(shard.index);
-  for (auto at = jsonPath.find("{shard}"); at != std::string::npos;
-       at = jsonPath.find("{shard}", at + index.size()))
-    jsonPath.replace(at, 7, index);
+  const std::string jsonPath = reportPath(s.jsonPath.value_or(""), shard);
   // As -o's unknown fields: a field the summary's name has not is a typo, never a literal name.
   static const std::regex field("\\{[A-Za-z_]+\\}");
   if (std::smatch m; s.jsonPath && std::regex_search(jsonPath, m, field))
@@ -268,8 +310,10 @@ int runJobs(const CommandLine& cl, const Settings& s) {
       return openDevices(s.device.value_or(""));
     } catch (const std::exception& e) {
       // No input ran: the report says so (a report left by an earlier run would say it passed).
-      if (s.jsonPath && !interruptSignal())
+      if (s.jsonPath && !interruptSignal()) {
         writeJobReport(jsonPath, unstartedReport(specs, chain.str(), shardText, e));
+        reported = true;
+      }
       throw;
     }
   });
@@ -309,11 +353,14 @@ int runJobs(const CommandLine& cl, const Settings& s) {
   report.shard = shardText;
   report.exitStatus = exitStatusOf(report.jobs, !cl.batch && !s.inputsList);
   if (!quiet) std::fprintf(stderr, "%s", formatJobTable(report).c_str());
+  reported = true;  // a failure to write it is its own error
   if (s.jsonPath) writeJobReport(jsonPath, report);
   if (const int sig = interruptSignal())
     spdlog::warn("stopped by {}: the outputs of the inputs that ran hold their frames done{}",
                  signalName(sig), cl.batch ? " (under their .partial names)" : "");
   return report.exitStatus;
 }
+
+}  // namespace
 
 }  // namespace vf::app
