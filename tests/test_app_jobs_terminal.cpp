@@ -24,8 +24,8 @@ TEST(AppJobsTerminal, LogLinesWipeTheProgressLine) {
   ASSERT_NE(r.out.find("wrote 25 frames"), std::string::npos) << r.out;
   for (std::size_t at = r.out.find("vidfilter: "); at != std::string::npos;
        at = r.out.find("vidfilter: ", at + 1)) {
-    const bool lineStart = at == 0 || r.out[at - 1] == '\n' ||
-                           (at >= 4 && r.out.compare(at - 4, 4, "\r\033[K") == 0);
+    const bool lineStart =
+        at == 0 || r.out[at - 1] == '\n' || (at >= 4 && r.out.compare(at - 4, 4, "\r\033[K") == 0);
     EXPECT_TRUE(lineStart) << "a log line glued to what came before it:\n"
                            << r.out.substr(at < 120 ? 0 : at - 120, 200);
   }
