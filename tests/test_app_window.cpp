@@ -7,9 +7,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -340,6 +342,22 @@ bool sendWmDelete(const std::string& display, const std::string& id) {
   return true;
 }
 
+// Closes the program's window as a window manager's close button does until `ended` holds on
+// its stderr: each try sends WM_DELETE_WINDOW to every visible window of that title, found again
+// (on a loaded machine the window may not take a message sent as it opens, or be made again).
+bool closeUntil(Child& program, const Xvfb& x,
+                const std::function<bool(const std::string&)>& ended) {
+  for (int i = 0; i < 4; ++i) {
+    const std::string ids =
+        shellOutput(x.env() + "xdotool search --onlyvisible --name '^vidfilter' 2>/dev/null");
+    std::istringstream lines(ids);
+    for (std::string id; std::getline(lines, id);)
+      if (!id.empty() && !sendWmDelete(x.display(), id)) return false;
+    if (program.readUntil(ended, 8)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 // The window's close button (a window manager's WM_DELETE_WINDOW) ends the run as q does, and
@@ -356,7 +374,9 @@ TEST(PreviewWindow, ProgramClosedByItsCloseButtonStopsTheInputs) {
     const std::string id = findWindow(env, "^vidfilter");
     ASSERT_FALSE(id.empty()) << "no window";
     std::this_thread::sleep_for(1s);
-    ASSERT_TRUE(sendWmDelete(x.display(), id));
+    EXPECT_TRUE(closeUntil(program, x, [](const std::string& err) {
+      return err.find("frames: ") != std::string::npos;  // its summary
+    }));
     const ProcResult r = program.wait();
     SCOPED_TRACE(r.err);
     EXPECT_EQ(r.status, 0);
@@ -369,15 +389,9 @@ TEST(PreviewWindow, ProgramClosedByItsCloseButtonStopsTheInputs) {
   const std::string id = findWindow(env, "^vidfilter");
   ASSERT_FALSE(id.empty()) << "no window";
   std::this_thread::sleep_for(2s);  // both playing at 10 fps: 795 frames take 80 s
-  // Again while the run has not printed its closing table: on a loaded machine the window may
-  // not take a message sent as it opens.
-  for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(sendWmDelete(x.display(), id));
-    if (tiles.readUntil(
-            [](const std::string& err) { return err.find(" at once) on ") != std::string::npos; },
-            8))
-      break;
-  }
+  EXPECT_TRUE(closeUntil(tiles, x, [](const std::string& err) {
+    return err.find(" at once) on ") != std::string::npos;  // its closing table
+  }));
   const ProcResult r = tiles.wait();
   SCOPED_TRACE(r.err);
   EXPECT_EQ(r.status, 0);
