@@ -37,10 +37,6 @@ nlohmann::json readJson(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
-#define REQUIRE_TOOLS()                                                       \
-  for (const char* tool : {"Xvfb", "xdotool", "import", "ffmpeg", "ffprobe"}) \
-  ASSERT_TRUE(have(tool)) << tool << " not found: install xvfb, xdotool, imagemagick, ffmpeg"
-
 // The window's picture on the screen.
 cv::Mat shot(const std::string& env, const std::string& id, const TempDir& dir,
              const std::string& name) {
@@ -70,7 +66,7 @@ void quit(const std::string& env, const std::string& id, Child& program) {
 // again is the grid, which follows the window when it is resized and goes full screen with f;
 // q quits, each output with all its frames.
 TEST(PreviewWindowTiles, ProgramShowsEachInputInItsTile) {
-  REQUIRE_TOOLS();
+  REQUIRE_X_TOOLS();
   TempDir dir("tiles_each");
   std::vector<std::string> clips;
   std::vector<cv::Mat> refs;
@@ -153,7 +149,7 @@ TEST(PreviewWindowTiles, ProgramShowsEachInputInItsTile) {
 // An input of non-square pixels (2:1, as an anamorphic recording's) is shown in its shape, twice
 // as wide as its pixels, beside one of square pixels.
 TEST(PreviewWindowTiles, ProgramShowsNonSquarePixelsInTheirShape) {
-  REQUIRE_TOOLS();
+  REQUIRE_X_TOOLS();
   TempDir dir("tiles_sar");
   const std::string square = stillClip(dir, "square", picture(0), 20, 25);
   const std::string wideSource = stillClip(dir, "wide_src", picture(2), 20, 25);
@@ -189,7 +185,7 @@ TEST(PreviewWindowTiles, ProgramShowsNonSquarePixelsInTheirShape) {
 // A file that is not a video among two good ones: it fails alone, its tile says so in red, the
 // others play to their end; the exit status says one failed.
 TEST(PreviewWindowTiles, ProgramBadInputFailsAloneInItsTile) {
-  REQUIRE_TOOLS();
+  REQUIRE_X_TOOLS();
   TempDir dir("tiles_bad");
   const std::string a = stillClip(dir, "a", picture(0), 10, 25);
   const std::string c = stillClip(dir, "c", picture(2), 10, 25);
@@ -234,7 +230,7 @@ TEST(PreviewWindowTiles, ProgramBadInputFailsAloneInItsTile) {
 // Files without an output play at their own rate (15 frames at 10 fps take 1.5 s, as a player
 // shows them), every frame of each; --exit-at-end closes the window at the end.
 TEST(PreviewWindowTiles, ProgramFilesPlayAtTheirRateAndExitAtEnd) {
-  REQUIRE_TOOLS();
+  REQUIRE_X_TOOLS();
   TempDir dir("tiles_rate");
   const std::string slow = stillClip(dir, "slow", picture(0), 15, 10);
   const std::string fast = stillClip(dir, "fast", picture(1), 30, 25);
@@ -256,7 +252,7 @@ TEST(PreviewWindowTiles, ProgramFilesPlayAtTheirRateAndExitAtEnd) {
 // playable with every frame the run reports. A signal while paused ends the run as a signal
 // does (130), the outputs playable too.
 TEST(PreviewWindowTiles, ProgramLiveStreamsQuitAndSignal) {
-  REQUIRE_TOOLS();
+  REQUIRE_X_TOOLS();
   TempDir dir("tiles_live");
   auto stream = [](const std::string& pattern) {
     return "videotestsrc is-live=true pattern=" + pattern +
@@ -301,7 +297,7 @@ TEST(PreviewWindowTiles, ProgramLiveStreamsQuitAndSignal) {
 // What the tiles cannot show is refused before anything opens, each with what to change: more
 // than 16 inputs, --jobs below their number (some would wait unseen), a batch with a window.
 TEST(PreviewWindowTiles, ProgramRefusesWhatTheTilesCannotShow) {
-  REQUIRE_TOOLS();
+  REQUIRE_X_TOOLS();
   TempDir dir("tiles_refused");
   const std::string clip = stillClip(dir, "a", picture(0), 2, 25);
   Xvfb x("640x480x24");

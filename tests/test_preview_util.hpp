@@ -176,6 +176,11 @@ inline std::unique_ptr<app::PreviewSink> makeSink(Chain& chain, app::PreviewOpti
   return sink;
 }
 
+// Skips nothing: a test of the preview on an X screen fails when a tool it drives is missing.
+#define REQUIRE_X_TOOLS()                                                     \
+  for (const char* tool : {"Xvfb", "xdotool", "import", "ffmpeg", "ffprobe"}) \
+  ASSERT_TRUE(have(tool)) << tool << " not found: install xvfb, xdotool, imagemagick, ffmpeg"
+
 // An Xvfb server on a free display (-displayfd picks it), stopped by the destructor.
 class Xvfb {
  public:

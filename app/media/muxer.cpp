@@ -1,9 +1,7 @@
 #include "app/media/muxer.hpp"
 
 #include <spdlog/spdlog.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -33,13 +31,6 @@ void freeOutput(AVFormatContext* c) {
   if (!c) return;
   if (c->pb && !(c->oformat->flags & AVFMT_NOFILE)) avio_closep(&c->pb);
   avformat_free_context(c);
-}
-
-// The first video stream of a file read back (-1 when it has none yet).
-int videoOf(const AVFormatContext* in) {
-  for (unsigned i = 0; i < in->nb_streams; ++i)
-    if (in->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO) return static_cast<int>(i);
-  return -1;
 }
 
 }  // namespace
@@ -200,78 +191,6 @@ void Muxer::refused(int err, const std::string& reason) {
   throw MediaError(what);
 }
 
-namespace {
-
-std::string outOfRoomText(const std::string& cause, std::int64_t frames, const std::string& advice,
-                          const std::string& closeError) {
-  std::string kept;
-  if (frames == 0)
-    kept = "stopped before the first frame";
-  else if (closeError.empty())
-    kept = "stopped after " + std::to_string(frames) + " frames and closed the file, which plays";
-  else
-    kept = "stopped after " + std::to_string(frames) + " frames; closing the file failed too (" +
-           closeError + "), so it may not play";
-  return cause + "; " + kept + "; " + advice;
-}
-
-}  // namespace
-
-OutOfRoom::OutOfRoom(std::string cause, std::int64_t frames, std::string advice)
-    : MediaError(cause),
-      cause_(std::move(cause)),
-      advice_(std::move(advice)),
-      text_(outOfRoomText(cause_, frames, advice_, "")),
-      frames_(frames) {}
-
-void OutOfRoom::closeFailed(const std::string& why) {
-  text_ = outOfRoomText(cause_, frames_, advice_, why);
-}
-
-void OutOfRoom::removed() {
-  text_ = cause_ + "; stopped after " + std::to_string(frames_) +
-          " frames, and the partial file is removed to give its space back; " + advice_;
-}
-
-void Muxer::checkRoom(std::int64_t next) {
-  if (spec_.toStdout || spec_.network || !ctx_->pb || finishing_) return;
-  // Only a regular file takes room on a disk and counts against ulimit -f: a pipe (a process
-  // substitution's /dev/fd/N), a device and what /proc and /sys hold are written as they are,
-  // and their own errors say what failed.
-  struct stat st {};
-  struct statvfs fs {};
-  if (::stat(spec_.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
-  // After this packet there must still be room for the container's index: per packet up to
-  // about 48 bytes (mp4's moov), and a fixed part (its boxes for each stream, metadata and
-  // chapters: 1-6 KiB in mp4, mov and Matroska files of a few streams) with a margin.
-  biggestPacket_ = std::max(biggestPacket_, next);
-  const std::int64_t need = next + 2 * biggestPacket_ + 48 * (packets_ + 1);
-  // What the packets given so far make of the file: avio_tell leaves out what a muxer holds in
-  // memory (Matroska's open cluster: up to 5 s or 5 MiB), so the packets' bytes count too.
-  const std::int64_t written = std::max(avio_tell(ctx_->pb), headerBytes_ + payloadBytes_);
-  // The file size limit is exact: no write has failed, the next ones would.
-  struct rlimit lim {};
-  if (::getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
-      written + need + (16 << 10) > static_cast<std::int64_t>(lim.rlim_cur))
-    throw OutOfRoom("writing " + spec_.path + ": the file size limit (ulimit -f, " +
-                        std::to_string(lim.rlim_cur / 1024) +
-                        " KiB) leaves too little room for more frames and the file's index",
-                    videoPackets_, "raise the limit or write less");
-  // The file system that holds the file (through a link, the target's); one that reports no
-  // size at all (procfs, sysfs) has no free space to count.
-  if (::statvfs(spec_.path.c_str(), &fs) != 0 || fs.f_blocks == 0) return;
-  const double avail = double(fs.f_bavail) * double(fs.f_frsize);
-  // The free space counts only what reached the file: what is still in FFmpeg's buffers (the
-  // file's 256 KiB I/O buffer, Matroska's open cluster) takes its share of it too.
-  // The free space is less exact (the file system's own blocks, other writers): a wider margin.
-  const std::int64_t pending = std::max<std::int64_t>(0, written - st.st_size);
-  if (avail < double(pending + need + (96 << 10)))
-    throw OutOfRoom("the disk holding " + spec_.path + " has " +
-                        std::to_string(static_cast<long long>(avail / 1024)) +
-                        " KiB free, too little for more frames and the file's index",
-                    videoPackets_, "free some space or write elsewhere");
-}
-
 bool Muxer::damagedAdts(const AVPacket* p) {
   const AVStream* st = ctx_->streams[p->stream_index];
   if (p->stream_index == 0 || st->codecpar->codec_id != AV_CODEC_ID_AAC || p->size < 7 ||
@@ -365,68 +284,6 @@ void Muxer::failed(const char* doing, int err) const {
     throw ReaderGone(std::string(doing) + " " + (spec_.toStdout ? "stdout" : spec_.path) +
                      " failed: its reader closed it (" + avError(err) + ")");
   throw MediaError(std::string(doing) + " " + spec_.path + " failed: " + avError(err));
-}
-
-void Muxer::verify() const {
-  struct stat st {};
-  if (::stat(spec_.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || videoPackets_ == 0) return;
-  // Raw video has no header to find its frames by: it is read back as what was written.
-  const AVInputFormat* format = nullptr;
-  AVDictionary* options = nullptr;
-  const AVCodecParameters* video = ctx_->streams[0]->codecpar;
-  if (std::string(ctx_->oformat->name) == "rawvideo" && video->codec_id == AV_CODEC_ID_RAWVIDEO) {
-    format = av_find_input_format("rawvideo");
-    const std::string size = std::to_string(video->width) + "x" + std::to_string(video->height);
-    av_dict_set(&options, "video_size", size.c_str(), 0);
-    av_dict_set(&options, "pixel_format",
-                av_get_pix_fmt_name(static_cast<AVPixelFormat>(video->format)), 0);
-  }
-  // Else the demuxer of the muxer's kind, when FFmpeg has one by that name: probing goes by the
-  // name too, and a name such as 'v_%03d.png' would be taken for an image sequence.
-  const AVInputFormat* byName = format ? nullptr : av_find_input_format(ctx_->oformat->name);
-  AVFormatContext* raw = nullptr;
-  int err = avformat_open_input(&raw, spec_.url.c_str(), format ? format : byName, &options);
-  if (err < 0 && byName) err = avformat_open_input(&raw, spec_.url.c_str(), nullptr, nullptr);
-  av_dict_free(&options);
-  if (err < 0)
-    throw MediaError(spec_.path + " was written but does not open again (" + avError(err) +
-                     "): the file is damaged");
-  InputPtr in(raw);
-  // The video is not always stream 0 of what is read back: FLV adds its streams as their first
-  // packets come, and the audio can come first. The first video stream is the one written.
-  int readVideo = videoOf(in.get());
-  for (unsigned i = 0; i < in->nb_streams; ++i)
-    if (static_cast<int>(i) != readVideo) in->streams[i]->discard = AVDISCARD_ALL;
-  PacketPtr p = makePacket();
-  std::int64_t frames = 0;
-  while ((err = av_read_frame(in.get(), p.get())) >= 0) {
-    if (readVideo < 0 && in->streams[p->stream_index]->codecpar->codec_type == AVMEDIA_TYPE_VIDEO)
-      readVideo = p->stream_index;
-    if (p->stream_index == readVideo) ++frames;
-    av_packet_unref(p.get());
-  }
-  if (readVideo >= 0) checkRotation(in->streams[readVideo]);
-  if (frames > videoPackets_ || frames < videoPackets_ - emptyVideoPackets_)
-    throw MediaError(spec_.path + " was written but reads back " + std::to_string(frames) +
-                     " of the " + std::to_string(videoPackets_) + " frames written" +
-                     (err != AVERROR_EOF ? " (" + avError(err) + ")" : "") +
-                     ": the file is damaged");
-  spdlog::debug("{}: read back {} frames, {} bytes", spec_.path, frames,
-                static_cast<long long>(st.st_size));
-}
-
-void Muxer::checkRotation(const AVStream* written) const {
-  // Some containers have no place for it (AVI, MPEG-TS; Matroska and WebM in older FFmpeg).
-  if (rotation_ == 0) return;
-  if (av_stream_get_side_data(written, AV_PKT_DATA_DISPLAYMATRIX, nullptr)) return;
-  warnRotationLost();
-}
-
-void Muxer::warnRotationLost() const {
-  spdlog::warn(
-      "{}: the input's rotation ({:g} degrees) is not kept: this FFmpeg's {} container does not "
-      "hold it, so players show the video unrotated; write .mp4 or .mov to keep it",
-      spec_.toStdout ? "stdout" : spec_.path, rotation_, ctx_->oformat->name);
 }
 
 }  // namespace vf::media
