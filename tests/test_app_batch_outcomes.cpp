@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/json_file.hpp"
 #include "tests/support/media.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
@@ -44,11 +45,6 @@ long lines(const std::string& path) {
   return n;
 }
 
-nlohmann::json json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
 }  // namespace
 
 TEST(AppBatchOutcomes, NoOverwriteKeepsAnIncompleteOutput) {
@@ -69,7 +65,7 @@ TEST(AppBatchOutcomes, NoOverwriteKeepsAnIncompleteOutput) {
   EXPECT_EQ(r.status, 1) << r.err;  // a batch task with a failed input
   EXPECT_EQ(contents(dir / "out/a.mkv"), before_a);
   EXPECT_EQ(contents(dir / "out/b.mkv"), before_b);
-  const auto doc = json(dir / "run.json");
+  const auto doc = readJson(dir / "run.json");
   ASSERT_EQ(doc["inputs"].size(), 2u);
   for (const auto& job : doc["inputs"]) EXPECT_EQ(job["status"], "failed") << job.dump();
   // Without -n they are made again.
@@ -117,7 +113,7 @@ TEST(AppBatchOutcomes, AStopOnceAnInputIsReadWholeKeepsItsOutputWhole) {
     c.signal(SIGTERM);
     const auto r = c.wait();
     EXPECT_EQ(r.status, 143) << r.err;
-    const auto doc = json(out + "/run.json");
+    const auto doc = readJson(out + "/run.json");
     EXPECT_EQ(doc["inputs"][0]["status"], "done") << doc.dump();
     EXPECT_EQ(countFrames(out + "/" + name + ".mkv"), 60);
     EXPECT_FALSE(fs::exists(out + "/." + name + ".partial.mkv"));
@@ -177,12 +173,12 @@ TEST(AppBatchOutcomes, ARunThatFailsBeforeAnyInputReplacesTheLastReport) {
       "-i",           a,   "-i", b, "--chain", "gray", "-o", dir / "out/{name}.mkv", "--json",
       dir / "r.json", "-y"};
   ASSERT_EQ(runVidfilter(args).status, 0);
-  EXPECT_EQ(json(dir / "r.json")["exit_status"], 0);
+  EXPECT_EQ(readJson(dir / "r.json")["exit_status"], 0);
   ProcOptions noDevice;
   noDevice.setEnv = {"OCL_ICD_VENDORS=" + icd.path().string()};
   const auto r = runVidfilter(args, noDevice);
   EXPECT_EQ(r.status, 1) << r.err;
-  const nlohmann::json report = json(dir / "r.json");
+  const nlohmann::json report = readJson(dir / "r.json");
   EXPECT_EQ(report["exit_status"], 1);
   ASSERT_EQ(report["inputs"].size(), 2u);
   for (const auto& input : report["inputs"]) {
@@ -206,7 +202,7 @@ TEST(AppBatchOutcomes, OneInputsErrorIsSaidOnce) {
       {"-i", dir / "bad.mp4", "--chain", "gray", "-o", dir / "o.mkv", "--json", dir / "one.json"});
   EXPECT_EQ(one.status, 2) << one.err;
   EXPECT_EQ(count(one.err, why), 1) << one.err;
-  EXPECT_NE(json(dir / "one.json")["inputs"][0]["error"].get<std::string>().find(why),
+  EXPECT_NE(readJson(dir / "one.json")["inputs"][0]["error"].get<std::string>().find(why),
             std::string::npos);
   std::ofstream(dir / "worse.mp4") << "not a video either\n";
   const auto two = runVidfilter({"-i", dir / "bad.mp4", "-i", dir / "worse.mp4", "--chain", "gray",
@@ -248,7 +244,7 @@ TEST(AppBatchOutcomes, TheSummaryCarriesWhatEachInputsEndSaid) {
   const auto r = runVidfilter({"-i", whole, "-i", cut, "--chain", "gray", "-o",
                                dir / "o_{name}.mkv", "--json", dir / "run.json"});
   ASSERT_EQ(r.status, 0) << r.err;
-  const auto doc = json(dir / "run.json");
+  const auto doc = readJson(dir / "run.json");
   ASSERT_EQ(doc["inputs"].size(), 2u);
   EXPECT_TRUE(doc["inputs"][0]["warnings"].empty()) << doc.dump();
   ASSERT_FALSE(doc["inputs"][1]["warnings"].empty()) << doc.dump();

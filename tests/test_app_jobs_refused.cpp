@@ -8,20 +8,14 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/json_file.hpp"
 #include "tests/support/media.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/temp_dir.hpp"
 
 using namespace vf::test;
 
-namespace {
-
-nlohmann::json json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 TEST(AppJobsRefused, ARefusedRunReplacesAnEarlierReport) {
   TempDir dir("jobs_refused");
@@ -34,18 +28,18 @@ TEST(AppJobsRefused, ARefusedRunReplacesAnEarlierReport) {
                          dir / "out_{name}.mkv", "--json", json});
   };
   ASSERT_EQ(run("gray", b, report).status, 0);
-  ASSERT_EQ(json(report)["exit_status"], 0);
+  ASSERT_EQ(readJson(report)["exit_status"], 0);
   // Both inputs named a: one output name.
   const auto same = run("gray", a, report);
   EXPECT_EQ(same.status, 2) << same.err;
-  auto doc = json(report);
+  auto doc = readJson(report);
   EXPECT_EQ(doc["exit_status"], 2);
   EXPECT_NE(doc["error"].get<std::string>().find("would both write"), std::string::npos) << doc;
   EXPECT_TRUE(doc["inputs"].empty());
   // A chain typo.
   ASSERT_EQ(run("gray", b, report).status, 0);
   EXPECT_EQ(run("gray,bogus", b, report).status, 2);
-  doc = json(report);
+  doc = readJson(report);
   EXPECT_EQ(doc["exit_status"], 2);
   EXPECT_NE(doc["error"].get<std::string>().find("bogus"), std::string::npos) << doc;
   // A file that is no report of vidfilter's.

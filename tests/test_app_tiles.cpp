@@ -12,6 +12,7 @@
 #include "app/job_list.hpp"
 #include "app/theme.hpp"
 #include "app/tile_layout.hpp"
+#include "tests/support/json_file.hpp"
 #include "tests/support/media.hpp"
 #include "tests/test_tile_util.hpp"
 
@@ -30,11 +31,6 @@ std::string stillClip(const TempDir& dir, const std::string& name, const cv::Mat
   ffmpeg("-loop 1 -framerate " + std::to_string(fps) + " -i " + q(png) + " -frames:v " +
          std::to_string(frames) + " -c:v ffv1 -pix_fmt bgr0 " + q(clip));
   return clip;
-}
-
-nlohmann::json readJson(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
 }
 
 // The window's picture on the screen.

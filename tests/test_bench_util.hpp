@@ -10,19 +10,12 @@
 #include <vector>
 
 #include "tests/support/cli_errors.hpp"
+#include "tests/support/json_file.hpp"
 #include "tests/support/process.hpp"
 
 namespace vf::test {
 
 using Json = nlohmann::json;
-
-// The file as one JSON document (a parse error fails the test).
-inline Json readJson(const std::filesystem::path& p) {
-  std::ifstream f(p);
-  Json j;
-  EXPECT_NO_THROW(j = Json::parse(f)) << p;
-  return j;
-}
 
 inline void expectSummary(const Json& s, int runs) {
   ASSERT_TRUE(s.is_object()) << s;
