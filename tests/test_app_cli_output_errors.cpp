@@ -137,6 +137,18 @@ TEST(AppCliBinary, UnknownContainer) {
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "out.xyz"}), 2,
                  "unknown container '.xyz'");
 }
+// Audio files whose one picture is a cover (an ID3 or FLAC picture) take no frames: refused
+// before anything is written, as .wav is.
+TEST(AppCliBinary, AnAudioFileWithACoverPictureTakesNoVideo) {
+  TempDir dir("cli_cover_only");
+  for (const char* ext : {"mp3", "flac", "aiff"}) {
+    const std::string out = dir / (std::string("out.") + ext);
+    expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", out}), 2,
+                   "container takes no video");
+    EXPECT_FALSE(std::filesystem::exists(out)) << out;
+  }
+}
+
 TEST(AppCliBinary, OutputOverInputIsRefused) {
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", kVideo}), 2,
                  "is the input '" + kVideo + "' (the same file)");

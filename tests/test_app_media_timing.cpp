@@ -93,6 +93,31 @@ TEST(MediaTiming, VariableRateInContainersTimedInWholeFramesStaysInTime) {
   }
 }
 
+// A rate above what a camera gives (300 fps in MP4, 1000 in Matroska, whose clock is the
+// millisecond) is the input's as ffmpeg takes it: containers without timestamps (y4m) and AVI
+// keep every frame at it, the others the frames' times and the length.
+TEST(MediaTiming, HighFrameRatesAreKept) {
+  TempDir dir("timing_high_rate");
+  for (const std::string rate : {"300", "1000"}) {
+    SCOPED_TRACE(rate);
+    const std::string in = dir / ("r" + rate + (rate == "300" ? ".mp4" : ".mkv"));
+    ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=" + rate + " -t 0.5 -c:v " +
+           (rate == "300" ? "libx264 -preset ultrafast " : "ffv1 ") + q(in));
+    const long frames = countFrames(in);
+    ASSERT_GT(frames, 100);
+    for (const char* ext : {"y4m", "avi", "mkv", "mp4"}) {
+      SCOPED_TRACE(ext);
+      const std::string out = dir / ("out_" + rate + "." + ext);
+      const ProcResult r = runVidfilter({"-y", "-i", in, "--chain", "brightness", "-o", out});
+      ASSERT_EQ(r.status, 0) << r.err;
+      EXPECT_EQ(r.err.find("frame rate unknown"), std::string::npos) << r.err;
+      EXPECT_EQ(countFrames(out), frames);
+      EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=r_frame_rate"), rate + "/1");
+      EXPECT_NEAR(durationOf(out), 0.5, 0.5 / double(frames));
+    }
+  }
+}
+
 TEST(MediaTiming, MpegOneAtARateItDoesNotTakeNamesWhatDoes) {
   TempDir dir("timing_mpeg1");
   const std::string in = dir / "in.mkv";

@@ -7,6 +7,7 @@
 #include "app/media/atomic_file.hpp"
 #include "app/media/colour_kept.hpp"
 #include "app/media/media_source.hpp"
+#include "app/media/pixel_format_choice.hpp"
 #include "app/options.hpp"
 #include "pipeline/quote.hpp"
 
@@ -30,12 +31,6 @@ const AVCodec* imageEncoder(const std::string& ext) {
   return avcodec_find_encoder_by_name(name);
 }
 
-AVPixelFormat bestFormat(const AVCodec* c, PixelFormat f) {
-  const AVPixelFormat src = avFormatOf(f);
-  if (!c->pix_fmts) return src;
-  return avcodec_find_best_pix_fmt_of_list(c->pix_fmts, src, f == PixelFormat::BGRA8, nullptr);
-}
-
 }  // namespace
 
 ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaSource* input,
@@ -43,6 +38,9 @@ ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaS
     : spec_(spec), codec_(imageEncoder(spec.extension)), packet_(makePacket()) {
   // As ffmpeg's image2: PNG's pHYs, JPEG's JFIF density and the like say the pixels' shape.
   if (input) sampleAspect_ = reshapedAspect(input->sampleAspect(), reshape);
+  // A JPEG keeps a YUV input's chroma layout (4:2:0 from most video, as ffmpeg writes it); the
+  // other image formats are written in RGB, which every viewer reads (a YUV TIFF is not).
+  if (input && codec_ && codec_->id == AV_CODEC_ID_MJPEG) sourcePixFmt_ = input->pixFmt();
   if (input && input->format() && input->videoStream() >= 0)
     if (const double r = rotationOf(input->format()->streams[input->videoStream()]); r != 0)
       spdlog::warn(
@@ -70,7 +68,8 @@ ImageSink::ImageSink(const OutputSpec& spec, const FrameDesc& desc, const MediaS
     spdlog::warn("{}: {} is lossy; use .png for exact frames", spec.path,
                  codec_->id == AV_CODEC_ID_MJPEG ? "JPEG" : "WebP");
   if (input) warnColourLost(spec.path, input->colour(), "image2", codec_->id, true);
-  openEncoder(desc.width, desc.height, bestFormat(codec_, desc.format));  // errors come now
+  openEncoder(desc.width, desc.height,
+              nearestFormat(codec_, desc.format, sourcePixFmt_));  // errors come now
   spdlog::info("writing {} ({} {})", spec.path, codecName(codec_),
                av_get_pix_fmt_name(ctx_->pix_fmt));
   worker_ = std::make_unique<FrameWorker>([this](AVFrame* f) { write(f); });
@@ -110,7 +109,7 @@ void ImageSink::openEncoder(int width, int height, AVPixelFormat format) {
 void ImageSink::consume(const FrameResult& frame) {
   const FrameView& v = frame.output;
   FramePtr f = worker_->acquire();
-  const AVPixelFormat want = bestFormat(codec_, v.format);
+  const AVPixelFormat want = nearestFormat(codec_, v.format, sourcePixFmt_);
   if (!f || f->width != v.width || f->height != v.height || f->format != want) {
     f = makeFrame();
     f->width = v.width;

@@ -32,6 +32,7 @@ class ImageSink : public FrameSink {
   OutputSpec spec_;
   const AVCodec* codec_ = nullptr;
   AVRational sampleAspect_{0, 1};  // the input's pixel shape (0/1: unknown, none written)
+  AVPixelFormat sourcePixFmt_ = AV_PIX_FMT_NONE;  // the input's, where the format keeps its chroma
   CodecPtr ctx_;
   PacketPtr packet_;
   FrameConverter converter_;

@@ -100,10 +100,13 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   tb_ = v->time_base;
   decoder_ = std::make_unique<VideoDecoder>(v, live_, options.hwdec, options.decodeGpu, spec.text,
                                             options.decodeThreads);
-  // The nominal rate: the stream's base rate (a variable-rate file's usual step), else its
-  // average.
-  for (const AVRational rate : {v->r_frame_rate, v->avg_frame_rate})
-    if (fps_ == 0 && rate.num > 0 && rate.den > 0 && av_q2d(rate) <= 240) fps_ = av_q2d(rate);
+  // The nominal rate as ffmpeg guesses it: the stream's base rate (a variable-rate file's usual
+  // step) unless it is a timer's next to a low average, else its average.
+  const auto valid = [](AVRational r) { return r.num > 0 && r.den > 0; };
+  for (const AVRational rate :
+       {av_guess_frame_rate(demuxer_.context(), demuxer_.context()->streams[v->index], nullptr),
+        v->avg_frame_rate})
+    if (fps_ == 0 && valid(rate)) fps_ = av_q2d(rate);
 
   const std::int64_t begin = demuxer_.startTime();
   offset_ = begin + toUs(options.start);

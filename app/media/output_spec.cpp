@@ -148,9 +148,13 @@ void checkEncoder(OutputSpec& s, const AVOutputFormat* f) {
   s.chosen = !s.encoder.codec.empty() || !s.encoder.pixFmt.empty() ||
              (!s.audioCodec.empty() && s.audioCodec != "copy");
   if (s.encoder.codec.empty()) s.encoder.codec = defaultEncoder(f->name, s.path);
-  if (s.encoder.codec.empty())
-    throw UsageError("output " + quote(s.path) + ": the " + f->name +
-                     " container takes no video; choose another (-f, or the name's extension)");
+  // Audio files whose one picture is their cover (an ID3 or FLAC picture): no place for frames.
+  const bool coverOnly = std::strcmp(f->name, "mp3") == 0 || std::strcmp(f->name, "flac") == 0 ||
+                         std::strcmp(f->name, "aiff") == 0;
+  if (s.encoder.codec.empty() || coverOnly)
+    throw UsageError("output " + quote(s.path) + ": the " + f->name + " container takes no video" +
+                     (coverOnly ? " (one cover picture at most)" : "") +
+                     "; choose another (-f, or the name's extension)");
   const AVCodec* c = avcodec_find_encoder_by_name(s.encoder.codec.c_str());
   if (!c) {
     const AVCodecDescriptor* d = avcodec_descriptor_get_by_name(s.encoder.codec.c_str());

@@ -110,6 +110,18 @@ bool keepsAlpha(const AVCodec* codec, AVPixelFormat f, const std::string& muxer)
   return !isVp8Or9(codec) || muxer == "webm" || muxer == "matroska";
 }
 
+AVPixelFormat nearestFormat(const AVCodec* codec, PixelFormat frames, AVPixelFormat input) {
+  // An encoder of any format (raw video) writes the frames as they are.
+  if (!codec->pix_fmts) return avFormatOf(frames);
+  const AVPixelFormat yuv = frames == PixelFormat::BGR8 ? planarYuvLike(input) : AV_PIX_FMT_NONE;
+  const AVPixelFormat src = yuv != AV_PIX_FMT_NONE ? yuv : avFormatOf(frames);
+  // MJPEG's limited-range formats are for -strict unofficial only: its full-range ones, as ffmpeg.
+  static const AVPixelFormat kJpeg[] = {AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P,
+                                        AV_PIX_FMT_YUVJ444P, AV_PIX_FMT_NONE};
+  return avcodec_find_best_pix_fmt_of_list(codec->id == AV_CODEC_ID_MJPEG ? kJpeg : codec->pix_fmts,
+                                           src, frames == PixelFormat::BGRA8, nullptr);
+}
+
 AVPixelFormat choosePixelFormat(const AVCodec* codec, const EncoderSettings& s,
                                 const EncoderInput& in, const std::string& shown) {
   if (!s.pixFmt.empty()) {
@@ -135,10 +147,7 @@ AVPixelFormat choosePixelFormat(const AVCodec* codec, const EncoderSettings& s,
   }
   if (prefers420(codec) && encoderTakes(codec, AV_PIX_FMT_YUV420P))
     return consumerFormat(codec, in, shown);
-  const AVPixelFormat src = avFormatOf(in.desc.format);
-  if (!codec->pix_fmts) return src;
-  return avcodec_find_best_pix_fmt_of_list(codec->pix_fmts, src,
-                                           in.desc.format == PixelFormat::BGRA8, nullptr);
+  return nearestFormat(codec, in.desc.format, in.sourcePixFmt);
 }
 
 }  // namespace vf::media

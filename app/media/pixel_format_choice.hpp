@@ -10,6 +10,11 @@ namespace vf::media {
 // Whether `codec` takes `f` (an encoder that lists no formats takes any).
 bool encoderTakes(const AVCodec* codec, AVPixelFormat f);
 
+// The format of `codec` nearest the input's, as ffmpeg picks it from the decoded frames: a YUV
+// input's chroma layout (`input`, as decoded; in the chain's 8 bits) for BGR frames, else the
+// frames' own (BGR from RGB inputs, BGRA, gray). MJPEG: its full-range formats.
+AVPixelFormat nearestFormat(const AVCodec* codec, PixelFormat frames, AVPixelFormat input);
+
 // --pix-fmt when given (UsageError when the encoder cannot take it); else ffmpeg's choice for
 // the frames and the input, but that consumer codecs (H.264, HEVC, VP8/9, AV1, MPEG) write
 // 4:2:0 where their players expect it: RGB sources, and finer chroma in files made to be played
