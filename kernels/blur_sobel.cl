@@ -11,11 +11,12 @@
 //      as blur_columns.cl's, CPY rows per work-item sliding down a word column, into a float
 //      tile;
 //   2. row sums of that tile: the blurred byte of every tile position, 4 per work-item;
-//   3. in groups at the frame's edges only: the positions outside the frame as the sobel's
+//   3. in groups at the frame's edges only: the positions outside the frame that a stored output
+//      reads (R rows above and below it, R pixels before and after each row), as the sobel's
 //      border rule reads the blurred frame (the constant, or the blurred byte at the folded
 //      position, which lies in the tile: folding moves a position at most R pixels back inside,
-//      and the tile holds R pixels and PAD >= R * CH + CH - 1 bytes beyond its own; positions
-//      past that, beyond the frame's last rows, feed no output stored);
+//      and the tile holds R pixels and PAD >= R * CH + CH - 1 bytes beyond its own); the rest
+//      of a tile that reaches past the frame feeds no output stored and is not visited;
 //   4. the sobel over the tile (sobel_tile.cl), stored through the epilogue where there is one.
 //
 // Every number is the blur's and the sobel's own: the same integer sums as the blur's kernels
@@ -125,21 +126,36 @@ inline void blurred_rows(__local const float4* ct, __local uchar* tile, __consta
   }
 }
 
-// Phase 3: the tile positions the sobel reads outside the frame (rows y0 - R ..., bytes x0 - HB
-// ... x0 + TW + HB - 1), as its border rule reads the blurred frame.
+// Phase 3: the tile positions the sobel reads outside the frame, as its border rule reads the
+// blurred frame: those a stored output reads only (rows y0 - R ... below height + R, bytes
+// x0 - HB ... below n + HB): whole rows above and below the frame, and in the rows between,
+// the bytes before and after the row.
 inline void sobel_border(__local uchar* tile, int x0, int y0, int width, int height, int value,
                          int lid) {
   const int n = width * CH;
-  for (int u = lid; u < LH * (TW + 2 * HB); u += WG) {
-    const int r = u / (TW + 2 * HB), c = u - r * (TW + 2 * HB);
+  const int rows = min(LH, height + 2 * R - y0);       // tile rows read: y < height + R
+  const int cols = min(TW + 2 * HB, n + 2 * HB - x0);  // tile bytes read: x < n + HB
+  const int in0 = max(0, R - y0), in1 = min(rows, height - y0 + R);  // rows inside the frame
+  const int c0 = max(0, HB - x0), c1 = min(cols, n - x0 + HB);       // bytes inside the row
+  const int outRows = in0 + (rows - in1), sides = c0 + (cols - c1);
+  for (int u = lid; u < outRows * cols + (in1 - in0) * sides; u += WG) {
+    int r, c;
+    if (u < outRows * cols) {
+      const int k = u / cols;
+      r = k < in0 ? k : in1 + (k - in0);
+      c = u - k * cols;
+    } else {
+      const int v = u - outRows * cols, k = v / sides, j = v - k * sides;
+      r = in0 + k;
+      c = j < c0 ? j : c1 + (j - c0);
+    }
     const int y = y0 - R + r, x = x0 - HB + c;
-    if (y >= 0 && y < height && x >= 0 && x < n) continue;
     const int px = x >= 0 ? x / CH : -((-x + CH - 1) / CH);  // floor(x / CH)
     const int sy = border_fold(y, height, SOBEL_BORDER), spx = border_fold(px, width, SOBEL_BORDER);
     uchar v = (uchar)value;
     if (sy >= 0 && spx >= 0) {
-      // A position folded from outside the tile (rows far past the frame's last, in a tile that
-      // reaches beyond it) is read by no output stored: left as it is.
+      // A position folded from outside the tile (a frame smaller than the sobel's reach) is
+      // left as it is: no output stored reads it.
       const int tr = sy - y0 + R, tc = PAD + spx * CH + (x - px * CH) - x0;
       if (tr < 0 || tr >= LH || tc < 0 || tc >= LP) continue;
       v = tile[tr * LP + tc];

@@ -4,7 +4,8 @@
 // rows and R halo rows above and below, each row TW = WGX * VX bytes starting PAD bytes into a
 // local row of LP bytes, the R * CH halo bytes on each side in the padding. A work-item computes
 // VX bytes of PY rows; sobel_tile_outputs stores them, through an epilogue where the includer
-// defines one (epilogue.cl). Needs KSIZE, CH, VX, PY, WGX, WGY, one MODE_* and UNROLL.
+// defines one (epilogue.cl). Needs KSIZE, CH, VX, PY, WGX, WGY, one MODE_* and UNROLL (and NV_PTX
+// where the includer sets it).
 
 #ifndef VF_SOBEL_TILE_CL
 #define VF_SOBEL_TILE_CL
@@ -188,14 +189,19 @@ inline void sobel_tile_outputs(__local const uchar* tile, __global uchar* dst, i
   // d (derivative, exact integers) for gx and s (smoothing times scale, OpenCV's FMA chain from
   // the leftmost tap) for gy. Each step shifts the window (through registers) and adds a row;
   // once the window is full, each step also writes an output row. One rolled loop, prologue
-  // included, keeps the program small (PoCL compiles a kernel per configuration, tests many).
+  // included, keeps the program small (PoCL compiles a kernel per configuration, tests many);
+  // unrolled where NV_PTX is set (the fused pass on NVIDIA), whose steps then overlap.
   __local const uchar* row = tile + ly * PY * LP + PAD + lx * VX;
   FLOATV d[2 * R + 1], s[2 * R + 1];
 #pragma unroll
   for (int k = 0; k < 2 * R + 1; ++k) d[k] = s[k] = 0;
   const int x = x0 + lx * VX;
   int y = y0 + ly * PY - 2 * R;  // the output row of the window once it is full
+#if NV_PTX
+#pragma unroll
+#else
 #pragma unroll 1
+#endif
   for (int step = 0; step < PY + 2 * R; ++step, ++y, row += LP) {
 #pragma unroll
     for (int k = 0; k < 2 * R; ++k) {
