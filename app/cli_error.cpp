@@ -80,7 +80,14 @@ std::string suggestion(const CLI::App& app, const std::string& given) {
 }
 
 std::string extraArgument(const CLI::App& app, const CliWords& words) {
-  const std::vector<std::string> extras = app.remaining();
+  std::vector<std::string> extras = app.remaining();
+  // "--" ends the options: what follows it is the stray argument.
+  if (!extras.empty() && extras.front() == "--") {
+    extras.erase(extras.begin());
+    if (extras.empty()) return "-- ends the options and nothing follows it; leave it out";
+    return "unexpected argument " + quote(extras.front(), 60) + " after --" + words.positional +
+           "; see " + words.help;
+  }
   if (extras.empty()) return "unexpected arguments; see " + words.help;
   const std::string& first = extras.front();
   if (first.size() > 1 && first[0] == '-')

@@ -92,6 +92,18 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
                        "input's timing (to change it, convert with ffmpeg -r before or after). "
                        "Before -i, " +
                        a + " is the rate of raw input or an image sequence (--rate)");
+    // Before an -i ffmpeg's -ss, -t, -to, -s, -r and -pix_fmt are that input's alone; vidfilter's
+    // are every input's, so among several inputs they would trim or read the others too.
+    static const std::map<std::string, std::string> perInput = {
+        {"-ss", "--ss"},           {"-t", "-t"},
+        {"-to", "--to"},           {"-s", "--size"},
+        {"-video_size", "--size"}, {"-r", "--rate"},
+        {"-framerate", "--rate"},  {"-pix_fmt", "--input-pix-fmt"}};
+    if (auto p = perInput.find(a); p != perInput.end() && inputs > 1 && i < lastInput)
+      throw UsageError(a +
+                       " before -i is one input's in ffmpeg, and vidfilter's applies to every "
+                       "input: with several inputs give " +
+                       p->second + " once where all take it, or run them separately");
     if (a == "-hide_banner") continue;             // vidfilter prints no banner
     if (a == "-f" && anyInput && i < lastInput) {  // -f FMT -i SRC: the input's format
       if (inputs > 1)
@@ -134,6 +146,16 @@ void rejectSingleDashWords(const std::vector<std::string>& args,
       if (a.find('=') == std::string::npos && takesValue(a)) ++i;  // its value, as written
       continue;
     }
+    // ffmpeg's words whose double-dash spelling means something else here.
+    if (a == "-progress")
+      throw UsageError(
+          "unknown option '-progress': ffmpeg's -progress URL is its machine-readable report; "
+          "vidfilter's --progress is a switch for the progress line on stderr, and --json FILE "
+          "writes a report of the run");
+    if (a == "-stats")
+      throw UsageError(
+          "unknown option '-stats': ffmpeg's -stats is its progress line, which vidfilter prints "
+          "with --progress (by default on a terminal); --stats FILE writes per-frame timings");
     const std::string dashed = "-" + a;
     throw UsageError("unknown option " + quote(a) +
                      (exists(dashed)

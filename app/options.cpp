@@ -41,7 +41,9 @@ OptionMap declareOptions(CLI::App& app, RawOptions& o, CommandLine& cl) {
   OptionMap m;
   auto opt = [&](const char* names, auto& var, const char* help, const char* type) {
     CLI::Option* x = app.add_option(names, var, help)->type_name(type);
-    if constexpr (std::is_integral_v<std::remove_reference_t<decltype(var)>>) decimal(x);
+    using T = std::remove_reference_t<decltype(var)>;
+    if constexpr (std::is_integral_v<T>) decimal(x);
+    if constexpr (std::is_floating_point_v<T>) decimalReal(x);
     m[x->get_name()] = x;
   };
   auto flag = [&](const char* names, bool& var, const char* help) {
@@ -364,16 +366,20 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
         return opt && opt->get_items_expected_min() > 0;  // a flag's next word is its own
       },
       [&](const std::string& name) { return app.get_option_no_throw(name) != nullptr; });
-  // --name= with nothing after '=': CLI11 would take the next word as its value.
+  // --name= with nothing after '=': CLI11 would take the next word as its value. A switch with
+  // any value (--overwrite=false): CLI11 would read the value, and the switch count as given.
   for (const std::string& a : args) {
     if (a == "--") break;
     const std::size_t eq = a.find('=');
-    if (a.rfind("--", 0) != 0 || eq + 1 != a.size()) continue;
+    if (a.rfind("--", 0) != 0 || eq == std::string::npos) continue;
     const std::string name = a.substr(0, eq);
-    if (const CLI::Option* opt = app.get_option_no_throw(name))
-      throw UsageError(opt->get_items_expected_min() > 0
-                           ? a + " has no value after '='; give one (" + a + "VALUE)"
-                           : name + " takes no value; write " + name);
+    const CLI::Option* opt = app.get_option_no_throw(name);
+    if (!opt) continue;
+    if (opt->get_items_expected_min() == 0)
+      throw UsageError(name + " is a switch and takes no value; write " + name +
+                       " alone, or leave it out");
+    if (eq + 1 == a.size())
+      throw UsageError(a + " has no value after '='; give one (" + a + "VALUE)");
   }
   std::reverse(args.begin(), args.end());  // CLI11 takes them last first
   try {
@@ -390,8 +396,12 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
     cl.exitNow = true;
     return cl;
   } catch (const CLI::ParseError& e) {
+    // A stray word after an input is most often the output, written as ffmpeg takes it.
+    const bool hasInput = m.at("--input")->count() > 0;
     throw UsageError(
-        describeParseError(app, e, {"vidfilter --help", " (the input is given as -i SRC)"}));
+        describeParseError(app, e,
+                           {"vidfilter --help", hasInput ? " (the output is given as -o OUT)"
+                                                         : " (the input is given as -i SRC)"}));
   }
   takeRest(m, o, cl.settings);
   takeMedia(m, o, cl.settings);

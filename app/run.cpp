@@ -77,13 +77,22 @@ Settings resolveSettings(const CommandLine& cl) {
   // they open ends the run at once (nothing exists yet that a stop would finish).
   if (!cl.configPath.empty()) {
     auto isStdin = [](const std::string& input) { return inputPath(input) == "-"; };
-    const bool stdinTaken = (s.input && isStdin(*s.input)) || s.inputsList == "-" ||
-                            (s.inputs && std::any_of(s.inputs->begin(), s.inputs->end(), isStdin));
-    if (stdinTaken && (cl.configPath == "-" || namesStdinStream(cl.configPath)))
+    auto stdinTaken = [&] {
+      return (s.input && isStdin(*s.input)) || s.inputsList == "-" ||
+             (s.inputs && std::any_of(s.inputs->begin(), s.inputs->end(), isStdin));
+    };
+    const bool configOnStdin = cl.configPath == "-" || namesStdinStream(cl.configPath);
+    if (stdinTaken() && configOnStdin)
       throw UsageError("--config " + quote(cl.configPath) + " reads stdin, which " +
                        (s.inputsList == "-" ? "--inputs -" : "-i -") +
                        " reads too: a pipe carries one of them; give the config a file");
     s.fillFrom(openOrExitOnSignal([&] { return loadConfigFile(cl.configPath); }));
+    // The config read from stdin names stdin as the input: the config took what it carried.
+    if (stdinTaken() && configOnStdin)
+      throw UsageError("--config " + quote(cl.configPath) + " read stdin, and the " +
+                       (s.inputsList == "-" ? "input list" : "input") +
+                       " it names is stdin too: a pipe carries one of them; give the config a "
+                       "file");
   }
   if (s.progress.value_or(false) && s.quiet.value_or(false))  // one of them from the config
     throw UsageError(std::string(cl.settings.progress ? "--progress" : "progress = true") +

@@ -165,15 +165,28 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
             0u);
   EXPECT_NE(usageError({"-i", "in.mp4", "-r", "30"}).find("output frame rate"), std::string::npos);
   EXPECT_NE(usageError({"-i", "in.mp4", "-framerate", "30"}).find("(--rate)"), std::string::npos);
-  // Before a later -i they are that input's, as in ffmpeg.
-  const Settings two =
-      parseArgs({"-i", "a.mp4", "-s", "64x48", "-r", "10", "-i", "b.raw"}).settings;
-  EXPECT_EQ(two.size.value_or(""), "64x48");
-  EXPECT_EQ(two.rate, std::optional<double>(10));
+  // Before -i they are that input's, as in ffmpeg: with one input, its own; before a later -i
+  // among several, refused (vidfilter's would be every input's).
+  const Settings one = parseArgs({"-s", "64x48", "-r", "10", "-i", "b.raw"}).settings;
+  EXPECT_EQ(one.size.value_or(""), "64x48");
+  EXPECT_EQ(one.rate, std::optional<double>(10));
+  EXPECT_EQ(usageError({"-i", "a.mp4", "-s", "64x48", "-r", "10", "-i", "b.raw"})
+                .rfind("-s before -i is one input's in ffmpeg", 0),
+            0u);
   EXPECT_NE(usageError({"--log-level", "loud"}).find("--log-level must be one of"),
             std::string::npos);
   EXPECT_EQ(usageError({"--bogus"}), "unknown option --bogus; see vidfilter --help");
   EXPECT_NE(usageError({"stray.mp4"}).find("unexpected argument 'stray.mp4'"), std::string::npos);
+  // A stray word after an input is named as the output it most likely is; after --, as itself.
+  EXPECT_NE(usageError({"-i", "in.mp4", "-vf", "gray", "out.mp4"})
+                .find("unexpected argument 'out.mp4' (the output is given as -o OUT)"),
+            std::string::npos);
+  EXPECT_NE(usageError({"-i", "in.mp4", "--", "o1.mkv"}).find("'o1.mkv' after --"),
+            std::string::npos);
+  // ffmpeg's -progress and -stats are not vidfilter's --progress and --stats.
+  EXPECT_NE(usageError({"-i", "in.mp4", "-progress", "pipe:1"}).find("machine-readable report"),
+            std::string::npos);
+  EXPECT_NE(usageError({"-i", "in.mp4", "-stats"}).find("with --progress"), std::string::npos);
   EXPECT_NE(usageError({"--preview", "--no-preview"}).find("contradict"), std::string::npos);
   EXPECT_NE(usageError({"--quiet", "--progress"}).find("contradict"), std::string::npos);
   EXPECT_NE(usageError({"-i"}).find("--input"), std::string::npos);

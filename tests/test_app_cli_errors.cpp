@@ -80,6 +80,31 @@ TEST(AppCliBinary, BadChainShowsTheCaret) {
             "  gray,crop=x=9999\n"
             "       ^^^^^^^^^^^\n");
 }
+// A switch takes no value: --overwrite=false would have counted as --overwrite and replaced the
+// file. Refused, and the existing output is left as it was.
+TEST(AppCliBinary, ASwitchWithAValueIsRefusedAndReplacesNothing) {
+  TempDir dir("cli_switch_value");
+  const std::string out = dir / "keep.mkv";
+  std::ofstream(out) << "kept";
+  for (const char* sw : {"--overwrite=false", "--an=0", "--quiet=no", "--no-overwrite=true"}) {
+    expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", out, sw}), 2,
+                   "is a switch and takes no value");
+    EXPECT_EQ(shellOutput("cat " + q(out)), "kept") << sw;
+  }
+}
+
+// --crf is a decimal number: another base, spaces or letters after it are refused by name.
+TEST(AppCliBinary, CrfIsADecimalNumber) {
+  TempDir dir("cli_crf");
+  for (const char* crf : {"0x10", "0x1p4", "23abc", "20 "})
+    expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "c.mp4", "--crf", crf,
+                                 "--frames", "2"}),
+                   2, "--crf: '" + std::string(crf) + "' is not a decimal number");
+  const ProcResult r = runVidfilter(
+      {"-i", kVideo, "--chain", "gray", "-o", dir / "c.mp4", "--crf", "18.5", "--frames", "2"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 TEST(AppCliBinary, UnknownOption) {
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "--frobnicate"}), 2,
                  "unknown option --frobnicate; see vidfilter --help");

@@ -191,6 +191,29 @@ TEST(AppCliBinary, FfmpegsFormatBeforeTheInputIsTheInputs) {
   EXPECT_FALSE(std::filesystem::exists(dir / "t.mkv"));
 }
 
+// ffmpeg's trims, sizes and rates before an -i are that input's alone; vidfilter's apply to every
+// input, so among several inputs they are refused before anything is written (a -ss meant for
+// the second input would have trimmed the first too).
+TEST(AppCliBinary, FfmpegsInputOptionsAmongSeveralInputsAreRefused) {
+  TempDir dir("cli_per_input");
+  const std::string a = dir / "a.mkv", b = dir / "b.mkv";
+  makeClip(a, "testsrc2=size=64x48:rate=10", "-frames:v 10 -c:v ffv1");
+  makeClip(b, "testsrc2=size=64x48:rate=10", "-frames:v 10 -c:v ffv1");
+  for (const char* opt : {"-ss", "-t", "-to", "-r"}) {
+    SCOPED_TRACE(opt);
+    expectOneError(
+        runVidfilter({"-i", a, opt, "0.5", "-i", b, "--chain", "gray", "-o", dir / "o_{name}.mkv"}),
+        2, std::string(opt) + " before -i is one input's in ffmpeg");
+    EXPECT_FALSE(std::filesystem::exists(dir / "o_a.mkv"));
+  }
+  // After the inputs, or with one input, it is every input's, as vidfilter's own.
+  const ProcResult r =
+      runVidfilter({"-i", a, "-i", b, "-ss", "0.5", "--chain", "gray", "-o", dir / "o_{name}.mkv"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(countFrames(dir / "o_a.mkv"), 5);
+  EXPECT_EQ(countFrames(dir / "o_b.mkv"), 5);
+}
+
 // Options this run has no use for are named in one warning each, the run goes on: a camera's
 // mode for a file, the preview's options when no window opens, --drop for a file. From a config
 // file they pass silently (a user's standing choices).

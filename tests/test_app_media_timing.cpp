@@ -93,16 +93,16 @@ TEST(MediaTiming, VariableRateInContainersTimedInWholeFramesStaysInTime) {
   }
 }
 
-// A rate above what a camera gives (300 fps in MP4, 1000 in Matroska, whose clock is the
-// millisecond) is the input's as ffmpeg takes it: containers without timestamps (y4m) and AVI
-// keep every frame at it, the others the frames' times and the length.
+// A rate above what a camera gives (300 and 1000 fps) is the input's as ffmpeg takes it:
+// containers without timestamps (y4m) and AVI keep every frame at it, the others the frames'
+// times and the length.
 TEST(MediaTiming, HighFrameRatesAreKept) {
   TempDir dir("timing_high_rate");
   for (const std::string rate : {"300", "1000"}) {
     SCOPED_TRACE(rate);
-    const std::string in = dir / ("r" + rate + (rate == "300" ? ".mp4" : ".mkv"));
-    ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=" + rate + " -t 0.5 -c:v " +
-           (rate == "300" ? "libx264 -preset ultrafast " : "ffv1 ") + q(in));
+    const std::string in = dir / ("r" + rate + ".mp4");
+    ffmpeg("-f lavfi -i testsrc2=size=64x48:rate=" + rate +
+           " -t 0.5 -c:v libx264 -preset ultrafast " + q(in));
     const long frames = countFrames(in);
     ASSERT_GT(frames, 100);
     for (const char* ext : {"y4m", "avi", "mkv", "mp4"}) {
@@ -115,6 +115,34 @@ TEST(MediaTiming, HighFrameRatesAreKept) {
       EXPECT_EQ(probeValue(out, "-select_streams v:0", "stream=r_frame_rate"), rate + "/1");
       EXPECT_NEAR(durationOf(out), 0.5, 0.5 / double(frames));
     }
+  }
+}
+
+// A variable-rate stream with no step in common has its clock for a base rate (90000 in MP4 and
+// MPEG-TS with a 90 kHz time base): its rate is its average (MP4: about 120 here), else unknown
+// (MPEG-TS gives none); a y4m of it holds about as many frames as it has, not one per tick.
+TEST(MediaTiming, AVariableRatesClockIsNotItsFrameRate) {
+  TempDir dir("timing_clock_rate");
+  for (const char* ext : {"mp4", "ts"}) {
+    SCOPED_TRACE(ext);
+    const std::string in = dir / (std::string("vfr.") + ext);
+    ffmpeg(
+        "-f lavfi -i testsrc2=size=64x48:rate=120 -t 0.5 -vf "
+        "\"settb=1/90000,setpts='(N/120+0.003*sin(N*1.7))/TB'\" -fps_mode passthrough "
+        "-enc_time_base:v 1/90000 -c:v libx264 -preset ultrafast " +
+        q(in));
+    // (ffprobe prints an MPEG-TS program's streams again: the first line is the stream's.)
+    const std::string base = probeValue(in, "-select_streams v:0", "stream=r_frame_rate");
+    ASSERT_EQ(base.substr(0, base.find('\n')), "90000/1");
+    const long frames = countFrames(in);
+    ASSERT_GT(frames, 50);
+    const std::string out = dir / (std::string("out_") + ext + ".y4m");
+    const ProcResult r = runVidfilter({"-y", "-i", in, "--chain", "brightness", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const long written = countFrames(out);
+    EXPECT_GE(written, std::string(ext) == "mp4" ? frames - 2 : 1) << r.err;
+    EXPECT_LE(written, std::string(ext) == "mp4" ? frames + 2 : 2 * frames) << r.err;
+    EXPECT_NE(probeValue(out, "-select_streams v:0", "stream=r_frame_rate"), "90000/1");
   }
 }
 

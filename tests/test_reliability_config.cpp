@@ -208,4 +208,13 @@ TEST(ReliabilityConfig, AConfigOnStdin) {
                  "stdin:1:9: chain: must be a string");
   expectOneError(runVidfilter({"--config", "-", "-i", "-", "-o", dir / "c.mkv"}, good), 2,
                  "--config '-' reads stdin, which -i - reads too");
+  // So is a config on stdin that names stdin as its input (it was said to be empty).
+  for (const char* input : {"input = \"-\"", "input = \"pipe:0\"", "inputs = \"-\""}) {
+    SCOPED_TRACE(input);
+    std::ofstream(dir / "self.toml") << input << "\nchain = \"gray\"\n";
+    ProcOptions self;
+    self.stdinPath = dir / "self.toml";
+    expectOneError(runVidfilter({"--config", "-", "-o", dir / "s.mkv"}, self), 2,
+                   "--config '-' read stdin, and the input");
+  }
 }

@@ -58,9 +58,10 @@ std::string rateHint(const AVCodec* c, AVRational rate, double fps) {
 // decode at that size); the others (libx264, libx265, libsvtav1, Xvid, HuffYUV, Ut Video, ...)
 // refuse sizes that are not a multiple of the chroma subsampling.
 bool storesAnySize(const AVCodec* c) {
-  for (const char* name : {"rawvideo", "wrapped_avframe", "ffv1", "libvpx", "libvpx-vp9",
-                           "libaom-av1", "librav1e", "mpeg4", "mpeg1video", "mpeg2video", "msmpeg4",
-                           "flv", "mjpeg", "prores_ks", "libtheora", "magicyuv"})
+  for (const char* name :
+       {"rawvideo", "wrapped_avframe", "ffv1", "libvpx", "libvpx-vp9", "libaom-av1", "librav1e",
+        "mpeg4", "mpeg1video", "mpeg2video", "msmpeg4", "flv", "mjpeg", "prores_ks", "libtheora",
+        "magicyuv", "jpeg2000", "libopenjpeg"})
     if (is(c, name)) return true;
   return false;
 }

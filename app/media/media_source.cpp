@@ -100,13 +100,21 @@ MediaSource::MediaSource(const app::SourceSpec& spec, const app::InputOptions& o
   tb_ = v->time_base;
   decoder_ = std::make_unique<VideoDecoder>(v, live_, options.hwdec, options.decodeGpu, spec.text,
                                             options.decodeThreads);
-  // The nominal rate as ffmpeg guesses it: the stream's base rate (a variable-rate file's usual
-  // step) unless it is a timer's next to a low average, else its average.
+  // The nominal rate as ffmpeg guesses it (the stream's base rate: a variable-rate file's usual
+  // step), else its average. A guess past 240 fps is taken only where it is no clock: the
+  // average agrees with it, or it is not the stream's time base either and within 1000 fps. A
+  // variable-rate stream with no step in common gets its time base's rate (90000 in MPEG-TS),
+  // which would number a y4m's frames at 90000 a second.
   const auto valid = [](AVRational r) { return r.num > 0 && r.den > 0; };
-  for (const AVRational rate :
-       {av_guess_frame_rate(demuxer_.context(), demuxer_.context()->streams[v->index], nullptr),
-        v->avg_frame_rate})
-    if (fps_ == 0 && valid(rate)) fps_ = av_q2d(rate);
+  const AVRational guess =
+      av_guess_frame_rate(demuxer_.context(), demuxer_.context()->streams[v->index], nullptr);
+  const AVRational avg = v->avg_frame_rate;
+  const bool agrees = valid(avg) && std::abs(av_q2d(guess) / av_q2d(avg) - 1) < 0.01;
+  const bool clock = av_cmp_q(guess, av_inv_q(v->time_base)) == 0;
+  if (valid(guess) && (av_q2d(guess) <= 240 || agrees || (!clock && av_q2d(guess) <= 1000)))
+    fps_ = av_q2d(guess);
+  else if (valid(avg))
+    fps_ = av_q2d(avg);
 
   const std::int64_t begin = demuxer_.startTime();
   offset_ = begin + toUs(options.start);

@@ -111,9 +111,15 @@ bool keepsAlpha(const AVCodec* codec, AVPixelFormat f, const std::string& muxer)
 }
 
 AVPixelFormat nearestFormat(const AVCodec* codec, PixelFormat frames, AVPixelFormat input) {
-  // An encoder of any format (raw video) writes the frames as they are.
+  // An encoder of any format (raw video) writes the frames as they are; so does a lossless one
+  // (FFV1, HuffYUV, Ut Video, MagicYUV): chosen to hold the chain's result exactly, it gets its
+  // format nearest the frames (RGB for BGR), not a subsampled YUV.
   if (!codec->pix_fmts) return avFormatOf(frames);
-  const AVPixelFormat yuv = frames == PixelFormat::BGR8 ? planarYuvLike(input) : AV_PIX_FMT_NONE;
+  const AVCodecDescriptor* d = avcodec_descriptor_get(codec->id);
+  const bool lossless =
+      d && (d->props & AV_CODEC_PROP_LOSSLESS) && !(d->props & AV_CODEC_PROP_LOSSY);
+  const AVPixelFormat yuv =
+      frames == PixelFormat::BGR8 && !lossless ? planarYuvLike(input) : AV_PIX_FMT_NONE;
   const AVPixelFormat src = yuv != AV_PIX_FMT_NONE ? yuv : avFormatOf(frames);
   // MJPEG's limited-range formats are for -strict unofficial only: its full-range ones, as ffmpeg.
   static const AVPixelFormat kJpeg[] = {AV_PIX_FMT_YUVJ420P, AV_PIX_FMT_YUVJ422P,

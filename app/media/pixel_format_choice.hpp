@@ -12,7 +12,8 @@ bool encoderTakes(const AVCodec* codec, AVPixelFormat f);
 
 // The format of `codec` nearest the input's, as ffmpeg picks it from the decoded frames: a YUV
 // input's chroma layout (`input`, as decoded; in the chain's 8 bits) for BGR frames, else the
-// frames' own (BGR from RGB inputs, BGRA, gray). MJPEG: its full-range formats.
+// frames' own (BGR from RGB inputs, BGRA, gray). Lossless encoders and raw video: the frames'
+// own, which they hold exactly. MJPEG: its full-range formats.
 AVPixelFormat nearestFormat(const AVCodec* codec, PixelFormat frames, AVPixelFormat input);
 
 // --pix-fmt when given (UsageError when the encoder cannot take it); else ffmpeg's choice for
