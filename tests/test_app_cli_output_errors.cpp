@@ -137,6 +137,7 @@ TEST(AppCliBinary, UnknownContainer) {
   expectOneError(runVidfilter({"-i", kVideo, "--chain", "gray", "-o", dir / "out.xyz"}), 2,
                  "unknown container '.xyz'");
 }
+
 // Audio files whose one picture is a cover (an ID3 or FLAC picture) take no frames: refused
 // before anything is written, as .wav is.
 TEST(AppCliBinary, AnAudioFileWithACoverPictureTakesNoVideo) {

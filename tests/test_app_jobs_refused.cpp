@@ -15,8 +15,6 @@
 
 using namespace vf::test;
 
-namespace {}  // namespace
-
 TEST(AppJobsRefused, ARefusedRunReplacesAnEarlierReport) {
   TempDir dir("jobs_refused");
   const std::string a = dir / "a.mkv", b = dir / "b.mkv", report = dir / "r.json";

@@ -1,7 +1,7 @@
 // Media I/O through FFmpeg's libraries, end to end with the real binary, on media the ffmpeg
 // command makes at test time; ffprobe and ffmpeg read the results back (the reference):
-// nothing lost (audio packets, timestamps, tags), trimming, pipes, encoder defaults, network
-// output, live recordings.
+// nothing lost (audio packets, timestamps, tags, chapters, rotation). (Trimming, pipes, encoder
+// defaults, network output, live recordings, bench's file job: tests/test_app_media_paths.cpp.)
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -1,7 +1,7 @@
 // Media I/O through FFmpeg's libraries, end to end with the real binary, on media the ffmpeg
 // command makes at test time; ffprobe and ffmpeg read the results back (the reference):
-// trimming, pipes, encoder defaults, network output, live recordings. (Audio, timestamps and
-// tags kept: tests/test_app_media_io.cpp.)
+// trimming, pipes, encoder defaults, network output, live recordings, and bench's file job over
+// the same media. (Audio, timestamps and tags kept: tests/test_app_media_io.cpp.)
 #include <gtest/gtest.h>
 
 #include <filesystem>
