@@ -173,12 +173,17 @@ void Muxer::refused(int err, const std::string& reason) {
   if (io)
     throw MediaError("cannot write " + spec_.path + ": " + avError(err) + " (at the start of the " +
                      name + " container); nothing was written");
-  // RTP carries one stream a session: the input's audio or subtitles are the user's to leave
-  // out.
-  if (name == "rtp" && ctx_->nb_streams > 1)
+  // RTP carries one stream a session: the input's audio is the user's to leave out; other
+  // streams go with it in MPEG-TS.
+  if (name == "rtp" && ctx_->nb_streams > 1) {
+    bool audioOnly = true;
+    for (unsigned i = 1; i < ctx_->nb_streams; ++i)
+      audioOnly = audioOnly && ctx_->streams[i]->codecpar->codec_type == AVMEDIA_TYPE_AUDIO;
     throw app::UsageError("the rtp container of " + spec_.path + " carries one stream, not " +
-                          streams + ": add -an (and -sn) to send the video alone, or send " +
-                          "them together with -f rtp_mpegts or -f mpegts; nothing was written");
+                          streams + ": send them together with -f rtp_mpegts or -f mpegts" +
+                          (audioOnly ? ", or add -an to send the video alone" : "") +
+                          "; nothing was written");
+  }
   // The streams the user chose (a codec, a pixel format) in a container that refuses them: a
   // usage error; streams the defaults made (copied ones included): the run's failure.
   const std::string what =
