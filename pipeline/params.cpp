@@ -174,6 +174,8 @@ Params::Value Params::parse(const ParamSpec& s, const std::string& text) const {
       bool range = false, tiny = false;
       if (!parseDouble(text, d, range, tiny))
         throw ParamError(s.name, s.name + " must be a number, got " + quote(text));
+      // Too close to 0 to be held: 0 where the range takes it, else out of the range.
+      if (tiny && !inRange(0.0)) throw outOfRange(text);
       if (tiny)
         throw ParamError(s.name, s.name + ": " + quote(text) +
                                      " is too close to 0 to be held as a number; write 0 or a "

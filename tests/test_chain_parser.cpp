@@ -108,6 +108,9 @@ TEST(ChainParser, WrongTypesAndEnums) {
   EXPECT_EQ(parseError("brightness=gain=1e-400").message(),
             "brightness: gain: '1e-400' is too close to 0 to be held as a number; write 0 or a "
             "larger value");
+  // Where 0 is outside the range (sigma in (0, 50]), the range is what the user is told.
+  EXPECT_EQ(parseError("blur=sigma=1e-400").message().rfind("blur: sigma must be in (0, 50]", 0),
+            0u);
   EXPECT_NO_THROW(Chain::parse("brightness=gain=1.5e-1:bias=-2E1"));
   EXPECT_NO_THROW(Chain::parse("brightness=gain=1e-310"));  // subnormal: the number, rounded
 }
