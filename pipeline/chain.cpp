@@ -166,6 +166,15 @@ void Chain::checkColourSpaces() const {
                            "it cannot convert them; put it before color=to=" + space +
                            ", or leave it out to keep the " + space + " channels",
                        text_, spans_[i].first, spans_[i].second);
+    // Otsu's threshold takes gray frames: these are three channels of another space.
+    if (name == "threshold" && stages_[i]->params().text("mode") == "otsu" && !space.empty() &&
+        spans_[i].first != std::string::npos)
+      throw ChainError("threshold: mode=otsu needs gray input, but the frames here are " + space +
+                           " (from color=to=" + space +
+                           "); put gray (or color=to=gray) before "
+                           "color=to=" +
+                           space + ", or threshold with mode=binary",
+                       text_, spans_[i].first, spans_[i].second);
     if (to == "hsv" || to == "lab" || to == "yuv")
       space = to;
     else if (fromBgr)

@@ -66,6 +66,11 @@ TEST(ChainParser, AConversionFromBgrOfFramesColorMadeOtherwiseIsRefused) {
   EXPECT_EQ(parseError("color=hsv,blur,gray").position(), 15u);
   EXPECT_NE(parseError("color=to=lab, sobel ,color=to=hsv").message().find("frames here are lab"),
             std::string::npos);
+  // Otsu's threshold takes gray: the frames' space is named, not the layout they travel in.
+  EXPECT_EQ(parseError("color=to=hsv,threshold=mode=otsu")
+                .message()
+                .rfind("threshold: mode=otsu needs gray input, but the frames here are hsv", 0),
+            0u);
   // Stages that read any three channels take them; gray frames convert to BGR again.
   for (const char* ok :
        {"color=to=yuv,blur,sobel,hist", "color=to=hsv,threshold", "gray,color=to=bgr,color=to=hsv",
