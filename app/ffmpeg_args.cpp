@@ -112,6 +112,10 @@ std::vector<std::string> translateFfmpegSpellings(const std::vector<std::string>
             "with several inputs give --input-format FMT where all are that format, leave it out "
             "(formats are found from the inputs), or run them separately");
       out.push_back("--input-format");
+    } else if ((a == "-v" || a == "-loglevel") && i + 1 == args.size()) {
+      throw UsageError(a +
+                       " needs a level (quiet, error, warning, info, verbose, debug), as in "
+                       "ffmpeg; vidfilter's own is --log-level");
     } else if ((a == "-v" || a == "-loglevel") && i + 1 < args.size()) {
       // Below info ffmpeg prints no progress line either.
       const std::string level = logLevelOf(args[++i]);

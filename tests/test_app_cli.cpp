@@ -187,6 +187,7 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
   EXPECT_NE(usageError({"-i", "in.mp4", "-progress", "pipe:1"}).find("machine-readable report"),
             std::string::npos);
   EXPECT_NE(usageError({"-i", "in.mp4", "-stats"}).find("with --progress"), std::string::npos);
+  EXPECT_EQ(usageError({"-i", "in.mp4", "-loglevel"}).rfind("-loglevel needs a level", 0), 0u);
   EXPECT_NE(usageError({"--preview", "--no-preview"}).find("contradict"), std::string::npos);
   EXPECT_NE(usageError({"--quiet", "--progress"}).find("contradict"), std::string::npos);
   EXPECT_NE(usageError({"-i"}).find("--input"), std::string::npos);
