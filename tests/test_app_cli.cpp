@@ -197,7 +197,7 @@ TEST(AppCli, BadValuesAreUsageErrorsNamingTheOption) {
 // A word of one dash and several letters is never read as one-letter options bundled (ffmpeg's
 // -nostdin is not -n -o stdin, -debug not --device ebug); an option's value is taken as written.
 TEST(AppCli, SingleDashWordsAreUnknownOptionsNotBundles) {
-  for (const char* w : {"-nostdin", "-dn", "-debug", "-yn", "-ofile.mp4", "-loglevel"})
+  for (const char* w : {"-nostdin", "-dn", "-debug", "-yn", "-ofile.mp4"})
     EXPECT_EQ(usageError({"-i", "in.mp4", w})
                   .rfind("unknown option '" + std::string(w) +
                              "': vidfilter's own options take two "
