@@ -396,12 +396,15 @@ CommandLine parseCommandLine(int argc, const char* const* argv, std::ostream& ou
     cl.exitNow = true;
     return cl;
   } catch (const CLI::ParseError& e) {
-    // A stray word after an input is most often the output, written as ffmpeg takes it.
-    const bool hasInput = m.at("--input")->count() > 0;
-    throw UsageError(
-        describeParseError(app, e,
-                           {"vidfilter --help", hasInput ? " (the output is given as -o OUT)"
-                                                         : " (the input is given as -i SRC)"}));
+    // A stray word beside an input and no output is most often the output, written as ffmpeg
+    // takes it; without an input, the input.
+    const bool hasInput = m.at("--input")->count() > 0, hasOutput = m.at("--output")->count() > 0;
+    throw UsageError(describeParseError(
+        app, e,
+        {"vidfilter --help", !hasInput ? " (the input is given as -i SRC)"
+                             : !hasOutput
+                                 ? " (the output is given as -o OUT)"
+                                 : " (the input is given as -i SRC, the output as -o OUT)"}));
   }
   takeRest(m, o, cl.settings);
   takeMedia(m, o, cl.settings);

@@ -197,6 +197,8 @@ TEST(ReliabilityCli, MainProgramErrorsNameTheOption) {
       {{"-i", kVideo, "--chain", "gray", "--frams", "3"},
        "unknown option --frams (did you mean --frames?); see vidfilter --help"},
       {{"-i", kVideo, "--chain", "gray", "extra.mp4"},
+       "unexpected argument 'extra.mp4' (the output is given as -o OUT)"},
+      {{"--chain", "gray", "extra.mp4"},
        "unexpected argument 'extra.mp4' (the input is given as -i SRC)"},
       {{"-i", kVideo, "--chain", "gray", "-o", "a.mkv", "-o", "b.mkv"},
        "2 outputs (-o) for 1 input: give one -o per input"},
