@@ -226,7 +226,10 @@ Settings readSettings(const toml::table& root, const std::string& file) {
                                                                   {"input", "input"},
                                                                   {"inputs", "--inputs"},
                                                                   {"output", "output"},
-                                                                  {"json", "--json"}})
+                                                                  {"json", "--json"},
+                                                                  {"start", "--ss"},
+                                                                  {"to", "--to"},
+                                                                  {"duration", "-t"}})
     if (const toml::node* n = root.get(key))
       s.origins[option] = where(file, n->source()) + ": " + key;
 

@@ -39,6 +39,9 @@ void Settings::fillFrom(const Settings& lower) {
   origin("-c:a", !audioCodec && lower.audioCodec);
   origin("--stats", !statsPath && lower.statsPath);
   origin("--json", !jsonPath && lower.jsonPath);
+  origin("--ss", !start && lower.start);
+  origin("--to", !to && lower.to);
+  origin("-t", !duration && lower.duration);
   origin("input", !inputs && !inputsList && !input && lower.input);
   origin("--inputs", !input && !inputs && !inputsList && lower.inputsList);
   origin("output", !outputs && !output && lower.output);

@@ -356,12 +356,14 @@ TEST(AppConfigBinary, CommandLineOverridesTheFile) {
 TEST(AppConfigBinary, ValuesCheckedAtTheStartNameTheirLine) {
   TempDir dir("cfg_origin");
   const std::string path = dir / "g.toml";
-  for (const auto& [line, option, key] : std::vector<std::array<std::string, 3>>{
-           {"codec = \"nosuch\"", "--codec", "codec"},
-           {"preset = \"nosuch\"", "--preset", "preset"},
-           {"format = \"nosuch\"", "-f", "format"},
-           {"crf = 52", "--crf", "crf"},
-           {"device = \"nosuchdevice\"", "--device", "device"}}) {
+  for (const auto& [line, option, key] :
+       std::vector<std::array<std::string, 3>>{{"codec = \"nosuch\"", "--codec", "codec"},
+                                               {"preset = \"nosuch\"", "--preset", "preset"},
+                                               {"format = \"nosuch\"", "-f", "format"},
+                                               {"crf = 52", "--crf", "crf"},
+                                               {"device = \"nosuchdevice\"", "--device", "device"},
+                                               {"duration = 0", "-t", "duration"},
+                                               {"to = 0", "--to", "to"}}) {
     std::ofstream(path) << "input = \"" << kVideo << "\"\nchain = \"gray\"\n"
                         << "output = \"" << (dir / "o.mkv") << "\"\n"
                         << line << "\n";
