@@ -4,10 +4,12 @@
 // converts the value; another base, or a number of more than 18 digits, is refused with the
 // option's own error.
 #include <cctype>
-#include <cstdlib>
+#include <cmath>
 #include <string>
 
 #include <CLI/CLI.hpp>
+
+#include "pipeline/params.hpp"
 
 namespace vf::app {
 
@@ -37,16 +39,13 @@ inline std::string asDecimal(std::string s) {
 inline CLI::Option* decimal(CLI::Option* opt) { return opt->transform(asDecimal); }
 
 // A real number as users write it (23, 1.5, -0.25, 1e3): another base (0x10, 0x1p4, which the
-// C library reads), spaces or anything after the number are refused, naming the value.
+// C library reads), spaces or anything after the number are refused, naming the value; "nan" and
+// "inf" go on to the option's own range check.
 inline std::string asDecimalReal(std::string s) {
   if (s.empty()) throw CLI::ValidationError("the value is empty; give a number");
-  const std::size_t sign = s[0] == '-' || s[0] == '+' ? 1 : 0;
-  const bool otherBase =
-      s.size() > sign + 1 && s[sign] == '0' && (s[sign + 1] == 'x' || s[sign + 1] == 'X');
-  char* end = nullptr;
-  (void)std::strtod(s.c_str(), &end);
-  if (otherBase || std::isspace(static_cast<unsigned char>(s.front())) ||
-      end != s.c_str() + s.size())
+  double d = 0;
+  bool range = false, tiny = false;
+  if (!parseDouble(s, d, range, tiny) && std::isfinite(d))
     throw CLI::ValidationError("'" + s + "' is not a decimal number");
   return s;
 }

@@ -22,8 +22,14 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
   for (const auto& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
 }
-// A decimal number (no hexadecimal, no spaces before it) written whole. `range`: past what a
-// double holds (1e999); `tiny`: so close to 0 that it reads as 0 (1e-400), never taken as 0.
+bool parseLong(const std::string& t, long& out) {
+  if (t.empty()) return false;
+  char* end = nullptr;
+  out = std::strtol(t.c_str(), &end, 10);
+  return end && *end == '\0';
+}
+}  // namespace
+
 bool parseDouble(const std::string& t, double& out, bool& range, bool& tiny) {
   range = tiny = false;
   if (t.empty() || std::isspace(static_cast<unsigned char>(t[0])) ||
@@ -37,13 +43,6 @@ bool parseDouble(const std::string& t, double& out, bool& range, bool& tiny) {
   tiny = errno == ERANGE && out == 0;  // a subnormal result is the number, rounded
   return range || std::isfinite(out);  // "nan" and "inf" are no numbers
 }
-bool parseLong(const std::string& t, long& out) {
-  if (t.empty()) return false;
-  char* end = nullptr;
-  out = std::strtol(t.c_str(), &end, 10);
-  return end && *end == '\0';
-}
-}  // namespace
 
 std::string ParamSpec::typeName() const {
   switch (type) {

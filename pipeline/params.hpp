@@ -9,6 +9,11 @@ namespace vf {
 
 enum class ParamType { Int, Float, Enum, Bool, Size, Text };
 
+// A decimal number (no hexadecimal, no spaces before it) written whole, into `out` (what strtod
+// read, also where it is false). `range`: past what a double holds (1e999); `tiny`: so close to 0
+// that it reads as 0 (1e-400), never taken as 0. False for anything else, "nan" and "inf" too.
+bool parseDouble(const std::string& t, double& out, bool& range, bool& tiny);
+
 // A parameter declared once: parsing, validation, config files and --list-stages read this.
 struct ParamSpec {
   std::string name;
